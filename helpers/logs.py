@@ -1,0 +1,77 @@
+"""Quiet TensorFlow's log noise, keep what a learner should read.
+
+Introduced in notebook 00 (through ``helpers.setup.start``).
+
+Measured on TensorFlow 2.15.1: one ``Estimator.train`` call logs about 13
+deprecation warnings on the ``tensorflow`` logger, the same logger that carries
+``loss = …, step = …`` and every hook's output, so raising the level would hide
+both. Instead:
+
+* ``TF_CPP_MIN_LOG_LEVEL=3`` before TensorFlow is imported silences the C++
+  start-up messages (CPU instructions, oneDNN);
+* ``NoiseFilter`` on ``tf.get_logger()`` drops the deprecation records and the
+  long ``Using config: {...}`` dump (notebook 01 shows ``estimator.config``
+  instead), and rewrites any absolute path inside the project to a relative
+  one, so committed outputs hold no machine paths;
+* the logger is set to INFO, so hook output shows in a script as it does in
+  Jupyter.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import warnings
+
+from .settings import PROJECT_ROOT
+
+DEPRECATION = re.compile(r"is deprecated( and will be removed|\. Please use)")
+DROPPED_PREFIXES = ("Using config: ",)
+
+
+def quiet_native_logs() -> None:
+    """Silence TensorFlow's C++ logging; must run before ``import tensorflow``."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+
+class NoiseFilter(logging.Filter):
+    """Drop deprecation and config-dump records; make project paths relative."""
+
+    def __init__(self, root=PROJECT_ROOT):
+        super().__init__("workbook-noise")
+        self.root = str(root)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed record: let logging report it as usual
+            return True
+        if DEPRECATION.search(message) or message.startswith(DROPPED_PREFIXES):
+            return False
+        if self.root in message:
+            cwd = os.getcwd()
+            if cwd == self.root or cwd.startswith(self.root + os.sep):
+                relative_root = os.path.relpath(self.root, cwd)
+            else:
+                relative_root = "<course>"
+            record.msg = message.replace(self.root, relative_root)
+            record.args = None
+        return True
+
+
+def install_noise_filter(logger: logging.Logger | None = None) -> NoiseFilter:
+    """Put one ``NoiseFilter`` on TensorFlow's logger (idempotent); set it to INFO."""
+    if logger is None:
+        import tensorflow as tf
+
+        logger = tf.get_logger()
+    for existing in logger.filters:
+        if isinstance(existing, NoiseFilter):
+            return existing
+    noise_filter = NoiseFilter()
+    logger.addFilter(noise_filter)
+    logger.setLevel(logging.INFO)
+    warnings.filterwarnings("ignore", category=DeprecationWarning)
+    warnings.filterwarnings("ignore", message=r".*is deprecated.*", category=UserWarning)
+    return noise_filter

@@ -1,0 +1,88 @@
+"""The first code cell of every notebook calls ``start()``.
+
+Introduced in notebook 00. ``start`` checks that this kernel can run the course
+(Python 3.9–3.11, TensorFlow 2.15 with ``tf.estimator``), quiets the log noise
+(``helpers.logs``), seeds the random generators, reads fast mode and prints a
+versions table. A wrong version stops the notebook with one line saying what
+to install, not a stack trace.
+"""
+
+from __future__ import annotations
+
+import platform
+import sys
+from importlib import metadata
+from types import SimpleNamespace
+
+from .logs import install_noise_filter, quiet_native_logs
+from .problems import EnvironmentProblem
+from .settings import FAST_ENV, SEED, fast_mode, seed_everything
+
+SUPPORTED_PYTHON = ((3, 9), (3, 11))
+TENSORFLOW_SERIES = (2, 15)
+FIX = "run `make lab` from the course folder, or `pip install -r requirements.txt` in a Python 3.9–3.11 virtual environment"
+
+
+def _installed(distribution: str) -> str | None:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def check_versions(python: tuple, tensorflow: str | None, estimator: str | None) -> None:
+    """Raise ``EnvironmentProblem`` unless these versions can run the course."""
+    low, high = SUPPORTED_PYTHON
+    if not (low <= tuple(python[:2]) <= high):
+        found = ".".join(str(part) for part in python[:3])
+        raise EnvironmentProblem(
+            f"Python {found} cannot run TensorFlow 2.15 (the last release with tf.estimator "
+            "supports Python 3.9–3.11): install Python 3.11 and " + FIX
+        )
+    if tensorflow is None:
+        raise EnvironmentProblem(
+            "TensorFlow is not installed in this kernel: choose the kernel "
+            "'Estimator workbook (TF 2.15)', or " + FIX
+        )
+    series = tuple(int(part) for part in tensorflow.split(".")[:2])
+    if series > TENSORFLOW_SERIES:
+        raise EnvironmentProblem(
+            f"TensorFlow {tensorflow} has no tf.estimator (removed in 2.16): install "
+            "tensorflow==2.15.1 -- " + FIX
+        )
+    if series < TENSORFLOW_SERIES:
+        raise EnvironmentProblem(
+            f"TensorFlow {tensorflow} is older than this course (written for 2.15.1): " + FIX
+        )
+    if estimator is None:
+        raise EnvironmentProblem(
+            "tensorflow-estimator is missing (it normally comes with tensorflow 2.15): " + FIX
+        )
+
+
+def versions() -> dict:
+    """The versions that matter to the course, as ``{package: version}``."""
+    names = ["tensorflow", "tensorflow-estimator", "numpy", "pandas", "matplotlib", "scikit-learn"]
+    table = {"python": platform.python_version()}
+    table.update({name: _installed(name) or "-" for name in names})
+    return table
+
+
+def start(seed: int = SEED, show: bool = True) -> SimpleNamespace:
+    """Check versions, quiet logs, seed, read fast mode; print and return them."""
+    check_versions(sys.version_info, _installed("tensorflow"), _installed("tensorflow-estimator"))
+    quiet_native_logs()
+    import tensorflow as tf
+
+    install_noise_filter(tf.get_logger())
+    seed_everything(seed)
+    fast = fast_mode()
+    found = versions()
+    if show:
+        width = max(len(name) for name in found)
+        for name, version in found.items():
+            print(f"{name:<{width}}  {version}")
+        mode = f"fast ({FAST_ENV}=1): step counts scaled down" if fast else "full"
+        print(f"{'mode':<{width}}  {mode}")
+        print(f"{'seed':<{width}}  {seed}")
+    return SimpleNamespace(fast=fast, seed=seed, versions=found)

@@ -1,0 +1,631 @@
+"""Unit tests for ``helpers.data``: fetching, verifying, caching and reading IDX files.
+
+Most tests build a tiny synthetic dataset (5 train and 3 test images of 28x28,
+random uint8, labels 0-9) as gzip'd IDX files and a ``DatasetSpec`` whose
+SHA-256 sums match it, so they run in milliseconds and never touch the network.
+What is tested:
+
+* the local folder route (``WORKBOOK_DATASETS``): a good folder loads and fills
+  the cache; a file with a wrong SHA-256, a truncated gzip stream, a wrong magic
+  number, a wrong shape/count or size, a missing file, and a setting that is not
+  a folder each raise a ``DatasetProblem``;
+* the download route, against a small HTTP server on 127.0.0.1: a good file, a
+  response cut short of its Content-Length, a wrong SHA-256, a 404 on the first
+  mirror with a good second mirror, and a closed port ("no network");
+* a corrupt file already in the cache is removed and fetched again by ``load``;
+* the command line (``main``) and unknown dataset names;
+* the real MNIST and Fashion-MNIST files, when ``../shared/datasets`` exists.
+
+Every failure must be a ``DatasetProblem`` with a one-line message that names
+the file and a fix, and must leave nothing behind in the cache: neither the bad
+file nor a ``.partial-*`` temporary file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import hashlib
+import os
+import socket
+import struct
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from helpers import data, settings
+from helpers.data import DatasetSpec, FileSpec
+from helpers.problems import DatasetProblem
+
+ENV = settings.DATASETS_ENV  # "WORKBOOK_DATASETS"
+SHARED_DATASETS = Path(settings.PROJECT_ROOT).parent / "shared" / "datasets"
+
+FILENAMES = {
+    "train_images": "train-images-idx3-ubyte.gz",
+    "train_labels": "train-labels-idx1-ubyte.gz",
+    "test_images": "t10k-images-idx3-ubyte.gz",
+    "test_labels": "t10k-labels-idx1-ubyte.gz",
+}
+IMAGES = FILENAMES["train_images"]  # the first file that load() fetches
+
+
+# --- building a tiny dataset -------------------------------------------------
+
+
+def idx_bytes(array, magic: int | None = None, dims: tuple | None = None) -> bytes:
+    """An uncompressed IDX file: big-endian uint32 magic and dims, then the uint8 data.
+
+    ``magic`` and ``dims`` default to the right values for ``array``; pass others
+    to build a broken header.
+    """
+    array = np.asarray(array, dtype=np.uint8)
+    magic = 0x00000800 + array.ndim if magic is None else magic
+    dims = array.shape if dims is None else dims
+    return struct.pack(f">{1 + len(dims)}I", magic, *dims) + array.tobytes()
+
+
+def gz(raw: bytes) -> bytes:
+    return gzip.compress(raw, mtime=0)  # mtime=0: the same bytes on every run
+
+
+def sha256(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()
+
+
+@dataclasses.dataclass
+class Tiny:
+    """A synthetic dataset: its spec, its arrays and their IDX bytes, by file key."""
+
+    spec: DatasetSpec
+    arrays: dict
+    raw: dict
+
+    def gz(self, key: str) -> bytes:
+        return gz(self.raw[key])
+
+
+def build_tiny(name: str = "tiny") -> Tiny:
+    rng = np.random.default_rng(20240101)
+    arrays = {
+        "train_images": rng.integers(0, 256, size=(5, 28, 28), dtype=np.uint8),
+        "train_labels": rng.integers(0, 10, size=5, dtype=np.uint8),
+        "test_images": rng.integers(0, 256, size=(3, 28, 28), dtype=np.uint8),
+        "test_labels": rng.integers(0, 10, size=3, dtype=np.uint8),
+    }
+    raw = {key: idx_bytes(array) for key, array in arrays.items()}
+    files = {
+        key: FileSpec(FILENAMES[key], arrays[key].shape, sha256(raw[key])) for key in arrays
+    }
+    # No mirrors: a test that reached the download route by mistake fails at
+    # once instead of going to the internet.
+    spec = DatasetSpec(name, (), tuple("abcdefghij"), **files)
+    return Tiny(spec, arrays, raw)
+
+
+def write_folder(root: Path, tiny: Tiny, replace: dict | None = None) -> Path:
+    """Lay the dataset out as ``<root>/<name>/<file>.gz``; ``replace`` maps key -> .gz bytes."""
+    folder = root / tiny.spec.name
+    folder.mkdir(parents=True, exist_ok=True)
+    for key, filename in FILENAMES.items():
+        (folder / filename).write_bytes((replace or {}).get(key) or tiny.gz(key))
+    return root
+
+
+def cached_files(cache: Path) -> list:
+    """Every file under the cache (hidden ones too), as sorted relative paths."""
+    if not cache.exists():
+        return []
+    return sorted(p.relative_to(cache).as_posix() for p in cache.rglob("*") if p.is_file())
+
+
+def assert_no_partials(cache: Path) -> None:
+    assert not [f for f in cached_files(cache) if ".partial-" in f]
+
+
+def one_line(problem: BaseException) -> str:
+    """The problem's message, after checking that it is a single line."""
+    message = str(problem)
+    assert message and "\n" not in message and "\r" not in message, repr(message)
+    return message
+
+
+# --- fixtures ----------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def no_datasets_env(monkeypatch):
+    """Each test starts without WORKBOOK_DATASETS, whatever the runner's environment."""
+    monkeypatch.delenv(ENV, raising=False)
+
+
+@pytest.fixture
+def tiny() -> Tiny:
+    return build_tiny()
+
+
+@pytest.fixture
+def cache(tmp_path) -> Path:
+    return tmp_path / "cache"
+
+
+@pytest.fixture
+def good_source(tmp_path, tiny, monkeypatch) -> Path:
+    """A good local folder, named by WORKBOOK_DATASETS."""
+    root = write_folder(tmp_path / "source", tiny)
+    monkeypatch.setenv(ENV, str(root))
+    return root
+
+
+@pytest.fixture
+def bad_source(tmp_path, tiny, monkeypatch):
+    """Call with {key: .gz bytes}: a local folder with those files replaced, named by the env var."""
+
+    def make(replace: dict) -> Path:
+        root = write_folder(tmp_path / "source", tiny, replace)
+        monkeypatch.setenv(ENV, str(root))
+        return root
+
+    return make
+
+
+class MirrorServer:
+    """An HTTP server on 127.0.0.1 that serves ``routes``: path -> (body, Content-Length)."""
+
+    def __init__(self):
+        self.routes: dict = {}
+        self.requests: list = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):
+                server.requests.append(self.path)
+                if self.path not in server.routes:
+                    self.send_error(404)
+                    return
+                body, length = server.routes[self.path]
+                self.send_response(200)
+                self.send_header("Content-Type", "application/octet-stream")
+                self.send_header("Content-Length", str(length))
+                self.end_headers()
+                self.wfile.write(body)  # may be shorter than Content-Length
+                self.close_connection = True  # then the socket is closed
+
+            def log_message(self, *args):  # keep the test output clean
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self.thread.start()
+
+    def mirror(self, name: str) -> str:
+        return f"http://127.0.0.1:{self.port}/{name}/"
+
+    def serve(self, mirror: str, filename: str, body: bytes, length: int | None = None) -> None:
+        self.routes[f"/{mirror}/{filename}"] = (body, len(body) if length is None else length)
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(timeout=5)
+
+
+@pytest.fixture
+def server(request, monkeypatch) -> MirrorServer:
+    # A short timeout, so that a server-side mistake fails the test instead of hanging it.
+    monkeypatch.setattr(data, "DOWNLOAD_TIMEOUT_SECONDS", 5)
+    mirror_server = MirrorServer()
+    request.addfinalizer(mirror_server.close)
+    return mirror_server
+
+
+@pytest.fixture
+def closed_port() -> int:
+    """A local port with nothing listening on it: connecting is refused at once."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+# --- reading -------------------------------------------------------------------
+
+
+def test_idx_builder_writes_the_header_the_loader_expects(tiny):
+    raw = tiny.raw["train_images"]
+    assert raw[:16] == bytes.fromhex("00000803" "00000005" "0000001c" "0000001c")
+    assert tiny.raw["test_labels"][:8] == bytes.fromhex("00000801" "00000003")
+    assert len(raw) == 16 + 5 * 28 * 28
+
+
+def test_read_verified_returns_the_array(tmp_path, tiny):
+    path = tmp_path / IMAGES
+    path.write_bytes(tiny.gz("train_images"))
+    array = data.read_verified(path, tiny.spec.train_images)
+    assert array.dtype == np.uint8 and array.shape == (5, 28, 28)
+    np.testing.assert_array_equal(array, tiny.arrays["train_images"])
+
+
+# --- 1. a good local folder ----------------------------------------------------
+
+
+def test_load_from_a_good_local_folder(good_source, cache, tiny):
+    dataset = data.load(tiny.spec, cache)
+
+    assert dataset.name == "tiny"
+    assert dataset.class_names == tiny.spec.class_names
+    for key, expected in tiny.arrays.items():
+        array = getattr(dataset, key)
+        assert array.dtype == np.uint8, key
+        assert array.shape == expected.shape, key
+        np.testing.assert_array_equal(array, expected, err_msg=key)
+    assert dataset.train_images.shape == (5, 28, 28)
+    assert dataset.test_labels.shape == (3,)
+    assert cached_files(cache) == sorted(f"tiny/{name}" for name in FILENAMES.values())
+
+
+def test_relative_datasets_folder_is_relative_to_the_project_root(
+    good_source, monkeypatch, tmp_path
+):
+    monkeypatch.chdir(tmp_path)  # not the project root: the setting must not depend on it
+    monkeypatch.setenv(ENV, os.path.relpath(good_source, settings.PROJECT_ROOT))
+    assert data.local_source().resolve() == good_source.resolve()
+
+
+def test_ensure_uses_cached_files_without_fetching(good_source, cache, tiny, tmp_path, monkeypatch):
+    first = data.ensure(tiny.spec, cache, progress=False)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setenv(ENV, str(empty))  # would fail if anything were fetched again
+    assert data.ensure(tiny.spec, cache, progress=False) == first
+
+
+def test_verify_returns_the_checksums(good_source, cache, tiny):
+    assert data.verify(tiny.spec, cache) == {
+        FILENAMES[key]: sha256(tiny.raw[key]) for key in FILENAMES
+    }
+
+
+# --- 2.-5. a bad file in the local folder ------------------------------------------
+
+
+def _one_pixel_changed(tiny: Tiny) -> bytes:
+    raw = bytearray(tiny.raw["train_images"])
+    raw[-1] ^= 0xFF  # same header, same size, different content
+    return gz(bytes(raw))
+
+
+def _wrong_magic(tiny: Tiny) -> bytes:
+    return gz(idx_bytes(tiny.arrays["train_images"], magic=0x00000801))
+
+
+def _wrong_count(tiny: Tiny) -> bytes:
+    return gz(idx_bytes(tiny.arrays["train_images"], dims=(4, 28, 28)))
+
+
+def _wrong_image_size(tiny: Tiny) -> bytes:
+    return gz(idx_bytes(tiny.arrays["train_images"], dims=(5, 28, 27)))
+
+
+def _extra_bytes(tiny: Tiny) -> bytes:
+    return gz(tiny.raw["train_images"] + b"\0")
+
+
+def _too_short(tiny: Tiny) -> bytes:
+    return gz(tiny.raw["train_images"][:10])
+
+
+def _truncated_gzip(tiny: Tiny) -> bytes:
+    whole = tiny.gz("train_images")
+    return whole[: len(whole) // 2]
+
+
+def _not_gzip(tiny: Tiny) -> bytes:
+    return tiny.raw["train_images"]  # IDX bytes, never compressed
+
+
+BAD_FILES = {
+    "checksum": (_one_pixel_changed, "SHA-256"),
+    "truncated-gzip": (_truncated_gzip, "not a complete gzip"),
+    "not-gzip": (_not_gzip, "not a complete gzip"),
+    "magic": (_wrong_magic, "magic number 0x00000801, expected 0x00000803"),
+    "count": (_wrong_count, "holds shape (4, 28, 28), expected (5, 28, 28)"),
+    "image-size": (_wrong_image_size, "holds shape (5, 28, 27), expected (5, 28, 28)"),
+    "extra-bytes": (_extra_bytes, "after decompression, expected 3936"),
+    "too-short": (_too_short, "too short to be an IDX file"),
+}
+
+
+@pytest.mark.parametrize("make_bad, says", BAD_FILES.values(), ids=BAD_FILES.keys())
+def test_bad_file_in_local_folder_is_refused_and_not_cached(bad_source, cache, tiny, make_bad, says):
+    bad_source({"train_images": make_bad(tiny)})
+
+    with pytest.raises(DatasetProblem) as caught:
+        data.load(tiny.spec, cache)
+
+    message = one_line(caught.value)
+    assert says in message
+    assert f"tiny/{IMAGES}" in message  # names the file
+    assert "replace it with a good copy" in message  # and the fix
+    assert cached_files(cache) == []  # neither the bad file nor a .partial-* file
+
+
+def test_bad_labels_file_is_refused_by_fetch_file(bad_source, cache, tiny):
+    """The labels file's magic number is checked too."""
+    images_header = idx_bytes(tiny.arrays["test_labels"], magic=0x00000803)
+    source = bad_source({"test_labels": gz(images_header)})
+
+    with pytest.raises(DatasetProblem, match="magic number 0x00000803, expected 0x00000801"):
+        data.fetch_file(tiny.spec, "test_labels", cache, source=source, progress=False)
+
+    assert cached_files(cache) == []
+
+
+# --- 6.-7. the local folder setting -----------------------------------------------
+
+
+def test_missing_file_in_local_folder(bad_source, cache, tiny):
+    source = bad_source({})
+    (source / "tiny" / IMAGES).unlink()
+
+    with pytest.raises(DatasetProblem) as caught:
+        data.load(tiny.spec, cache)
+
+    message = one_line(caught.value)
+    assert f"has no tiny/{IMAGES}" in message
+    assert ENV in message
+    assert "copy the dataset there" in message and f"unset {ENV} to download" in message
+    assert cached_files(cache) == []
+
+
+@pytest.mark.parametrize("kind", ["a file", "nothing"])
+def test_datasets_setting_that_is_not_a_folder(tmp_path, monkeypatch, cache, tiny, kind):
+    target = tmp_path / "datasets.zip"
+    if kind == "a file":
+        target.write_bytes(b"PK")
+    monkeypatch.setenv(ENV, str(target))
+
+    with pytest.raises(DatasetProblem) as caught:
+        data.load(tiny.spec, cache)
+
+    message = one_line(caught.value)
+    assert f"{ENV}={target} is not a folder" in message
+    assert "unset it to download" in message
+    assert cached_files(cache) == []
+
+
+# --- 8. a corrupt file in the cache --------------------------------------------------
+
+
+@pytest.mark.parametrize("make_bad", [_truncated_gzip, _one_pixel_changed], ids=["truncated", "checksum"])
+def test_corrupt_cached_file_is_removed_and_fetched_again(good_source, cache, tiny, capsys, make_bad):
+    folder = cache / "tiny"
+    folder.mkdir(parents=True)
+    (folder / IMAGES).write_bytes(make_bad(tiny))
+
+    dataset = data.load(tiny.spec, cache)
+
+    np.testing.assert_array_equal(dataset.train_images, tiny.arrays["train_images"])
+    np.testing.assert_array_equal(
+        data.read_verified(folder / IMAGES, tiny.spec.train_images), tiny.arrays["train_images"]
+    )
+    assert "removed from the cache; fetching it again" in capsys.readouterr().out
+    assert len(cached_files(cache)) == 4
+    assert_no_partials(cache)
+
+
+# --- 9. downloads -------------------------------------------------------------------
+
+
+def test_download_good_file(server, cache, tiny):
+    server.serve("a", IMAGES, tiny.gz("train_images"))
+
+    path = data.fetch_file(
+        tiny.spec, "train_images", cache, mirrors=(server.mirror("a"),), progress=False
+    )
+
+    assert path == cache / "tiny" / IMAGES
+    np.testing.assert_array_equal(
+        data.read_verified(path, tiny.spec.train_images), tiny.arrays["train_images"]
+    )
+    assert cached_files(cache) == [f"tiny/{IMAGES}"]
+    assert server.requests == [f"/a/{IMAGES}"]
+
+
+def _download_problem(server, cache, tiny, mirrors) -> str:
+    with pytest.raises(DatasetProblem) as caught:
+        data.fetch_file(tiny.spec, "train_images", cache, mirrors=mirrors, progress=False)
+    message = one_line(caught.value)
+    assert f"could not fetch tiny/{IMAGES}" in message  # names the file
+    assert "nothing was kept" in message and "try again" in message  # and the fix
+    assert ENV in message
+    assert cached_files(cache) == []
+    return message
+
+
+def test_download_cut_short_of_content_length(server, cache, tiny):
+    whole = tiny.gz("train_images")
+    half = whole[: len(whole) // 2]
+    server.serve("a", IMAGES, half, length=len(whole))  # promise more, then hang up
+
+    message = _download_problem(server, cache, tiny, (server.mirror("a"),))
+
+    assert f"stopped after {len(half)} of {len(whole)} bytes" in message
+
+
+def test_download_with_wrong_checksum(server, cache, tiny):
+    server.serve("a", IMAGES, _one_pixel_changed(tiny))
+
+    message = _download_problem(server, cache, tiny, (server.mirror("a"),))
+
+    assert "SHA-256" in message
+    assert server.mirror("a") + IMAGES in message
+
+
+def test_download_of_truncated_gzip_without_length_check(server, cache, tiny):
+    """A server that sends a cut .gz with a matching Content-Length: the gzip check catches it."""
+    server.serve("a", IMAGES, _truncated_gzip(tiny))
+
+    message = _download_problem(server, cache, tiny, (server.mirror("a"),))
+
+    assert "not a complete gzip" in message
+
+
+def test_download_falls_back_to_the_next_mirror(server, cache, tiny):
+    server.serve("good", IMAGES, tiny.gz("train_images"))  # nothing under /missing/: 404
+
+    path = data.fetch_file(
+        tiny.spec,
+        "train_images",
+        cache,
+        mirrors=(server.mirror("missing"), server.mirror("good")),
+        progress=False,
+    )
+
+    assert server.requests == [f"/missing/{IMAGES}", f"/good/{IMAGES}"]
+    np.testing.assert_array_equal(
+        data.read_verified(path, tiny.spec.train_images), tiny.arrays["train_images"]
+    )
+    assert cached_files(cache) == [f"tiny/{IMAGES}"]
+
+
+def test_download_reports_every_failed_mirror(server, cache, tiny):
+    server.serve("bad", IMAGES, _one_pixel_changed(tiny))
+
+    message = _download_problem(
+        server, cache, tiny, (server.mirror("missing"), server.mirror("bad"))
+    )
+
+    assert f"{server.mirror('missing')}{IMAGES}: Not Found" in message
+    assert "SHA-256" in message
+
+
+def test_no_network_says_to_set_the_datasets_folder(server, cache, tiny, closed_port):
+    message = _download_problem(server, cache, tiny, (f"http://127.0.0.1:{closed_port}/",))
+
+    assert f"set {ENV} to a folder holding the dataset files" in message
+
+
+def test_load_downloads_from_the_spec_mirrors(server, cache, tiny, capsys):
+    """The whole route: no local folder, so load() downloads (with a progress bar)."""
+    for key, filename in FILENAMES.items():
+        server.serve("a", filename, tiny.gz(key))
+    spec = dataclasses.replace(tiny.spec, mirrors=(server.mirror("a"),))
+
+    dataset = data.load(spec, cache)
+
+    for key, expected in tiny.arrays.items():
+        np.testing.assert_array_equal(getattr(dataset, key), expected, err_msg=key)
+    assert len(cached_files(cache)) == 4
+    assert_no_partials(cache)
+    assert "100%" in capsys.readouterr().out  # a plain-text tqdm bar went to stdout
+
+
+def test_progress_bar_names_the_file(server, cache, tiny, capsys):
+    server.serve("a", IMAGES, tiny.gz("train_images"))
+    data.fetch_file(tiny.spec, "train_images", cache, mirrors=(server.mirror("a"),), progress=True)
+    output = capsys.readouterr()
+    assert "train-images-idx3-ubyte.gz" in output.out + output.err
+    assert ".partial-" not in output.out + output.err
+
+
+def test_cached_files_are_ordinary_files(cache, tiny, good_source):
+    """mkstemp makes owner-only files; the cache keeps the usual permissions."""
+    path = data.fetch_file(tiny.spec, "train_labels", cache, source=good_source)
+    umask = os.umask(0)
+    os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_missing_file_says_so(tmp_path, tiny):
+    with pytest.raises(DatasetProblem, match="does not exist"):
+        data.read_verified(tmp_path / "nothing.gz", tiny.spec.train_images)
+
+
+def test_arrays_are_writable(cache, tiny, good_source):
+    dataset = data.load(tiny.spec, cache)
+    dataset.train_images[dataset.train_images > 0] = 255  # learners do this
+
+
+# --- 10. the real datasets ----------------------------------------------------------
+
+
+def _load_shared(name: str, monkeypatch, cache: Path):
+    if not SHARED_DATASETS.is_dir():
+        pytest.skip(f"no offline copy of the datasets in {SHARED_DATASETS}")
+    monkeypatch.setenv(ENV, str(SHARED_DATASETS))
+    return data.load(name, cache)
+
+
+def test_real_mnist(monkeypatch, cache):
+    mnist = _load_shared("mnist", monkeypatch, cache)
+
+    assert mnist.train_images.shape == (60000, 28, 28) and mnist.train_images.dtype == np.uint8
+    assert mnist.test_images.shape == (10000, 28, 28) and mnist.test_labels.dtype == np.uint8
+    assert np.bincount(mnist.train_labels, minlength=10).tolist() == [
+        5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949,
+    ]
+    assert np.bincount(mnist.test_labels, minlength=10).tolist() == [
+        980, 1135, 1032, 1010, 982, 892, 958, 1028, 974, 1009,
+    ]
+    assert mnist.train_labels[:10].tolist() == [5, 0, 4, 1, 9, 2, 1, 3, 1, 4]
+    assert round(float(mnist.train_images.mean()), 3) == 33.318
+    assert cached_files(cache) == sorted(f"mnist/{name}" for name in FILENAMES.values())
+
+
+def test_real_fashion_mnist(monkeypatch, cache):
+    fashion = _load_shared("fashion-mnist", monkeypatch, cache)
+
+    assert fashion.train_images.shape == (60000, 28, 28)
+    assert fashion.test_images.shape == (10000, 28, 28)
+    assert np.bincount(fashion.train_labels, minlength=10).tolist() == [6000] * 10
+    assert np.bincount(fashion.test_labels, minlength=10).tolist() == [1000] * 10
+    assert fashion.class_names[0] == "T-shirt/top" and len(fashion.class_names) == 10
+
+
+# --- 11. the command line and dataset names -------------------------------------------
+
+
+def test_main_reports_a_problem_on_one_line(tmp_path, monkeypatch, capsys):
+    # local_source() fails before anything is fetched, so data/ is never touched.
+    monkeypatch.setenv(ENV, str(tmp_path / "no-such-folder"))
+
+    assert data.main(["fetch", "mnist"]) == 1
+
+    output = capsys.readouterr()
+    assert output.out == ""
+    lines = output.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ")
+    assert f"{ENV}=" in lines[0] and "is not a folder" in lines[0]
+
+
+def test_main_with_unknown_dataset(capsys):
+    assert data.main(["fetch", "cifar"]) == 1
+    assert capsys.readouterr().err.strip() == (
+        "error: unknown dataset 'cifar'; the course has 'mnist', 'fashion-mnist'"
+    )
+
+
+def test_unknown_dataset_name_lists_the_known_ones(cache):
+    with pytest.raises(DatasetProblem) as caught:
+        data.load("cifar", cache)
+    message = one_line(caught.value)
+    assert "'cifar'" in message and "'mnist'" in message and "'fashion-mnist'" in message
+    assert cached_files(cache) == []
+
+
+def test_problem_renders_as_one_line_in_ipython(tmp_path, monkeypatch, cache, tiny):
+    monkeypatch.setenv(ENV, str(tmp_path / "no-such-folder"))
+    with pytest.raises(DatasetProblem) as caught:
+        data.load(tiny.spec, cache)
+
+    rendered = caught.value._render_traceback_()
+
+    assert isinstance(rendered, list) and len(rendered) == 1
+    assert rendered[0] == f"DatasetProblem: {caught.value}"
+    assert "\n" not in rendered[0]

@@ -1,0 +1,107 @@
+"""Re-execute notebooks in place, so committed outputs are the committed code's output.
+
+    python tools/run_notebooks.py notebooks/00_setup_and_data.ipynb ...
+    python tools/run_notebooks.py --force ...     # even when nothing changed
+    python tools/run_notebooks.py --fast ...      # WORKBOOK_FAST=1 (not for committing)
+
+`make notebooks` calls this in full mode. Each notebook runs top to bottom in
+its own kernel with the working directory `notebooks/`, stream outputs are
+coalesced (one block per training cell, not hundreds), widget metadata is
+removed, and a hash of the code cells and of `helpers/` is stored in the
+notebook's metadata. A notebook whose hash is unchanged is skipped, so running
+the target twice does no work twice. The hygiene tests compare the stored
+code-cell hash with the notebook's code, so a notebook edited but not
+re-executed fails the tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+KERNEL_NAME = "estimator-workbook"
+KERNEL_DISPLAY_NAME = "Estimator workbook (TF 2.15)"
+CELL_TIMEOUT_SECONDS = 1800
+
+
+def code_hash(notebook) -> str:
+    """SHA-256 of the notebook's code cells (their sources, in order)."""
+    digest = hashlib.sha256()
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            digest.update(cell.source.encode("utf-8") + b"\0")
+    return digest.hexdigest()
+
+
+def helpers_hash() -> str:
+    """SHA-256 of every Python file in helpers/ (names and contents)."""
+    digest = hashlib.sha256()
+    for path in sorted((ROOT / "helpers").rglob("*.py")):
+        digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def clean_metadata(notebook) -> None:
+    """Drop widget state and set the course's kernel, so GitHub renders it."""
+    notebook.metadata.pop("widgets", None)
+    notebook.metadata["kernelspec"] = {
+        "name": KERNEL_NAME,
+        "display_name": KERNEL_DISPLAY_NAME,
+        "language": "python",
+    }
+    for cell in notebook.cells:
+        cell.metadata.pop("execution", None)
+        cell.metadata.pop("widgets", None)
+
+
+def execute(path: Path, fast: bool, force: bool) -> bool:
+    """Execute one notebook in place; return False when it was up to date."""
+    notebook = nbformat.read(path, as_version=4)
+    stamp = {"code_sha256": code_hash(notebook), "helpers_sha256": helpers_hash(), "mode": "fast" if fast else "full"}
+    if not force and notebook.metadata.get("workbook", {}) == stamp:
+        print(f"{path.name}: up to date, skipped")
+        return False
+    os.environ["WORKBOOK_FAST"] = "1" if fast else "0"
+    started = time.perf_counter()
+    client = NotebookClient(
+        notebook,
+        timeout=CELL_TIMEOUT_SECONDS,
+        kernel_name=KERNEL_NAME,
+        resources={"metadata": {"path": str(path.parent)}},
+        coalesce_streams=True,
+        record_timing=False,
+    )
+    client.execute()
+    clean_metadata(notebook)
+    notebook.metadata["workbook"] = stamp
+    nbformat.write(notebook, path)
+    seconds = time.perf_counter() - started
+    size_kb = path.stat().st_size / 1024
+    print(f"{path.name}: executed in {'fast' if fast else 'full'} mode in {seconds:.0f} s, {size_kb:.0f} KB")
+    return True
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("notebooks", nargs="+", type=Path)
+    parser.add_argument("--fast", action="store_true", help="run with WORKBOOK_FAST=1")
+    parser.add_argument("--force", action="store_true", help="execute even when up to date")
+    args = parser.parse_args(argv)
+    for path in args.notebooks:
+        execute(path.resolve(), fast=args.fast, force=args.force)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
