@@ -41,6 +41,8 @@ class NoiseFilter(logging.Filter):
     def __init__(self, root=PROJECT_ROOT):
         super().__init__("workbook-noise")
         self.root = str(root)
+        # The root as a whole path: not when it is the start of a sibling's name.
+        self.root_pattern = re.compile(re.escape(self.root) + r"(?=[/\\]|$|[^\w.-])")
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:
@@ -49,13 +51,13 @@ class NoiseFilter(logging.Filter):
             return True
         if DEPRECATION.search(message) or message.startswith(DROPPED_PREFIXES):
             return False
-        if self.root in message:
+        if self.root_pattern.search(message):
             cwd = os.getcwd()
             if cwd == self.root or cwd.startswith(self.root + os.sep):
                 relative_root = os.path.relpath(self.root, cwd)
             else:
                 relative_root = "<course>"
-            record.msg = message.replace(self.root, relative_root)
+            record.msg = self.root_pattern.sub(lambda _: relative_root, message)
             record.args = None
         return True
 

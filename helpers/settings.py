@@ -47,6 +47,8 @@ def steps(full: int, fast: int | None = None) -> int:
         return full
     if fast is None:
         fast = max(1, full // 10)
+    if fast < 1:
+        raise ValueError(f"steps(fast={fast}): a step count must be at least 1")
     return fast
 
 
@@ -95,7 +97,9 @@ def fresh_model_dir(name: str) -> str:
     target = (MODELS_DIR / name).resolve()
     if MODELS_DIR.resolve() not in target.parents:
         raise ValueError(f"fresh_model_dir({name!r}) would leave the models/ folder")
-    if target.exists():
+    if target.is_dir() and not target.is_symlink():
         shutil.rmtree(target)
+    elif target.exists() or target.is_symlink():
+        target.unlink()
     target.parent.mkdir(parents=True, exist_ok=True)
     return display_path(target)

@@ -1,0 +1,388 @@
+"""Unit tests for ``helpers.setup`` and ``helpers.settings``.
+
+What is tested:
+
+* ``setup.check_versions``: a Python outside 3.9–3.11, a TensorFlow that is
+  missing, too new (2.16+, no ``tf.estimator``) or too old, and a missing
+  ``tensorflow-estimator`` each raise an ``EnvironmentProblem`` whose message is
+  one line naming the fix; IPython shows it through ``_render_traceback_`` as
+  that single line. Supported combinations pass.
+* ``setup.start`` in this (good) environment: what it returns and prints, and
+  that calling it twice leaves one ``NoiseFilter`` on TensorFlow's logger; with
+  a wrong TensorFlow it stops before importing anything.
+* ``settings.steps`` and ``settings.fast_mode``: full mode, fast mode (read from
+  ``WORKBOOK_FAST`` at call time), the default tenth, and bad step counts.
+* ``settings.fresh_model_dir``: returns a relative path, empties the folder,
+  and refuses names that would leave ``models/`` without deleting anything.
+* ``settings.seed_everything`` and ``settings.display_path``.
+
+Every test that reads ``WORKBOOK_FAST`` sets or removes it first, because
+``make test`` runs the suite with ``WORKBOOK_FAST=1``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import platform
+import random
+import sys
+import types
+
+import numpy as np
+import pytest
+
+from helpers import logs, settings, setup
+from helpers.problems import EnvironmentProblem, WorkbookProblem
+
+FAST = settings.FAST_ENV  # "WORKBOOK_FAST"
+
+
+def _assert_one_line_problem(problem: EnvironmentProblem) -> str:
+    """The message is one line, and IPython would show exactly that line."""
+    message = str(problem)
+    assert message
+    assert "\n" not in message and "\r" not in message, message
+    rendered = problem._render_traceback_()
+    assert rendered == [f"EnvironmentProblem: {message}"]
+    return message
+
+
+# --------------------------------------------------------------------------
+# setup.check_versions
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("python", [(3, 12, 1), (3, 8, 10)], ids=["3.12", "3.8"])
+def test_unsupported_python_is_rejected(python):
+    with pytest.raises(EnvironmentProblem) as caught:
+        setup.check_versions(python, "2.15.1", "2.15.0")
+    message = _assert_one_line_problem(caught.value)
+    assert ".".join(map(str, python)) in message
+    assert "3.11" in message
+    assert "make lab" in message
+
+
+def test_python_problem_comes_first():
+    """Notebook 00's example: on Python 3.12 the TensorFlow version is not the point."""
+    with pytest.raises(EnvironmentProblem) as caught:
+        setup.check_versions(python=(3, 12, 1), tensorflow="2.16.1", estimator=None)
+    message = _assert_one_line_problem(caught.value)
+    assert message.startswith("Python 3.12.1")
+
+
+@pytest.mark.parametrize("tensorflow", ["2.16.1", "2.18.0"])
+def test_tensorflow_without_estimator_is_rejected(tensorflow):
+    with pytest.raises(EnvironmentProblem) as caught:
+        setup.check_versions((3, 11, 7), tensorflow, "2.15.0")
+    message = _assert_one_line_problem(caught.value)
+    assert tensorflow in message
+    assert "tf.estimator" in message
+    assert "removed in 2.16" in message
+    assert "tensorflow==2.15.1" in message
+    assert "make lab" in message
+
+
+def test_missing_tensorflow_is_rejected():
+    with pytest.raises(EnvironmentProblem) as caught:
+        setup.check_versions((3, 11, 7), None, None)
+    message = _assert_one_line_problem(caught.value)
+    assert "not installed" in message
+    assert "make lab" in message
+
+
+def test_old_tensorflow_is_rejected():
+    with pytest.raises(EnvironmentProblem) as caught:
+        setup.check_versions((3, 11, 7), "2.14.0", "2.14.0")
+    message = _assert_one_line_problem(caught.value)
+    assert "2.14.0" in message
+    assert "2.15.1" in message
+    assert "make lab" in message
+
+
+def test_missing_estimator_is_rejected():
+    with pytest.raises(EnvironmentProblem) as caught:
+        setup.check_versions((3, 11, 7), "2.15.1", None)
+    message = _assert_one_line_problem(caught.value)
+    assert "tensorflow-estimator" in message
+    assert "make lab" in message
+
+
+@pytest.mark.parametrize(
+    "python, tensorflow, estimator",
+    [((3, 11, 7), "2.15.1", "2.15.0"), ((3, 9, 0), "2.15.0", "2.15.0"), ((3, 10, 12), "2.15.1", "2.15.0")],
+    ids=["3.11", "3.9", "3.10"],
+)
+def test_supported_versions_pass(python, tensorflow, estimator):
+    assert setup.check_versions(python, tensorflow, estimator) is None
+
+
+def test_sys_version_info_is_accepted():
+    """``start`` passes ``sys.version_info`` itself, not a plain tuple."""
+    setup.check_versions(sys.version_info, "2.15.1", "2.15.0")
+
+
+def test_environment_problem_is_a_workbook_problem():
+    problem = EnvironmentProblem("something is wrong: do this")
+    assert isinstance(problem, WorkbookProblem)
+    assert problem._render_traceback_() == ["EnvironmentProblem: something is wrong: do this"]
+
+
+# --------------------------------------------------------------------------
+# setup.start and setup.versions
+# --------------------------------------------------------------------------
+
+@pytest.fixture
+def clean_env(monkeypatch):
+    """Full mode, and PYTHONHASHSEED restored after the test (seeding sets it)."""
+    monkeypatch.delenv(FAST, raising=False)
+    monkeypatch.delenv("PYTHONHASHSEED", raising=False)
+    return monkeypatch
+
+
+def test_start_in_this_environment(clean_env, capsys):
+    namespace = setup.start(show=True)
+
+    assert namespace.fast is False
+    assert namespace.seed == settings.SEED
+    assert namespace.versions["python"] == platform.python_version()
+    assert namespace.versions["tensorflow"].startswith("2.15.")
+    assert namespace.versions["tensorflow-estimator"].startswith("2.15.")
+
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("python")
+    tensorflow_line = [line for line in lines if line.split()[0] == "tensorflow"]
+    assert len(tensorflow_line) == 1 and tensorflow_line[0].split()[1].startswith("2.15.")
+    assert any(line.split()[0] == "tensorflow-estimator" for line in lines)
+    mode = [line for line in lines if line.startswith("mode")]
+    assert len(mode) == 1 and mode[0].split()[1] == "full"
+    assert lines[-1].split() == ["seed", str(settings.SEED)]
+
+
+def test_start_twice_installs_one_noise_filter(clean_env, capsys):
+    import tensorflow as tf
+
+    setup.start(show=False)
+    setup.start(show=False)
+    logger = tf.get_logger()
+    assert sum(isinstance(f, logs.NoiseFilter) for f in logger.filters) == 1
+    assert logger.level == logging.INFO
+    assert capsys.readouterr().out == ""
+
+
+def test_start_reports_fast_mode(clean_env, capsys):
+    clean_env.setenv(FAST, "1")
+    namespace = setup.start(seed=7, show=True)
+    assert namespace.fast is True
+    assert namespace.seed == 7
+    out = capsys.readouterr().out
+    mode = [line for line in out.splitlines() if line.startswith("mode")]
+    assert len(mode) == 1 and "fast" in mode[0] and f"{FAST}=1" in mode[0]
+
+
+def test_start_stops_on_a_wrong_tensorflow(monkeypatch, capsys):
+    found = {"tensorflow": "2.16.1", "tensorflow-estimator": None}
+    monkeypatch.setattr(setup, "_installed", found.get)
+    with pytest.raises(EnvironmentProblem) as caught:
+        setup.start(show=True)
+    assert "removed in 2.16" in _assert_one_line_problem(caught.value)
+    assert capsys.readouterr().out == ""  # no versions table before the problem
+
+
+def test_versions_marks_missing_packages(monkeypatch):
+    monkeypatch.setattr(setup, "_installed", lambda name: None)
+    table = setup.versions()
+    assert table["python"] == platform.python_version()
+    assert set(table) == {"python", "tensorflow", "tensorflow-estimator", "numpy",
+                          "pandas", "matplotlib", "scikit-learn"}
+    assert all(version == "-" for name, version in table.items() if name != "python")
+
+
+# --------------------------------------------------------------------------
+# settings.fast_mode and settings.steps
+# --------------------------------------------------------------------------
+
+def test_steps_in_full_mode(monkeypatch):
+    monkeypatch.delenv(FAST, raising=False)
+    assert settings.fast_mode() is False
+    assert settings.steps(1000) == 1000
+    assert settings.steps(1000, 50) == 1000
+    assert settings.steps(1) == 1
+
+
+def test_steps_in_fast_mode(monkeypatch):
+    monkeypatch.setenv(FAST, "1")
+    assert settings.steps(1000, 50) == 50
+    assert settings.steps(1000) == 100
+    assert settings.steps(25) == 2
+    assert settings.steps(9) == 1  # never 0
+    assert settings.steps(1) == 1
+
+
+def test_fast_mode_is_read_at_call_time(monkeypatch):
+    monkeypatch.delenv(FAST, raising=False)
+    assert settings.steps(500) == 500
+    monkeypatch.setenv(FAST, "1")
+    assert settings.steps(500) == 50
+    monkeypatch.setenv(FAST, "0")
+    assert settings.steps(500) == 500
+
+
+@pytest.mark.parametrize("value", ["1", "true", "TRUE", "yes", "on", " 1 ", "True\n"])
+def test_fast_mode_on(monkeypatch, value):
+    monkeypatch.setenv(FAST, value)
+    assert settings.fast_mode() is True
+
+
+@pytest.mark.parametrize("value", ["0", "", "false", "no", "off", "2", "fast"])
+def test_fast_mode_off(monkeypatch, value):
+    monkeypatch.setenv(FAST, value)
+    assert settings.fast_mode() is False
+
+
+@pytest.mark.parametrize("fast_env", ["", "1"], ids=["full", "fast"])
+@pytest.mark.parametrize("full", [0, -5])
+def test_steps_below_one_raise(monkeypatch, fast_env, full):
+    monkeypatch.setenv(FAST, fast_env)
+    with pytest.raises(ValueError, match="at least 1"):
+        settings.steps(full)
+
+
+# --------------------------------------------------------------------------
+# settings.fresh_model_dir
+# --------------------------------------------------------------------------
+
+@pytest.fixture
+def models(tmp_path, monkeypatch):
+    """``MODELS_DIR`` is ``<tmp>/models`` and the working directory is ``<tmp>``."""
+    models_dir = tmp_path / "models"
+    monkeypatch.setattr(settings, "MODELS_DIR", models_dir)
+    monkeypatch.chdir(tmp_path)
+    return models_dir
+
+
+def test_fresh_model_dir_returns_a_relative_path(models):
+    path = settings.fresh_model_dir("03_cnn")
+    assert isinstance(path, str)
+    assert not os.path.isabs(path)
+    assert path == os.path.join("models", "03_cnn")
+    assert models.is_dir()  # the parent exists, so the Estimator can create the folder
+    assert not (models / "03_cnn").exists()
+
+
+def test_fresh_model_dir_removes_earlier_contents(models):
+    first = settings.fresh_model_dir("run")
+    os.makedirs(os.path.join(first, "eval"))
+    with open(os.path.join(first, "checkpoint"), "w") as stream:
+        stream.write("old")
+    (models / "other").mkdir()
+    (models / "other" / "keep.txt").write_text("another run")
+
+    second = settings.fresh_model_dir("run")
+
+    assert second == first
+    assert not os.path.exists(os.path.join(first, "checkpoint"))
+    assert not os.path.exists(first)
+    assert (models / "other" / "keep.txt").read_text() == "another run"
+
+
+def test_fresh_model_dir_accepts_a_nested_name(models):
+    (models / "group" / "run").mkdir(parents=True)
+    (models / "group" / "run" / "old").write_text("x")
+    path = settings.fresh_model_dir("group/run")
+    assert path == os.path.join("models", "group", "run")
+    assert not (models / "group" / "run").exists()
+    assert (models / "group").is_dir()
+
+
+@pytest.mark.parametrize("name", ["", "/abs", "../escape", "a/../../b", "."])
+def test_fresh_model_dir_rejects_names_outside_models(models, tmp_path, name):
+    # Things a wrong name could hit: the target of each bad name, and models/ itself.
+    victims = [tmp_path / "escape" / "keep.txt", tmp_path / "b" / "keep.txt",
+               tmp_path / "abs" / "keep.txt", models / "keep.txt"]
+    for victim in victims:
+        victim.parent.mkdir(parents=True, exist_ok=True)
+        victim.write_text("keep me")
+    if name == "/abs":
+        name = str(tmp_path / "abs")  # a real absolute folder, full of things to keep
+
+    with pytest.raises(ValueError, match="fresh_model_dir"):
+        settings.fresh_model_dir(name)
+
+    for victim in victims:
+        assert victim.read_text() == "keep me"
+
+
+def test_fresh_model_dir_does_not_follow_a_symlink_out(models, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("keep me")
+    models.mkdir()
+    (models / "link").symlink_to(outside, target_is_directory=True)
+
+    with pytest.raises(ValueError, match="would leave"):
+        settings.fresh_model_dir("link")
+    assert (outside / "keep.txt").read_text() == "keep me"
+
+
+# --------------------------------------------------------------------------
+# settings.seed_everything and settings.display_path
+# --------------------------------------------------------------------------
+
+def _draws():
+    return [random.random() for _ in range(3)], np.random.rand(3).tolist()
+
+
+def test_seed_everything_repeats_draws(monkeypatch):
+    monkeypatch.delenv("PYTHONHASHSEED", raising=False)
+
+    assert settings.seed_everything(7) == 7
+    first = _draws()
+    settings.seed_everything(7)
+    second = _draws()
+    settings.seed_everything(8)
+    other = _draws()
+
+    assert first == second
+    assert other != first
+    assert os.environ["PYTHONHASHSEED"] == "8"
+
+
+def test_seed_everything_seeds_tensorflow_once_imported(monkeypatch):
+    monkeypatch.delenv("PYTHONHASHSEED", raising=False)
+    seeds = []
+    fake = types.SimpleNamespace(random=types.SimpleNamespace(set_seed=seeds.append))
+    monkeypatch.setitem(sys.modules, "tensorflow", fake)
+    settings.seed_everything(11)
+    assert seeds == [11]
+
+
+def test_seed_everything_default_is_the_course_seed(monkeypatch):
+    monkeypatch.delenv("PYTHONHASHSEED", raising=False)
+    assert settings.seed_everything() == settings.SEED == 42
+
+
+def test_display_path_inside_cwd_is_relative(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert settings.display_path(tmp_path / "models" / "x") == os.path.join("models", "x")
+    assert settings.display_path(str(tmp_path / "data" / "mnist")) == os.path.join("data", "mnist")
+    assert settings.display_path(tmp_path) == "."
+
+
+def test_display_path_from_a_notebook_folder(tmp_path, monkeypatch):
+    """Notebooks run in notebooks/, so project files show as ../something."""
+    (tmp_path / "notebooks").mkdir()
+    monkeypatch.chdir(tmp_path / "notebooks")
+    assert settings.display_path(tmp_path / "data" / "mnist") == os.path.join("..", "data", "mnist")
+
+
+def test_steps_rejects_a_fast_count_below_one(monkeypatch):
+    monkeypatch.setenv(settings.FAST_ENV, "1")
+    with pytest.raises(ValueError, match="at least 1"):
+        settings.steps(100, 0)
+
+
+def test_fresh_model_dir_replaces_a_file_of_that_name(models):
+    (settings.MODELS_DIR / "run").parent.mkdir(parents=True, exist_ok=True)
+    (settings.MODELS_DIR / "run").write_text("not a folder")
+    settings.fresh_model_dir("run")
+    assert not (settings.MODELS_DIR / "run").exists()
