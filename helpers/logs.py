@@ -19,6 +19,7 @@ both. Instead:
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
@@ -42,7 +43,7 @@ class NoiseFilter(logging.Filter):
         super().__init__("workbook-noise")
         self.root = str(root)
         # The root as a whole path: not when it is the start of a sibling's name.
-        self.root_pattern = re.compile(re.escape(self.root) + r"(?=[/\\]|$|[^\w.-])")
+        self.root_pattern = re.compile(r"(?<![\w./])" + re.escape(self.root) + r"(?=[/\\]|$|[^\w.-])")
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:
@@ -77,3 +78,27 @@ def install_noise_filter(logger: logging.Logger | None = None) -> NoiseFilter:
     warnings.filterwarnings("ignore", category=DeprecationWarning)
     warnings.filterwarnings("ignore", message=r".*is deprecated.*", category=UserWarning)
     return noise_filter
+
+
+@contextlib.contextmanager
+def captured_log():
+    """Collect the messages TensorFlow logs inside a ``with`` block (they still show).
+
+    Introduced in notebook 01, which annotates a real training log line by
+    line. Yields a list that fills with one string per (filtered) record.
+    """
+    import tensorflow as tf
+
+    lines = []
+
+    class _Collect(logging.Handler):
+        def emit(self, record):
+            lines.append(record.getMessage())
+
+    handler = _Collect(level=logging.INFO)
+    logger = tf.get_logger()
+    logger.addHandler(handler)
+    try:
+        yield lines
+    finally:
+        logger.removeHandler(handler)

@@ -1,0 +1,100 @@
+"""Input functions that read the IDX files with ``tf.data``.
+
+Introduced in notebook 02, where the learner builds them step by step; the
+notebooks after it use these. An ``input_fn`` returns a ``tf.data.Dataset`` of
+``(features, labels)`` with ``features = {"image": float32 [batch, 28, 28]}``
+(pixels scaled to 0–1) and ``labels`` int32 ``[batch]``.
+
+The images are read from the verified ``.gz`` files with
+``FixedLengthRecordDataset``, never embedded as arrays: embedding the training
+set with ``from_tensor_slices(numpy)`` puts it into the graph, and the graph
+is written into ``model_dir`` at every checkpoint (notebook 02 measures it).
+
+The ``make_*_input_fn`` functions *return* an ``input_fn``: call them, and pass
+their result to ``train`` / ``evaluate`` / ``predict``.
+"""
+
+from __future__ import annotations
+
+import tensorflow as tf
+
+from . import data
+from .settings import SEED
+
+IMAGE_BYTES = 28 * 28
+IMAGES_HEADER_BYTES = 16  # magic, count, rows, columns
+LABELS_HEADER_BYTES = 8  # magic, count
+FEATURE = "image"
+
+
+def _decode_image(record):
+    pixels = tf.io.decode_raw(record, tf.uint8)
+    return tf.reshape(tf.cast(pixels, tf.float32) / 255.0, [28, 28])
+
+
+def _decode_label(record):
+    return tf.cast(tf.io.decode_raw(record, tf.uint8)[0], tf.int32)
+
+
+def image_dataset(dataset: str = "mnist", split: str = "train") -> tf.data.Dataset:
+    """``(image, label)`` pairs of one split, read from the IDX files (fetched if needed)."""
+    if split not in ("train", "test"):
+        raise ValueError(f"split must be 'train' or 'test', not {split!r}")
+    paths = data.ensure(dataset)
+    images = tf.data.FixedLengthRecordDataset(
+        str(paths[f"{split}_images"]), IMAGE_BYTES,
+        header_bytes=IMAGES_HEADER_BYTES, compression_type="GZIP",
+    ).map(_decode_image, num_parallel_calls=tf.data.AUTOTUNE)
+    labels = tf.data.FixedLengthRecordDataset(
+        str(paths[f"{split}_labels"]), 1,
+        header_bytes=LABELS_HEADER_BYTES, compression_type="GZIP",
+    ).map(_decode_label)
+    return tf.data.Dataset.zip((images, labels))
+
+
+def _as_features(image, label):
+    return {FEATURE: image}, label
+
+
+def make_train_input_fn(dataset: str = "mnist", batch_size: int = 100, epochs: int | None = None,
+                        shuffle_buffer: int = 10_000, seed: int = SEED):
+    """An ``input_fn`` for training: cached, shuffled, repeated ``epochs`` times (None: forever)."""
+
+    def train_input_fn():
+        return (
+            image_dataset(dataset, "train")
+            .cache()
+            .shuffle(shuffle_buffer, seed=seed, reshuffle_each_iteration=True)
+            .repeat(epochs)
+            .batch(batch_size)
+            .map(_as_features)
+            .prefetch(tf.data.AUTOTUNE)
+        )
+
+    return train_input_fn
+
+
+def make_eval_input_fn(dataset: str = "mnist", split: str = "test", batch_size: int = 500,
+                       count: int | None = None):
+    """An ``input_fn`` for evaluation: one pass, in order (the first ``count`` examples if given)."""
+
+    def eval_input_fn():
+        pairs = image_dataset(dataset, split)
+        if count is not None:
+            pairs = pairs.take(count)
+        return pairs.batch(batch_size).map(_as_features).prefetch(tf.data.AUTOTUNE)
+
+    return eval_input_fn
+
+
+def make_predict_input_fn(dataset: str = "mnist", split: str = "test", batch_size: int = 500,
+                          count: int | None = None):
+    """An ``input_fn`` for prediction: features only, in order."""
+
+    def predict_input_fn():
+        pairs = image_dataset(dataset, split)
+        if count is not None:
+            pairs = pairs.take(count)
+        return pairs.map(lambda image, label: {FEATURE: image}).batch(batch_size)
+
+    return predict_input_fn

@@ -1,0 +1,75 @@
+"""The course's CNN as an Estimator ``model_fn``.
+
+Introduced in notebook 03, which builds it branch by branch; notebooks 04–10
+train it from here. One shared forward pass, then three branches by ``mode``:
+
+* PREDICT: ``predictions`` (class and probabilities) and ``export_outputs``;
+* EVAL: ``loss`` and ``eval_metric_ops`` (value, update pairs);
+* TRAIN: ``loss`` and a ``train_op`` that increments the global step.
+
+``params`` (all optional): ``learning_rate`` (1e-3), ``decay_steps`` (None:
+a constant rate; N: the rate shrinks tenfold every N steps, smoothly),
+``filters`` ((32, 64)), ``dense_units`` (128), ``dropout`` (0.25), ``metrics`` (a function
+``(labels, classes, probabilities) -> dict`` of extra ``eval_metric_ops``;
+notebook 06 passes the helpers' multi-class metrics this way).
+"""
+
+from __future__ import annotations
+
+import tensorflow as tf
+
+ModeKeys = tf.estimator.ModeKeys
+
+DEFAULT_PARAMS = {
+    "learning_rate": 1e-3,
+    "decay_steps": None,
+    "filters": (32, 64),
+    "dense_units": 128,
+    "dropout": 0.25,
+}
+
+
+def cnn_logits(images, training: bool, params: dict):
+    """The forward pass: two conv + pool blocks, a dense layer, dropout, 10 logits."""
+    x = tf.reshape(images, [-1, 28, 28, 1])
+    for filters in params["filters"]:
+        x = tf.keras.layers.Conv2D(filters, 3, padding="same", activation="relu")(x)
+        x = tf.keras.layers.MaxPooling2D(2)(x)
+    x = tf.keras.layers.Flatten()(x)
+    x = tf.keras.layers.Dense(params["dense_units"], activation="relu")(x)
+    x = tf.keras.layers.Dropout(params["dropout"])(x, training=training)
+    return tf.keras.layers.Dense(10)(x)
+
+
+def cnn_model_fn(features, labels, mode, params):
+    """The CNN ``model_fn``: ``features["image"]`` is float32 [batch, 28, 28] in 0–1."""
+    params = {**DEFAULT_PARAMS, **(params or {})}
+    logits = cnn_logits(features["image"], training=(mode == ModeKeys.TRAIN), params=params)
+    probabilities = tf.nn.softmax(logits, name="softmax_tensor")
+    classes = tf.argmax(logits, axis=1, output_type=tf.int32, name="classes")
+
+    if mode == ModeKeys.PREDICT:
+        predictions = {"classes": classes, "probabilities": probabilities}
+        return tf.estimator.EstimatorSpec(
+            mode,
+            predictions=predictions,
+            export_outputs={"serving_default": tf.estimator.export.PredictOutput(predictions)},
+        )
+
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
+
+    if mode == ModeKeys.EVAL:
+        metrics = {"accuracy": tf.compat.v1.metrics.accuracy(labels=labels, predictions=classes)}
+        if params.get("metrics"):
+            metrics.update(params["metrics"](labels, classes, probabilities))
+        return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops=metrics)
+
+    global_step = tf.compat.v1.train.get_global_step()
+    learning_rate = params["learning_rate"]
+    if params["decay_steps"]:
+        learning_rate = tf.compat.v1.train.exponential_decay(
+            learning_rate, global_step, decay_steps=params["decay_steps"], decay_rate=0.1
+        )
+    optimizer = tf.compat.v1.train.AdamOptimizer(learning_rate=learning_rate)
+    train_op = optimizer.minimize(loss, global_step=global_step)
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
