@@ -19,12 +19,14 @@ def image_grid(images, labels=None, class_names=None, rows: int = 3, columns: in
     "pred 3 / true 5" in notebook 06.
     """
     count = min(len(images), rows * columns)
+    shown = np.asarray(images[:count])
+    vmax = 1.0 if shown.size and shown.max() <= 1.0 else 255  # scaled inputs or raw bytes
     figure, axes = plt.subplots(rows, columns, figsize=(columns * 1.1, rows * 1.3))
     for index, axis in enumerate(np.ravel(axes)):
         axis.axis("off")
         if index >= count:
             continue
-        axis.imshow(np.asarray(images[index]).reshape(28, 28), cmap="gray_r", vmin=0, vmax=255)
+        axis.imshow(shown[index].reshape(28, 28), cmap="gray_r", vmin=0, vmax=vmax)
         if captions is not None:
             axis.set_title(captions[index], fontsize=8)
         elif labels is not None:

@@ -3,9 +3,11 @@
     python tools/run_notebooks.py notebooks/00_setup_and_data.ipynb ...
     python tools/run_notebooks.py --force ...     # even when nothing changed
     python tools/run_notebooks.py --fast ...      # WORKBOOK_FAST=1 (not for committing)
+    python tools/run_notebooks.py --fast --out /tmp/fast ...   # write copies elsewhere (timing)
 
 `make notebooks` calls this in full mode. Each notebook runs top to bottom in
-its own kernel with the working directory `notebooks/`, stream outputs are
+its own kernel with the working directory `notebooks/` (cells tagged
+`nbval-skip` are left unexecuted), stream outputs are
 coalesced (one block per training cell, not hundreds), widget metadata is
 removed, and a hash of the code cells and of `helpers/` is stored in the
 notebook's metadata. A notebook whose hash is unchanged is skipped, so running
@@ -65,8 +67,8 @@ def clean_metadata(notebook) -> None:
         cell.metadata.pop("widgets", None)
 
 
-def execute(path: Path, fast: bool, force: bool) -> bool:
-    """Execute one notebook in place; return False when it was up to date."""
+def execute(path: Path, fast: bool, force: bool, out: Path | None = None) -> bool:
+    """Execute one notebook (in place, or into ``out``); return False when it was up to date."""
     notebook = nbformat.read(path, as_version=4)
     stamp = {"code_sha256": code_hash(notebook), "helpers_sha256": helpers_hash(), "mode": "fast" if fast else "full"}
     if not force and notebook.metadata.get("workbook", {}) == stamp:
@@ -81,13 +83,16 @@ def execute(path: Path, fast: bool, force: bool) -> bool:
         resources={"metadata": {"path": str(path.parent)}},
         coalesce_streams=True,
         record_timing=False,
+        skip_cells_with_tag="nbval-skip",  # e.g. %tensorboard: never run, here or under test
     )
     client.execute()
     clean_metadata(notebook)
     notebook.metadata["workbook"] = stamp
-    nbformat.write(notebook, path)
+    target = path if out is None else out / path.name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, target)
     seconds = time.perf_counter() - started
-    size_kb = path.stat().st_size / 1024
+    size_kb = target.stat().st_size / 1024
     print(f"{path.name}: executed in {'fast' if fast else 'full'} mode in {seconds:.0f} s, {size_kb:.0f} KB")
     return True
 
@@ -97,9 +102,11 @@ def main(argv=None) -> int:
     parser.add_argument("notebooks", nargs="+", type=Path)
     parser.add_argument("--fast", action="store_true", help="run with WORKBOOK_FAST=1")
     parser.add_argument("--force", action="store_true", help="execute even when up to date")
+    parser.add_argument("--out", type=Path, help="write the executed notebooks here instead of in place")
     args = parser.parse_args(argv)
     for path in args.notebooks:
-        execute(path.resolve(), fast=args.fast, force=args.force)
+        execute(path.resolve(), fast=args.fast, force=args.force or args.out is not None,
+                out=args.out.resolve() if args.out else None)
     return 0
 
 

@@ -13,3 +13,6 @@ from .notebook01 import *  # noqa: F401,F403
 from .notebook02 import *  # noqa: F401,F403
 from .notebook03 import *  # noqa: F401,F403
 from .notebook04 import *  # noqa: F401,F403
+from .notebook05 import *  # noqa: F401,F403
+from .notebook06 import *  # noqa: F401,F403
+from .notebook07 import *  # noqa: F401,F403

@@ -1,3 +1,109 @@
-"""Exercise checks of notebook 03 (the notebook is being written)."""
+"""Exercise checks of notebook 03 (model_fn and EstimatorSpec).
 
-__all__: list = []
+The first two run the learner's ``model_fn`` through ``helpers.model_fn_checker``
+(PREDICT, EVAL and TRAIN on a batch of 4); the third runs the learner's metric
+function on two small batches, as evaluation would. TensorFlow is imported
+only when a check runs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..problems import CheckFailed
+from .common import correct, require_answer
+
+__all__ = ["train_op_increments", "predictions_per_example", "accuracy_metric_ops"]
+
+
+def _report(model_fn, name: str):
+    from ..model_fn_checker import check_model_fn
+
+    require_answer(model_fn, name)
+    if not callable(model_fn):
+        raise CheckFailed(f"`{name}` should be a function (a model_fn), not {type(model_fn).__name__}")
+    return check_model_fn(model_fn)
+
+
+def _first_problem(report, mode: str | None = None):
+    for finding in report.findings:
+        if mode is None or finding.mode == mode:
+            return finding
+    return None
+
+
+def train_op_increments(model_fn) -> None:
+    """Notebook 03, exercise 1: the TRAIN branch's train_op moves the global step by one."""
+    report = _report(model_fn, "fixed_model_fn")
+    finding = _first_problem(report, "TRAIN") or _first_problem(report)
+    if finding is not None:
+        raise CheckFailed(f"the checker says, for {finding.mode}: {finding.sentence}")
+    before, after = report.branches["TRAIN"].global_step
+    correct(f"one run of your train_op moves the global step from {before} to {after}, "
+            "and the checker finds nothing else to fix")
+
+
+def predictions_per_example(model_fn) -> None:
+    """Notebook 03, exercise 2: PREDICT returns one class per example (argmax over axis 1)."""
+    report = _report(model_fn, "fixed_predict_model_fn")
+    finding = _first_problem(report, "PREDICT") or _first_problem(report)
+    if finding is not None:
+        raise CheckFailed(f"the checker says, for {finding.mode}: {finding.sentence}")
+    values = report.branches["PREDICT"].prediction_values
+    if "classes" not in values:
+        raise CheckFailed(f"the predictions have no 'classes' key (they have {sorted(values)}): keep the "
+                          "names of the original model_fn")
+    if "probabilities" in values:
+        expected = np.argmax(values["probabilities"], axis=1)
+        if not np.array_equal(np.asarray(values["classes"]), expected):
+            raise CheckFailed("'classes' is not the most probable class of each example: take "
+                              "`tf.argmax(logits, axis=1)`")
+    shape = tuple(np.shape(values["classes"]))
+    correct(f"'classes' has shape {shape} for a batch of {report.batch_size}: one class per example")
+
+
+def accuracy_metric_ops(metric_fn) -> None:
+    """Notebook 03, exercise 3: ``{"accuracy": (value, update_op)}`` that accumulates over batches."""
+    import tensorflow as tf
+
+    require_answer(metric_fn, "accuracy_ops")
+    if not callable(metric_fn):
+        raise CheckFailed(f"`accuracy_ops` should be a function of (labels, classes), not {type(metric_fn).__name__}")
+    batches = [([0, 1, 2, 3], [0, 1, 2, 0]), ([4, 5], [4, 4])]  # 3 of 4 right, then 1 of 2: 4 of 6
+    with tf.Graph().as_default():
+        labels = tf.compat.v1.placeholder(tf.int32, [None], name="labels")
+        classes = tf.compat.v1.placeholder(tf.int32, [None], name="classes")
+        ops = metric_fn(labels, classes)
+        if not isinstance(ops, dict):
+            raise CheckFailed(f"`accuracy_ops` returned a {type(ops).__name__}: return a dict, "
+                              '{"accuracy": (value, update_op)}')
+        if "accuracy" not in ops:
+            raise CheckFailed(f"the dict has the keys {sorted(ops)}: name the metric 'accuracy'")
+        pair = ops["accuracy"]
+        if isinstance(pair, tf.keras.metrics.Metric):
+            raise CheckFailed("that is a Keras Metric object: Estimator runs only its first update op, "
+                              "which can leave it silently wrong; return the pair "
+                              "`tf.compat.v1.metrics.accuracy(labels=labels, predictions=classes)`")
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise CheckFailed(f"ops['accuracy'] is a {type(pair).__name__}, not a (value, update_op) "
+                              "pair: return what `tf.compat.v1.metrics.accuracy` returns, both parts")
+        value, update = pair
+        with tf.compat.v1.Session() as session:
+            session.run([tf.compat.v1.global_variables_initializer(),
+                         tf.compat.v1.local_variables_initializer()])
+            for batch_labels, batch_classes in batches:
+                session.run(update, feed_dict={labels: batch_labels, classes: batch_classes})
+            try:
+                result = float(session.run(value))
+            except tf.errors.InvalidArgumentError:
+                raise CheckFailed("the value needs the current batch to be computed: it must read the "
+                                  "totals that the update op accumulates (use "
+                                  "`tf.compat.v1.metrics.accuracy`)") from None
+    if abs(result - 0.5) < 1e-6:
+        raise CheckFailed("after two batches the value is 0.5, the second batch alone: the update op "
+                          "must add each batch to running totals")
+    if abs(result - 4 / 6) > 1e-6:
+        raise CheckFailed(f"after two batches with 4 of 6 classes right the value is {result:.4f}, not "
+                          "0.6667: compare `labels` with `classes`")
+    correct("after two batches (3 of 4 right, then 1 of 2) the accuracy is 4/6 = 0.6667: "
+            "the update op accumulates, the value reads the totals")

@@ -1,0 +1,200 @@
+"""Every message of notebook 04's exercise checks.
+
+Exercises 1 and 2 are arithmetic. Exercise 3's check reads real Estimators
+whose checkpoints are written here by hand (no training), so every branch is
+reached in a second or two.
+"""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from helpers import checks, models
+from helpers.checks import notebook04
+from helpers.problems import CheckFailed
+
+# --- exercise 1: global steps after a sequence of calls -----------------------
+
+
+def test_exercise_1_correct(capsys):
+    checks.global_steps_after([200, 500, 500, 600])
+    assert capsys.readouterr().out.startswith("Correct: the global steps are [200, 500, 500, 600]")
+
+
+def test_exercise_1_accepts_whole_floats(capsys):
+    checks.global_steps_after((200.0, 500, 500, 600))
+    assert "Correct" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("answer, message", [
+    (None, "`global_steps` is still None"),
+    ("200, 500", "should be a list of 4 whole numbers"),
+    ([200, 500, True, 600], "should be a list of 4 whole numbers"),
+    ([200, 500.5, 500, 600], "should be a list of 4 whole numbers"),
+    ([200, 500, 500], "has 3 numbers: give one per train() call, 4 in all"),
+    ([200, 700, 1100, 1200], "call 2, train(..., max_steps=500): max_steps is not a number of steps to add"),
+    ([200, 500, 400, 500], "call 3, train(..., max_steps=400): training never goes back"),
+    ([200, 500, 500, 100], "call 4, train(..., steps=100): steps counts from where the model is (500)"),
+    ([200, 500, 500, 700], "call 4, train(..., steps=100): 700 is not it; the model was at 500"),
+    ([100, 500, 500, 600], "call 1, train(..., steps=200): 100 is not it; the model was at 0"),
+])
+def test_exercise_1_messages(answer, message):
+    with pytest.raises(CheckFailed) as caught:
+        checks.global_steps_after(answer)
+    assert message in str(caught.value)
+
+
+def test_exercise_1_other_calls(capsys):
+    checks.global_steps_after([50, 50], calls=[("max_steps", 50), ("max_steps", 50)])
+    assert "[50, 50]" in capsys.readouterr().out
+
+
+# --- exercise 2: the global step after a crash and a re-run -------------------
+
+
+def test_exercise_2_correct(capsys):
+    checks.steps_after_rerun({"steps": 1700, "max_steps": 1000})
+    out = capsys.readouterr().out
+    assert out.startswith("Correct: the re-run restores step 700")
+    assert "steps=1000 ends at 1700, max_steps=1000 at 1000" in out
+
+
+@pytest.mark.parametrize("answer, message", [
+    (None, "`after_rerun` is still None"),
+    ([1700, 1000], "should be a dict with the two keys 'steps' and 'max_steps'"),
+    ({"steps": 1700}, "should be a dict with the two keys"),
+    ({"steps": "1700", "max_steps": 1000}, "after_rerun['steps'] should be a whole number"),
+    ({"steps": 1750, "max_steps": 1000}, "does not start at 750, where it crashed"),
+    ({"steps": 1000, "max_steps": 1000}, "steps=1000 adds 1000 steps to the restored model"),
+    ({"steps": 2000, "max_steps": 1000}, "2000 is not it; find the last checkpoint"),
+    ({"steps": 1700, "max_steps": 1700}, "after_rerun['max_steps']: 1700 is not it"),
+])
+def test_exercise_2_messages(answer, message):
+    with pytest.raises(CheckFailed) as caught:
+        checks.steps_after_rerun(answer)
+    assert message in str(caught.value)
+
+
+def test_exercise_2_other_scenario(capsys):
+    checks.steps_after_rerun({"steps": 90, "max_steps": 50},
+                             scenario={"save_checkpoints_steps": 20, "crash_at": 55, "count": 50})
+    assert "restores step 40" in capsys.readouterr().out
+
+
+# --- exercise 3: the changed model, fixed ------------------------------------
+
+SMALL = {"filters": (8, 16), "dense_units": 32}
+WIDENED = {"filters": (8, 32), "dense_units": 32}
+STEPS = 10
+
+
+def write_checkpoints(model_dir, snapshots):
+    """Checkpoints of ``{name: array}`` at the given global steps, one Saver so all are listed."""
+    names = list(snapshots[0][1])
+    with tf.Graph().as_default():
+        variables = {name: tf.compat.v1.get_variable(name, initializer=tf.constant(snapshots[0][1][name]))
+                     for name in names}
+        global_step = tf.compat.v1.train.create_global_step()
+        saver = tf.compat.v1.train.Saver(max_to_keep=10)
+        with tf.compat.v1.Session() as session:
+            session.run(tf.compat.v1.global_variables_initializer())
+            for step, values in snapshots:
+                for name, value in values.items():
+                    variables[name].load(value, session)
+                global_step.load(step, session)
+                saver.save(session, str(model_dir / "model.ckpt"), global_step=step)
+
+
+@pytest.fixture()
+def dirs(tmp_path):
+    rng = np.random.default_rng(0)
+    old_kernel = rng.uniform(-0.3, 0.3, (3, 3, 1, 8)).astype(np.float32)
+    old = tmp_path / "old"
+    old.mkdir()
+    write_checkpoints(old, [(70, {"conv2d/kernel": old_kernel})])
+    return {"old": old, "old_kernel": old_kernel, "root": tmp_path, "rng": rng}
+
+
+def estimator_with(dirs, name, snapshots, params=WIDENED):
+    model_dir = dirs["root"] / name
+    model_dir.mkdir()
+    if snapshots:
+        write_checkpoints(model_dir, snapshots)
+    return tf.estimator.Estimator(models.cnn_model_fn, model_dir=str(model_dir), params=params)
+
+
+def run_check(estimator, dirs):
+    checks.fixed_estimator(estimator, old_model_dir=str(dirs["old"]), params=WIDENED, steps=STEPS)
+
+
+def test_exercise_3_correct_with_a_step_0_checkpoint(dirs, capsys):
+    kernel = dirs["old_kernel"]
+    estimator = estimator_with(dirs, "fixed", [(0, {"conv2d/kernel": kernel}), (STEPS, {"conv2d/kernel": kernel + 0.01})])
+    run_check(estimator, dirs)
+    assert capsys.readouterr().out.startswith(
+        f"Correct: the changed model trained to step {STEPS} in its own model_dir, and conv2d/kernel started"
+    )
+
+
+def test_exercise_3_correct_without_a_step_0_checkpoint(dirs, capsys):
+    estimator = estimator_with(dirs, "fixed", [(STEPS, {"conv2d/kernel": dirs["old_kernel"] + 0.02})])
+    run_check(estimator, dirs)
+    assert "Correct" in capsys.readouterr().out
+
+
+def test_exercise_3_blank(dirs):
+    with pytest.raises(CheckFailed, match="`fixed_estimator` is still None"):
+        run_check(None, dirs)
+
+
+def test_exercise_3_not_an_estimator(dirs):
+    with pytest.raises(CheckFailed, match="should be a tf.estimator.Estimator, not str"):
+        run_check("../models/04_exercise", dirs)
+
+
+def test_exercise_3_old_model_dir(dirs):
+    estimator = tf.estimator.Estimator(models.cnn_model_fn, model_dir=str(dirs["old"]), params=WIDENED)
+    with pytest.raises(CheckFailed, match="still uses the old model_dir"):
+        run_check(estimator, dirs)
+
+
+def test_exercise_3_old_params(dirs):
+    estimator = estimator_with(dirs, "fixed", [(STEPS, {"conv2d/kernel": dirs["old_kernel"]})], params=SMALL)
+    with pytest.raises(CheckFailed, match=r"builds filters=\(8, 16\), not the changed model's filters=\(8, 32\)"):
+        run_check(estimator, dirs)
+
+
+def test_exercise_3_no_params(dirs):
+    estimator = estimator_with(dirs, "fixed", [(STEPS, {"conv2d/kernel": dirs["old_kernel"]})], params=None)
+    with pytest.raises(CheckFailed, match="builds filters=the default"):
+        run_check(estimator, dirs)
+
+
+def test_exercise_3_not_trained(dirs):
+    estimator = estimator_with(dirs, "fixed", [])
+    with pytest.raises(CheckFailed, match=r"has no checkpoint yet: call fixed_estimator.train\(train_input_fn, steps=10\)"):
+        run_check(estimator, dirs)
+
+
+def test_exercise_3_wrong_global_step(dirs):
+    estimator = estimator_with(dirs, "fixed", [(2 * STEPS, {"conv2d/kernel": dirs["old_kernel"]})])
+    with pytest.raises(CheckFailed, match="is at global step 20, expected 10"):
+        run_check(estimator, dirs)
+
+
+def test_exercise_3_cold_start_with_a_step_0_checkpoint(dirs):
+    fresh = dirs["rng"].uniform(-0.3, 0.3, (3, 3, 1, 8)).astype(np.float32)
+    estimator = estimator_with(dirs, "fixed", [(0, {"conv2d/kernel": fresh}), (STEPS, {"conv2d/kernel": fresh})])
+    with pytest.raises(CheckFailed, match="started conv2d/kernel from new random values: warm-start"):
+        run_check(estimator, dirs)
+
+
+def test_exercise_3_cold_start_without_a_step_0_checkpoint(dirs):
+    fresh = dirs["rng"].uniform(-0.3, 0.3, (3, 3, 1, 8)).astype(np.float32)
+    estimator = estimator_with(dirs, "fixed", [(STEPS, {"conv2d/kernel": fresh})])
+    with pytest.raises(CheckFailed, match="from new random values"):
+        run_check(estimator, dirs)
+
+
+def test_exercise_3_tolerance_is_between_warm_and_cold():
+    assert 0.02 < notebook04.WARM_TOLERANCE < 0.15

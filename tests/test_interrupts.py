@@ -1,0 +1,150 @@
+"""helpers.interrupts: the simulated crash, the checkpoint comparison, short graph errors.
+
+The crash tests train a one-variable model for a few steps (about a second
+each) and check what notebook 04 teaches: a run that ends with an exception
+writes no final checkpoint, so resuming restores the last periodic one.
+"""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from helpers import interrupts, model_dirs, models
+
+
+def tiny_model_fn(features, labels, mode):
+    weight = tf.compat.v1.get_variable("w", initializer=1.0)
+    loss = tf.reduce_mean((features["x"] * weight - labels) ** 2)
+    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.01)
+    train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def tiny_input_fn():
+    return tf.data.Dataset.from_tensors(({"x": [1.0]}, [2.0])).repeat()
+
+
+def tiny_estimator(model_dir):
+    config = tf.estimator.RunConfig(tf_random_seed=1, save_checkpoints_steps=5, keep_checkpoint_max=10,
+                                    log_step_count_steps=1000)
+    return tf.estimator.Estimator(tiny_model_fn, model_dir=str(model_dir), config=config)
+
+
+def test_crash_keeps_only_the_periodic_checkpoints_and_resume_restores_the_last(tmp_path):
+    estimator = tiny_estimator(tmp_path)
+    with pytest.raises(interrupts.SimulatedCrash, match="simulated crash at global step 12"):
+        estimator.train(tiny_input_fn, steps=100, hooks=[interrupts.CrashAtStep(12)])
+    assert model_dirs.checkpoint_steps(tmp_path) == [0, 5, 10]
+
+    tiny_estimator(tmp_path).train(tiny_input_fn, max_steps=20)
+    assert int(estimator.get_variable_value("global_step")) == 20
+    assert model_dirs.checkpoint_steps(tmp_path)[-1] == 20
+
+
+def test_keyboard_interrupt_writes_no_final_checkpoint_either(tmp_path):
+    with pytest.raises(KeyboardInterrupt):
+        tiny_estimator(tmp_path).train(
+            tiny_input_fn, steps=100, hooks=[interrupts.CrashAtStep(7, exception=KeyboardInterrupt)]
+        )
+    assert model_dirs.checkpoint_steps(tmp_path) == [0, 5]
+
+
+def test_a_normal_end_writes_the_final_checkpoint(tmp_path):
+    tiny_estimator(tmp_path).train(tiny_input_fn, steps=7, hooks=[interrupts.CrashAtStep(8)])
+    assert model_dirs.checkpoint_steps(tmp_path) == [0, 5, 7]
+
+
+def test_crash_step_must_be_positive():
+    with pytest.raises(ValueError, match="at least 1"):
+        interrupts.CrashAtStep(0)
+
+
+def test_variable_shapes_of_the_course_cnn():
+    shapes = interrupts.variable_shapes(models.cnn_model_fn, {"filters": (8, 16), "dense_units": 64})
+    assert shapes["conv2d/kernel"] == (3, 3, 1, 8)
+    assert shapes["conv2d_1/kernel"] == (3, 3, 8, 16)
+    assert shapes["dense/kernel"] == (784, 64)
+    assert shapes["dense_1/kernel"] == (64, 10)
+    assert shapes["global_step"] == ()
+    assert "dense/kernel/Adam" in shapes
+
+
+def write_checkpoint(model_dir, shapes):
+    """A checkpoint holding zeros of the given shapes (and a global step of 0)."""
+    with tf.Graph().as_default():
+        for name, shape in shapes.items():
+            if name != "global_step":
+                tf.compat.v1.get_variable(name, initializer=tf.zeros(shape))
+        tf.compat.v1.train.create_global_step()
+        saver = tf.compat.v1.train.Saver()
+        with tf.compat.v1.Session() as session:
+            session.run(tf.compat.v1.global_variables_initializer())
+            saver.save(session, str(model_dir / "model.ckpt"), global_step=0)
+
+
+def test_compare_with_checkpoint_names_each_kind_of_change(tmp_path):
+    small = {"filters": (8, 16), "dense_units": 32}
+    write_checkpoint(tmp_path, interrupts.variable_shapes(models.cnn_model_fn, small))
+
+    same = interrupts.compare_with_checkpoint(models.cnn_model_fn, {**small, "learning_rate": 0.1}, tmp_path)
+    assert set(same["match"]) == {"same"} and "dense/kernel/Adam" not in same.index
+
+    wider = interrupts.compare_with_checkpoint(models.cnn_model_fn, {**small, "dense_units": 64}, tmp_path)
+    assert sorted(wider.index[wider["match"] == "different shape"]) == ["dense/bias", "dense/kernel", "dense_1/kernel"]
+    assert wider.loc["dense/kernel", "checkpoint"] == "[784, 32]" and wider.loc["dense/kernel", "model"] == "[784, 64]"
+
+    deeper = interrupts.compare_with_checkpoint(models.cnn_model_fn, {**small, "filters": (8, 16, 32)}, tmp_path)
+    assert sorted(deeper.index[deeper["match"] == "only in model"]) == ["conv2d_2/bias", "conv2d_2/kernel"]
+    assert deeper.loc["conv2d_2/kernel", "checkpoint"] == "-"
+
+    shallower = interrupts.compare_with_checkpoint(models.cnn_model_fn, {**small, "filters": (8,)}, tmp_path)
+    assert "only in checkpoint" in set(shallower["match"])
+
+    everything = interrupts.compare_with_checkpoint(models.cnn_model_fn, small, tmp_path, include_optimizer=True)
+    assert "dense/kernel/Adam" in everything.index and "beta1_power" in everything.index
+
+
+GRAPH_MESSAGE = """Restoring from checkpoint failed. Original error:
+
+Graph execution error:
+
+Detected at node 'save/RestoreV2' defined at (most recent call last):
+    File "/home/ana/course/x.py", line 24, in <module>
+    File "/home/ana/.venv/lib/python3.11/site-packages/tensorflow/python/training/saver.py", line 946, in build
+Node: 'save/RestoreV2'
+Key conv2d_2/bias not found in checkpoint
+\t [[{{node save/RestoreV2}}]]"""
+
+
+def test_shorten_graph_message_drops_the_file_lines_only():
+    short = interrupts.shorten_graph_message(GRAPH_MESSAGE)
+    assert "File " not in short and "/home/" not in short and "Detected at node" not in short
+    assert short.startswith("Restoring from checkpoint failed.")
+    assert "Node: 'save/RestoreV2'\nKey conv2d_2/bias not found in checkpoint" in short
+
+
+def test_shorten_graph_message_leaves_a_plain_message_alone():
+    assert interrupts.shorten_graph_message("Matrix size-incompatible: In[0]: [50,1568]") == (
+        "Matrix size-incompatible: In[0]: [50,1568]"
+    )
+
+
+def test_short_graph_errors_keeps_the_type_and_shortens():
+    with pytest.raises(tf.errors.NotFoundError) as caught:
+        with interrupts.short_graph_errors():
+            raise tf.errors.NotFoundError(None, None, GRAPH_MESSAGE)
+    assert "/home/" not in str(caught.value)
+    assert "Key conv2d_2/bias not found in checkpoint" in str(caught.value)
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__
+
+
+def test_short_graph_errors_handles_the_base_class_and_ignores_other_errors():
+    with pytest.raises(tf.errors.OpError, match="boom"):
+        with interrupts.short_graph_errors():
+            raise tf.errors.OpError(None, None, "boom", tf.errors.UNKNOWN)
+    with pytest.raises(KeyError):
+        with interrupts.short_graph_errors():
+            raise KeyError("not a graph error")
+    with interrupts.short_graph_errors():
+        value = np.zeros(2)
+    assert value.shape == (2,)
