@@ -16,3 +16,4 @@ from .notebook04 import *  # noqa: F401,F403
 from .notebook05 import *  # noqa: F401,F403
 from .notebook06 import *  # noqa: F401,F403
 from .notebook07 import *  # noqa: F401,F403
+from .notebook08 import *  # noqa: F401,F403

@@ -1,3 +1,198 @@
-"""Exercise checks of notebook 06 (the notebook is being written)."""
+"""Exercise checks of notebook 06 (metrics and TensorBoard).
 
-__all__: list = []
+Exercise 1 runs the learner's metric function on two batches of ten-class
+labels in a graph, as ``Estimator.evaluate`` would, and compares its value with
+the multi-class precisions computed here with NumPy (the same numbers as
+scikit-learn with ``zero_division=0``). Exercise 2 reads the learner's number
+back in the event-file table of ``helpers.events.scalars``; exercise 3 checks
+a (true, predicted) pair against a confusion matrix. TensorFlow is imported
+only when exercise 1's check runs.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..problems import CheckFailed
+from .common import correct, require_answer
+
+__all__ = ["macro_precision_metric", "first_evaluation_f1", "most_confused_pair"]
+
+NUM_CLASSES = 10
+# Two evaluation batches of ten-class labels and predicted classes. Chosen so that
+# macro, micro (= accuracy), weighted and "is not 0" precision, and the macro
+# precision of the second batch alone, all differ.
+BATCHES = (
+    ([0, 0, 0, 1, 1, 2, 2, 3, 4, 5, 6, 7],
+     [0, 1, 1, 1, 0, 2, 3, 3, 4, 5, 6, 1]),
+    ([7, 8, 8, 9, 9, 9, 0, 3],
+     [7, 8, 2, 9, 9, 0, 0, 3]),
+)
+TOLERANCE = 1e-6
+
+
+def precisions(labels, classes, num_classes: int = NUM_CLASSES) -> dict:
+    """Precision of class ids ``classes`` against ``labels``, several ways (0 for a class never predicted).
+
+    Keys: ``macro``, ``micro`` (= accuracy), ``weighted`` (by true examples per
+    class) and ``is_not_0`` (what ``tf.compat.v1.metrics.precision`` computes:
+    labels and predictions cast to bool).
+    """
+    labels, classes = np.asarray(labels), np.asarray(classes)
+    per_class = np.zeros(num_classes)
+    for k in range(num_classes):
+        predicted = classes == k
+        if predicted.any():
+            per_class[k] = np.mean(labels[predicted] == k)
+    support = np.bincount(labels, minlength=num_classes)
+    predicted_not_0 = classes != 0
+    return {
+        "macro": float(per_class.mean()),
+        "micro": float(np.mean(labels == classes)),
+        "weighted": float(np.sum(per_class * support) / support.sum()),
+        "is_not_0": float(np.mean(labels[predicted_not_0] != 0)) if predicted_not_0.any() else 0.0,
+    }
+
+
+def _run_metric(metric_fn):
+    """Build ``metric_fn`` in a graph, feed the two batches through its update op, return the value."""
+    import tensorflow as tf
+
+    with tf.Graph().as_default():
+        labels = tf.compat.v1.placeholder(tf.int32, [None], name="labels")
+        classes = tf.compat.v1.placeholder(tf.int32, [None], name="classes")
+        probabilities = tf.one_hot(classes, NUM_CLASSES)
+        try:
+            ops = metric_fn(labels, classes, probabilities)
+        except TypeError as error:
+            if "argument" in str(error):
+                raise CheckFailed("your function must take three arguments, (labels, classes, probabilities), "
+                                  "like the metrics functions of `params['metrics']`") from None
+            raise
+        if not isinstance(ops, dict):
+            raise CheckFailed(f"`macro_precision` returned a {type(ops).__name__}: return a dict, "
+                              '{"precision": (value, update_op)}')
+        if "precision" not in ops:
+            raise CheckFailed(f"the dict has the keys {sorted(ops)}: name the metric 'precision'")
+        pair = ops["precision"]
+        if isinstance(pair, tf.keras.metrics.Metric):
+            raise CheckFailed("that is a Keras Metric object: Estimator runs only its first update op, "
+                              "which can leave it silently wrong; return a (value, update_op) pair")
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise CheckFailed(f"ops['precision'] is a {type(pair).__name__}, not a (value, update_op) pair")
+        value, update_op = pair
+        with tf.compat.v1.Session() as session:
+            session.run([tf.compat.v1.global_variables_initializer(),
+                         tf.compat.v1.local_variables_initializer()])
+            for batch_labels, batch_classes in BATCHES:
+                session.run(update_op, {labels: batch_labels, classes: batch_classes})
+            try:
+                result = np.asarray(session.run(value))
+            except tf.errors.InvalidArgumentError:
+                raise CheckFailed("the value needs the current batch to be computed: it must read the totals "
+                                  "that the update op accumulates") from None
+    if result.size != 1:
+        raise CheckFailed(f"the value has shape {result.shape}, one number per class: average them "
+                          "(macro) into one number")
+    return float(result.reshape(()))
+
+
+def macro_precision_metric(metric_fn) -> None:
+    """Notebook 06, exercise 1: ``{"precision": pair}`` with the macro precision over ten classes."""
+    require_answer(metric_fn, "macro_precision")
+    if not callable(metric_fn):
+        raise CheckFailed(f"`macro_precision` should be a function of (labels, classes, probabilities), "
+                          f"not {type(metric_fn).__name__}")
+    result = _run_metric(metric_fn)
+    all_labels = np.concatenate([b[0] for b in BATCHES])
+    all_classes = np.concatenate([b[1] for b in BATCHES])
+    expected = precisions(all_labels, all_classes)
+    second_batch = precisions(*BATCHES[1])
+    described = (f"on two batches of ten-class labels your precision is {result:.4f}; the macro "
+                 f"precision is {expected['macro']:.4f}")
+    if abs(result - expected["macro"]) <= TOLERANCE:
+        correct(f"on two batches of ten-class labels your precision is {result:.4f}, the mean of the ten "
+                "per-class precisions, as scikit-learn's precision_score(average='macro') gives")
+        return
+    if abs(result - expected["is_not_0"]) <= TOLERANCE:
+        raise CheckFailed(f"{described}. {result:.4f} is the precision of 'the digit is not 0': "
+                          "tf.compat.v1.metrics.precision casts labels and predictions to bool; use "
+                          "metrics.precision_recall_f1(labels, classes, num_classes=10)['precision_macro']")
+    if abs(result - expected["micro"]) <= TOLERANCE:
+        raise CheckFailed(f"{described}. {result:.4f} is the micro precision, which equals the accuracy "
+                          "on single-label data: take the macro average ('precision_macro')")
+    if abs(result - expected["weighted"]) <= TOLERANCE:
+        raise CheckFailed(f"{described}. {result:.4f} is the weighted average: take the plain mean over "
+                          "classes ('precision_macro')")
+    if abs(result - second_batch["macro"]) <= TOLERANCE:
+        raise CheckFailed(f"{described}. {result:.4f} is the second batch alone: the update op must add "
+                          "each batch to running totals")
+    raise CheckFailed(f"{described}: check that the labels and classes are passed in this order and that "
+                      "num_classes is 10")
+
+
+def _as_number(answer, name: str) -> float:
+    require_answer(answer, name)
+    if hasattr(answer, "shape") and getattr(answer, "size", None) == 1 and not isinstance(answer, np.generic):
+        raise CheckFailed(f"`{name}` is a {type(answer).__name__} holding one value: take the number out "
+                          "with `.item()`")
+    if isinstance(answer, bool) or not isinstance(answer, (numbers.Real, np.generic)):
+        raise CheckFailed(f"`{name}` should be one number, not a {type(answer).__name__}")
+    return float(answer)
+
+
+def first_evaluation_f1(answer, table) -> None:
+    """Notebook 06, exercise 2: the test set's macro F1 at the first evaluation, from ``events.scalars``."""
+    value = _as_number(answer, "first_f1")
+    rows = table[(table["run"] == "eval") & (table["tag"] == "f1_macro")].sort_values("step")
+    if rows.empty:
+        raise CheckFailed("the table has no 'f1_macro' in run 'eval': pass the table of "
+                          "events.scalars(estimator.model_dir) after the training above")
+    first, last = rows.iloc[0], rows.iloc[-1]
+    if abs(value - first["value"]) <= 1e-9:
+        correct(f"the first evaluation (step {first['step']}) had a test macro F1 of {first['value']:.4f}; "
+                f"the last (step {last['step']}) reached {last['value']:.4f}")
+        return
+    if abs(value - last["value"]) <= 1e-9:
+        raise CheckFailed(f"{value:.4f} is the last evaluation's, at step {last['step']}: the first "
+                          "evaluation is the row with the smallest step")
+    same = table[np.isclose(table["value"], value, rtol=0, atol=1e-9)]
+    if not same.empty:
+        row = same.iloc[0]
+        hint = ("the test set's evaluations are run 'eval'" if row["run"] != "eval"
+                else "the tag of the macro F1 is 'f1_macro'")
+        raise CheckFailed(f"{value:.4f} is tag '{row['tag']}' of run '{row['run']}' at step {row['step']}: {hint}")
+    raise CheckFailed(f"{value:.4f} is not a value in the event files: select run 'eval' and tag 'f1_macro', "
+                      "then the row with the smallest step, and take its 'value'")
+
+
+def most_confused_pair(answer, matrix) -> None:
+    """Notebook 06, exercise 3: the (true, predicted) pair of different classes seen most often."""
+    require_answer(answer, "most_confused")
+    matrix = np.asarray(matrix)
+    if (not isinstance(answer, (tuple, list)) or len(answer) != 2
+            or not all(isinstance(x, (numbers.Integral, np.integer)) and not isinstance(x, bool) for x in answer)):
+        raise CheckFailed("`most_confused` should be a pair of two class numbers, (true, predicted), "
+                          "for example (4, 9)")
+    true, predicted = (int(x) for x in answer)
+    size = matrix.shape[0]
+    if not (0 <= true < size and 0 <= predicted < size):
+        raise CheckFailed(f"classes run from 0 to {size - 1}; ({true}, {predicted}) is outside")
+    if true == predicted:
+        raise CheckFailed(f"({true}, {predicted}) is on the diagonal: those are the correct predictions; "
+                          "leave the diagonal out")
+    mistakes = matrix.astype(float).copy()
+    np.fill_diagonal(mistakes, -1)
+    top = mistakes.max()
+    count = matrix[true, predicted]
+    if count == top:
+        correct(f"true {true} predicted as {predicted}: {count:g} test images, the most common mistake")
+        return
+    if matrix[predicted, true] == top:
+        raise CheckFailed(f"({true}, {predicted}) happened {count:g} times; the other way round, "
+                          f"({predicted}, {true}), is the most common mistake: rows are the true class, "
+                          "columns the predicted one")
+    raise CheckFailed(f"true {true} predicted as {predicted} happened {count:g} times; the most common "
+                      f"mistake happened {top:g} times: look for the largest count off the diagonal")

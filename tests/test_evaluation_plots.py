@@ -1,0 +1,70 @@
+"""``helpers.evaluation_plots``: the figures notebook 06 draws, checked without looking at pixels."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from helpers import evaluation_plots  # noqa: E402
+
+TABLE = pd.DataFrame(
+    [(".", "loss", step, 2.0 / step) for step in range(1, 300, 10)]
+    + [("eval", "loss", step, 1.0 / step) for step in (100, 200, 300)]
+    + [("eval", "accuracy", step, 0.9 + step / 10_000) for step in (100, 200, 300)],
+    columns=["run", "tag", "step", "value"],
+)
+
+
+def teardown_function():
+    plt.close("all")
+
+
+def test_curves_draws_one_panel_per_entry_with_its_lines():
+    figure = evaluation_plots.curves(TABLE, {
+        "loss": {"training": (".", "loss"), "test": ("eval", "loss")},
+        "accuracy": {"test": ("eval", "accuracy")},
+    }, title="Curves")
+    loss_axis, accuracy_axis = figure.axes
+    assert loss_axis.get_title() == "loss" and accuracy_axis.get_title() == "accuracy"
+    assert loss_axis.get_xlabel() == "global step" and loss_axis.get_ylabel() == "loss"
+    training, test = loss_axis.get_lines()
+    assert list(training.get_xdata()) == list(range(1, 300, 10))
+    assert training.get_marker() == "None"  # many points: a plain line
+    assert list(test.get_xdata()) == [100, 200, 300] and test.get_marker() == "o"
+    assert [text.get_text() for text in loss_axis.get_legend().get_texts()] == ["training", "test"]
+    assert figure._suptitle.get_text() == "Curves"
+
+
+def test_curves_names_a_missing_series():
+    with pytest.raises(KeyError, match=r"no scalar 'f1' in run 'eval' \(its tags: \['accuracy', 'loss'\]\)"):
+        evaluation_plots.curves(TABLE, {"f1": {"test": ("eval", "f1")}})
+
+
+def test_confusion_matrix_writes_every_nonzero_count():
+    matrix = np.array([[980, 0, 3], [1, 1130, 0], [12, 4, 1001]])
+    figure = evaluation_plots.confusion_matrix(matrix, title="Test set")
+    axis = figure.axes[0]
+    texts = {(round(t.get_position()[1]), round(t.get_position()[0])): t.get_text() for t in axis.texts}
+    assert texts == {(r, c): str(matrix[r, c]) for r in range(3) for c in range(3) if matrix[r, c]}
+    assert axis.get_xlabel() == "predicted class" and axis.get_ylabel() == "true class"
+    assert axis.get_title() == "Test set"
+    assert [t.get_text() for t in axis.get_xticklabels()] == ["0", "1", "2"]
+    # large counts in white on dark cells, small ones in black
+    colours = {t.get_text(): t.get_color() for t in axis.texts}
+    assert colours["1130"] == "white" and colours["3"] == "black"
+
+
+def test_confusion_matrix_float_counts_and_class_names():
+    figure = evaluation_plots.confusion_matrix(np.array([[5.0, 1.0], [0.0, 4.0]]), class_names=["cat", "dog"])
+    axis = figure.axes[0]
+    assert sorted(t.get_text() for t in axis.texts) == ["1", "4", "5"]
+    assert [t.get_text() for t in axis.get_yticklabels()] == ["cat", "dog"]
+
+
+def test_confusion_matrix_refuses_a_non_square_array():
+    with pytest.raises(ValueError, match="square"):
+        evaluation_plots.confusion_matrix(np.zeros((2, 3)))

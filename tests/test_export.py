@@ -1,0 +1,155 @@
+"""helpers.export: receivers, SavedModel and TF Lite runners, sizes and comparisons.
+
+A tiny version of the course CNN is trained for one step on random images in
+a temporary folder and exported, so every function runs on a real SavedModel
+and a real TF Lite model in a few seconds.
+"""
+
+import os
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from helpers import export, models
+
+TINY = {"filters": (2, 2), "dense_units": 4}
+
+
+def tiny_estimator(model_dir):
+    rng = np.random.default_rng(0)
+    images = rng.random((8, 28, 28), dtype=np.float32)
+    labels = rng.integers(0, 10, 8).astype(np.int32)
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices(({"image": images}, labels)).batch(4)
+
+    estimator = tf.estimator.Estimator(models.cnn_model_fn, model_dir=str(model_dir), params=TINY,
+                                       config=tf.estimator.RunConfig(tf_random_seed=1))
+    estimator.train(input_fn, steps=1)
+    return estimator
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    root = tmp_path_factory.mktemp("export")
+    estimator = tiny_estimator(root / "model")
+    path = estimator.export_saved_model(str(root / "export"), export.image_receiver_fn())
+    images = np.random.default_rng(1).random((7, 28, 28), dtype=np.float32)
+    return estimator, path, images
+
+
+def test_as_text_path_decodes_bytes_and_makes_relative(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a").mkdir()
+    assert export.as_text_path(str(tmp_path / "a").encode()) == "a"
+    assert export.as_text_path(tmp_path / "a") == "a"
+
+
+def test_scaled_matches_the_input_functions():
+    raw = np.array([[0, 128, 255]], dtype=np.uint8)
+    got = export.scaled(raw)
+    assert got.dtype == np.float32
+    expected = (tf.cast(tf.constant(raw), tf.float32) / 255.0).numpy()
+    assert np.array_equal(got, expected)
+
+
+def test_serialize_examples_round_trip():
+    images = np.random.default_rng(2).random((3, 28, 28), dtype=np.float32)
+    serialized = export.serialize_examples(images)
+    assert len(serialized) == 3 and all(isinstance(s, bytes) for s in serialized)
+    parsed = tf.io.parse_example(serialized, {"image": tf.io.FixedLenFeature([28, 28], tf.float32)})
+    assert np.array_equal(parsed["image"].numpy(), images)
+
+
+def test_export_writes_a_saved_model(exported):
+    _, path, _ = exported
+    assert isinstance(path, bytes)
+    assert os.path.isfile(os.path.join(path.decode(), "saved_model.pb"))
+
+
+def test_signature_table(exported):
+    _, path, _ = exported
+    table = export.signature_table(tf.saved_model.load(path.decode()))
+    assert table.to_dict("records") == [
+        {"signature": "serving_default", "kind": "input", "key": "image", "tensor": "float32 [None, 28, 28]"},
+        {"signature": "serving_default", "kind": "output", "key": "classes", "tensor": "int32 [None]"},
+        {"signature": "serving_default", "kind": "output", "key": "probabilities", "tensor": "float32 [None, 10]"},
+    ]
+
+
+def test_image_receiver_fn_takes_another_key(tmp_path, exported):
+    estimator, _, images = exported
+    path = estimator.export_saved_model(str(tmp_path), export.image_receiver_fn("image"))
+    signature = tf.saved_model.load(path.decode()).signatures["serving_default"]
+    assert signature(image=tf.constant(images))["classes"].shape == (7,)
+
+
+def test_saved_model_predictions_batches_agree_with_one_call(exported):
+    estimator, path, images = exported
+    signature = tf.saved_model.load(path.decode()).signatures["serving_default"]
+    whole = {k: v.numpy() for k, v in signature(image=tf.constant(images)).items()}
+    batched = export.saved_model_predictions(signature, images, batch_size=3)
+    assert batched["probabilities"].shape == (7, 10)
+    assert np.array_equal(batched["classes"], whole["classes"])
+    assert np.allclose(batched["probabilities"], whole["probabilities"], atol=1e-6)
+
+
+def test_estimator_predictions_concatenate_batches(exported):
+    estimator, path, images = exported
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices({"image": images}).batch(3)
+
+    got = export.estimator_predictions(estimator, input_fn)
+    assert got["classes"].shape == (7,) and got["probabilities"].shape == (7, 10)
+    only = export.estimator_predictions(estimator, input_fn, predict_keys=["probabilities"])
+    assert list(only) == ["probabilities"]
+    signature = tf.saved_model.load(path.decode()).signatures["serving_default"]
+    served = export.saved_model_predictions(signature, images)
+    assert np.array_equal(got["classes"], served["classes"])
+
+
+def test_tflite_predictions_with_a_short_last_batch(exported):
+    _, path, images = exported
+    with export.quiet_native_stderr():
+        model = tf.lite.TFLiteConverter.from_saved_model(path.decode()).convert()
+    lite = export.tflite_predictions(model, images, batch_size=3)
+    signature = tf.saved_model.load(path.decode()).signatures["serving_default"]
+    served = export.saved_model_predictions(signature, images)
+    assert sorted(lite) == ["classes", "probabilities"]
+    assert lite["probabilities"].shape == (7, 10)
+    assert np.array_equal(lite["classes"], served["classes"])
+    assert np.allclose(lite["probabilities"], served["probabilities"], atol=1e-4)
+
+
+def test_quiet_native_stderr_silences_fd_2_and_restores_it(capfd):
+    with export.quiet_native_stderr():
+        os.write(2, b"native noise\n")
+    os.write(2, b"after\n")
+    err = capfd.readouterr().err
+    assert "native noise" not in err
+    assert "after" in err
+
+
+def test_quiet_native_stderr_lets_exceptions_through(capfd):
+    with pytest.raises(ValueError, match="boom"):
+        with export.quiet_native_stderr():
+            raise ValueError("boom")
+    os.write(2, b"still here\n")
+    assert "still here" in capfd.readouterr().err
+
+
+def test_directory_bytes(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "a.bin").write_bytes(b"x" * 10)
+    (tmp_path / "sub" / "b.bin").write_bytes(b"y" * 5)
+    assert export.directory_bytes(tmp_path) == 15
+    assert export.directory_bytes(tmp_path / "a.bin") == 10
+
+
+def test_agreement():
+    reference = {"classes": np.array([1, 2, 3, 4]), "probabilities": np.zeros((4, 10))}
+    other = {"classes": np.array([1, 2, 3, 5]), "probabilities": np.full((4, 10), 0.25)}
+    got = export.agreement(reference, other)
+    assert got == {"same class": 0.75, "differing": 1, "max |Δ probability|": 0.25}
