@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numbers
+
 from ..problems import CheckFailed
 
 
@@ -17,3 +19,12 @@ def require_answer(answer, name: str) -> None:
 def correct(message: str) -> None:
     """Print the one success line of a check."""
     print(f"Correct: {message}")
+
+
+def is_whole_number(value) -> bool:
+    """A whole number: an int (not a bool), or a float such as 500.0."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, numbers.Integral):
+        return True
+    return isinstance(value, numbers.Real) and float(value).is_integer()

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import numbers
 import os
 
 from ..problems import CheckFailed
-from .common import correct, require_answer
+from .common import correct, require_answer, is_whole_number
 
 __all__ = ["global_steps_after", "steps_after_rerun", "fixed_estimator"]
 
@@ -28,20 +27,11 @@ def _simulate(calls) -> list:
     return after
 
 
-def _is_number(value) -> bool:
-    """A whole number: an int (not a bool), or a float such as 500.0."""
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, numbers.Integral):
-        return True
-    return isinstance(value, numbers.Real) and float(value).is_integer()
-
-
 def global_steps_after(answer, calls=EXERCISE_1_CALLS) -> None:
     """Notebook 04, exercise 1: the global step after each train() call of ``calls``."""
     require_answer(answer, "global_steps")
     calls = [tuple(call) for call in calls]
-    if not isinstance(answer, (list, tuple)) or not all(_is_number(v) for v in answer):
+    if not isinstance(answer, (list, tuple)) or not all(is_whole_number(v) for v in answer):
         raise CheckFailed(f"`global_steps` should be a list of {len(calls)} whole numbers, one per train() call")
     answer = [int(v) for v in answer]
     if len(answer) != len(calls):
@@ -78,7 +68,7 @@ def steps_after_rerun(answer, scenario=None) -> None:
     if not isinstance(answer, dict) or set(answer) != {"steps", "max_steps"}:
         raise CheckFailed("`after_rerun` should be a dict with the two keys 'steps' and 'max_steps'")
     for key, value in answer.items():
-        if not _is_number(value):
+        if not is_whole_number(value):
             raise CheckFailed(f"after_rerun[{key!r}] should be a whole number (a global step), not {value!r}")
     restored = (crash_at // every) * every  # the scenario never crashes on a saving step
     with_steps, with_max = int(answer["steps"]), int(answer["max_steps"])

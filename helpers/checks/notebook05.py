@@ -8,11 +8,10 @@ model for a few steps with the learner's hook class. Exercise 3 is arithmetic.
 from __future__ import annotations
 
 import inspect
-import numbers
 import tempfile
 
 from ..problems import CheckFailed
-from .common import correct, require_answer
+from .common import correct, require_answer, is_whole_number
 
 __all__ = ["fixed_tensor_names", "fixed_step_recorder", "logged_steps"]
 
@@ -152,14 +151,6 @@ def fixed_step_recorder(answer, steps: int = 5, resume_to: int = 8) -> None:
 # --- exercise 3: when LoggingTensorHook logs ---------------------------------------
 
 
-def _is_whole(value) -> bool:
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, numbers.Integral):
-        return True
-    return isinstance(value, numbers.Real) and float(value).is_integer()
-
-
 def _simulate(calls, every: int):
     """For each call: the global steps its runs read (before their updates), and those logged."""
     step, runs, logged = 0, [], []
@@ -176,7 +167,7 @@ def logged_steps(answer, calls=EXERCISE_3_CALLS, every_n_iter: int = EXERCISE_3_
     """Notebook 05, exercise 3: the values of ``step`` a LoggingTensorHook prints over ``calls``."""
     require_answer(answer, "logged_steps")
     calls = [tuple(call) for call in calls]
-    if not isinstance(answer, (list, tuple)) or not all(_is_whole(value) for value in answer):
+    if not isinstance(answer, (list, tuple)) or not all(is_whole_number(value) for value in answer):
         raise CheckFailed("`logged_steps` should be a list of whole numbers: the values of `step` the hook logs, in order")
     answer = [int(value) for value in answer]
     runs, logged = _simulate(calls, every_n_iter)
