@@ -1,0 +1,441 @@
+"""Early stopping with ``train_and_evaluate``: a pre-flight check, the hook's rule, the timeline.
+
+Introduced in notebook 07.
+
+``tf.estimator.experimental.stop_if_no_increase_hook`` (and ``…_decrease_hook``)
+does not see the evaluation results directly: every time it checks, it re-reads
+the evaluation event files in its ``eval_dir`` (``estimator.eval_dir()`` unless
+told otherwise) and applies one rule to the scalars it finds there. Two
+configuration mistakes then fail late or never:
+
+* a ``metric_name`` that evaluation does not produce raises ``KeyError`` in the
+  middle of training, after the first evaluation;
+* an ``eval_dir`` where evaluation does not write (``EvalSpec(name="val")``
+  writes to ``eval_val``) leaves the hook reading nothing: it never stops.
+
+``preflight(estimator, eval_spec, metric_name, eval_dir=None)`` finds both
+before any training step: it builds the model's EVAL graph once on a tiny batch
+(with ``helpers.model_fn_checker``) to learn which results evaluation will
+write, and compares the hook's folder with the one the ``EvalSpec`` writes to.
+It raises ``EarlyStoppingProblem`` with one sentence per problem.
+
+To watch the hook decide, ``write_eval_events`` writes evaluation results the
+way an Estimator does (v1 scalar summaries, ``simple_value``) and ``HookProbe``
+calls a hook's ``after_run`` the way the training loop does; ``replay`` does
+both for a whole timeline, one evaluation at a time. ``best_step`` is the
+hook's rule written out (``early_stopping.py``, ``_stop_if_no_metric_improvement_hook``),
+``plot_timeline`` draws a run's evaluations with its best step and stop, and
+``log_showing`` keeps a training cell's log to the lines worth reading.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import itertools
+import logging
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pandas as pd
+import tensorflow as tf
+
+from . import inputs
+from .model_fn_checker import check_branch
+from .problems import WorkbookProblem
+from .settings import display_path
+
+#: Estimator adds the mean loss to every evaluation's results under this name.
+LOSS = "loss"
+
+#: The log lines a training cell of notebook 07 shows (all others are collected, not shown).
+STOPPING_LINES = (
+    "Saving dict for global step",
+    "Skip the current checkpoint eval",
+    "No increase in metric",
+    "No decrease in metric",
+    "Requesting early stopping",
+    "Loss for final step",
+)
+
+
+# Event files are named after the second they were opened in and the host: two writers opened in
+# the same second would write the same file. A suffix per writer keeps them apart.
+_WRITERS = itertools.count()
+
+
+def _file_writer(eval_dir):
+    with tf.Graph().as_default():  # the v1 FileWriter refuses eager mode
+        return tf.compat.v1.summary.FileWriter(str(eval_dir), filename_suffix=f".{os.getpid()}.{next(_WRITERS)}")
+
+
+class EarlyStoppingProblem(WorkbookProblem):
+    """An early-stopping hook that would crash mid-training or never fire (notebook 07)."""
+
+
+# --------------------------------------------------------------------------- pre-flight
+
+
+def evaluation_results(estimator, batch_size: int = 4) -> dict:
+    """``{name: shape}`` of what evaluating ``estimator`` writes to its event files.
+
+    The keys of the model's ``eval_metric_ops`` plus ``loss``. The EVAL graph is
+    built once in a fresh ``tf.Graph`` on a batch of ``batch_size`` random images
+    and run (one update of every metric), so each value's real shape is known:
+    ``()`` is a scalar, which the hooks can read; anything else is written as a
+    tensor summary, which they cannot.
+    """
+    if not isinstance(estimator, tf.estimator.Estimator):
+        raise EarlyStoppingProblem(f"expected a tf.estimator.Estimator, not {type(estimator).__name__}")
+    logger = tf.get_logger()
+    level = logger.level
+    logger.setLevel(logging.WARNING)  # "Calling model_fn." is Estimator's business, not this check's
+    try:
+        branch, findings, _ = check_branch(estimator.model_fn, "EVAL", tf.estimator.ModeKeys.EVAL,
+                                           None, batch_size)
+    finally:
+        logger.setLevel(level)
+    if findings:
+        raise EarlyStoppingProblem(f"the EVAL graph could not be built, so the hook has nothing to read: {findings[0].sentence}")
+    results = dict(branch.metrics)
+    results.setdefault(LOSS, ())
+    return dict(sorted(results.items()))
+
+
+def compact_names(names) -> str:
+    """Names joined by commas, with numbered runs shortened: ``f1_class_0…9``."""
+    names = sorted(names, key=_natural_key)
+    parts, index = [], 0
+    while index < len(names):
+        match = re.fullmatch(r"(.*?)(\d+)", names[index])
+        end = index
+        if match:
+            stem, number = match.group(1), int(match.group(2))
+            while end + 1 < len(names) and names[end + 1] == f"{stem}{number + end + 1 - index}":
+                end += 1
+        if end - index >= 2:
+            last_number = re.fullmatch(r".*?(\d+)", names[end]).group(1)
+            parts.append(f"{names[index]}…{last_number}")
+        else:
+            parts.extend(names[index:end + 1])
+        index = end + 1
+    return ", ".join(parts)
+
+
+def _natural_key(name: str):
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
+def _same_folder(first, second) -> bool:
+    return os.path.realpath(str(first)) == os.path.realpath(str(second))
+
+
+@dataclass
+class PreflightReport:
+    """What ``preflight`` found: the metric, the evaluation results, the two folders."""
+
+    metric_name: str
+    results: dict  # name -> shape of every evaluation result
+    hook_reads: str
+    evaluation_writes: str
+    eval_name: str | None
+    problems: list = field(default_factory=list)
+
+    @property
+    def scalars(self) -> list:
+        """The results the hook can read: the scalar ones."""
+        return [name for name, shape in self.results.items() if tuple(shape) == ()]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def __repr__(self) -> str:
+        if self.problems:
+            return "Pre-flight check failed: " + " ".join(self.problems)
+        return (f"Pre-flight check passed: {self.metric_name!r} is one of the {len(self.scalars)} scalar "
+                f"evaluation results ({compact_names(self.scalars)}), and the hook reads "
+                f"{display_path(self.hook_reads)}, where the evaluations are written.")
+
+
+def metric_problem(metric_name: str, results: dict) -> str | None:
+    """The sentence for a ``metric_name`` the hook could not read, or None."""
+    scalars = [name for name, shape in results.items() if tuple(shape) == ()]
+    listing = compact_names(scalars)
+    if metric_name in results and tuple(results[metric_name]) != ():
+        return (f"metric_name={metric_name!r} is an array of shape {tuple(results[metric_name])}, which "
+                "Estimator writes as a tensor summary that the hook cannot read (it would raise "
+                f"KeyError: {metric_name!r}): choose one of the scalar results, {listing}.")
+    if metric_name not in results:
+        close = difflib.get_close_matches(metric_name, scalars, n=1, cutoff=0.5)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        return (f"metric_name={metric_name!r} is not among the evaluation results of this model "
+                f"({listing}), so the hook would raise KeyError: {metric_name!r} at its first check "
+                f"after an evaluation, in the middle of training{hint}.")
+    return None
+
+
+def folder_problem(hook_reads, eval_name: str | None, evaluation_writes) -> str | None:
+    """The sentence for a hook that reads another folder than evaluation writes to, or None."""
+    if _same_folder(hook_reads, evaluation_writes):
+        return None
+    spec = f"EvalSpec(name={eval_name!r})"
+    fix = f"eval_dir=estimator.eval_dir({eval_name!r})" if eval_name else "eval_dir=estimator.eval_dir() (or leave it out)"
+    return (f"The hook reads {display_path(hook_reads)}, but {spec} writes its evaluations to "
+            f"{display_path(evaluation_writes)}, so the hook would never see a result and never stop: "
+            f"pass {fix}.")
+
+
+def preflight(estimator, eval_spec, metric_name: str, eval_dir=None) -> PreflightReport:
+    """Check an early-stopping set-up before training; raise ``EarlyStoppingProblem`` if it cannot work.
+
+    Give the same ``estimator``, ``metric_name`` and ``eval_dir`` as to the hook,
+    and the ``EvalSpec`` given to ``train_and_evaluate``. Two problems are caught:
+    ``metric_name`` not among the scalar evaluation results (``eval_metric_ops``
+    keys plus ``loss``: the hook would raise ``KeyError`` mid-training), and a
+    hook folder that is not where the ``EvalSpec`` writes (the hook would never
+    fire). Returns the report when all is well (it prints as one line).
+    """
+    if not isinstance(eval_spec, tf.estimator.EvalSpec):
+        raise EarlyStoppingProblem(f"expected the tf.estimator.EvalSpec given to train_and_evaluate, "
+                                   f"not {type(eval_spec).__name__}")
+    hook_reads = eval_dir if eval_dir is not None else estimator.eval_dir()
+    writes = estimator.eval_dir(eval_spec.name)
+    results = evaluation_results(estimator)
+    report = PreflightReport(metric_name, results, str(hook_reads), str(writes), eval_spec.name)
+    for problem in (metric_problem(metric_name, results), folder_problem(hook_reads, eval_spec.name, writes)):
+        if problem:
+            report.problems.append(problem)
+    if report.problems:
+        raise EarlyStoppingProblem(" ".join(report.problems))
+    return report
+
+
+# --------------------------------------------------------------------------- the hook's decision
+
+
+def write_eval_events(eval_dir, results: dict) -> None:
+    """Write ``{step: {name: value}}`` into ``eval_dir`` as Estimator's evaluation does.
+
+    Each step becomes one event holding v1 scalar summaries (``simple_value``),
+    the only kind of value the early-stopping hooks read.
+    """
+    os.makedirs(eval_dir, exist_ok=True)
+    writer = _file_writer(eval_dir)
+    try:
+        for step, values in sorted(results.items()):
+            writer.add_summary(_summary(values), int(step))
+    finally:
+        writer.close()
+
+
+def _summary(values: dict):
+    return tf.compat.v1.Summary(value=[
+        tf.compat.v1.Summary.Value(tag=name, simple_value=float(value)) for name, value in values.items()
+    ])
+
+
+def read_eval_results(eval_dir) -> dict:
+    """``{step: {name: value}}``: the scalar summaries of the event files in ``eval_dir``, as the hook sees them.
+
+    Only v1 scalars (``simple_value``) count, as in the hook; a missing folder gives ``{}``.
+    """
+    found = {}
+    for path in sorted(Path(eval_dir).glob("events.out.tfevents.*")) if Path(eval_dir).is_dir() else []:
+        for event in tf.compat.v1.train.summary_iterator(str(path)):
+            values = {value.tag: value.simple_value for value in event.summary.value
+                      if value.HasField("simple_value")}
+            if values:
+                found.setdefault(int(event.step), {}).update(values)
+    return dict(sorted(found.items()))
+
+
+class HookProbe:
+    """Call a hook's ``after_run`` as the training loop does, at global steps you choose.
+
+    The hook's ``begin()`` runs in a graph of its own with a global step, as
+    under ``train()``; ``asks_to_stop(step)`` then passes ``step`` as the value
+    of the global step fetched with the training step and returns whether the
+    hook requested a stop. The early-stopping hooks check only when their
+    timer allows it: build them with ``run_every_secs=None, run_every_steps=1``
+    to have them check at every call.
+    """
+
+    def __init__(self, hook):
+        self.hook = hook
+        self._graph = tf.Graph()
+        with self._graph.as_default():
+            tf.compat.v1.train.get_or_create_global_step()
+            hook.begin()
+            initialize = tf.compat.v1.global_variables_initializer()
+        self._session = tf.compat.v1.Session(graph=self._graph)
+        self._session.run(initialize)
+
+    def asks_to_stop(self, global_step: int) -> bool:
+        context = tf.compat.v1.train.SessionRunContext(
+            original_args=tf.compat.v1.train.SessionRunArgs(fetches=None), session=self._session)
+        values = tf.compat.v1.train.SessionRunValues(results=int(global_step), options=None, run_metadata=None)
+        self.hook.after_run(context, values)
+        return context.stop_requested
+
+    def close(self) -> None:
+        self._session.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+
+def best_step(values, higher_is_better: bool = True, min_steps: int = 0):
+    """The hook's best evaluation: ``(step, value)``, or ``(None, None)`` if none counts.
+
+    The rule of ``stop_if_no_increase_hook`` / ``…_decrease_hook``: evaluations at a
+    step below ``min_steps`` are skipped; a value becomes the best only when it is
+    strictly better than the best so far, so the earliest of equal values stays
+    the best. ``values`` maps step to value (a dict or a pandas Series).
+    """
+    best, best_at = None, None
+    for step, value in sorted(dict(values).items()):
+        if step < min_steps:
+            continue
+        if best is None or (value > best if higher_is_better else value < best):
+            best, best_at = value, step
+    return best_at, best
+
+
+def stop_after(values, patience: int, higher_is_better: bool = True, min_steps: int = 0):
+    """The evaluation step after which the hook asks to stop, or None: the hook's rule.
+
+    It stops at the first evaluation whose step is at least ``patience`` steps
+    after the best one so far (``step - best_step >= patience``).
+    """
+    best, best_at = None, None
+    for step, value in sorted(dict(values).items()):
+        if step < min_steps:
+            continue
+        if best is None or (value > best if higher_is_better else value < best):
+            best, best_at = value, step
+        if step - best_at >= patience:
+            return step
+    return None
+
+
+def replay(values: dict, metric_name: str, make_hook, eval_dir, higher_is_better: bool = True,
+           min_steps: int = 0) -> pd.DataFrame:
+    """Show a hook a timeline one evaluation at a time; one row per evaluation.
+
+    ``values`` is ``{step: value}`` of ``metric_name``; ``make_hook()`` returns the
+    hook to ask (built on an Estimator whose evaluations go to ``eval_dir``, with
+    ``run_every_secs=None, run_every_steps=1``). Event files already in
+    ``eval_dir`` are removed first. After each evaluation is written, a fresh
+    hook is asked at that step. Columns: the value, the best step so far by
+    ``best_step`` (the hook's rule), steps since it, and the hook's answer.
+    """
+    os.makedirs(eval_dir, exist_ok=True)
+    for old in Path(eval_dir).glob("events.out.tfevents.*"):
+        old.unlink()
+    rows = []
+    seen = {}
+    writer = _file_writer(eval_dir)
+    try:
+        for step, value in sorted(values.items()):
+            writer.add_summary(_summary({metric_name: value}), int(step))
+            writer.flush()
+            seen[step] = value
+            best_at, _ = best_step(seen, higher_is_better, min_steps)
+            with HookProbe(make_hook()) as probe:
+                stops = probe.asks_to_stop(step)
+            rows.append({"step": step, metric_name: value, "best step so far": best_at if best_at is not None else "-",
+                         "steps since best": step - best_at if best_at is not None else "-",
+                         "hook asks to stop": stops})
+    finally:
+        writer.close()
+    return pd.DataFrame(rows).set_index("step")
+
+
+# --------------------------------------------------------------------------- a run, read back
+
+
+@contextlib.contextmanager
+def log_showing(prefixes=STOPPING_LINES):
+    """Show only TensorFlow log lines that start with one of ``prefixes``; collect them all.
+
+    Yields a list that fills with every message logged in the block, shown or
+    not, so a cell can assert on lines it did not show.
+    """
+    lines = []
+
+    class _ShowSome(logging.Filter):
+        def filter(self, record):
+            message = record.getMessage()
+            lines.append(message)
+            return message.startswith(tuple(prefixes))
+
+    logger = tf.get_logger()
+    show_some = _ShowSome()
+    logger.addFilter(show_some)
+    try:
+        yield lines
+    finally:
+        logger.removeFilter(show_some)
+
+
+def requested_at(lines) -> int | None:
+    """The global step of "Requesting early stopping at global step N" in a log, or None."""
+    for line in lines:
+        match = re.match(r"Requesting early stopping at global step (\d+)", line)
+        if match:
+            return int(match.group(1))
+    return None
+
+
+def make_holdout_input_fn(dataset: str = "mnist", skip: int = 2_000, batch_size: int = 500):
+    """An ``input_fn`` over the test images after the first ``skip``: one pass, in order.
+
+    Notebook 07 lets the hook watch the first ``skip`` test images (a validation
+    set) and measures the chosen model on the others, which chose nothing.
+    """
+
+    def holdout_input_fn():
+        pairs = inputs.image_dataset(dataset, "test").skip(skip)
+        return pairs.batch(batch_size).map(lambda image, label: ({inputs.FEATURE: image}, label))
+
+    return holdout_input_fn
+
+
+def plot_timeline(values, metric: str, best: int, stop: int, patience: int | None = None,
+                  min_steps: int = 0, max_steps: int | None = None, title: str | None = None):
+    """A run's evaluations of ``metric`` against the global step, with the best step and the stop.
+
+    ``values`` maps step to value (a pandas Series from ``events.timeline``).
+    Marked: the steps below ``min_steps`` (ignored by the hook), the best
+    evaluation, the ``patience`` window after it, the step where training
+    stopped, and ``max_steps`` where it would have ended otherwise.
+    """
+    series = pd.Series(dict(values)).sort_index()
+    figure, axis = plt.subplots(figsize=(10, 4))
+    if min_steps:
+        axis.axvspan(0, min_steps, color="0.85", label=f"ignored by the hook (step < min_steps = {min_steps})")
+    if patience:
+        axis.axvspan(best, best + patience, color="tab:green", alpha=0.12,
+                     label=f"patience: {patience} steps after the best")
+    axis.plot(series.index, series.values, marker="o", markersize=4, color="tab:blue",
+              label=f"{metric} at each evaluation")
+    axis.plot([best], [series[best]], marker="*", markersize=14, color="tab:green", linestyle="none",
+              label=f"best: step {best}")
+    axis.axvline(stop, color="tab:red", label=f"training stopped: step {stop}")
+    if max_steps:
+        axis.axvline(max_steps, color="0.4", linestyle=":", label=f"max_steps = {max_steps}")
+    axis.set_xlim(0, max(max_steps or 0, stop, series.index.max()) * 1.02)
+    axis.set_xlabel("global step")
+    axis.set_ylabel(metric)
+    axis.set_title(title or f"Evaluations of {metric}, and where the hook stopped training")
+    axis.grid(alpha=0.3)
+    axis.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside the plot, never on it
+    figure.tight_layout()
+    return figure
