@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import random
 import shutil
+import sys
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -102,4 +103,9 @@ def fresh_model_dir(name: str) -> str:
     elif target.exists() or target.is_symlink():
         target.unlink()
     target.parent.mkdir(parents=True, exist_ok=True)
+    # Estimator keeps one open event writer per folder; after the folder is removed
+    # a new Estimator would write into the deleted one. Close them all.
+    tf = sys.modules.get("tensorflow")
+    if tf is not None:
+        tf.compat.v1.summary.FileWriterCache.clear()
     return display_path(target)

@@ -386,3 +386,14 @@ def test_fresh_model_dir_replaces_a_file_of_that_name(models):
     (settings.MODELS_DIR / "run").write_text("not a folder")
     settings.fresh_model_dir("run")
     assert not (settings.MODELS_DIR / "run").exists()
+
+
+def test_fresh_model_dir_closes_cached_event_writers(models):
+    """A writer cached for the old folder would write into the deleted one (found in notebook 07)."""
+    import tensorflow as tf
+
+    with tf.Graph().as_default():
+        first = settings.fresh_model_dir("run")
+        old_writer = tf.compat.v1.summary.FileWriterCache.get(first)
+        second = settings.fresh_model_dir("run")
+        assert tf.compat.v1.summary.FileWriterCache.get(second) is not old_writer

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import numbers
 import os
 from pathlib import Path
 
 from ..problems import CheckFailed
-from .common import correct, require_answer
+from .common import correct, require_answer, is_whole_number
 
 __all__ = ["hook_decision", "stopped_early"]
 
@@ -18,14 +17,6 @@ EXERCISE_1 = {
     "patience": 600,
     "min_steps": 1000,
 }
-
-
-def _is_step(value) -> bool:
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, numbers.Integral):
-        return True
-    return isinstance(value, numbers.Real) and float(value).is_integer()
 
 
 def _first_equal_as_better(timeline, patience, min_steps):
@@ -65,7 +56,7 @@ def hook_decision(answer, scenario=None) -> None:
         raise CheckFailed("`decision` should be a dict with the two keys 'best_step' and 'stops_after'")
     for key in ("best_step", "stops_after"):
         value = answer[key]
-        if not (_is_step(value) or (key == "stops_after" and value is None)):
+        if not (is_whole_number(value) or (key == "stops_after" and value is None)):
             raise CheckFailed(f"decision[{key!r}] should be a global step (a whole number), not {value!r}")
     got_best = int(answer["best_step"])
     got_stop = None if answer["stops_after"] is None else int(answer["stops_after"])
