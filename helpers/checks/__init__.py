@@ -17,3 +17,5 @@ from .notebook05 import *  # noqa: F401,F403
 from .notebook06 import *  # noqa: F401,F403
 from .notebook07 import *  # noqa: F401,F403
 from .notebook08 import *  # noqa: F401,F403
+from .notebook09 import *  # noqa: F401,F403
+from .notebook10 import *  # noqa: F401,F403

@@ -1,0 +1,204 @@
+"""The local cluster launcher of notebook 09 (helpers.cluster).
+
+The pure part (TF_CONFIG for every task) is tested directly. The launcher is
+tested with a tiny CNN on real processes: success returns the final
+evaluation; a failing task raises one line naming it; an interrupt is
+re-raised; in every case no process it started is left. The slow tests start
+TensorFlow in several processes (about 15–45 s each).
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from helpers import cluster, settings
+
+TINY = {"filters": (4, 8), "dense_units": 16}
+ROOT = settings.PROJECT_ROOT
+
+
+def gone(pid, wait=15.0) -> bool:
+    """True when the process ``pid`` no longer exists (zombies of our own children are reaped)."""
+    deadline = time.time() + wait
+    while time.time() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        try:  # a child of this test process: reap it if it exited
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+        try:
+            with open(f"/proc/{pid}/status") as status:
+                if "State:\tZ" in status.read():
+                    return True
+        except OSError:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+# --------------------------------------------------------------------------- tf_configs
+
+
+def test_tf_configs_default_cluster_leaves_the_evaluator_out():
+    configs = cluster.tf_configs(ports=[1001, 1002, 1003, 1004])
+    assert list(configs) == ["chief:0", "worker:0", "ps:0", "evaluator:0"]
+    expected_cluster = {"chief": ["127.0.0.1:1001"], "worker": ["127.0.0.1:1002"], "ps": ["127.0.0.1:1003"]}
+    for name, config in configs.items():
+        assert config["cluster"] == expected_cluster
+        assert config["task"] == {"type": name.split(":")[0], "index": 0}
+    json.dumps(configs)  # JSON-able, as TF_CONFIG must be
+
+
+def test_tf_configs_evaluator_in_cluster_and_several_workers():
+    configs = cluster.tf_configs(workers=2, ps=0, evaluator_in_cluster=True, ports=[1, 2, 3, 4])
+    assert configs["worker:1"]["task"] == {"type": "worker", "index": 1}
+    assert configs["chief:0"]["cluster"] == {
+        "chief": ["127.0.0.1:1"], "worker": ["127.0.0.1:2", "127.0.0.1:3"], "evaluator": ["127.0.0.1:4"]}
+
+
+def test_tf_configs_for_a_real_cluster_one_port_many_hosts():
+    configs = cluster.tf_configs(workers=2, ps=1, evaluator=False,
+                                 host=lambda kind, index: f"trainer-{kind}-{index}.trainer", ports=2222)
+    assert configs["ps:0"]["cluster"]["worker"] == ["trainer-worker-0.trainer:2222", "trainer-worker-1.trainer:2222"]
+    assert "evaluator:0" not in configs
+    text = cluster.kubernetes_env(configs)
+    assert text.count("- name: TF_CONFIG") == 4
+    assert "# pod trainer-worker-1" in text
+    assert '"task": {"type": "worker", "index": 1}' in text
+
+
+def test_tf_configs_free_ports_are_distinct():
+    configs = cluster.tf_configs(workers=2, ps=2)
+    addresses = [a for tasks in configs["chief:0"]["cluster"].values() for a in tasks]
+    assert len(addresses) == len(set(addresses)) == 5
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"ports": 2222}, "share a host and port"),
+    ({"ports": [1, 2]}, "4 tasks need 4 ports"),
+    ({"workers": -1}, "0 or more"),
+])
+def test_tf_configs_refuses_bad_settings(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        cluster.tf_configs(**kwargs)
+
+
+def test_run_config_reads_each_tf_config(monkeypatch):
+    import tensorflow as tf
+
+    configs = cluster.tf_configs(workers=2, ps=1, ports=[1, 2, 3, 4, 5])
+    seen = {}
+    for name, config in configs.items():
+        monkeypatch.setenv("TF_CONFIG", json.dumps(config))
+        run_config = tf.estimator.RunConfig()
+        seen[name] = (run_config.task_type, run_config.task_id, run_config.is_chief, run_config.num_ps_replicas)
+    assert seen["chief:0"] == ("chief", 0, True, 1)
+    assert seen["worker:1"] == ("worker", 1, False, 1)
+    assert seen["evaluator:0"] == ("evaluator", 0, False, 0)  # not in the training cluster
+
+
+def test_role_labels():
+    assert [cluster.role_label(n) for n in ["chief:0", "worker:1", "ps:0", "evaluator:0", "local:0"]] == [
+        "chief", "worker 1", "ps 0", "evaluator", "local"]
+
+
+# --------------------------------------------------------------------------- the launcher
+
+
+@pytest.fixture
+def in_notebooks(monkeypatch):
+    """Run where the notebooks run (cwd notebooks/), as nbval does."""
+    monkeypatch.chdir(ROOT / "notebooks")
+    monkeypatch.setenv(settings.FAST_ENV, "1")
+
+
+def _tiny_job(**extra):
+    return dict(params=TINY, eval_count=500, log_step_count_steps=20, shuffle_buffer=500, **extra)
+
+
+@pytest.mark.slow
+def test_cluster_trains_evaluates_and_leaves_nothing(in_notebooks, capsys):
+    pids = {}
+    result = cluster.run_cluster(settings.fresh_model_dir("test_cluster_ok"), 60,
+                                 on_start=lambda task, pid: pids.setdefault(task, pid),
+                                 save_checkpoints_steps=30, **_tiny_job())
+    out = capsys.readouterr().out
+    assert set(pids) == {"chief:0", "worker:0", "ps:0", "evaluator:0"}
+    assert all(gone(pid) for pid in pids.values())
+    assert result.metrics["global_step"] >= 60 and 0 <= result.metrics["accuracy"] <= 1
+    assert result.exit_codes == {"chief:0": 0, "worker:0": 0, "evaluator:0": 0, "ps:0": "ended by launcher"}
+    assert set(result.peak_memory_mb) == set(pids) and min(result.peak_memory_mb.values()) > 100
+    assert "[worker 0] Waiting 5 secs before starting training." in out
+    assert "[launcher] training is over: ended ps 0" in out
+    assert "/work/" not in out and "deprecated" not in out
+    row = result.row()
+    assert row["processes"] == 4 and row["trainers"] == 2 and row["steps/s"] > 0
+
+
+@pytest.mark.slow
+def test_a_failing_task_ends_them_all_and_names_itself(in_notebooks):
+    pids = {}
+    with pytest.raises(cluster.ClusterProblem) as raised:
+        cluster.run_cluster(settings.fresh_model_dir("test_cluster_fail"), 200, show=None, quiet=True,
+                            on_start=lambda task, pid: pids.setdefault(task, pid),
+                            fail={"task": "worker:0", "step": None}, **_tiny_job())
+    message = str(raised.value)
+    assert message.startswith("worker 0 failed (exit code 1): RuntimeError: injected failure before training")
+    assert "\n" not in message
+    assert len(pids) == 4 and all(gone(pid) for pid in pids.values())
+
+
+@pytest.mark.slow
+def test_an_interrupt_ends_them_all_and_is_raised_again(in_notebooks):
+    pids = {}
+
+    def interrupt(task, line):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        cluster.run_cluster(settings.fresh_model_dir("test_cluster_interrupt"), 200, show=None, quiet=True,
+                            on_line=interrupt, on_start=lambda task, pid: pids.setdefault(task, pid), **_tiny_job())
+    assert len(pids) == 4 and all(gone(pid) for pid in pids.values())
+
+
+@pytest.mark.slow
+def test_sigint_to_the_launcher_ends_its_process(in_notebooks):
+    """What Jupyter's "interrupt kernel" (and nbval's timeout) does: SIGINT to the kernel."""
+    pids = {}
+
+    def started(task, pid):
+        pids[task] = pid
+        threading.Timer(2.0, os.kill, (os.getpid(), signal.SIGINT)).start()
+
+    with pytest.raises(KeyboardInterrupt):
+        cluster.run_single(settings.fresh_model_dir("test_cluster_sigint"), 200, show=None, quiet=True,
+                           on_start=started, **_tiny_job())
+    assert list(pids) == ["local:0"] and gone(pids["local:0"])
+
+
+@pytest.mark.slow
+def test_children_die_with_a_killed_launcher(tmp_path):
+    """If the kernel itself is killed (no finally runs), the tasks end with it."""
+    script = (
+        "from helpers import cluster, settings\n"
+        "cluster.run_single(settings.fresh_model_dir('test_cluster_orphan'), 2000, show=None,\n"
+        "                   params={'filters': (4, 8), 'dense_units': 16})\n"
+    )
+    launcher = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT / "notebooks",
+                                stdout=subprocess.PIPE, text=True)
+    first = launcher.stdout.readline()
+    assert first.startswith("[launcher] started local (pid ")
+    child = int(first.split("pid ")[1].rstrip(")\n"))
+    time.sleep(1.0)
+    launcher.kill()
+    launcher.wait()
+    assert gone(child)
