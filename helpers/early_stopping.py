@@ -291,6 +291,21 @@ class HookProbe:
         self.close()
 
 
+def _best_so_far(values, higher_is_better: bool, min_steps: int):
+    """Walk the evaluations in step order as the hook does: ``(step, best_step, best_value)``.
+
+    Evaluations at a step below ``min_steps`` are skipped; a value becomes the
+    best only when it is strictly better than the best so far.
+    """
+    best, best_at = None, None
+    for step, value in sorted(dict(values).items()):
+        if step < min_steps:
+            continue
+        if best is None or (value > best if higher_is_better else value < best):
+            best, best_at = value, step
+        yield step, best_at, best
+
+
 def best_step(values, higher_is_better: bool = True, min_steps: int = 0):
     """The hook's best evaluation: ``(step, value)``, or ``(None, None)`` if none counts.
 
@@ -299,12 +314,9 @@ def best_step(values, higher_is_better: bool = True, min_steps: int = 0):
     strictly better than the best so far, so the earliest of equal values stays
     the best. ``values`` maps step to value (a dict or a pandas Series).
     """
-    best, best_at = None, None
-    for step, value in sorted(dict(values).items()):
-        if step < min_steps:
-            continue
-        if best is None or (value > best if higher_is_better else value < best):
-            best, best_at = value, step
+    best_at, best = None, None
+    for _, best_at, best in _best_so_far(values, higher_is_better, min_steps):
+        pass
     return best_at, best
 
 
@@ -314,12 +326,7 @@ def stop_after(values, patience: int, higher_is_better: bool = True, min_steps: 
     It stops at the first evaluation whose step is at least ``patience`` steps
     after the best one so far (``step - best_step >= patience``).
     """
-    best, best_at = None, None
-    for step, value in sorted(dict(values).items()):
-        if step < min_steps:
-            continue
-        if best is None or (value > best if higher_is_better else value < best):
-            best, best_at = value, step
+    for step, best_at, _ in _best_so_far(values, higher_is_better, min_steps):
         if step - best_at >= patience:
             return step
     return None

@@ -39,17 +39,9 @@ import numpy as np
 import tensorflow as tf
 
 from . import inputs
+from .cnn_params import DEFAULT_PARAMS
 from .settings import SEED, fresh_model_dir
 
-#: The defaults of ``helpers.models.DEFAULT_PARAMS`` (repeated here because
-#: ``helpers.models`` needs ``tf.estimator``; a unit test keeps them equal).
-DEFAULT_PARAMS = {
-    "learning_rate": 1e-3,
-    "decay_steps": None,
-    "filters": (32, 64),
-    "dense_units": 128,
-    "dropout": 0.25,
-}
 
 #: ``tf.compat.v1.train.AdamOptimizer``'s epsilon (Keras's default is 1e-7).
 ADAM_EPSILON = 1e-8

@@ -18,15 +18,10 @@ from __future__ import annotations
 
 import tensorflow as tf
 
+from .cnn_params import DEFAULT_PARAMS  # noqa: F401  (models.DEFAULT_PARAMS, as notebooks use it)
+
 ModeKeys = tf.estimator.ModeKeys
 
-DEFAULT_PARAMS = {
-    "learning_rate": 1e-3,
-    "decay_steps": None,
-    "filters": (32, 64),
-    "dense_units": 128,
-    "dropout": 0.25,
-}
 
 
 def cnn_logits(images, training: bool, params: dict):

@@ -47,7 +47,7 @@ def estimator_trainable_count(params):
 
 
 def test_default_params_are_the_estimators():
-    assert keras_migration.DEFAULT_PARAMS == models.DEFAULT_PARAMS
+    assert keras_migration.DEFAULT_PARAMS is models.DEFAULT_PARAMS
 
 
 @pytest.mark.parametrize("params", [{}, TINY, {"filters": (16,), "dense_units": 64}])
