@@ -9,6 +9,7 @@ TensorFlow in several processes (about 15–45 s each).
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -121,14 +122,23 @@ def in_notebooks(monkeypatch):
     monkeypatch.setenv(settings.FAST_ENV, "1")
 
 
+@pytest.fixture
+def model_dir(in_notebooks, request):
+    """A fresh ``models/test_cluster_<test>`` folder, removed after the test."""
+    name = "test_cluster_" + request.node.name.removeprefix("test_")[:40]
+    path = settings.fresh_model_dir(name)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
 def _tiny_job(**extra):
     return dict(params=TINY, eval_count=500, log_step_count_steps=20, shuffle_buffer=500, **extra)
 
 
 @pytest.mark.slow
-def test_cluster_trains_evaluates_and_leaves_nothing(in_notebooks, capsys):
+def test_cluster_trains_evaluates_and_leaves_nothing(model_dir, capsys):
     pids = {}
-    result = cluster.run_cluster(settings.fresh_model_dir("test_cluster_ok"), 60,
+    result = cluster.run_cluster(model_dir, 60,
                                  on_start=lambda task, pid: pids.setdefault(task, pid),
                                  save_checkpoints_steps=30, **_tiny_job())
     out = capsys.readouterr().out
@@ -145,10 +155,10 @@ def test_cluster_trains_evaluates_and_leaves_nothing(in_notebooks, capsys):
 
 
 @pytest.mark.slow
-def test_a_failing_task_ends_them_all_and_names_itself(in_notebooks):
+def test_a_failing_task_ends_them_all_and_names_itself(model_dir):
     pids = {}
     with pytest.raises(cluster.ClusterProblem) as raised:
-        cluster.run_cluster(settings.fresh_model_dir("test_cluster_fail"), 200, show=None, quiet=True,
+        cluster.run_cluster(model_dir, 200, show=None, quiet=True,
                             on_start=lambda task, pid: pids.setdefault(task, pid),
                             fail={"task": "worker:0", "step": None}, **_tiny_job())
     message = str(raised.value)
@@ -158,20 +168,20 @@ def test_a_failing_task_ends_them_all_and_names_itself(in_notebooks):
 
 
 @pytest.mark.slow
-def test_an_interrupt_ends_them_all_and_is_raised_again(in_notebooks):
+def test_an_interrupt_ends_them_all_and_is_raised_again(model_dir):
     pids = {}
 
     def interrupt(task, line):
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        cluster.run_cluster(settings.fresh_model_dir("test_cluster_interrupt"), 200, show=None, quiet=True,
+        cluster.run_cluster(model_dir, 200, show=None, quiet=True,
                             on_line=interrupt, on_start=lambda task, pid: pids.setdefault(task, pid), **_tiny_job())
     assert len(pids) == 4 and all(gone(pid) for pid in pids.values())
 
 
 @pytest.mark.slow
-def test_sigint_to_the_launcher_ends_its_process(in_notebooks):
+def test_sigint_to_the_launcher_ends_its_process(model_dir):
     """What Jupyter's "interrupt kernel" (and nbval's timeout) does: SIGINT to the kernel."""
     pids = {}
 
@@ -180,7 +190,7 @@ def test_sigint_to_the_launcher_ends_its_process(in_notebooks):
         threading.Timer(2.0, os.kill, (os.getpid(), signal.SIGINT)).start()
 
     with pytest.raises(KeyboardInterrupt):
-        cluster.run_single(settings.fresh_model_dir("test_cluster_sigint"), 200, show=None, quiet=True,
+        cluster.run_single(model_dir, 200, show=None, quiet=True,
                            on_start=started, **_tiny_job())
     assert list(pids) == ["local:0"] and gone(pids["local:0"])
 
@@ -202,3 +212,4 @@ def test_children_die_with_a_killed_launcher(tmp_path):
     launcher.kill()
     launcher.wait()
     assert gone(child)
+    shutil.rmtree(settings.MODELS_DIR / "test_cluster_orphan", ignore_errors=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..problems import CheckFailed
-from .common import correct, require_answer
+from .common import correct, require_answer, run_metric_pair
 
 __all__ = ["train_op_increments", "predictions_per_example", "accuracy_metric_ops"]
 
@@ -64,41 +64,15 @@ def predictions_per_example(model_fn) -> None:
 
 def accuracy_metric_ops(metric_fn) -> None:
     """Notebook 03, exercise 3: ``{"accuracy": (value, update_op)}`` that accumulates over batches."""
-    import tensorflow as tf
-
     require_answer(metric_fn, "accuracy_ops")
     if not callable(metric_fn):
         raise CheckFailed(f"`accuracy_ops` should be a function of (labels, classes), not {type(metric_fn).__name__}")
     batches = [([0, 1, 2, 3], [0, 1, 2, 0]), ([4, 5], [4, 4])]  # 3 of 4 right, then 1 of 2: 4 of 6
-    with tf.Graph().as_default():
-        labels = tf.compat.v1.placeholder(tf.int32, [None], name="labels")
-        classes = tf.compat.v1.placeholder(tf.int32, [None], name="classes")
-        ops = metric_fn(labels, classes)
-        if not isinstance(ops, dict):
-            raise CheckFailed(f"`accuracy_ops` returned a {type(ops).__name__}: return a dict, "
-                              '{"accuracy": (value, update_op)}')
-        if "accuracy" not in ops:
-            raise CheckFailed(f"the dict has the keys {sorted(ops)}: name the metric 'accuracy'")
-        pair = ops["accuracy"]
-        if isinstance(pair, tf.keras.metrics.Metric):
-            raise CheckFailed("that is a Keras Metric object: Estimator runs only its first update op, "
-                              "which can leave it silently wrong; return the pair "
-                              "`tf.compat.v1.metrics.accuracy(labels=labels, predictions=classes)`")
-        if not isinstance(pair, tuple) or len(pair) != 2:
-            raise CheckFailed(f"ops['accuracy'] is a {type(pair).__name__}, not a (value, update_op) "
-                              "pair: return what `tf.compat.v1.metrics.accuracy` returns, both parts")
-        value, update = pair
-        with tf.compat.v1.Session() as session:
-            session.run([tf.compat.v1.global_variables_initializer(),
-                         tf.compat.v1.local_variables_initializer()])
-            for batch_labels, batch_classes in batches:
-                session.run(update, feed_dict={labels: batch_labels, classes: batch_classes})
-            try:
-                result = float(session.run(value))
-            except tf.errors.InvalidArgumentError:
-                raise CheckFailed("the value needs the current batch to be computed: it must read the "
-                                  "totals that the update op accumulates (use "
-                                  "`tf.compat.v1.metrics.accuracy`)") from None
+    result = float(run_metric_pair(
+        metric_fn, "accuracy_ops", "accuracy", batches,
+        keras_hint="the pair `tf.compat.v1.metrics.accuracy(labels=labels, predictions=classes)`",
+        pair_hint=": return what `tf.compat.v1.metrics.accuracy` returns, both parts",
+        value_hint=" (use `tf.compat.v1.metrics.accuracy`)"))
     if abs(result - 0.5) < 1e-6:
         raise CheckFailed("after two batches the value is 0.5, the second batch alone: the update op "
                           "must add each batch to running totals")

@@ -16,7 +16,7 @@ import numbers
 import numpy as np
 
 from ..problems import CheckFailed
-from .common import correct, require_answer
+from .common import correct, require_answer, run_metric_pair
 
 __all__ = ["macro_precision_metric", "first_evaluation_f1", "most_confused_pair"]
 
@@ -60,39 +60,16 @@ def _run_metric(metric_fn):
     """Build ``metric_fn`` in a graph, feed the two batches through its update op, return the value."""
     import tensorflow as tf
 
-    with tf.Graph().as_default():
-        labels = tf.compat.v1.placeholder(tf.int32, [None], name="labels")
-        classes = tf.compat.v1.placeholder(tf.int32, [None], name="classes")
-        probabilities = tf.one_hot(classes, NUM_CLASSES)
+    def build(labels, classes):
         try:
-            ops = metric_fn(labels, classes, probabilities)
+            return metric_fn(labels, classes, tf.one_hot(classes, NUM_CLASSES))
         except TypeError as error:
             if "argument" in str(error):
                 raise CheckFailed("your function must take three arguments, (labels, classes, probabilities), "
                                   "like the metrics functions of `params['metrics']`") from None
             raise
-        if not isinstance(ops, dict):
-            raise CheckFailed(f"`macro_precision` returned a {type(ops).__name__}: return a dict, "
-                              '{"precision": (value, update_op)}')
-        if "precision" not in ops:
-            raise CheckFailed(f"the dict has the keys {sorted(ops)}: name the metric 'precision'")
-        pair = ops["precision"]
-        if isinstance(pair, tf.keras.metrics.Metric):
-            raise CheckFailed("that is a Keras Metric object: Estimator runs only its first update op, "
-                              "which can leave it silently wrong; return a (value, update_op) pair")
-        if not isinstance(pair, tuple) or len(pair) != 2:
-            raise CheckFailed(f"ops['precision'] is a {type(pair).__name__}, not a (value, update_op) pair")
-        value, update_op = pair
-        with tf.compat.v1.Session() as session:
-            session.run([tf.compat.v1.global_variables_initializer(),
-                         tf.compat.v1.local_variables_initializer()])
-            for batch_labels, batch_classes in BATCHES:
-                session.run(update_op, {labels: batch_labels, classes: batch_classes})
-            try:
-                result = np.asarray(session.run(value))
-            except tf.errors.InvalidArgumentError:
-                raise CheckFailed("the value needs the current batch to be computed: it must read the totals "
-                                  "that the update op accumulates") from None
+
+    result = run_metric_pair(build, "macro_precision", "precision", BATCHES)
     if result.size != 1:
         raise CheckFailed(f"the value has shape {result.shape}, one number per class: average them "
                           "(macro) into one number")
