@@ -7,6 +7,7 @@ layer classes to graph mode, which breaks Keras models built before it.
 """
 
 import io
+import shutil
 import types
 
 import keras
@@ -14,7 +15,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from helpers import keras_migration, models
+from helpers import keras_migration, models, settings
 
 TINY = {"filters": (4, 8), "dense_units": 16}
 
@@ -154,8 +155,17 @@ def test_macro_f1_and_keras_f1_match_scikit_learn():
     assert keras_migration.macro_f1([0, 1], [0, 1], num_classes=3) == pytest.approx(2 / 3)
 
 
-def test_run_keras_part_returns_its_results(capsys):
-    results = keras_migration.run_keras_part(train_steps=40, steps_per_epoch=20, log_every=20, name="test_keras_part")
+@pytest.fixture
+def remove_keras_part_folders():
+    """Remove the ``models/test_keras_part_*`` folders that run_keras_part writes."""
+    yield "test_keras_part"
+    for folder in settings.MODELS_DIR.glob("test_keras_part_*"):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_run_keras_part_returns_its_results(capsys, remove_keras_part_folders):
+    results = keras_migration.run_keras_part(train_steps=40, steps_per_epoch=20, log_every=20,
+                                             name=remove_keras_part_folders)
     out = capsys.readouterr().out
     assert out.count("P(true digit)") == 2
     assert results["versions"] == keras_migration.versions()
