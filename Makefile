@@ -1,5 +1,5 @@
 # The course's commands. Each target sets up what it needs and does no work
-# twice: the virtual environment is rebuilt only when requirements.txt changes,
+# twice: the virtual environment is updated only when requirements.lock changes,
 # the datasets are fetched only when a file is missing.
 #
 #   make lab        open the course in JupyterLab
@@ -8,6 +8,7 @@
 #   make student    write the student copies (solutions blanked) into notebooks/student/
 #   make keras-latest  run notebook 10's Keras part on the newest TensorFlow (second venv)
 #   make benchmark  measure the course's performance figures (README, Performance)
+#   make lock       re-pin requirements*.lock after a change to requirements*.txt
 #
 # Offline or in a classroom: make lab DATASETS=/media/usb/datasets
 
@@ -30,9 +31,9 @@ NBVAL_ARGS := --nbval-lax --nbval-current-env --nbval-cell-timeout=1200 \
 
 setup: $(INSTALLED) $(KERNEL_SPEC) data
 
-$(INSTALLED): requirements.txt
-	@test -x $(PY) || { python=$$(tools/find-python) && echo "Creating $(VENV) with $$python" && $$python -m venv $(VENV); }
-	$(PY) -m pip install --disable-pip-version-check -q -r requirements.txt
+# tools/make-venv: a Python 3.9-3.11 (found, or provided by uv), the lock installed with uv (else pip).
+$(INSTALLED): requirements.lock
+	@tools/make-venv $(VENV) requirements.lock 3.11 3.10 3.9
 	@# Let every kernel of this venv import the course's helpers package.
 	@$(PY) -c 'import pathlib, site, sys; pathlib.Path(site.getsitepackages()[0], "estimator_workbook.pth").write_text(sys.argv[1] + "\n")' "$(CURDIR)"
 	@touch $@
@@ -74,12 +75,21 @@ KERAS_LATEST_ARGS ?=
 
 .PHONY: keras-latest
 
-$(INSTALLED_LATEST): requirements-latest.txt
-	@test -x $(PY_LATEST) || { python=$$(PYTHON=$${PYTHON:-python3.11} tools/find-python) && $$python -c 'import sys; sys.exit(sys.version_info[:2] < (3, 10))' || { echo "The newest TensorFlow needs Python 3.10 or newer: run make keras-latest PYTHON=/path/to/python3.11" >&2; exit 1; }; echo "Creating $(VENV_LATEST) with $$python" && $$python -m venv $(VENV_LATEST); }
-	$(PY_LATEST) -m pip install --disable-pip-version-check -q -r requirements-latest.txt
+$(INSTALLED_LATEST): requirements-latest.lock
+	@tools/make-venv $(VENV_LATEST) requirements-latest.lock 3.11 3.12 3.13
 	@# Let this venv import the course's helpers package.
 	@$(PY_LATEST) -c 'import pathlib, site, sys; pathlib.Path(site.getsitepackages()[0], "estimator_workbook.pth").write_text(sys.argv[1] + "\n")' "$(CURDIR)"
 	@touch $@
 
 keras-latest: $(INSTALLED_LATEST)
 	$(PY_LATEST) tools/keras_latest.py $(KERAS_LATEST_ARGS)
+
+# The locks: every package of each environment pinned with hashes, for every
+# platform the course supports (tools/lock, with uv; needs the network). Run after
+# changing requirements.txt or requirements-latest.txt; tests/test_lock.py fails until then.
+.PHONY: lock
+lock:
+	tools/lock requirements.txt requirements.lock "3.9 3.10 3.11" \
+		"x86_64-manylinux_2_17 aarch64-manylinux_2_17 x86_64-apple-darwin aarch64-apple-darwin x86_64-pc-windows-msvc"
+	tools/lock requirements-latest.txt requirements-latest.lock "3.11 3.12 3.13" \
+		"x86_64-manylinux_2_28 aarch64-manylinux_2_28 aarch64-apple-darwin x86_64-pc-windows-msvc"
