@@ -5,19 +5,26 @@ Introduced in notebook 07.
 ``tf.estimator.experimental.stop_if_no_increase_hook`` (and ``…_decrease_hook``)
 does not see the evaluation results directly: every time it checks, it re-reads
 the evaluation event files in its ``eval_dir`` (``estimator.eval_dir()`` unless
-told otherwise) and applies one rule to the scalars it finds there. Two
+told otherwise) and applies one rule to the scalars it finds there. Three
 configuration mistakes then fail late or never:
 
-* a ``metric_name`` that evaluation does not produce raises ``KeyError`` in the
-  middle of training, after the first evaluation;
+* a ``metric_name`` that evaluation does not write as a scalar raises
+  ``KeyError`` in the middle of training, after the first evaluation: a name
+  that is not a result, an array result (written as a tensor summary), or a
+  scalar of a dtype that Estimator does not write at all (float16, bool,
+  uint8, …: only float32, float64, int32 and int64 become v1 scalars);
 * an ``eval_dir`` where evaluation does not write (``EvalSpec(name="val")``
-  writes to ``eval_val``) leaves the hook reading nothing: it never stops.
+  writes to ``eval_val``) leaves the hook reading nothing: it never stops;
+* a ``min_steps`` not below ``max_steps`` (or ``min_steps`` plus the patience
+  not below it) leaves the hook no evaluation that could stop training.
 
-``preflight(estimator, eval_spec, metric_name, eval_dir=None)`` finds both
-before any training step: it builds the model's EVAL graph once on a tiny batch
-(with ``helpers.model_fn_checker``) to learn which results evaluation will
-write, and compares the hook's folder with the one the ``EvalSpec`` writes to.
-It raises ``EarlyStoppingProblem`` with one sentence per problem.
+``preflight(estimator, eval_spec, metric_name, eval_dir=None, min_steps=0,
+max_steps=None, patience=None)`` finds them before any training step: it builds
+the model's EVAL graph once on a tiny batch (with ``helpers.model_fn_checker``)
+to learn the shape and dtype of each result evaluation will write, compares the
+hook's folder with the one the ``EvalSpec`` writes to, and, when ``max_steps``
+is given, checks that the hook can stop before it. It raises
+``EarlyStoppingProblem`` with one sentence per problem.
 
 To watch the hook decide, ``write_eval_events`` writes evaluation results the
 way an Estimator does (v1 scalar summaries, ``simple_value``) and ``HookProbe``
@@ -40,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 import tensorflow as tf
 
@@ -79,29 +87,78 @@ class EarlyStoppingProblem(WorkbookProblem):
 # --------------------------------------------------------------------------- pre-flight
 
 
+# What ``_write_dict_to_summary`` (tensorflow_estimator, estimator.py) writes as a v1 scalar
+# (``simple_value``), the only kind of value the hooks read: a result that is one of these Python
+# types. ``session.run`` returns a scalar result as a NumPy scalar of the tensor's dtype, and
+# ``np.float64`` is a ``float``; a float16, bool, int8, uint8, … result is skipped with a warning.
+_WRITTEN_AS_SCALAR = (np.float32, float, np.int64, np.int32, int)
+
+
+def written_as_scalar(dtype) -> bool:
+    """Whether Estimator writes a scalar evaluation result of ``dtype`` where the hooks can read it.
+
+    The rule of ``_write_dict_to_summary`` applied to the NumPy scalar that
+    ``session.run`` returns for that dtype; a string result is not written
+    under its own name (Estimator parses it as a serialized ``Summary``).
+    """
+    dtype = tf.as_dtype(dtype)
+    if dtype == tf.string or not dtype.is_numpy_compatible:
+        return False
+    return isinstance(np.zeros((), dtype.as_numpy_dtype)[()], _WRITTEN_AS_SCALAR)
+
+
+def scalar_dtypes_written() -> list:
+    """The names of the dtypes whose scalar evaluation results Estimator writes as v1 scalars."""
+    candidates = (tf.float16, tf.bfloat16, tf.float32, tf.float64, tf.int8, tf.int16, tf.int32, tf.int64,
+                  tf.uint8, tf.uint16, tf.uint32, tf.uint64, tf.bool, tf.complex64, tf.complex128, tf.string)
+    return [dtype.name for dtype in candidates if written_as_scalar(dtype)]
+
+
+@dataclass(frozen=True)
+class Result:
+    """One evaluation result as evaluation returns it: its shape and dtype."""
+
+    shape: tuple
+    dtype: str
+
+    @property
+    def readable(self) -> bool:
+        """Whether the early-stopping hooks can read it: a scalar that Estimator writes as ``simple_value``."""
+        return tuple(self.shape) == () and written_as_scalar(self.dtype)
+
+
 def evaluation_results(estimator, batch_size: int = 4) -> dict:
-    """``{name: shape}`` of what evaluating ``estimator`` writes to its event files.
+    """``{name: Result(shape, dtype)}`` of what evaluating ``estimator`` returns and writes.
 
     The keys of the model's ``eval_metric_ops`` plus ``loss``. The EVAL graph is
     built once in a fresh ``tf.Graph`` on a batch of ``batch_size`` random images
-    and run (one update of every metric), so each value's real shape is known:
-    ``()`` is a scalar, which the hooks can read; anything else is written as a
-    tensor summary, which they cannot.
+    and run (one update of every metric), so each value's real shape is known;
+    the dtype is the value tensor's. A scalar of a dtype that
+    ``written_as_scalar`` accepts is written as a v1 scalar, which the hooks
+    can read; anything else is written as a tensor summary, or not at all.
     """
     if not isinstance(estimator, tf.estimator.Estimator):
         raise EarlyStoppingProblem(f"expected a tf.estimator.Estimator, not {type(estimator).__name__}")
+    specs = []
+
+    def recording_model_fn(features, labels, mode, config):
+        specs.append(estimator.model_fn(features, labels, mode, config))
+        return specs[-1]
+
     logger = tf.get_logger()
     level = logger.level
     logger.setLevel(logging.WARNING)  # "Calling model_fn." is Estimator's business, not this check's
     try:
-        branch, findings, _ = check_branch(estimator.model_fn, "EVAL", tf.estimator.ModeKeys.EVAL,
+        branch, findings, _ = check_branch(recording_model_fn, "EVAL", tf.estimator.ModeKeys.EVAL,
                                            None, batch_size)
     finally:
         logger.setLevel(level)
     if findings:
         raise EarlyStoppingProblem(f"the EVAL graph could not be built, so the hook has nothing to read: {findings[0].sentence}")
-    results = dict(branch.metrics)
-    results.setdefault(LOSS, ())
+    dtypes = {name: tf.as_dtype(value.dtype).base_dtype.name
+              for name, (value, _) in (specs[-1].eval_metric_ops or {}).items()}
+    results = {name: Result(tuple(shape), dtypes.get(name, "float32")) for name, shape in branch.metrics.items()}
+    results.setdefault(LOSS, Result((), "float32"))  # Estimator adds tf.compat.v1.metrics.mean(loss): float32
     return dict(sorted(results.items()))
 
 
@@ -138,16 +195,17 @@ class PreflightReport:
     """What ``preflight`` found: the metric, the evaluation results, the two folders."""
 
     metric_name: str
-    results: dict  # name -> shape of every evaluation result
+    results: dict  # name -> Result(shape, dtype) of every evaluation result
     hook_reads: str
     evaluation_writes: str
     eval_name: str | None
     problems: list = field(default_factory=list)
+    steps: str = ""  # what min_steps / max_steps leave the hook, when they were given
 
     @property
     def scalars(self) -> list:
-        """The results the hook can read: the scalar ones."""
-        return [name for name, shape in self.results.items() if tuple(shape) == ()]
+        """The results the hook can read: the scalars that Estimator writes as v1 scalars."""
+        return readable_names(self.results)
 
     @property
     def ok(self) -> bool:
@@ -158,24 +216,83 @@ class PreflightReport:
             return "Pre-flight check failed: " + " ".join(self.problems)
         return (f"Pre-flight check passed: {self.metric_name!r} is one of the {len(self.scalars)} scalar "
                 f"evaluation results ({compact_names(self.scalars)}), and the hook reads "
-                f"{display_path(self.hook_reads)}, where the evaluations are written.")
+                f"{display_path(self.hook_reads)}, where the evaluations are written." + self.steps)
+
+
+def readable_names(results: dict) -> list:
+    """The names of the results the hooks can read (see ``Result.readable``)."""
+    return [name for name, result in results.items() if result.readable]
+
+
+def closest_names(name: str, candidates) -> list:
+    """The candidates closest to ``name`` (difflib ratio at least 0.5); a tie lists all, macro averages first.
+
+    ``'f1_'`` is as close to ``'f1_micro'`` as to ``'f1_macro'``; the macro F1 is
+    the one worth stopping on (the micro one equals accuracy on single-label data).
+    """
+    scored = [(difflib.SequenceMatcher(None, name, candidate).ratio(), candidate) for candidate in candidates]
+    scored = [(score, candidate) for score, candidate in scored if score >= 0.5]
+    if not scored:
+        return []
+    best = max(score for score, _ in scored)
+    tied = [candidate for score, candidate in scored if score == best]
+    return sorted(tied, key=lambda candidate: ("macro" not in candidate, _natural_key(candidate)))
 
 
 def metric_problem(metric_name: str, results: dict) -> str | None:
     """The sentence for a ``metric_name`` the hook could not read, or None."""
-    scalars = [name for name, shape in results.items() if tuple(shape) == ()]
+    scalars = readable_names(results)
     listing = compact_names(scalars)
-    if metric_name in results and tuple(results[metric_name]) != ():
-        return (f"metric_name={metric_name!r} is an array of shape {tuple(results[metric_name])}, which "
+    keyerror = f"so the hook would raise KeyError: {metric_name!r} at its first check after an evaluation"
+    if metric_name not in results:
+        close = closest_names(metric_name, scalars)
+        hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
+        return (f"metric_name={metric_name!r} is not among the evaluation results of this model "
+                f"({listing}), {keyerror}, in the middle of training{hint}.")
+    result = results[metric_name]
+    if tuple(result.shape) != ():
+        return (f"metric_name={metric_name!r} is an array of shape {tuple(result.shape)}, which "
                 "Estimator writes as a tensor summary that the hook cannot read (it would raise "
                 f"KeyError: {metric_name!r}): choose one of the scalar results, {listing}.")
-    if metric_name not in results:
-        close = difflib.get_close_matches(metric_name, scalars, n=1, cutoff=0.5)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        return (f"metric_name={metric_name!r} is not among the evaluation results of this model "
-                f"({listing}), so the hook would raise KeyError: {metric_name!r} at its first check "
-                f"after an evaluation, in the middle of training{hint}.")
+    if not written_as_scalar(result.dtype):
+        how = ("a string result it parses as a serialized Summary" if result.dtype == "string"
+               else f"a {result.dtype} one it skips with the warning 'Skipping summary for {metric_name}'")
+        written = scalar_dtypes_written()
+        return (f"metric_name={metric_name!r} is a {result.dtype} scalar, and Estimator writes only "
+                f"{', '.join(written[:-1])} and {written[-1]} scalars to the event file ({how}), {keyerror}: "
+                f"cast its value in eval_metric_ops with tf.cast(value, tf.float32), or choose one of {listing}.")
     return None
+
+
+def steps_problem(min_steps: int, max_steps: int | None, patience: int | None) -> str | None:
+    """The sentence for a hook that cannot stop before ``max_steps``, or None.
+
+    The hook ignores evaluations below ``min_steps`` and stops at an evaluation
+    at least ``patience`` steps after the best one counted, so the earliest stop
+    is at ``min_steps + patience``; the evaluation at ``max_steps`` comes after
+    the last training step, too late to stop anything.
+    """
+    if max_steps is None:
+        return None
+    if min_steps >= max_steps:
+        return (f"min_steps={min_steps} is not below max_steps={max_steps}: the hook ignores every evaluation "
+                f"before global step {min_steps} and training ends at step {max_steps}, so it can never stop "
+                "training early: lower min_steps (or raise max_steps).")
+    if patience is not None and min_steps + patience >= max_steps:
+        return (f"min_steps + patience = {min_steps} + {patience} = {min_steps + patience} is not below "
+                f"max_steps={max_steps}: the hook's earliest stop is an evaluation {patience} steps after the "
+                f"first one it counts (at step {min_steps} or later), and training ends at step {max_steps}, "
+                "so it can never stop training early: lower min_steps or the patience (or raise max_steps).")
+    return None
+
+
+def _steps_sentence(min_steps: int, max_steps: int | None, patience: int | None) -> str:
+    if max_steps is None:
+        return ""
+    if patience is None:
+        return f" It counts the evaluations from step {min_steps} on, before max_steps={max_steps}."
+    return (f" It can stop training from step {min_steps + patience} on (min_steps + patience), "
+            f"before max_steps={max_steps}.")
 
 
 def folder_problem(hook_reads, eval_name: str | None, evaluation_writes) -> str | None:
@@ -189,15 +306,21 @@ def folder_problem(hook_reads, eval_name: str | None, evaluation_writes) -> str 
             f"pass {fix}.")
 
 
-def preflight(estimator, eval_spec, metric_name: str, eval_dir=None) -> PreflightReport:
+def preflight(estimator, eval_spec, metric_name: str, eval_dir=None, min_steps: int = 0,
+              max_steps: int | None = None, patience: int | None = None) -> PreflightReport:
     """Check an early-stopping set-up before training; raise ``EarlyStoppingProblem`` if it cannot work.
 
-    Give the same ``estimator``, ``metric_name`` and ``eval_dir`` as to the hook,
-    and the ``EvalSpec`` given to ``train_and_evaluate``. Two problems are caught:
-    ``metric_name`` not among the scalar evaluation results (``eval_metric_ops``
-    keys plus ``loss``: the hook would raise ``KeyError`` mid-training), and a
-    hook folder that is not where the ``EvalSpec`` writes (the hook would never
-    fire). Returns the report when all is well (it prints as one line).
+    Give the same ``estimator``, ``metric_name``, ``eval_dir`` and ``min_steps``
+    as to the hook, the ``EvalSpec`` given to ``train_and_evaluate``, and, to
+    check the steps too, the ``TrainSpec``'s ``max_steps`` and the hook's
+    ``max_steps_without_increase`` (or ``…_decrease``) as ``patience``. Three
+    problems are caught: ``metric_name`` not among the evaluation results that
+    Estimator writes as scalars (``eval_metric_ops`` keys plus ``loss``, of
+    dtype float32, float64, int32 or int64: the hook would raise ``KeyError``
+    mid-training); a hook folder that is not where the ``EvalSpec`` writes
+    (the hook would never fire); and ``min_steps`` (plus ``patience``) not
+    below ``max_steps`` (it could never fire). Returns the report when all is
+    well (it prints as one line).
     """
     if not isinstance(eval_spec, tf.estimator.EvalSpec):
         raise EarlyStoppingProblem(f"expected the tf.estimator.EvalSpec given to train_and_evaluate, "
@@ -205,8 +328,10 @@ def preflight(estimator, eval_spec, metric_name: str, eval_dir=None) -> Prefligh
     hook_reads = eval_dir if eval_dir is not None else estimator.eval_dir()
     writes = estimator.eval_dir(eval_spec.name)
     results = evaluation_results(estimator)
-    report = PreflightReport(metric_name, results, str(hook_reads), str(writes), eval_spec.name)
-    for problem in (metric_problem(metric_name, results), folder_problem(hook_reads, eval_spec.name, writes)):
+    report = PreflightReport(metric_name, results, str(hook_reads), str(writes), eval_spec.name,
+                             steps=_steps_sentence(min_steps, max_steps, patience))
+    for problem in (metric_problem(metric_name, results), folder_problem(hook_reads, eval_spec.name, writes),
+                    steps_problem(min_steps, max_steps, patience)):
         if problem:
             report.problems.append(problem)
     if report.problems:
