@@ -9,7 +9,11 @@ Introduced in notebook 05.
   graph; similar names: softmax_tensor") instead of TensorFlow's ``KeyError``;
   a variable's name (``global_step``, whose ``:0`` tensor is a handle that a
   hook would print as bytes) raises ``VariableHandle`` naming its value tensor.
-  ``resolve_tensors`` is the check it makes.
+  A name that the ``model_fn`` builds only in another mode (a metric's tensor,
+  given to ``train()``) is reported as such: on a missing name, the hook builds
+  the ``model_fn``'s graph in each mode (Estimator and inputs are read from the
+  call stack) to tell. One string instead of a dict or a list raises
+  ``BareName`` when the hook is made. ``resolve_tensors`` is the check it makes.
 * ``ProgressBar(steps=N)`` or ``ProgressBar(max_steps=M)`` draws a plain-text
   ``tqdm`` bar (``tqdm.std``, never a widget) of the global step. It ends at
   exactly N/N: it does not show the global step fetched together with
@@ -37,6 +41,7 @@ import difflib
 import inspect
 import re
 import sys
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -63,6 +68,10 @@ class VariableHandle(TensorNameProblem):
     """A hook asked for a variable by name: ``name:0`` is its handle, not its value."""
 
 
+class BareName(WorkbookProblem, TypeError):
+    """A hook was given one string where it takes a dict or a list of tensor names."""
+
+
 # --- names ------------------------------------------------------------------
 
 
@@ -82,7 +91,7 @@ def _similar(name: str, candidates: list) -> list:
     return [match for score, match in scored if score >= best - 0.1][:3]
 
 
-def _problem(name: str, graph, candidates: list) -> str:
+def _problem(name: str, graph, candidates: list, mode_graphs: dict, running: str | None) -> str:
     op_name, _, index = name.partition(":")
     try:
         op = graph.get_operation_by_name(op_name)
@@ -92,11 +101,127 @@ def _problem(name: str, graph, candidates: list) -> str:
         outputs = len(op.outputs)
         return (f"the operation '{op_name}' has {outputs} output{'s' if outputs != 1 else ''}, "
                 f"so there is no tensor '{op_name}:{index or 0}'")
+    modes = [mode for mode, other in mode_graphs.items() if _has_tensor(other, name)]
+    complete = len(mode_graphs) == len(_MODE_NAMES)
+    # The running mode's own graph must be there to lack the name too (a name uniquified differently in
+    # the real graph is not "in another mode"); without the running mode, all three must be there.
+    if modes and (running in mode_graphs if running else complete) and running not in modes and (
+            len(modes) < len(_MODE_NAMES)):
+        return _other_mode_problem(name, modes, running, complete)
     similar = _similar(op_name, candidates)
     if similar:
         return f"no tensor named '{name}' in the graph; similar names: {', '.join(similar)}"
     return (f"no tensor named '{name}' in the graph, and no similar name: name it in the "
             f"model_fn, e.g. tf.identity(x, name='{op_name}')")
+
+
+def _has_tensor(graph, name: str) -> bool:
+    try:
+        graph.as_graph_element(name if ":" in name else name + ":0")
+    except (KeyError, ValueError):
+        return False
+    return True
+
+
+_MODE_NAMES = {ModeKeys.TRAIN: "TRAIN", ModeKeys.EVAL: "EVAL", ModeKeys.PREDICT: "PREDICT"}
+_MODE_CALLS = {ModeKeys.TRAIN: "train", ModeKeys.EVAL: "evaluate", ModeKeys.PREDICT: "predict"}
+
+
+def _other_mode_problem(name: str, modes: list, running: str | None, complete: bool) -> str:
+    where = " and ".join(_MODE_NAMES[mode] for mode in modes) + (" graph" if len(modes) == 1 else " graphs")
+    here = (f"the {_MODE_NAMES[running]} graph this hook runs in ({_MODE_CALLS[running]}())" if running
+            else "the graph this hook runs in")
+    give = " or ".join(f"{_MODE_CALLS[mode]}(hooks=[...])" for mode in modes)
+    exists = "exists only in" if complete else "exists in"  # a mode whose graph could not be built may have it
+    return (f"'{name}' {exists} the {where} of the model_fn, not in {here}: give the hook to {give}, "
+            "or build the tensor before the model_fn branches on mode")
+
+
+def refuse_bare_name(tensors) -> None:
+    """Raise ``BareName`` for one string given where a hook takes a dict or a list of names.
+
+    ``LoggingTensorHook("softmax_tensor", …)`` iterates the string and looks up
+    one tensor per character.
+    """
+    if isinstance(tensors, str):
+        letters = ", ".join(repr(letter) for letter in tensors[:3]) + (", …" if len(tensors) > 3 else "")
+        raise BareName(f"tensors={tensors!r} is one string, which LoggingTensorHook reads as {len(tensors)} "
+                       f"tensor names of one character each ({letters}): give a dict {{tag: name}}, "
+                       f"e.g. {{{tensors!r}: {tensors!r}}}, or a list [{tensors!r}]")
+
+
+# --- where a hook runs: the Estimator call on the stack, and its other modes ----------
+
+
+class _EstimatorCall(NamedTuple):
+    estimator: object
+    mode: str | None
+    features: object
+    labels: object
+    input_fn: object
+
+
+_ENTRY_POINTS = {"train": ModeKeys.TRAIN, "evaluate": ModeKeys.EVAL, "predict": ModeKeys.PREDICT}
+
+
+def _estimator_call():
+    """``_EstimatorCall(estimator, mode, features, labels, input_fn)`` of the Estimator call running now, or None.
+
+    Read from the call stack, as ``HookList`` reads the session's hooks: the
+    innermost ``train`` / ``evaluate`` / ``predict`` of an Estimator gives the
+    mode (an evaluation inside ``train_and_evaluate`` runs within ``train``);
+    the innermost Estimator frames that hold ``features`` (``train``,
+    ``predict``) and ``input_fn`` give the inputs.
+    """
+    estimator = mode = inputs = input_fn = None
+    frame = inspect.currentframe()
+    while frame is not None:
+        local = frame.f_locals
+        if isinstance(local.get("self"), tf.compat.v1.estimator.Estimator):
+            estimator = estimator or local["self"]
+            mode = mode or _ENTRY_POINTS.get(frame.f_code.co_name)
+            if inputs is None and "features" in local:
+                inputs = (local["features"], local.get("labels"))
+            input_fn = input_fn or local.get("input_fn")
+        frame = frame.f_back
+    if estimator is None:
+        return None
+    return _EstimatorCall(estimator, mode, *(inputs or (None, None)), input_fn)
+
+
+def _inputs_like(call: _EstimatorCall):
+    """``(features, labels)`` whose structure, dtypes and shapes the model_fn is given, or ``(None, None)``.
+
+    The ones on the stack, or else those of ``input_fn`` called in a graph of
+    its own (under ``evaluate`` the features are no longer on the stack).
+    """
+    if call.features is not None or call.input_fn is None:
+        return call.features, call.labels
+    try:
+        with tf.Graph().as_default(), quiet_log():
+            features, labels, _ = call.estimator._get_features_and_labels_from_input_fn(
+                call.input_fn, call.mode or ModeKeys.EVAL)
+    except Exception:  # noqa: BLE001 - then the course's input shapes are tried
+        return None, None
+    return features, labels
+
+
+def _mode_graphs(call: _EstimatorCall) -> dict:
+    """``{mode: graph}`` that the estimator's ``model_fn`` builds in each of the three modes.
+
+    On placeholders shaped like the call's inputs (the course's input when they
+    cannot be found). A mode whose graph cannot be built so is left out.
+    """
+    features, labels = _inputs_like(call)
+    graphs = {}
+    for mode in _MODE_NAMES:
+        try:
+            with quiet_log():  # "Calling model_fn." belongs to the real calls
+                graphs[mode] = _graph_in_mode(call.estimator.model_fn, mode, features_like=features,
+                                              labels_like=labels)
+        except Exception:  # noqa: BLE001 - the learner's model_fn may need inputs these placeholders lack
+            continue
+    return graphs
 
 
 def _handle_problem(name: str, graph) -> str:
@@ -117,15 +242,21 @@ def resolve_tensors(tensors, graph=None) -> dict:
     A name is looked up as ``name:0`` unless it has an output index (``name:1``);
     name scopes are part of the name (``scope/name``). Every name that is not in
     ``graph`` (default: the current default graph) is reported in one
-    ``MissingTensor`` that lists the most similar names in the graph. A name
-    that leads to a variable's handle (``global_step``: dtype ``resource``; a
-    hook would print its bytes) raises ``VariableHandle`` naming the tensor
-    that holds the variable's value.
+    ``MissingTensor`` that lists the most similar names in the graph; when no
+    ``graph`` is given and an Estimator call is running (a hook's ``begin()``),
+    the ``model_fn``'s graph in each mode is built to tell a name that exists
+    only in another mode (a metric's tensor, given to ``train()``). A
+    name that leads to a variable's handle (``global_step``: dtype
+    ``resource``; a hook would print its bytes) raises ``VariableHandle``
+    naming the tensor that holds the variable's value. One string instead of
+    a dict or a list raises ``BareName``.
     """
+    refuse_bare_name(tensors)
+    in_session = graph is None
     graph = graph if graph is not None else tf.compat.v1.get_default_graph()
     if not isinstance(tensors, dict):
         tensors = {item: item for item in tensors}
-    found, problems, handles, candidates = {}, [], [], None
+    found, missing, handles = {}, [], []
     for tag, name in tensors.items():
         if not isinstance(name, str):
             found[tag] = name
@@ -133,16 +264,18 @@ def resolve_tensors(tensors, graph=None) -> dict:
         try:
             element = graph.as_graph_element(name if ":" in name else name + ":0")
         except (KeyError, ValueError):
-            if candidates is None:
-                candidates = _suggestible_names(graph)
-            problems.append(_problem(name, graph, candidates))
+            missing.append(name)
             continue
         if getattr(element, "dtype", None) == tf.resource:
             handles.append(_handle_problem(name, graph))
             continue
         found[tag] = element
-    if problems:
-        raise MissingTensor(" | ".join(problems))
+    if missing:
+        call = _estimator_call() if in_session else None
+        mode_graphs = _mode_graphs(call) if call else {}
+        running = call.mode if call else None
+        candidates = _suggestible_names(graph)
+        raise MissingTensor(" | ".join(_problem(name, graph, candidates, mode_graphs, running) for name in missing))
     if handles:
         raise VariableHandle(" | ".join(handles))
     return found
@@ -152,9 +285,15 @@ class CheckedLoggingTensorHook(tf.estimator.LoggingTensorHook):
     """``tf.estimator.LoggingTensorHook`` whose ``begin()`` first checks every name.
 
     Same arguments and the same log lines; a missing name raises
-    ``MissingTensor`` (one line, with similar names) instead of ``KeyError``,
-    and a variable's name raises ``VariableHandle`` instead of logging bytes.
+    ``MissingTensor`` (one line, with similar names, or the mode whose graph
+    has it) instead of ``KeyError``, a variable's name raises ``VariableHandle``
+    instead of logging bytes, and one string instead of a dict or a list
+    raises ``BareName`` instead of a ``KeyError`` per character.
     """
+
+    def __init__(self, tensors, *args, **kwargs):
+        refuse_bare_name(tensors)
+        super().__init__(tensors, *args, **kwargs)
 
     def begin(self):
         resolve_tensors(self._tensors)
@@ -177,11 +316,25 @@ def build_graph(model_fn, params: dict | None = None, mode: str = ModeKeys.TRAIN
     ``features = {"image": float32 [None, 28, 28]}``, ``labels`` int32 ``[None]``
     (``None`` in PREDICT), and a global step, as Estimator provides. Nothing is run.
     """
+    return _graph_in_mode(model_fn, mode, params)
+
+
+def _placeholders_like(structure):
+    return tf.nest.map_structure(lambda tensor: tf.compat.v1.placeholder(tensor.dtype, tensor.shape), structure)
+
+
+def _graph_in_mode(model_fn, mode: str, params: dict | None = None, features_like=None, labels_like=None):
+    """``model_fn``'s graph in ``mode`` on placeholders like ``features_like`` (default: the course's input)."""
     graph = tf.Graph()
     with graph.as_default():
         tf.compat.v1.train.create_global_step()
-        features = {"image": tf.compat.v1.placeholder(tf.float32, [None, 28, 28], name="image")}
-        labels = None if mode == ModeKeys.PREDICT else tf.compat.v1.placeholder(tf.int32, [None], name="labels")
+        if features_like is None:
+            features = {"image": tf.compat.v1.placeholder(tf.float32, [None, 28, 28], name="image")}
+            labels = tf.compat.v1.placeholder(tf.int32, [None], name="labels") if mode != ModeKeys.PREDICT else None
+        else:
+            features = _placeholders_like(features_like)
+            wanted = mode != ModeKeys.PREDICT and labels_like is not None
+            labels = _placeholders_like(labels_like) if wanted else None
         _call_model_fn(model_fn, features, labels, mode, params)
     return graph
 
