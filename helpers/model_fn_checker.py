@@ -17,7 +17,20 @@ does before training, evaluating or predicting, without the input files or a
   the graph, as it is under an Estimator), and runs the result in a
   ``tf.compat.v1.Session``: the predictions (their real shapes), the loss, one
   update of every metric, and one training step (did the global step move
-  from 0 to 1?).
+  from 0 to 1?);
+* it runs PREDICT twice on the same batch, and on its first two examples
+  alone, and the EVAL loss twice: a difference means something random
+  (dropout) or batch-dependent (batch normalization) is still on outside TRAIN;
+* it warns when a metric casts class ids to bool (``tf.compat.v1.metrics.precision``
+  and ``recall`` do), and when the TRAIN loss does not depend on some weights;
+* it compares the trainable variables (names and shapes) of the three modes:
+  Estimator restores the weights trained in TRAIN into EVAL and PREDICT by name;
+* it reads the ``model_fn``'s source for ``mode`` compared with a string that is
+  not a mode key (``"TRAIN"``; the keys are ``"train"``, ``"eval"``, ``"infer"``).
+
+An error is reported with its cause (for a run-time error, the line TensorFlow
+puts after ``Graph execution error:``) and the line of the learner's code it
+comes from; a hint is added only when it follows from that error.
 
 The result is a ``ModelFnReport``: ``findings`` (problems, one plain sentence
 each, naming what to change), ``warnings`` (accepted by Estimator but likely
@@ -27,10 +40,19 @@ wrong), ``ok``, ``table()`` (what each branch returned) and
 
 from __future__ import annotations
 
+import ast
 import contextlib
+import difflib
 import html
+import inspect
+import linecache
 import logging
+import random
 import re
+import sys
+import textwrap
+import traceback
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -41,18 +63,17 @@ from tensorflow.python.util import function_utils
 from tensorflow_estimator.python.estimator import model_fn as model_fn_lib
 
 from .problems import WorkbookProblem
-from .settings import SEED
+from .settings import PROJECT_ROOT, SEED
 
 ModeKeys = tf.estimator.ModeKeys
 
 MODES = (("PREDICT", ModeKeys.PREDICT), ("EVAL", ModeKeys.EVAL), ("TRAIN", ModeKeys.TRAIN))
 SIGNATURE = "signature"
 ACCEPTED_ARGS = ("features", "labels", "mode", "params", "config")
-COURSE_INPUTS = (
-    'The course\'s input functions deliver features {"image": float32 [batch, 28, 28]} '
-    "and labels int32 [batch] (class ids, not one-hot)"
-)
 FIX_GLOBAL_STEP = "optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())"
+FIX_TRAINING_FLAG = "training=(mode == tf.estimator.ModeKeys.TRAIN)"
+FEATURES_IN = 'features {"image": float32 [batch, 28, 28]}'
+LABELS_IN = "labels int32 [batch] (class ids, not one-hot)"
 
 
 class Finding(NamedTuple):
@@ -81,6 +102,8 @@ class Branch:
     global_step: tuple | None = None  # (before, after) one run of train_op
     trainable_parameters: int | None = None
     variables: dict = field(default_factory=dict)  # trainable variable name -> shape
+    used_variables: frozenset = frozenset()  # the variables the predictions (PREDICT) or loss depend on
+    untrained: tuple = ()  # TRAIN: trainable variables the loss has no gradient for
 
     def row(self) -> dict:
         """This branch as one row of ``ModelFnReport.table()``."""
@@ -189,14 +212,20 @@ def check_model_fn(model_fn, params=None, batch_size: int = 4) -> ModelFnReport:
     if not can_call:
         return report
     args = set(function_utils.fn_args(model_fn))
+    wrong_modes = wrong_mode_comparisons(model_fn)
     for mode_name, mode in MODES:
         if mode != ModeKeys.PREDICT and "labels" not in args:
             report.branches[mode_name] = Branch(mode_name, returned="not built (no labels parameter)")
             continue
         branch, findings, warnings = check_branch(model_fn, mode_name, mode, params, batch_size)
+        if mode_name in wrong_modes:  # what went wrong in this branch follows from the comparison
+            findings = [Finding(mode_name, wrong_mode_sentence(mode_name, wrong_modes[mode_name]))]
         report.branches[mode_name] = branch
         report.findings += findings
         report.warnings += warnings
+    findings, warnings = check_variables(report.branches)
+    report.findings += findings
+    report.warnings += warnings
     return report
 
 
@@ -238,53 +267,72 @@ def check_signature(model_fn, params=None):
 def check_branch(model_fn, mode_name: str, mode, params, batch_size: int):
     """Build one mode's branch in a fresh graph and run it: (Branch, findings, warnings)."""
     branch = Branch(mode_name)
-    findings, warnings = [], []
-    with tf.Graph().as_default() as graph:
+    with tf.Graph().as_default() as graph, _keras_seeds():
         tf.compat.v1.set_random_seed(SEED)
         tf.compat.v1.train.get_or_create_global_step()
-        features, labels = tiny_batch(batch_size, with_labels=(mode != ModeKeys.PREDICT))
-        try:
-            with _recording_keras_metrics() as keras_metrics:
-                spec = _call_like_estimator(model_fn, features, labels, mode, params)
-        except Exception as error:  # the learner's code can raise anything
-            findings.append(Finding(mode_name, explain_build_error(mode_name, error)))
-            branch.returned = f"raised {type(error).__name__}"
+        spec, findings, warnings = build_branch(model_fn, branch, mode, params, batch_size)
+        if spec is None:
             return branch, findings, warnings
-        if not isinstance(spec, tf.estimator.EstimatorSpec):
-            findings.append(Finding(mode_name, not_a_spec(spec)))
-            branch.returned = type(spec).__name__
-            return branch, findings, warnings
-        if spec.mode != mode:
-            findings.append(Finding(mode_name, (
-                f"in {mode_name} the model_fn returned an EstimatorSpec for mode {spec.mode!r}: "
-                "give EstimatorSpec the `mode` the model_fn received")))
-            branch.returned = f"EstimatorSpec for {spec.mode!r}"
-            return branch, findings, warnings
-        branch.built = True
-        branch.returned = "EstimatorSpec"
-        branch.variables = {variable.op.name: tuple(variable.shape.as_list())
-                            for variable in tf.compat.v1.trainable_variables()}
-        branch.trainable_parameters = int(sum(np.prod(shape) for shape in branch.variables.values()))
-        warnings += [Finding(mode_name, keras_metric_warning(key)) for key in keras_metrics]
         with tf.compat.v1.Session(graph=graph) as session:
             session.run([tf.compat.v1.global_variables_initializer(),
                          tf.compat.v1.local_variables_initializer(),
                          tf.compat.v1.tables_initializer()])
             try:
-                if mode == ModeKeys.PREDICT:
-                    findings += check_predictions(session, spec, branch, batch_size)
-                else:
-                    findings += check_loss(session, spec, branch, mode_name)
-                if mode == ModeKeys.EVAL:
-                    findings += check_metrics(session, spec, branch)
-                if mode == ModeKeys.TRAIN:
-                    findings += check_train_op(session, spec, branch)
+                run_findings, run_warnings = run_branch(session, spec, branch, batch_size)
+                findings += run_findings
+                warnings += run_warnings
             except tf.errors.OpError as error:
-                findings.append(Finding(mode_name, (
-                    f"running the {mode_name} branch on a batch of {batch_size} raised "
-                    f"{type(error).__name__}: {_first_line(error.message)}. {COURSE_INPUTS}: make "
-                    "the model_fn work on those")))
+                findings.append(Finding(mode_name, explain_run_error(mode_name, error, batch_size)))
     return branch, findings, warnings
+
+
+def build_branch(model_fn, branch: Branch, mode, params, batch_size: int):
+    """Call ``model_fn`` in the current graph: (the EstimatorSpec or None, findings, warnings)."""
+    mode_name = branch.mode
+    features, labels = tiny_batch(batch_size, with_labels=(mode != ModeKeys.PREDICT))
+    try:
+        with _recording_keras_metrics() as keras_metrics:
+            spec = _call_like_estimator(model_fn, features, labels, mode, params)
+    except Exception as error:  # the learner's code can raise anything
+        needs_labels = mode == ModeKeys.PREDICT and _builds_with_labels(model_fn, params, batch_size)
+        branch.returned = f"raised {type(error).__name__}"
+        return None, [Finding(mode_name, explain_build_error(mode_name, error, params, needs_labels))], []
+    if not isinstance(spec, tf.estimator.EstimatorSpec):
+        branch.returned = type(spec).__name__
+        return None, [Finding(mode_name, not_a_spec(spec))], []
+    if spec.mode != mode:
+        branch.returned = f"EstimatorSpec for {spec.mode!r}"
+        return None, [Finding(mode_name, (
+            f"in {mode_name} the model_fn returned an EstimatorSpec for mode {spec.mode!r}: "
+            "give EstimatorSpec the `mode` the model_fn received"))], []
+    branch.built = True
+    branch.returned = "EstimatorSpec"
+    trainable = tf.compat.v1.trainable_variables()
+    branch.variables = {variable.op.name: tuple(variable.shape.as_list()) for variable in trainable}
+    branch.trainable_parameters = int(sum(np.prod(shape) for shape in branch.variables.values()))
+    outputs = spec.predictions if mode == ModeKeys.PREDICT else spec.loss
+    branch.used_variables = frozenset(_variables_used_by(tf.nest.flatten(outputs)))
+    if mode == ModeKeys.TRAIN:
+        branch.untrained = _untrained_variables(spec.loss, trainable)
+    return spec, [], [Finding(mode_name, keras_metric_warning(key)) for key in keras_metrics]
+
+
+def run_branch(session, spec, branch: Branch, batch_size: int):
+    """Run what Estimator would run in this mode: (findings, warnings)."""
+    findings, warnings = [], []
+    if branch.mode == "PREDICT":
+        findings += check_predictions(session, spec, branch, batch_size)
+        if not findings:
+            warnings += check_predictions_repeat(session, spec, batch_size)
+        return findings, warnings
+    findings += check_loss(session, spec, branch, branch.mode)
+    if branch.mode == "EVAL" and not findings:
+        warnings += check_repeatable(session, {"the loss": spec.loss}, "EVAL")
+        warnings += check_bool_casts(session, spec)
+        findings += check_metrics(session, spec, branch)
+    if branch.mode == "TRAIN":
+        findings += check_train_op(session, spec, branch)
+    return findings, warnings
 
 
 def check_predictions(session, spec, branch: Branch, batch_size: int) -> list:
@@ -344,21 +392,206 @@ def check_train_op(session, spec, branch: Branch) -> list:
     return []
 
 
+def check_predictions_repeat(session, spec, batch_size: int) -> list:
+    """PREDICT twice on the same batch, then on its first two examples alone: the predictions must agree."""
+    predictions = spec.predictions if isinstance(spec.predictions, dict) else {"(tensor)": spec.predictions}
+    warnings = check_repeatable(session, predictions, "PREDICT")
+    if warnings or batch_size < 3:
+        return warnings
+    image = session.graph.get_tensor_by_name("image:0")
+    whole = session.run(predictions)
+    part = session.run(predictions, {image: tiny_images(batch_size)[:2]})
+    key, change = _largest_change({key: value[:2] for key, value in whole.items()}, part)
+    if key is None:
+        return []
+    return [Finding("PREDICT", (
+        f"{_where(key)} for the first two examples changes by up to {change:.3g} when the other examples "
+        "of the batch are left out, so a layer uses batch statistics at prediction time (batch "
+        f"normalization called with `training=True`?): pass `{FIX_TRAINING_FLAG}`"))]
+
+
+def check_repeatable(session, tensors: dict, mode_name: str) -> list:
+    """Run ``tensors`` twice on the same batch: a difference means something random is on in this mode."""
+    first, second = session.run(tensors), session.run(tensors)
+    key, change = _largest_change(first, second)
+    if key is None:
+        return []
+    what = _where(key) if mode_name == "PREDICT" else key
+    return [Finding(mode_name, (
+        f"{what} differs between two runs of {mode_name} on the same batch (by up to {change:.3g}), so "
+        f"something random is still on in {mode_name}, dropout or another layer called with "
+        f"`training=True`: pass `{FIX_TRAINING_FLAG}`"))]
+
+
+def check_bool_casts(session, spec) -> list:
+    """Warn when a metric casts class ids other than 0 and 1 to bool (precision and recall do)."""
+    warnings = []
+    for key, (_, update) in (spec.eval_metric_ops or {}).items():
+        casts = [op for op in _ancestors([update]) if op.type == "Cast" and op.get_attr("DstT") == tf.bool
+                 and op.inputs[0].dtype != tf.bool]
+        if not casts:
+            continue
+        values = np.unique(np.concatenate([np.ravel(v) for v in session.run([op.inputs[0] for op in casts])]))
+        if values.size and set(values.tolist()) - {0, 1}:
+            function = next((m.group(1) for op in casts if (m := re.match(r"(precision|recall)", op.name))), None)
+            warnings.append(Finding("EVAL", bool_cast_warning(key, function, values)))
+    return warnings
+
+
+def check_variables(branches: dict):
+    """Compare the trainable variables of the modes, and what TRAIN trains: (findings, warnings)."""
+    built = {mode: branch for mode, branch in branches.items() if branch.built}
+    reference = built.get("TRAIN") or built.get("EVAL")
+    if reference is None:
+        return [], []
+    findings, warnings = [], []
+    train, predict = built.get("TRAIN"), built.get("PREDICT")
+    untrained_used = set(train.untrained) & predict.used_variables if train and predict else set()
+    if untrained_used:  # restored by name, these are the weights training never changed
+        names = [name for name in train.variables if name in untrained_used]
+        findings.append(Finding("PREDICT", untrained_in_predict(train, names)))
+    elif train is not None and train.untrained:
+        warnings.append(Finding("TRAIN", untrained_warning(train)))
+    for mode_name in ("PREDICT", "EVAL"):
+        branch = built.get(mode_name)
+        if mode_name == "PREDICT" and untrained_used:
+            continue
+        if branch is not None and branch is not reference and branch.variables != reference.variables:
+            findings.append(Finding(mode_name, different_variables(branch, reference)))
+    return findings, warnings
+
+
+def wrong_mode_comparisons(model_fn) -> dict:
+    """``{mode name: string}`` for each comparison of ``mode`` with a string that is not a mode key."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(model_fn)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return {}
+    keys = {ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT}
+    wrong = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        sides = [node.left, *node.comparators]
+        if not any(isinstance(side, ast.Name) and side.id == "mode" for side in sides):
+            continue
+        for side in sides:
+            items = side.elts if isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side]
+            for item in items:
+                if isinstance(item, ast.Constant) and isinstance(item.value, str) and item.value not in keys:
+                    meant = _mode_meant(item.value)
+                    if meant:
+                        wrong.setdefault(meant, item.value)
+    return wrong
+
+
 # --------------------------------------------------------------------------- sentences
 
 
-def explain_build_error(mode_name: str, error: Exception) -> str:
+def explain_build_error(mode_name: str, error: Exception, params=None, needs_labels: bool = False) -> str:
     """The sentence for an exception raised while the model_fn built a branch."""
-    message = _first_line(str(error))
+    message = _first_line(_strip_paths(str(error)))
     for pattern, sentence in SPEC_ERRORS:
         match = re.search(pattern, message)
         if match:
             return sentence(mode_name, match)
-    raised = f"building the {mode_name} branch raised {type(error).__name__}: {message}"
-    if mode_name == "PREDICT":
-        return (raised + ". In PREDICT, Estimator passes labels=None: return the EstimatorSpec "
-                "before anything uses the labels")
-    return raised + f". {COURSE_INPUTS}: make the model_fn accept those"
+    frame = _learner_frame(error.__traceback__)
+    place = _place(frame)
+    if isinstance(error, NameError) and getattr(error, "name", None):
+        return name_error_sentence(error.name, place, frame)
+    if isinstance(error, KeyError) and error.args:
+        return key_error_sentence(mode_name, error.args[0], params, place, frame)
+    raised = f"building the {mode_name} branch raised {type(error).__name__}: {message}{place}"
+    if needs_labels:
+        return (raised + "; in PREDICT, Estimator passes labels=None, and with labels the branch builds: "
+                "return the EstimatorSpec before anything uses the labels")
+    hint = _inputs_hint(_source(frame))
+    return raised + (f"; {hint}: make that line accept them" if hint else ": fix that line")
+
+
+def explain_run_error(mode_name: str, error, batch_size: int) -> str:
+    """The sentence for an error TensorFlow raised while running a branch: its cause, where, and a hint."""
+    op = getattr(error, "op", None)
+    frame = _learner_frame(getattr(op, "traceback", None)) if op is not None else None
+    sentence = (f"running the {mode_name} branch on a batch of {batch_size} raised {type(error).__name__}: "
+                f"{_run_error_cause(error.message)}{_place(frame)}")
+    ancestors = _ancestors([op]) if op is not None else set()
+    if any(_is_argmax_over_batch(a.outputs[0]) for a in ancestors if a.type == "ArgMax"):
+        return sentence + ("; it uses `tf.argmax(logits)` without `axis`, which reduces over axis 0, the "
+                           "batch: write `tf.argmax(logits, axis=1)`")
+    names = {a.name for a in ancestors if a.type == "PlaceholderWithDefault"}
+    given = [text for name, text in (("image", FEATURES_IN), ("labels", LABELS_IN)) if name in names]
+    if given:
+        return sentence + f"; it ran on {' and '.join(given)}: make that line work on them"
+    return sentence + ": fix that line"
+
+
+def name_error_sentence(name: str, place: str, frame) -> str:
+    known = set(dir(__builtins__) if not isinstance(__builtins__, dict) else __builtins__)
+    if frame is not None:
+        known |= set(frame.namespace)
+    close = difflib.get_close_matches(name, sorted(known), n=1)
+    suggestion = f" (did you mean `{close[0]}`?)" if close else ""
+    return (f"the model_fn uses the name `{name}`{place}, which is not defined{suggestion}: "
+            "correct the spelling or define it before that line")
+
+
+def key_error_sentence(mode_name: str, key, params, place: str, frame) -> str:
+    line = _source(frame)
+    if re.search(r"\bparams\s*\[", line):
+        have = ", ".join(repr(k) for k in (params or {})) or "none"
+        return (f"the model_fn reads params[{key!r}]{place}, but the params given have no such key "
+                f"(keys: {have}): pass it, as `Estimator(params=...)` would, e.g. "
+                f"`check_model_fn(model_fn, params={{{key!r}: ...}})`, or use `params.get({key!r}, default)`")
+    if re.search(r"\bfeatures\s*\[", line):
+        return (f"the model_fn reads features[{key!r}]{place}, but the course's input functions deliver "
+                f"{FEATURES_IN}: use the key 'image'")
+    return f"building the {mode_name} branch raised KeyError: {key!r}{place}: that key is missing there"
+
+
+def wrong_mode_sentence(mode_name: str, literal: str) -> str:
+    key = getattr(ModeKeys, mode_name)
+    return (f"the model_fn compares `mode` with {literal!r}, but in {mode_name} Estimator passes "
+            f"tf.estimator.ModeKeys.{mode_name} == {key!r}, so that branch never runs: compare with "
+            f"`tf.estimator.ModeKeys.{mode_name}`")
+
+
+def different_variables(branch: Branch, reference: Branch) -> str:
+    here, there = branch.variables, reference.variables
+    parts = []
+    only_here = [n for n in here if n not in there]
+    only_there = [n for n in there if n not in here]
+    reshaped = [n for n in here if n in there and here[n] != there[n]]
+    if only_here:
+        parts.append(f"only in {branch.mode}: {_list_variables(only_here, here)}")
+    if only_there:
+        parts.append(f"only in {reference.mode}: {_list_variables(only_there, there)}")
+    if reshaped:
+        parts.append("other shapes: " + ", ".join(
+            f"{n} {here[n]} in {branch.mode}, {there[n]} in {reference.mode}" for n in reshaped[:3]))
+    return (f"the {branch.mode} branch builds other trainable variables than {reference.mode} "
+            f"({'; '.join(parts)}), but Estimator restores the weights trained in TRAIN into it by name: "
+            "build the same network in every mode (compute the logits once, before branching on `mode`)")
+
+
+def untrained_in_predict(train: Branch, names: list) -> str:
+    return (f"the predictions use {_list_variables(names, train.variables)}, which training never "
+            f"changes because the TRAIN loss does not depend on them{_twice(train)}: compute the logits "
+            "once and use them for the predictions and the loss")
+
+
+def untrained_warning(train: Branch) -> str:
+    return (f"the TRAIN loss does not depend on {len(train.untrained)} of the {len(train.variables)} "
+            f"trainable variables ({_list_variables(train.untrained, train.variables)}), so training never "
+            f"changes them{_twice(train)}: build the network once and use its logits")
+
+
+def bool_cast_warning(key: str, function: str | None, values) -> str:
+    what = f"`tf.compat.v1.metrics.{function}`" if function else "it"
+    return (f"eval_metric_ops[{key!r}] casts class ids to bool (it saw {int(values.min())} to "
+            f"{int(values.max())}), as {what} does, so on ten classes it measures \"digit is not 0\", not "
+            "a multi-class score: build it per class, e.g. with "
+            "`helpers.metrics.precision_recall_f1(labels, classes, num_classes=10)` (notebook 06)")
 
 
 def not_a_spec(returned) -> str:
@@ -421,15 +654,34 @@ SPEC_ERRORS = (
 # --------------------------------------------------------------------------- plumbing
 
 
+def tiny_images(batch_size: int = 4):
+    """The checker's batch of images: uniform noise in [0, 1], float32 [batch_size, 28, 28]."""
+    generator = np.random.RandomState(SEED)
+    return generator.uniform(0.0, 1.0, size=(batch_size, 28, 28)).astype(np.float32)
+
+
 def tiny_batch(batch_size: int = 4, with_labels: bool = True):
     """Features and labels as the course's input functions deliver them, batch size unknown to the graph."""
-    generator = np.random.RandomState(SEED)
-    images = generator.uniform(0.0, 1.0, size=(batch_size, 28, 28)).astype(np.float32)
+    images = tiny_images(batch_size)
     features = {"image": tf.compat.v1.placeholder_with_default(images, [None, 28, 28], name="image")}
     if not with_labels:
         return features, None
     ids = (np.arange(batch_size) % 10).astype(np.int32)
     return features, tf.compat.v1.placeholder_with_default(ids, [None], name="labels")
+
+
+def _builds_with_labels(model_fn, params, batch_size: int) -> bool:
+    """True when the PREDICT branch builds once it is given labels (so labels=None made it fail)."""
+    with tf.Graph().as_default(), _keras_seeds():
+        tf.compat.v1.train.get_or_create_global_step()
+        features, labels = tiny_batch(batch_size, with_labels=True)
+        if "labels" not in function_utils.fn_args(model_fn):
+            return False
+        try:
+            _call_like_estimator(model_fn, features, labels, ModeKeys.PREDICT, params)
+        except Exception:  # still failing: the labels were not the cause
+            return False
+    return True
 
 
 def _call_like_estimator(model_fn, features, labels, mode, params):
@@ -482,6 +734,197 @@ def _recording_keras_metrics():
         yield keys
     finally:
         model_fn_lib._validate_eval_metric_ops = original
+
+
+class _IntegerSeeds(random.Random):
+    """Keras asks its seed generator for ``randint(1, 1e9)``; Python 3.11 deprecates the float bound."""
+
+    def randint(self, a, b):
+        return super().randint(int(a), int(b))
+
+
+@contextlib.contextmanager
+def _keras_seeds():
+    """Give Keras layers built by the checker seeds from their own generator, seeded with ``SEED``.
+
+    The checker's weights are then the same on every run, the learner's random
+    streams are not consumed, and Keras's ``randint(1, 1e9)`` (which warns when
+    ``tf.keras.utils.set_random_seed`` was called) gets integer bounds.
+    """
+    try:
+        from keras.src import backend as keras_backend
+
+        state = keras_backend._SEED_GENERATOR
+    except (ImportError, AttributeError):  # another Keras: leave its seeding alone
+        yield
+        return
+    saved = getattr(state, "generator", None)
+    state.generator = _IntegerSeeds(SEED)
+    try:
+        yield
+    finally:
+        state.generator = saved
+
+
+def _ancestors(items) -> set:
+    """Every op that the given tensors or ops depend on (data and control inputs), themselves included."""
+    stack = [item if isinstance(item, tf.Operation) else item.op for item in items if item is not None]
+    seen = set()
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        stack.extend(tensor.op for tensor in op.inputs)
+        stack.extend(op.control_inputs)
+    return seen
+
+
+def _variables_used_by(tensors) -> set:
+    """The names of the variables the tensors are computed from."""
+    return {op.name for op in _ancestors(tensors) if op.type in ("VarHandleOp", "VariableV2")}
+
+
+def _untrained_variables(loss, trainable) -> tuple:
+    """The names of the trainable variables the loss has no gradient for (training never changes them)."""
+    if loss is None or not trainable or not loss.dtype.is_floating:
+        return ()
+    try:
+        gradients = tf.compat.v1.gradients(loss, trainable)
+    except Exception:  # a loss TensorFlow cannot differentiate is not this check's business
+        return ()
+    return tuple(variable.op.name for variable, gradient in zip(trainable, gradients) if gradient is None)
+
+
+def _largest_change(first: dict, second: dict):
+    """``(key, largest absolute difference)`` of two runs' values, or ``(None, 0.0)`` when they agree."""
+    worst, change = None, 0.0
+    for key, a in first.items():
+        a, b = np.asarray(a), np.asarray(second[key])
+        if a.shape != b.shape:
+            return key, float("inf")
+        if not np.issubdtype(a.dtype, np.number):
+            if not np.array_equal(a, b):
+                return key, float("inf")
+            continue
+        if np.allclose(a, b, rtol=1e-5, atol=1e-6, equal_nan=True):
+            continue
+        difference = float(np.nanmax(np.abs(a.astype(np.float64) - b.astype(np.float64))))
+        if difference > change:
+            worst, change = key, difference
+    return worst, change
+
+
+class _Frame(NamedTuple):
+    """One line of the learner's code: where an error or an op comes from."""
+
+    filename: str
+    lineno: int
+    name: str
+    namespace: dict  # the frame's globals and locals (empty for an op's traceback)
+
+
+_CHECKER_FILE = str(Path(__file__).resolve())
+_LIBRARY_DIRS = tuple(sorted({str(Path(p).resolve()) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}))
+
+
+def _is_learner_file(filename: str) -> bool:
+    if filename.startswith("<frozen") or "site-packages" in filename or "dist-packages" in filename:
+        return False
+    path = str(Path(filename).resolve())
+    return path != _CHECKER_FILE and not path.startswith(_LIBRARY_DIRS)
+
+
+def _learner_frame(frames) -> _Frame | None:
+    """The innermost frame of the learner's code in a Python traceback or an op's traceback."""
+    if frames is None:
+        return None
+    if hasattr(frames, "tb_frame"):  # a Python traceback: keep the frames' names for NameError
+        frames = [_Frame(f.f_code.co_filename, line, f.f_code.co_name, {**f.f_globals, **f.f_locals})
+                  for f, line in traceback.walk_tb(frames)]
+    else:  # an op's traceback, outermost first
+        frames = [_Frame(f.filename, f.lineno, f.name, {}) for f in frames]
+    for frame in reversed(frames):
+        if _is_learner_file(frame.filename):
+            return frame
+    return None
+
+
+def _source(frame: _Frame | None) -> str:
+    """The stripped source line of ``frame`` ('' when it cannot be read)."""
+    if frame is None:
+        return ""
+    return linecache.getline(frame.filename, frame.lineno).strip()
+
+
+def _place(frame: _Frame | None) -> str:
+    """`` (line 5 of `model_fn`: `code`)``; the file is named only when it lies in the project."""
+    if frame is None:
+        return ""
+    path = Path(frame.filename).resolve()
+    inside = path.is_relative_to(PROJECT_ROOT) and path.exists()
+    where = f" in {path.relative_to(PROJECT_ROOT).as_posix()}" if inside else ""
+    line = _source(frame).replace("`", "'")
+    if len(line) > 80:
+        line = line[:77] + "…"
+    code = f": `{line}`" if line else ""
+    return f" (line {frame.lineno} of `{frame.name}`{where}{code})"
+
+
+def _inputs_hint(line: str) -> str:
+    """What the course's input functions deliver, for the inputs named in ``line`` ('' if none)."""
+    given = [text for word, text in (("features", FEATURES_IN), ("labels", LABELS_IN))
+             if re.search(rf"\b{word}\b", line)]
+    return "the course's input functions deliver " + " and ".join(given) if given else ""
+
+
+def _run_error_cause(message: str) -> str:
+    """The line TensorFlow puts after ``Graph execution error:`` and the node's traceback."""
+    in_traceback = False
+    for line in _strip_paths(message).splitlines():
+        text = re.sub(r"\s*\[\[\{\{node [^}]*\}\}\]\].*$", "", line).strip()
+        if text.startswith("Detected at node"):
+            in_traceback = True
+            continue
+        if in_traceback and text.startswith("File "):
+            continue
+        in_traceback = False
+        if text and text != "Graph execution error:" and not text.startswith("Node: "):
+            return text.rstrip(".")
+    return _first_line(message)
+
+
+def _strip_paths(text: str) -> str:
+    """``text`` with the project's own folder removed from the paths it names."""
+    return str(text).replace(str(PROJECT_ROOT) + "/", "")
+
+
+def _mode_meant(literal: str) -> str | None:
+    """The mode a wrong string stands for: "TRAIN" → TRAIN, "predict" → PREDICT; None if unclear."""
+    low = literal.strip().lower()
+    for prefix, mode_name in (("train", "TRAIN"), ("eval", "EVAL"), ("pred", "PREDICT"), ("infer", "PREDICT")):
+        if low.startswith(prefix):
+            return mode_name
+    return None
+
+
+def _where(key: str) -> str:
+    return "predictions" if key == "(tensor)" else f"predictions[{key!r}]"
+
+
+def _list_variables(names, shapes: dict) -> str:
+    listed = ", ".join(f"{name} {shapes[name]}" for name in list(names)[:3])
+    return listed + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+
+def _twice(branch: Branch) -> str:
+    """`` (the network is built twice …)`` when the branch's variable shapes are one list repeated."""
+    shapes = list(branch.variables.values())
+    half = len(shapes) // 2
+    if half and len(shapes) % 2 == 0 and shapes[:half] == shapes[half:]:
+        return (f" (the {branch.mode} branch builds the network twice: its {len(shapes)} variables are the "
+                f"same {half} shapes two times)")
+    return ""
 
 
 def _is_argmax_over_batch(tensor) -> bool:
