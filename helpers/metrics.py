@@ -70,8 +70,10 @@ LOG_ODDS_RANGE = 128.0
 #: Agreement of ``auc_ovr_macro`` with scikit-learn's exact value, measured:
 #: at most 1.8e-3 over the tests' 200 random cases, many of them tiny (with
 #: 1 positive among 45 examples, one pair sharing a bin moves that class's AUC
-#: by 1/88); under 1e-6 on 2,000 to 5,000 examples of a confident model, also
-#: where float32 softmax saturates (a logit margin of 40). It does not hold when
+#: by 1/88); at most 3e-6 on 2,000 to 5,000 examples of a confident model, also
+#: where float32 softmax saturates (a logit margin of 40; binned from the
+#: probabilities over ±20 in log-odds, as before, it was off by 3e-2 there).
+#: It does not hold when
 #: many (positive, negative) pairs share a bin: the near-equal outputs of an
 #: untrained model. The exact worst case for the data seen is the metric
 #: ``auc_ovr_macro_error_bound``.
@@ -98,8 +100,16 @@ def _metric_variable(shape, name):
     )
 
 
+def _rounded(value):
+    """``value`` rounded to 4 decimals for a message (float64: 1.8, not 1.7999999895691872)."""
+    return tf.round(tf.cast(value, tf.float64) * 1e4) / 1e4
+
+
 def _assert(condition, template: str, *values):
-    """A graph assertion whose failure reads ``assertion failed: [<template filled with values>]``."""
+    """A graph assertion whose failure reads ``assertion failed: [<template filled with values>]``.
+
+    TensorFlow prints the message with quotes escaped: the templates have none.
+    """
     message = tf.strings.format(template, values) if values else template
     return tf.debugging.Assert(condition, [message])
 
@@ -221,23 +231,23 @@ def _check_probabilities(probabilities, num_classes: int):
     p = tf.cast(probabilities, tf.float64)
     columns = _assert(tf.equal(tf.shape(p)[1], num_classes),
                       f"probabilities have {{}} columns (classes) but num_classes={num_classes}: "
-                      "pass num_classes equal to the number of the model's outputs", tf.shape(p)[1])
+                      "pass num_classes equal to the number of outputs of the model", tf.shape(p)[1])
     nan = tf.math.is_nan(p)
     with tf.control_dependencies([columns]):
         no_nan = _assert(tf.logical_not(tf.reduce_any(nan)),
-                         "probabilities contain NaN ({} of them): the model's outputs are not numbers; "
+                         "probabilities contain NaN ({} of them): the outputs of the model are not numbers; "
                          "look for a NaN loss in training (lower the learning rate) or NaN in the input",
                          tf.reduce_sum(tf.cast(nan, tf.int64)))
     with tf.control_dependencies([no_nan]):
         in_range = _assert(tf.reduce_all((p >= 0.0) & (p <= 1.0)),
                            "probabilities must be in [0, 1] but range from {} to {}: did you pass logits? "
-                           "pass tf.nn.softmax(logits)", tf.reduce_min(p), tf.reduce_max(p))
+                           "pass tf.nn.softmax(logits)", _rounded(tf.reduce_min(p)), _rounded(tf.reduce_max(p)))
     sums = tf.reduce_sum(p, axis=1)
     with tf.control_dependencies([in_range]):
         rows_sum_to_1 = _assert(tf.reduce_all(tf.abs(sums - 1.0) <= tolerance),
                                 "each row of probabilities must sum to 1 but rows sum from {} to {}: "
                                 "did you pass logits, or one sigmoid per class? pass tf.nn.softmax(logits)",
-                                tf.reduce_min(sums), tf.reduce_max(sums))
+                                _rounded(tf.reduce_min(sums)), _rounded(tf.reduce_max(sums)))
     with tf.control_dependencies([rows_sum_to_1]):
         return tf.identity(p)
 
@@ -337,7 +347,7 @@ def auc_ovr(labels, probabilities, num_classes: int, num_bins: int = AUC_NUM_BIN
     the same bin counting ½.
 
     Tolerance against scikit-learn's exact value: ``AUC_TOLERANCE`` = 2e-3,
-    and below 1e-6 on a full evaluation set of a trained model. Why not exact:
+    and a few 1e-6 on a full evaluation set of a trained model. Why not exact:
     threshold discretisation. scikit-learn ranks every distinct score; a
     streaming metric cannot keep every score, so it keeps counts per bin, and
     cannot order two scores in the same bin: it counts such a
@@ -350,10 +360,14 @@ def auc_ovr(labels, probabilities, num_classes: int, num_bins: int = AUC_NUM_BIN
     scikit-learn does. The bins are equal in log-odds, which resolves the
     scores near 0 and 1 where a trained model puts most of them; scoring from
     the logits also orders the scores that float32 softmax rounds to exactly
-    0 or 1 (on a logit margin of 40, from the probabilities: off by 1e-2).
-    scikit-learn given those rounded float32 probabilities counts them as ties:
-    where that matters, its value is the less exact one. ``update_op`` only
-    counts (cheap, whatever ``num_bins``); ``value`` reads all the bins.
+    0 or 1. Given only the probabilities, such scores are ties for this metric
+    and for scikit-learn alike: both are off the exact value by the same amount
+    (5e-3 on the tests' model with a logit margin of 40, whose wrong answers
+    get probability 1.0), and the bound says so. So where softmax saturates,
+    scikit-learn on ``predict``'s float32 probabilities is the less exact
+    value, and the two differ by up to the bound of the probabilities, not of
+    the logits. ``update_op`` only counts (cheap, whatever ``num_bins``);
+    ``value`` reads all the bins.
 
     A class absent from the labels, or with no negatives, has no AUC: its
     ``auc_ovr`` is NaN (scikit-learn: NaN and a warning) and the macro mean is
