@@ -10,6 +10,16 @@ The images are read from the verified ``.gz`` files with
 set with ``from_tensor_slices(numpy)`` puts it into the graph, and the graph
 is written into ``model_dir`` at every checkpoint (notebook 02 measures it).
 
+``tf.data`` itself checks nothing: it skips the header, so a file whose count
+is wrong, or whose gzip stream lost bytes in the middle, would be read without
+an error (a short test set, images and labels out of step). So every time an
+``input_fn`` builds its dataset, ``image_dataset`` first calls
+``data.ensure``: once per file per process the ``.gz`` bytes are hashed and
+compared with the record made when the file entered the cache (0.02 s for
+MNIST, 0.04 s for Fashion-MNIST), after that only ``os.stat`` is compared. A
+file that changed is checked in full, and removed and fetched again if it
+fails (see ``helpers.data``).
+
 The ``make_*_input_fn`` functions *return* an ``input_fn``: call them, and pass
 their result to ``train`` / ``evaluate`` / ``predict``.
 """
@@ -37,7 +47,7 @@ def _decode_label(record):
 
 
 def image_dataset(dataset: str = "mnist", split: str = "train") -> tf.data.Dataset:
-    """``(image, label)`` pairs of one split, read from the IDX files (fetched if needed)."""
+    """``(image, label)`` pairs of one split, read from the IDX files (fetched and verified first)."""
     if split not in ("train", "test"):
         raise ValueError(f"split must be 'train' or 'test', not {split!r}")
     paths = data.ensure(dataset)

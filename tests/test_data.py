@@ -121,6 +121,15 @@ def cached_files(cache: Path) -> list:
     return sorted(p.relative_to(cache).as_posix() for p in cache.rglob("*") if p.is_file())
 
 
+def with_records(files) -> list:
+    """The cache listing for these data files: each with its ``.<file>.verified`` record."""
+    listing = []
+    for file in files:
+        folder, name = file.rsplit("/", 1)
+        listing += [file, f"{folder}/.{name}.verified"]
+    return sorted(listing)
+
+
 def assert_no_partials(cache: Path) -> None:
     assert not [f for f in cached_files(cache) if ".partial-" in f]
 
@@ -266,7 +275,7 @@ def test_load_from_a_good_local_folder(good_source, cache, tiny):
         np.testing.assert_array_equal(array, expected, err_msg=key)
     assert dataset.train_images.shape == (5, 28, 28)
     assert dataset.test_labels.shape == (3,)
-    assert cached_files(cache) == sorted(f"tiny/{name}" for name in FILENAMES.values())
+    assert cached_files(cache) == with_records(f"tiny/{name}" for name in FILENAMES.values())
 
 
 def test_relative_datasets_folder_is_relative_to_the_project_root(
@@ -332,7 +341,8 @@ def _not_gzip(tiny: Tiny) -> bytes:
 BAD_FILES = {
     "checksum": (_one_pixel_changed, "SHA-256"),
     "truncated-gzip": (_truncated_gzip, "not a complete gzip"),
-    "not-gzip": (_not_gzip, "not a complete gzip"),
+    "not-gzip": (_not_gzip, "is not gzip-compressed (it starts with 0000, not the gzip signature 1f8b); "
+                 "it holds uncompressed IDX bytes: gzip it"),
     "magic": (_wrong_magic, "magic number 0x00000801, expected 0x00000803"),
     "count": (_wrong_count, "holds shape (4, 28, 28), expected (5, 28, 28)"),
     "image-size": (_wrong_image_size, "holds shape (5, 28, 27), expected (5, 28, 28)"),
@@ -415,7 +425,7 @@ def test_corrupt_cached_file_is_removed_and_fetched_again(good_source, cache, ti
         data.read_verified(folder / IMAGES, tiny.spec.train_images), tiny.arrays["train_images"]
     )
     assert "removed from the cache; fetching it again" in capsys.readouterr().out
-    assert len(cached_files(cache)) == 4
+    assert len(cached_files(cache)) == 8  # 4 files, 4 records
     assert_no_partials(cache)
 
 
@@ -433,7 +443,7 @@ def test_download_good_file(server, cache, tiny):
     np.testing.assert_array_equal(
         data.read_verified(path, tiny.spec.train_images), tiny.arrays["train_images"]
     )
-    assert cached_files(cache) == [f"tiny/{IMAGES}"]
+    assert cached_files(cache) == with_records([f"tiny/{IMAGES}"])
     assert server.requests == [f"/a/{IMAGES}"]
 
 
@@ -491,7 +501,7 @@ def test_download_falls_back_to_the_next_mirror(server, cache, tiny):
     np.testing.assert_array_equal(
         data.read_verified(path, tiny.spec.train_images), tiny.arrays["train_images"]
     )
-    assert cached_files(cache) == [f"tiny/{IMAGES}"]
+    assert cached_files(cache) == with_records([f"tiny/{IMAGES}"])
 
 
 def test_download_reports_every_failed_mirror(server, cache, tiny):
@@ -521,7 +531,7 @@ def test_load_downloads_from_the_spec_mirrors(server, cache, tiny, capsys):
 
     for key, expected in tiny.arrays.items():
         np.testing.assert_array_equal(getattr(dataset, key), expected, err_msg=key)
-    assert len(cached_files(cache)) == 4
+    assert len(cached_files(cache)) == 8  # 4 files, 4 records
     assert_no_partials(cache)
     assert "100%" in capsys.readouterr().out  # a plain-text tqdm bar went to stdout
 
@@ -575,7 +585,7 @@ def test_real_mnist(monkeypatch, cache):
     ]
     assert mnist.train_labels[:10].tolist() == [5, 0, 4, 1, 9, 2, 1, 3, 1, 4]
     assert round(float(mnist.train_images.mean()), 3) == 33.318
-    assert cached_files(cache) == sorted(f"mnist/{name}" for name in FILENAMES.values())
+    assert cached_files(cache) == with_records(f"mnist/{name}" for name in FILENAMES.values())
 
 
 def test_real_fashion_mnist(monkeypatch, cache):
@@ -592,7 +602,9 @@ def test_real_fashion_mnist(monkeypatch, cache):
 
 
 def test_main_reports_a_problem_on_one_line(tmp_path, monkeypatch, capsys):
-    # local_source() fails before anything is fetched, so data/ is never touched.
+    # An empty cache, so a file must be fetched; local_source() then fails before
+    # anything is fetched. (With a complete cache the folder is not needed at all.)
+    monkeypatch.setattr(data, "DATA_DIR", tmp_path / "cache")
     monkeypatch.setenv(ENV, str(tmp_path / "no-such-folder"))
 
     assert data.main(["fetch", "mnist"]) == 1
