@@ -206,15 +206,21 @@ def _inputs_like(call: _EstimatorCall):
     return features, labels
 
 
-def _mode_graphs(call: _EstimatorCall) -> dict:
-    """``{mode: graph}`` that the estimator's ``model_fn`` builds in each of the three modes.
+def _mode_graphs(call: _EstimatorCall, names: list) -> dict:
+    """``{mode: graph}`` that the estimator's ``model_fn`` builds in each mode, to look ``names`` up in.
 
     On placeholders shaped like the call's inputs (the course's input when they
-    cannot be found). A mode whose graph cannot be built so is left out.
+    cannot be found). A mode whose graph cannot be built so is left out. The
+    running mode's graph is built only when another mode's graph has one of
+    ``names`` (to confirm that it lacks it too).
     """
     features, labels = _inputs_like(call)
     graphs = {}
-    for mode in _MODE_NAMES:
+    others = [mode for mode in _MODE_NAMES if mode != call.mode]
+    for mode in others + [call.mode]:
+        if mode is None or (mode == call.mode and not any(
+                _has_tensor(graph, name) for graph in graphs.values() for name in names)):
+            continue
         try:
             with quiet_log():  # "Calling model_fn." belongs to the real calls
                 graphs[mode] = _graph_in_mode(call.estimator.model_fn, mode, features_like=features,
@@ -272,7 +278,7 @@ def resolve_tensors(tensors, graph=None) -> dict:
         found[tag] = element
     if missing:
         call = _estimator_call() if in_session else None
-        mode_graphs = _mode_graphs(call) if call else {}
+        mode_graphs = _mode_graphs(call, missing) if call else {}
         running = call.mode if call else None
         candidates = _suggestible_names(graph)
         raise MissingTensor(" | ".join(_problem(name, graph, candidates, mode_graphs, running) for name in missing))
