@@ -513,6 +513,7 @@ def explain_run_error(mode_name: str, error, batch_size: int) -> str:
     """The sentence for an error TensorFlow raised while running a branch: its cause, where, and a hint."""
     op = getattr(error, "op", None)
     frame = _learner_frame(getattr(op, "traceback", None)) if op is not None else None
+    frame = frame or _learner_frame(_frames_in_message(error.message))
     sentence = (f"running the {mode_name} branch on a batch of {batch_size} raised {type(error).__name__}: "
                 f"{_run_error_cause(error.message)}{_place(frame)}")
     ancestors = _ancestors([op]) if op is not None else set()
@@ -530,10 +531,11 @@ def name_error_sentence(name: str, place: str, frame) -> str:
     known = set(dir(__builtins__) if not isinstance(__builtins__, dict) else __builtins__)
     if frame is not None:
         known |= set(frame.namespace)
-    close = difflib.get_close_matches(name, sorted(known), n=1)
-    suggestion = f" (did you mean `{close[0]}`?)" if close else ""
-    return (f"the model_fn uses the name `{name}`{place}, which is not defined{suggestion}: "
-            "correct the spelling or define it before that line")
+    close = difflib.get_close_matches(name, sorted(known - {name}), n=1)
+    if close:
+        return (f"the name `{name}`{place} is not defined, a typo for `{close[0]}`?: correct the spelling "
+                "at that line")
+    return f"the name `{name}`{place} is not defined: define it before that line, or correct its spelling"
 
 
 def key_error_sentence(mode_name: str, key, params, place: str, frame) -> str:
@@ -842,12 +844,18 @@ def _learner_frame(frames) -> _Frame | None:
     if hasattr(frames, "tb_frame"):  # a Python traceback: keep the frames' names for NameError
         frames = [_Frame(f.f_code.co_filename, line, f.f_code.co_name, {**f.f_globals, **f.f_locals})
                   for f, line in traceback.walk_tb(frames)]
-    else:  # an op's traceback, outermost first
+    elif not all(isinstance(f, _Frame) for f in frames):  # an op's traceback, outermost first
         frames = [_Frame(f.filename, f.lineno, f.name, {}) for f in frames]
     for frame in reversed(frames):
         if _is_learner_file(frame.filename):
             return frame
     return None
+
+
+def _frames_in_message(message: str) -> list:
+    """The frames TensorFlow lists after "Detected at node … defined at (most recent call last):"."""
+    return [_Frame(path, int(line), name, {})
+            for path, line, name in re.findall(r'File "([^"]+)", line (\d+), in (\S+)', str(message))]
 
 
 def _source(frame: _Frame | None) -> str:

@@ -307,9 +307,8 @@ def test_a_typo_is_reported_as_a_typo_at_its_line():
     report = check_model_fn(model_fn)
     assert [f.mode for f in report.findings] == ["EVAL", "TRAIN"]
     sentence = report.findings[0].sentence
-    assert sentence.startswith(f"the model_fn uses the name `lables` (line {_line_of(model_fn, 'labels=lables')} "
-                               "of `model_fn`")
-    assert "which is not defined (did you mean `labels`?)" in sentence
+    assert sentence.startswith(f"the name `lables` (line {_line_of(model_fn, 'labels=lables')} of `model_fn`")
+    assert sentence.endswith("is not defined, a typo for `labels`?: correct the spelling at that line")
     assert "input functions" not in sentence
 
 
@@ -334,3 +333,36 @@ def test_keras_seeding_is_isolated_and_does_not_warn():
     import random
 
     assert learner_draw == random.Random(7).random()  # the checker did not draw from the learner's generator
+
+
+# --------------------------------------------------------------------------- where: no machine paths
+
+
+def _model_fn_from_a_cell(source: str, filename: str = "/tmp/ipykernel_4242/1234567.py"):
+    """Define ``model_fn`` as a Jupyter cell does: compiled from a file name outside the project."""
+    import linecache
+
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"tf": tf, "ModeKeys": ModeKeys}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace["model_fn"]
+
+
+def test_a_line_in_a_notebook_cell_is_named_without_its_path():
+    model_fn = _model_fn_from_a_cell(
+        "def model_fn(features, labels, mode, params):\n"
+        "    rows = tf.reshape(features['image'], [-1, 100])\n"
+        "    classes = tf.argmax(tf.keras.layers.Dense(10)(rows), axis=1)\n"
+        "    return tf.estimator.EstimatorSpec(mode, predictions={'classes': classes})\n")
+    sentence = check_model_fn(model_fn).findings[0].sentence
+    assert "(line 2 of `model_fn`: `rows = tf.reshape(features['image'], [-1, 100])`)" in sentence
+    assert "/tmp" not in sentence and "ipykernel" not in sentence
+
+
+def test_the_line_is_read_from_the_error_message_when_the_op_has_no_traceback():
+    from helpers.model_fn_checker import _frames_in_message, _learner_frame, _place
+
+    message = ("Graph execution error:\n\nDetected at node 'Reshape' defined at (most recent call last):\n"
+               f'    File "{__file__}", line 3, in model_fn\n'
+               "Node: 'Reshape'\nInput to reshape is a tensor with 3136 values\n\t [[{{node Reshape}}]]")
+    assert _place(_learner_frame(_frames_in_message(message))).startswith(f" (line 3 of `model_fn` in {HERE}")
