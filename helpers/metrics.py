@@ -41,7 +41,8 @@ ids outside ``0 .. num_classes-1``, NaN probabilities, probabilities outside
 [0, 1] or rows that do not sum to 1 (logits?), and the shapes the graph could
 not know. A failed assertion stops the evaluation with TensorFlow's
 ``InvalidArgumentError`` (not a ``MetricsProblem``: the batch is seen only
-when the graph runs); its last line is ``assertion failed: [<one sentence>]``.
+when the graph runs), after TensorFlow's lines on where the op was made; the
+sentence is its line ``assertion failed: [<one sentence>]``.
 
 ``classification_metrics`` plugs all of them into ``helpers.models.cnn_model_fn``::
 
@@ -105,13 +106,13 @@ def _rounded(value):
     return tf.round(tf.cast(value, tf.float64) * 1e4) / 1e4
 
 
-def _assert(condition, template: str, *values):
-    """A graph assertion whose failure reads ``assertion failed: [<template filled with values>]``.
+def _assert(condition, name: str, template: str, *values):
+    """A graph assertion ``name`` whose failure reads ``assertion failed: [<template filled with values>]``.
 
     TensorFlow prints the message with quotes escaped: the templates have none.
     """
     message = tf.strings.format(template, values) if values else template
-    return tf.debugging.Assert(condition, [message])
+    return tf.debugging.Assert(condition, [message], name=name)
 
 
 def _class_ids(values, num_classes: int, what: str):
@@ -133,10 +134,10 @@ def _class_ids(values, num_classes: int, what: str):
     ids = tf.reshape(tf.cast(values, tf.int64), [-1])
     top = num_classes - 1
     checks = [
-        _assert(tf.reduce_all(ids >= 0),
+        _assert(tf.reduce_all(ids >= 0), f"{what}_not_negative",
                 f"{what} must be class ids 0..{top} but one is {{}}: class ids start at 0; "
                 f"remove or renumber the examples with negative {what}", tf.reduce_min(ids)),
-        _assert(tf.reduce_all(ids <= top),
+        _assert(tf.reduce_all(ids <= top), f"{what}_below_num_classes",
                 f"{what} must be class ids 0..{top} but one is {{}}: pass num_classes=(the largest id + 1) "
                 f"if there are more than {num_classes} classes, or fix the {what}", tf.reduce_max(ids)),
     ]
@@ -146,7 +147,7 @@ def _class_ids(values, num_classes: int, what: str):
 
 def _assert_same_count(ids, count, what: str, other: str):
     """An assertion that ``ids`` has ``count`` entries: one per example, like ``other``."""
-    return _assert(tf.equal(tf.size(ids, out_type=tf.int64), tf.cast(count, tf.int64)),
+    return _assert(tf.equal(tf.size(ids, out_type=tf.int64), tf.cast(count, tf.int64)), f"{what}_one_per_example",
                    f"{what} give {{}} values for {{}} {other}: the metrics take one class id per example; "
                    f"one-hot {what}? pass tf.argmax({what}, axis=1)",
                    tf.size(ids), count)
@@ -160,9 +161,9 @@ def confusion_matrix(labels, predictions, num_classes: int, name: str = "confusi
     ``0 .. num_classes-1`` fail the run with ``InvalidArgumentError`` (see the
     module docstring).
     """
-    labels = _class_ids(labels, num_classes, "labels")
-    predictions = _class_ids(predictions, num_classes, "predictions")
-    with tf.compat.v1.variable_scope(None, default_name=name):
+    with tf.compat.v1.variable_scope(None, default_name=name):  # names the failing check: <name>/...
+        labels = _class_ids(labels, num_classes, "labels")
+        predictions = _class_ids(predictions, num_classes, "predictions")
         total = _metric_variable([num_classes, num_classes], "total")
         same_count = _assert_same_count(labels, tf.size(predictions), "labels", "predictions")
         with tf.control_dependencies([same_count]):
@@ -229,22 +230,22 @@ def _check_probabilities(probabilities, num_classes: int):
         )
     tolerance = _SUM_TOLERANCE_16_BIT if probabilities.dtype.size == 2 else _SUM_TOLERANCE
     p = tf.cast(probabilities, tf.float64)
-    columns = _assert(tf.equal(tf.shape(p)[1], num_classes),
+    columns = _assert(tf.equal(tf.shape(p)[1], num_classes), "probabilities_num_classes",
                       f"probabilities have {{}} columns (classes) but num_classes={num_classes}: "
                       "pass num_classes equal to the number of outputs of the model", tf.shape(p)[1])
     nan = tf.math.is_nan(p)
     with tf.control_dependencies([columns]):
-        no_nan = _assert(tf.logical_not(tf.reduce_any(nan)),
+        no_nan = _assert(tf.logical_not(tf.reduce_any(nan)), "probabilities_not_nan",
                          "probabilities contain NaN ({} of them): the outputs of the model are not numbers; "
                          "look for a NaN loss in training (lower the learning rate) or NaN in the input",
                          tf.reduce_sum(tf.cast(nan, tf.int64)))
     with tf.control_dependencies([no_nan]):
-        in_range = _assert(tf.reduce_all((p >= 0.0) & (p <= 1.0)),
+        in_range = _assert(tf.reduce_all((p >= 0.0) & (p <= 1.0)), "probabilities_in_0_1",
                            "probabilities must be in [0, 1] but range from {} to {}: did you pass logits? "
                            "pass tf.nn.softmax(logits)", _rounded(tf.reduce_min(p)), _rounded(tf.reduce_max(p)))
     sums = tf.reduce_sum(p, axis=1)
     with tf.control_dependencies([in_range]):
-        rows_sum_to_1 = _assert(tf.reduce_all(tf.abs(sums - 1.0) <= tolerance),
+        rows_sum_to_1 = _assert(tf.reduce_all(tf.abs(sums - 1.0) <= tolerance), "probabilities_rows_sum_to_1",
                                 "each row of probabilities must sum to 1 but rows sum from {} to {}: "
                                 "did you pass logits, or one sigmoid per class? pass tf.nn.softmax(logits)",
                                 _rounded(tf.reduce_min(sums)), _rounded(tf.reduce_max(sums)))
@@ -380,10 +381,10 @@ def auc_ovr(labels, probabilities, num_classes: int, num_bins: int = AUC_NUM_BIN
     probabilities outside [0, 1] or rows not summing to 1.
     """
     logits = softmax_logits(probabilities)
-    probabilities = _check_probabilities(probabilities, num_classes)
-    ids = _class_ids(labels, num_classes, "labels")
     size = num_classes * num_bins
-    with tf.compat.v1.variable_scope(None, default_name=name):
+    with tf.compat.v1.variable_scope(None, default_name=name):  # names the failing check: <name>/...
+        probabilities = _check_probabilities(probabilities, num_classes)
+        ids = _class_ids(labels, num_classes, "labels")
         positives = _metric_variable([size], "positives")
         negatives = _metric_variable([size], "negatives")
         same_count = _assert_same_count(ids, tf.shape(probabilities)[0], "labels", "rows of probabilities")
