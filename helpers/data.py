@@ -331,7 +331,10 @@ def _forget(path: Path) -> None:
 def _still_verified(path: Path, spec: FileSpec) -> bool:
     """True when ``path`` is unchanged since it verified in this process, or its
     ``.gz`` bytes match the record written when it verified (hashed once per process)."""
-    key = _stat_key(path)
+    try:
+        key = _stat_key(path)
+    except OSError:  # gone since it was listed: the full check says so
+        return False
     if _verified_here.get(path) == key:
         return True
     try:

@@ -18,7 +18,12 @@ What is tested:
 
 Every failure must be a ``DatasetProblem`` with a one-line message that names
 the file and a fix, and must leave nothing behind in the cache: neither the bad
-file nor a ``.partial-*`` temporary file.
+file nor a ``.partial-*`` temporary file. A good file is cached with its
+``.<file>.verified`` record beside it.
+
+What the input functions verify on each read, and the one-line messages for
+set-up mistakes (issue 14), are tested in ``test_data_cache.py`` and
+``test_data_messages.py``, which use the tiny dataset and fixtures below.
 """
 
 from __future__ import annotations
