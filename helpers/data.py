@@ -38,7 +38,9 @@ Where files come from, in order:
    moved into place only after it verifies.
 
 Every failure is a ``DatasetProblem`` whose one-line message names the file and
-the fix. Run ``python -m helpers.data fetch`` to fetch and verify everything.
+the fix. Messages name a path inside the project relative to the working
+directory (``../data/mnist`` from a notebook), any other as ``~/…`` or in full.
+Run ``python -m helpers.data fetch`` to fetch and verify everything.
 """
 
 from __future__ import annotations
