@@ -388,7 +388,7 @@ def auc_ovr(labels, probabilities, num_classes: int, num_bins: int = AUC_NUM_BIN
         positives = _metric_variable([size], "positives")
         negatives = _metric_variable([size], "negatives")
         same_count = _assert_same_count(ids, tf.shape(probabilities)[0], "labels", "rows of probabilities")
-        with tf.control_dependencies([same_count]):
+        with tf.control_dependencies([same_count, probabilities]):  # the checks run also when scoring logits
             bins = score_bins(log_odds_scores(probabilities, logits), num_bins)
         slots = tf.reshape(bins + tf.range(num_classes) * num_bins, [-1])
         is_positive = tf.reshape(tf.one_hot(ids, num_classes, dtype=tf.float64), [-1])

@@ -110,6 +110,16 @@ def test_bad_probabilities_are_named_by_their_cause(probabilities, expected):
     assert assertion_line(error) == f"assertion failed: [{expected}]"
 
 
+def test_probabilities_are_checked_also_when_the_auc_is_scored_from_their_logits():
+    def build(labels, logits):
+        return metrics.auc_ovr(labels, tf.nn.softmax(logits), num_classes=3)
+
+    logits = [[np.nan, 1.0, 2.0], [0.0, 1.0, 2.0], [2.0, 1.0, 0.0]]
+    with pytest.raises(tf.errors.InvalidArgumentError) as error:
+        run_update(build, [(tf.int32, [None], [0, 1, 2]), (tf.float32, [None, 3], logits)])
+    assert assertion_line(error).startswith("assertion failed: [probabilities contain NaN (")
+
+
 def test_softmax_rounding_is_not_refused():
     """float32 and float16 softmax rows sum to 1 only up to rounding: that must pass."""
     logits = np.random.default_rng(0).normal(0.0, 5.0, (64, 10))
