@@ -505,7 +505,10 @@ def explain_build_error(mode_name: str, error: Exception, params=None, needs_lab
     if needs_labels:
         return (raised + "; in PREDICT, Estimator passes labels=None, and with labels the branch builds: "
                 "return the EstimatorSpec before anything uses the labels")
-    hint = _inputs_hint(_source(frame))
+    v1_name = _tf1_name(message) if isinstance(error, AttributeError) else None
+    if v1_name:
+        return raised + f"; that is a TensorFlow 1 name, which TensorFlow 2 keeps as `{v1_name}`: write that"
+    hint = _inputs_hint(_source(frame)) if isinstance(error, (ValueError, TypeError)) else ""
     return raised + (f"; {hint}: make that line accept them" if hint else ": fix that line")
 
 
@@ -884,6 +887,21 @@ def _inputs_hint(line: str) -> str:
     given = [text for word, text in (("features", FEATURES_IN), ("labels", LABELS_IN))
              if re.search(rf"\b{word}\b", line)]
     return "the course's input functions deliver " + " and ".join(given) if given else ""
+
+
+def _tf1_name(message: str) -> str | None:
+    """``tf.compat.v1.layers`` for "module 'tensorflow' has no attribute 'layers'", if TF 2 has that name."""
+    match = re.search(r"module '(tensorflow[\w.]*)' has no attribute '(\w+)'", message)
+    if not match:
+        return None
+    path = re.sub(r"^tensorflow(\._api\.v2)?(\.compat\.v[12])?\.?", "", match.group(1))
+    parts = [part for part in path.split(".") if part] + [match.group(2)]
+    target = tf.compat.v1
+    for part in parts:
+        target = getattr(target, part, None)
+        if target is None:
+            return None
+    return "tf.compat.v1." + ".".join(parts)
 
 
 def _run_error_cause(message: str) -> str:

@@ -296,6 +296,32 @@ def test_mode_compared_with_a_wrong_string(written, mode_name, key):
     assert "train_op" not in sentence and "labels" not in sentence
 
 
+@pytest.mark.parametrize("module, name, v1_name", [
+    ("tensorflow", "layers", "tf.compat.v1.layers"),
+    ("tensorflow._api.v2.nn", "xw_plus_b", "tf.compat.v1.nn.xw_plus_b"),
+])
+def test_a_tensorflow_1_name_points_to_compat_v1(module, name, v1_name):
+    def model_fn(features, labels, mode, params):
+        namespace = tf.nn if module.endswith(".nn") else tf
+        logits = getattr(namespace, name)(features["image"])  # as `tf.layers.dense(...)` in a TF 1 tutorial
+        return logits
+
+    sentence = check_model_fn(model_fn).findings[0].sentence
+    assert sentence.startswith(f"building the PREDICT branch raised AttributeError: module '{module}' has no "
+                               f"attribute '{name}'")
+    assert sentence.endswith(f"TensorFlow 2 keeps as `{v1_name}`: write that")
+    assert "input functions" not in sentence  # the line names the features, but they are not the cause
+
+
+def test_an_unknown_attribute_is_not_blamed_on_the_inputs():
+    def model_fn(features, labels, mode, params):
+        return tf.keras.layers.Dense(10)(features["image"]).no_such_attribute
+
+    sentence = check_model_fn(model_fn).findings[0].sentence
+    assert "raised AttributeError" in sentence and sentence.endswith(": fix that line")
+    assert "input functions" not in sentence
+
+
 def test_a_typo_is_reported_as_a_typo_at_its_line():
     def model_fn(features, labels, mode, params):
         logits = _logits(features)
