@@ -593,8 +593,8 @@ def untrained_warning(train: Branch) -> str:
 
 def bool_cast_warning(key: str, function: str | None, values) -> str:
     what = f"`tf.compat.v1.metrics.{function}`" if function else "it"
-    return (f"eval_metric_ops[{key!r}] casts class ids to bool (it saw {int(values.min())} to "
-            f"{int(values.max())}), as {what} does, so on ten classes it measures \"digit is not 0\", not "
+    return (f"eval_metric_ops[{key!r}] casts class ids to bool (values {int(values.min())} to "
+            f"{int(values.max())} on the checker's batch), as {what} does, so on ten classes it measures \"digit is not 0\", not "
             "a multi-class score: build it per class, e.g. with "
             "`helpers.metrics.precision_recall_f1(labels, classes, num_classes=10)` (notebook 06)")
 

@@ -346,7 +346,9 @@ def test_error_when_the_graph_runs():
 
     report = check_model_fn(model_fn)
     assert report.findings[0].mode == "PREDICT"
-    assert "running the PREDICT branch on a batch of 4 raised InvalidArgumentError" in report.findings[0].sentence
+    sentence = report.findings[0].sentence
+    assert "running the PREDICT branch on a batch of 4 raised InvalidArgumentError: Input to reshape" in sentence
+    assert "Graph execution error" not in sentence  # the cause, not TensorFlow's header
 
 
 # --------------------------------------------------------------------------- the report

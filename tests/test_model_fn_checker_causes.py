@@ -185,7 +185,7 @@ def test_bool_casting_precision_on_ten_classes_is_a_warning(function):
     report = check_model_fn(variant(metrics=metric_ops))
     assert report.ok and len(report.warnings) == 1 and report.warnings[0].mode == "EVAL"
     sentence = report.warnings[0].sentence
-    assert sentence.startswith(f"eval_metric_ops['{function}'] casts class ids to bool (it saw 0 to ")
+    assert sentence.startswith(f"eval_metric_ops['{function}'] casts class ids to bool (values 0 to ")
     assert f"as `tf.compat.v1.metrics.{function}` does" in sentence
     assert "helpers.metrics.precision_recall_f1" in sentence
 
