@@ -5,7 +5,8 @@
 #   make lab        open the course in JupyterLab
 #   make test       run every test: helpers' unit tests and every notebook (fast mode)
 #   make notebooks  re-execute the notebooks in full mode (the committed outputs)
-#   make student    write the student copies (solutions blanked) into notebooks/student/
+#   make student    write the student copies (solutions blanked) into notebooks/student/, with nbgrader
+#   make teacher    the teacher's environment: nbgrader, to release, autograde and give feedback
 #   make keras-latest  run notebook 10's Keras part on the newest TensorFlow (second venv)
 #   make benchmark  measure the course's performance figures (README, Performance)
 #   make lock       re-pin requirements*.lock after a change to requirements*.txt
@@ -51,14 +52,14 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: setup
 	cd notebooks && ../$(VENV)/bin/jupyter lab $(ROOT_FLAG) $(LAB_ARGS)
 
-test: setup
+test: setup teacher
 	WORKBOOK_FAST=1 $(PY) -m pytest $(NBVAL_ARGS) $(PYTEST_ARGS) tests $(NOTEBOOKS)
 
 notebooks: setup
 	$(PY) tools/run_notebooks.py $(NOTEBOOKS)
 
-student: setup
-	$(PY) tools/make_student.py $(NOTEBOOKS)
+student: teacher
+	$(PY_TEACHER) tools/make_student.py $(NOTEBOOKS)
 
 benchmark: setup
 	$(PY) benchmarks/run.py --update-readme $(BENCHMARK_ARGS)
@@ -93,3 +94,32 @@ lock:
 		"x86_64-manylinux_2_17 aarch64-manylinux_2_17 x86_64-apple-darwin aarch64-apple-darwin x86_64-pc-windows-msvc"
 	tools/lock requirements-latest.txt requirements-latest.lock "3.11 3.12 3.13" \
 		"x86_64-manylinux_2_28 aarch64-manylinux_2_28 aarch64-apple-darwin x86_64-pc-windows-msvc"
+
+# Teachers: nbgrader in a third environment, .venv-teacher (about 100 packages,
+# 250 MB, kept out of the learners' .venv; requirements-teacher.txt, locked in
+# requirements-teacher.lock); it grades in the course's kernel.
+#   make teacher         build it and give it the kernel "estimator-workbook"
+#   make student         (above) writes the student copies with nbgrader's preprocessors
+#   make grading-course  lay out an nbgrader course in grading/ (GRADING_DIR=...)
+VENV_TEACHER := .venv-teacher
+PY_TEACHER := $(VENV_TEACHER)/bin/python
+INSTALLED_TEACHER := $(VENV_TEACHER)/.installed
+TEACHER_KERNEL_SPEC := $(VENV_TEACHER)/share/jupyter/kernels/$(KERNEL)/kernel.json
+GRADING_DIR ?= grading
+
+.PHONY: teacher grading-course
+
+# nbgrader 0.9.6 needs Python 3.11 or newer (the kernel it grades in stays .venv's).
+$(INSTALLED_TEACHER): requirements-teacher.lock
+	@tools/make-venv $(VENV_TEACHER) requirements-teacher.lock 3.11 3.12 3.13
+	@touch $@
+
+# nbgrader runs a notebook in the kernel its metadata names: give it the course's.
+$(TEACHER_KERNEL_SPEC): $(KERNEL_SPEC) $(INSTALLED_TEACHER)
+	$(VENV_TEACHER)/bin/jupyter kernelspec install --sys-prefix --name $(KERNEL) $(dir $(KERNEL_SPEC)) > /dev/null 2>&1
+	@echo "Gave $(VENV_TEACHER) the kernel '$(KERNEL)' of $(VENV)"
+
+teacher: setup $(INSTALLED_TEACHER) $(TEACHER_KERNEL_SPEC)
+
+grading-course: teacher
+	$(PY_TEACHER) tools/nbgrader_course.py $(GRADING_DIR) $(NOTEBOOKS)

@@ -13,6 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
+from nbgrader_cells import planned_metadata, prefix_of  # noqa: E402
 from run_notebooks import code_hash  # noqa: E402
 
 MAX_BYTES = 1_000_000
@@ -22,6 +23,7 @@ MACHINE_PATH = re.compile(
     r"(?<![\w.])(/root/|/home/|/Users/|/tmp/|/work/|/var/folders/|/private/var/|[A-Za-z]:\\\\?Users\\)"
 )
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)")
+GRADE_ID = re.compile(r"^[A-Za-z0-9_-]+$")  # what nbgrader accepts in a grade_id
 
 
 def _output_text(output) -> str:
@@ -31,6 +33,42 @@ def _output_text(output) -> str:
         if mime.startswith("text/") or mime == "application/json":
             parts.append(value if isinstance(value, str) else "".join(value) if isinstance(value, list) else str(value))
     return "\n".join(part if isinstance(part, str) else "".join(part) for part in parts)
+
+
+def nbgrader_problems(notebook, prefix: str) -> list:
+    """What keeps nbgrader from releasing and autograding this notebook's exercises, one line each."""
+    problems = []
+    cells = [cell for cell in notebook.cells if "nbgrader" in cell.metadata]
+    ids = [cell.metadata["nbgrader"].get("grade_id", "") for cell in cells]
+    for grade_id in sorted({i for i in ids if ids.count(i) > 1}):
+        problems.append(f"nbgrader grade_id '{grade_id}' is used twice: nbgrader refuses the notebook")
+    for grade_id in ids:
+        if not GRADE_ID.match(grade_id):
+            problems.append(f"nbgrader grade_id '{grade_id}': use letters, digits, '-' and '_' only")
+    for index, cell in enumerate(notebook.cells):
+        meta = cell.metadata.get("nbgrader", {})
+        marked = "### BEGIN SOLUTION" in cell.source
+        if marked and not meta.get("solution"):
+            problems.append(f"cell {index + 1} has solution markers but is not an nbgrader solution cell")
+        if meta.get("solution") and not marked:
+            problems.append(f"cell {index + 1} is an nbgrader solution cell without ### BEGIN SOLUTION: "
+                            "nbgrader would blank all of it")
+        if meta.get("grade") and not (meta.get("points", 0) > 0 and meta.get("locked")):
+            problems.append(f"cell {index + 1} is graded but not locked with points > 0")
+    if not any(c.metadata.get("nbgrader", {}).get("grade") for c in notebook.cells):
+        problems.append("no autograded check cell: mark the exercises with tools/nbgrader_cells.py")
+    try:
+        planned = planned_metadata(notebook, prefix)
+    except ValueError as error:
+        return problems + [str(error)]
+    for cell, wanted in planned:
+        have = dict(cell.metadata.get("nbgrader", {}))
+        wanted["grade_id"] = have.get("grade_id", wanted["grade_id"])
+        if have != wanted:
+            problems.append(f"exercise cell '{wanted['grade_id']}' lacks its nbgrader metadata: "
+                            "run tools/nbgrader_cells.py on the notebook")
+            break
+    return problems
 
 
 def notebook_problems(notebook, size_bytes: int) -> list:

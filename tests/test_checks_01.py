@@ -110,7 +110,10 @@ def test_fixed_not_an_estimator(wrong, named):
 
 
 def test_fixed_never_trained():
-    _fails(checks.fixed_input_fn, FakeEstimator(None), 50, match=r"has no checkpoint yet")
+    message = _fails(checks.fixed_input_fn, FakeEstimator(None), 50, match=r"has no checkpoint yet, so it has not "
+                     r"trained: train\(\) needs the input function that the factory returns, not the factory")
+    assert "section 'The input function'" in message
+    assert "make_train_input_fn()" not in message  # the cause and the section, not the code
 
 
 def test_fixed_trained_twice():

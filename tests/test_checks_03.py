@@ -48,8 +48,12 @@ def test_train_op_increments_explains_blank_answers(answer, words):
 
 
 def test_train_op_increments_names_the_global_step():
-    with pytest.raises(CheckFailed, match=r"for TRAIN: the train_op does not increment the global step"):
+    with pytest.raises(CheckFailed) as caught:
         checks.train_op_increments(_model_fn(global_step=False))
+    message = str(caught.value)
+    assert message.startswith("one run of your train_op leaves the global step at 0, so Estimator never counts a step")
+    assert "section 'One forward pass, then three branches by `mode`'" in message
+    assert "global_step=" not in message and "minimize" not in message  # the cause and the section, not the code
 
 
 def test_train_op_increments_reports_other_problems():
@@ -71,8 +75,12 @@ def test_predictions_per_example_blank():
 
 
 def test_predictions_per_example_argmax_without_axis():
-    with pytest.raises(CheckFailed, match=r"tf.argmax\(logits, axis=1\)"):
+    with pytest.raises(CheckFailed) as caught:
         checks.predictions_per_example(_model_fn(classes_of=tf.argmax))
+    message = str(caught.value)
+    assert message.startswith("'classes' has shape (10,) for a batch of 4, not one class per example")
+    assert "the argmax reduces over the wrong axis, the batch (section" in message
+    assert "axis=1" not in message  # the cause and the section, not the code
 
 
 def test_predictions_per_example_wrong_axis_values():
@@ -95,6 +103,14 @@ def test_predictions_per_example_renamed_key():
 def test_predictions_per_example_reports_train_problems():
     with pytest.raises(CheckFailed, match="for TRAIN: the train_op does not increment"):
         checks.predictions_per_example(_model_fn(global_step=False))
+
+
+def test_accuracy_metric_ops_hints_name_the_section_not_the_code():
+    with pytest.raises(CheckFailed) as caught:
+        checks.accuracy_metric_ops(_keras)
+    message = str(caught.value)
+    assert "section 'What a `(value, update_op)` pair does'" in message
+    assert "metrics.accuracy" not in message
 
 
 # --------------------------------------------------------------------------- exercise 3

@@ -172,7 +172,7 @@ def test_exercise_3_no_params(dirs):
 
 def test_exercise_3_not_trained(dirs):
     estimator = estimator_with(dirs, "fixed", [])
-    with pytest.raises(CheckFailed, match=r"has no checkpoint yet: call fixed_estimator.train\(train_input_fn, steps=10\)"):
+    with pytest.raises(CheckFailed, match=r"has no checkpoint yet: it has not trained the 10 steps the exercise asks for"):
         run_check(estimator, dirs)
 
 
@@ -185,7 +185,9 @@ def test_exercise_3_wrong_global_step(dirs):
 def test_exercise_3_cold_start_with_a_step_0_checkpoint(dirs):
     fresh = dirs["rng"].uniform(-0.3, 0.3, (3, 3, 1, 8)).astype(np.float32)
     estimator = estimator_with(dirs, "fixed", [(0, {"conv2d/kernel": fresh}), (STEPS, {"conv2d/kernel": fresh})])
-    with pytest.raises(CheckFailed, match="started conv2d/kernel from new random values: warm-start"):
+    with pytest.raises(CheckFailed, match="started conv2d/kernel from new random values, so nothing was warm-started from the old model: "
+                       "only layers whose shapes did not change can be \\(section \"Warm start: begin with "
+                       "another model's weights\"\\)"):
         run_check(estimator, dirs)
 
 

@@ -91,8 +91,19 @@ def _swapped(labels, classes, probabilities):
 ], ids=["blank", "not callable", "two arguments", "bare pair", "wrong key", "keras", "bare tensor", "binary",
         "micro", "weighted", "last batch", "per class", "swapped"])
 def test_macro_precision_explains_mistakes(answer, words):
-    with pytest.raises(CheckFailed, match=words):
+    with pytest.raises(CheckFailed, match=words) as caught:
         checks.macro_precision_metric(answer)
+    assert "precision_macro" not in str(caught.value)  # never the key of the course's function to paste
+
+
+def test_macro_precision_binary_names_the_cause_and_the_section():
+    with pytest.raises(CheckFailed) as caught:
+        checks.macro_precision_metric(_binary)
+    assert str(caught.value).endswith(
+        "tf.compat.v1.metrics.precision casts labels and predictions to bool, so it sees two classes, not ten "
+        "(section \"The source article's metrics, run on this model\"); a macro precision is built class by "
+        "class, as the course's metrics are")
+    assert "metrics.precision_recall_f1" not in str(caught.value)
 
 
 # --- exercise 2: a value read from the event-file table ------------------------

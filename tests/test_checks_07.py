@@ -122,12 +122,14 @@ def test_exercise_2_evaluations_elsewhere(tmp_path):
 
 
 def test_exercise_2_throttled(tmp_path):
-    with pytest.raises(CheckFailed, match="evaluations were skipped .* set throttle_secs=0"):
+    with pytest.raises(CheckFailed, match="evaluations were skipped .* by default train_and_evaluate evaluates at most every 10 minutes "
+                       "\\(section 'Trap 4: evaluations skipped by `throttle_secs`'\\)"):
         check(run_like(tmp_path, MAX_STEPS, [25, MAX_STEPS]))
 
 
 def test_exercise_2_hook_never_looked(tmp_path):
-    with pytest.raises(CheckFailed, match=r"the hook must read eval_holdout/ .*run_every_steps=25"):
+    with pytest.raises(CheckFailed, match=r"written to eval_holdout/ every 25 steps: the hook never saw them, because it reads another "
+                       r"folder or looks too rarely \(sections 'Trap 1: .*' and 'Trap 3: the 60-second timer'\)"):
         check(run_like(tmp_path, MAX_STEPS, list(range(25, MAX_STEPS + 1, 25))))
 
 

@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_output
 
-from .hygiene import ROOT, notebook_problems
+from .hygiene import ROOT, nbgrader_problems, notebook_problems
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
@@ -24,6 +24,12 @@ def test_there_are_notebooks():
 def test_committed_notebook_is_clean(path):
     notebook = nbformat.read(path, as_version=4)
     assert notebook_problems(notebook, path.stat().st_size) == []
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_exercises_are_nbgrader_cells(path):
+    notebook = nbformat.read(path, as_version=4)
+    assert nbgrader_problems(notebook, "nb" + path.name[:2]) == []
 
 
 @pytest.fixture(scope="module")
@@ -75,3 +81,34 @@ def test_checker_fails_on_a_bad_notebook(good, defect):
     else:
         problems = _problems_after(good, BAD[defect])
     assert problems, f"the hygiene check missed: {defect}"
+
+
+def _solution_and_check(notebook):
+    cells = [c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("solution")]
+    return cells[0], notebook.cells[notebook.cells.index(cells[0]) + 1]
+
+
+def _set(cell, **fields):
+    cell.metadata["nbgrader"].update(fields)
+
+
+NBGRADER_BAD = {
+    "markers outside a solution cell": lambda nb: _solution_and_check(nb)[0].metadata.pop("nbgrader"),
+    "solution cell without markers": lambda nb: _solution_and_check(nb)[0].__setitem__("source", "answer = 1"),
+    "check not graded": lambda nb: _set(_solution_and_check(nb)[1], grade=False),
+    "check without points": lambda nb: _set(_solution_and_check(nb)[1], points=0),
+    "check not locked": lambda nb: _set(_solution_and_check(nb)[1], locked=False),
+    "grade_id twice": lambda nb: _set(_solution_and_check(nb)[1], grade_id=_solution_and_check(nb)[0].metadata[
+        "nbgrader"]["grade_id"]),
+    "grade_id with a space": lambda nb: _set(_solution_and_check(nb)[1], grade_id="check one"),
+    "old schema": lambda nb: _set(_solution_and_check(nb)[1], schema_version=1),
+    "check cell removed": lambda nb: nb.cells.remove(_solution_and_check(nb)[1]),
+}
+
+
+@pytest.mark.parametrize("defect", sorted(NBGRADER_BAD))
+def test_nbgrader_check_fails_on_bad_metadata(good, defect):
+    assert nbgrader_problems(good, "nb00") == []
+    notebook = copy.deepcopy(good)
+    NBGRADER_BAD[defect](notebook)
+    assert nbgrader_problems(notebook, "nb00"), f"the nbgrader check missed: {defect}"

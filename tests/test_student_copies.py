@@ -1,14 +1,16 @@
-"""Student copies: solutions blanked, outputs cleared, in sync, and their checks fail.
+"""Student copies: solutions blanked, outputs cleared, locked where nbgrader locks, and their checks fail.
 
-`make student` writes `notebooks/student/NN_name.ipynb` from each notebook.
-These tests check the blanking itself, that the committed copies match what
-`make student` would write now, and, by executing the student copy of
-notebook 00, that a check cell fails with a plain message when its exercise
-is left blank.
+`make student` writes `notebooks/student/NN_name.ipynb` from each notebook with
+nbgrader's own release preprocessors (`tools/make_student.py`, in the teacher
+environment). That a committed copy is exactly what `nbgrader
+generate_assignment` releases now is checked by `test_nbgrader_round_trip.py`;
+these tests need no nbgrader: each copy has the notebook's cells, each solution
+replaced by nbgrader's stub, no outputs, the exercise cells locked, and, by
+executing the student copy of notebook 00, a check cell fails with a plain
+message when its exercise is left blank.
 """
 
 import os
-import sys
 
 import nbformat
 import pytest
@@ -16,48 +18,40 @@ from nbclient import NotebookClient
 
 from .hygiene import ROOT
 
-sys.path.insert(0, str(ROOT / "tools"))
-from make_student import blank_solutions, student_copy, student_path  # noqa: E402
-
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+STUDENT = ROOT / "notebooks" / "student"
 STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
 
 
-def test_blanks_a_solution_region():
-    source = "answer = None\n### BEGIN SOLUTION\nanswer = 42\n### END SOLUTION\nprint(answer)"
-    assert blank_solutions(source) == f"answer = None\n{STUB}\nprint(answer)"
+def _nbgrader(cell) -> dict:
+    return cell.metadata.get("nbgrader", {})
 
 
-def test_keeps_the_indentation_and_blanks_every_region():
-    source = (
-        "def f(x):\n    ### BEGIN SOLUTION\n    return x + 1\n    ### END SOLUTION\n\n"
-        "### BEGIN SOLUTION\ny = f(1)\n### END SOLUTION"
-    )
-    assert blank_solutions(source) == (
-        "def f(x):\n    # YOUR CODE HERE\n    raise NotImplementedError()\n\n" + STUB
-    )
-
-
-def test_leaves_cells_without_markers_alone():
-    assert blank_solutions("print('hello')") == "print('hello')"
-
-
-def test_refuses_unbalanced_markers():
-    with pytest.raises(ValueError, match="unbalanced"):
-        blank_solutions("### BEGIN SOLUTION\nx = 1\n")
+def test_every_notebook_has_a_student_copy():
+    assert sorted(p.name for p in STUDENT.glob("*.ipynb")) == [p.name for p in NOTEBOOKS], \
+        "notebooks/student/ does not match notebooks/: run `make student`"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_committed_student_copy_is_in_sync(path):
-    target = student_path(path)
-    assert target.exists(), f"{target.name} missing: run `make student`"
-    expected = student_copy(nbformat.read(path, as_version=4))
-    committed = nbformat.read(target, as_version=4)
-    assert committed == expected, f"{target.name} is out of date: run `make student`"
-    for cell in committed.cells:
-        assert "### BEGIN SOLUTION" not in cell.source
-        if cell.cell_type == "code":
-            assert cell.outputs == [] and cell.execution_count is None
+def test_student_copy_is_the_notebook_blanked(path):
+    source = nbformat.read(path, as_version=4)
+    copy = nbformat.read(STUDENT / path.name, as_version=4)
+    assert [c.get("id") for c in copy.cells] == [c.get("id") for c in source.cells], \
+        f"{path.name}: the student copy has other cells: run `make student`"
+    assert "workbook" not in copy.metadata
+    for original, student in zip(source.cells, copy.cells):
+        assert "### BEGIN SOLUTION" not in student.source
+        if _nbgrader(original).get("solution"):
+            before = original.source.split("### BEGIN SOLUTION")[0]
+            assert student.source.startswith(before) and STUB in student.source, f"{path.name}: {student.source}"
+        else:
+            assert student.source == original.source, f"{path.name}: a cell differs: run `make student`"
+        if student.cell_type == "code":
+            assert student.outputs == [] and student.execution_count is None
+        if _nbgrader(original).get("locked") or _nbgrader(original).get("grade"):
+            assert student.metadata.get("editable") is False and student.metadata.get("deletable") is False
+        if _nbgrader(original):
+            assert _nbgrader(student).get("checksum"), "nbgrader's checksum missing: run `make student`"
 
 
 def test_check_cells_fail_on_blanked_solutions():

@@ -1,28 +1,24 @@
-"""Write student copies of the notebooks: solutions blanked, outputs cleared.
+"""Write student copies of the notebooks with nbgrader's own preprocessors: what nbgrader releases.
 
-    python tools/make_student.py notebooks/00_setup_and_data.ipynb ...
+    .venv-teacher/bin/python tools/make_student.py notebooks/00_setup_and_data.ipynb ...
+    .venv-teacher/bin/python tools/make_student.py --check notebooks/*.ipynb   # exit 1 when out of date
 
-`make student` calls this. Every region of a code cell between
-``### BEGIN SOLUTION`` and ``### END SOLUTION`` becomes
-
-    # YOUR CODE HERE
-    raise NotImplementedError()
-
-(nbgrader's markers and stub, the convention teachers know), every output and
-execution count is cleared, and the copy is written to
-``notebooks/student/<same name>.ipynb``, only when it differs from what is
-there. The tests check that the committed copies are in sync.
-
-This is the part of nbgrader's ``ClearSolutions`` that the course needs;
-nbgrader itself is not a dependency (it brings a database and a server
-extension that a workbook does not use).
+`make student` calls this in the teacher environment (nbgrader is not in the
+learners' .venv). Each notebook goes through the preprocessors of nbgrader's
+``generate_assignment``, in its order and with its defaults: every solution
+region becomes ``# YOUR CODE HERE`` / ``raise NotImplementedError()``, outputs
+and execution counts are cleared, the exercise cells are locked and carry
+their checksums. Only ``SaveCells``, which records the cells in nbgrader's
+database, is left out: it does not change the notebook. The copy is written to
+``notebooks/student/<same name>.ipynb`` without the course's run stamp
+(``metadata.workbook``); apart from that stamp it is the file that
+``nbgrader generate_assignment`` writes to ``release/`` (the round-trip test
+checks this).
 """
 
 from __future__ import annotations
 
 import argparse
-import copy
-import re
 import sys
 from pathlib import Path
 
@@ -30,60 +26,56 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 STUDENT_DIR = ROOT / "notebooks" / "student"
-BEGIN = "### BEGIN SOLUTION"
-END = "### END SOLUTION"
-SOLUTION = re.compile(
-    r"^(?P<indent>[ \t]*)" + re.escape(BEGIN) + r"[^\n]*\n.*?^[ \t]*" + re.escape(END) + r"[^\n]*$",
-    re.DOTALL | re.MULTILINE,
-)
 
 
-def blank_solutions(source: str) -> str:
-    """Replace each solution region in a cell's source by the stub."""
-    if source.count(BEGIN) != source.count(END):
-        raise ValueError(f"unbalanced solution markers in cell:\n{source}")
-    return SOLUTION.sub(
-        lambda m: f"{m['indent']}# YOUR CODE HERE\n{m['indent']}raise NotImplementedError()", source
-    )
+def release_preprocessors() -> list:
+    """nbgrader's generate_assignment preprocessors, in order, without the database one."""
+    from nbgrader.converters import GenerateAssignment
+    from nbgrader.preprocessors import SaveCells
+
+    return [cls for cls in GenerateAssignment.class_traits()["preprocessors"].default() if cls is not SaveCells]
 
 
-def student_copy(notebook):
-    """A copy of ``notebook`` with solutions blanked and every output cleared."""
-    copied = copy.deepcopy(notebook)
-    copied.metadata.pop("workbook", None)
-    for cell in copied.cells:
-        if cell.cell_type != "code":
-            continue
-        cell.source = blank_solutions(cell.source)
-        cell.outputs = []
-        cell.execution_count = None
-    return copied
+def student_copy(notebook, name: str):
+    """The released form of ``notebook`` (named ``name``, without ``.ipynb``), without the run stamp."""
+    resources = {"nbgrader": {"notebook": name, "assignment": name}}
+    for preprocessor in release_preprocessors():
+        notebook, resources = preprocessor().preprocess(notebook, resources)
+    notebook.metadata.pop("workbook", None)
+    return notebook
 
 
 def student_path(path: Path) -> Path:
     return STUDENT_DIR / Path(path).name
 
 
-def write_student_copy(path: Path) -> bool:
-    """Write the student copy of one notebook; return True when it changed."""
-    target = student_path(path)
-    text = nbformat.writes(student_copy(nbformat.read(path, as_version=4))) + "\n"
-    if target.exists() and target.read_text(encoding="utf-8") == text:
-        return False
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, encoding="utf-8")
-    return True
+def student_text(path: Path) -> str:
+    """The student copy of the notebook at ``path``, as it is written to disk."""
+    notebook = nbformat.read(path, as_version=4)
+    return nbformat.writes(student_copy(notebook, Path(path).stem)) + "\n"
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="+", type=Path)
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when a copy is out of date")
     args = parser.parse_args(argv)
+    stale = []
     for path in args.notebooks:
-        changed = write_student_copy(path)
-        where = student_path(path).relative_to(ROOT)
-        print(f"{where}: {'written' if changed else 'up to date'}")
-    return 0
+        target = student_path(path)
+        text = student_text(path)
+        current = target.exists() and target.read_text(encoding="utf-8") == text
+        where = target.relative_to(ROOT)
+        if current:
+            print(f"{where}: up to date")
+        elif args.check:
+            stale.append(where)
+            print(f"{where}: out of date: run `make student`")
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+            print(f"{where}: written")
+    return 1 if stale else 0
 
 
 if __name__ == "__main__":

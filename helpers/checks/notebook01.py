@@ -81,8 +81,8 @@ def fixed_input_fn(answer, steps: int) -> None:
         )
     if answer.latest_checkpoint() is None:
         raise CheckFailed(
-            "`fixed_estimator` has no checkpoint yet: call its train(input_fn=inputs.make_train_input_fn(), "
-            "steps=EXERCISE_STEPS), with the brackets that call the factory"
+            "`fixed_estimator` has no checkpoint yet, so it has not trained: train() needs the input "
+            "function that the factory returns, not the factory (section 'The input function')"
         )
     reached = int(answer.get_variable_value("global_step"))
     if reached > steps:

@@ -15,6 +15,8 @@ from .common import correct, require_answer, run_metric_pair
 
 __all__ = ["train_op_increments", "predictions_per_example", "accuracy_metric_ops"]
 
+PAIR_SECTION = "section 'What a `(value, update_op)` pair does'"
+
 
 def _report(model_fn, name: str):
     from ..model_fn_checker import check_model_fn
@@ -32,9 +34,23 @@ def _first_problem(report, mode: str | None = None):
     return None
 
 
+def _classes_shape(report):
+    """The shape of PREDICT's 'classes', or None when the branch gave none."""
+    branch = report.branches.get("PREDICT")
+    values = getattr(branch, "prediction_values", None) or {}
+    return tuple(np.shape(values["classes"])) if "classes" in values else None
+
+
 def train_op_increments(model_fn) -> None:
     """Notebook 03, exercise 1: the TRAIN branch's train_op moves the global step by one."""
     report = _report(model_fn, "fixed_model_fn")
+    train = report.branches.get("TRAIN")
+    moved = getattr(train, "global_step", None)
+    if moved is not None and moved[0] == moved[1]:
+        raise CheckFailed(
+            f"one run of your train_op leaves the global step at {moved[1]}, so Estimator never counts a "
+            "step: the optimizer does not know the global step it should advance (section 'One forward "
+            "pass, then three branches by `mode`', TRAIN, and the Recap's traps)")
     finding = _first_problem(report, "TRAIN") or _first_problem(report)
     if finding is not None:
         raise CheckFailed(f"the checker says, for {finding.mode}: {finding.sentence}")
@@ -46,6 +62,12 @@ def train_op_increments(model_fn) -> None:
 def predictions_per_example(model_fn) -> None:
     """Notebook 03, exercise 2: PREDICT returns one class per example (argmax over axis 1)."""
     report = _report(model_fn, "fixed_predict_model_fn")
+    shape = _classes_shape(report)
+    if shape is not None and (not shape or shape[0] != report.batch_size):
+        raise CheckFailed(
+            f"'classes' has shape {shape} for a batch of {report.batch_size}, not one class per example: "
+            "the argmax reduces over the wrong axis, the batch (section 'One forward pass, then three "
+            "branches by `mode`', and the Recap's traps)")
     finding = _first_problem(report, "PREDICT") or _first_problem(report)
     if finding is not None:
         raise CheckFailed(f"the checker says, for {finding.mode}: {finding.sentence}")
@@ -70,12 +92,12 @@ def accuracy_metric_ops(metric_fn) -> None:
     batches = [([0, 1, 2, 3], [0, 1, 2, 0]), ([4, 5], [4, 4])]  # 3 of 4 right, then 1 of 2: 4 of 6
     result = float(run_metric_pair(
         metric_fn, "accuracy_ops", "accuracy", batches,
-        keras_hint="the pair `tf.compat.v1.metrics.accuracy(labels=labels, predictions=classes)`",
-        pair_hint=": return what `tf.compat.v1.metrics.accuracy` returns, both parts",
-        value_hint=" (use `tf.compat.v1.metrics.accuracy`)"))
+        keras_hint=f"a (value, update_op) pair ({PAIR_SECTION})",
+        pair_hint=f" ({PAIR_SECTION})",
+        value_hint=f" ({PAIR_SECTION})"))
     if abs(result - 0.5) < 1e-6:
         raise CheckFailed("after two batches the value is 0.5, the second batch alone: the update op "
-                          "must add each batch to running totals")
+                          f"must add each batch to running totals ({PAIR_SECTION})")
     if abs(result - 4 / 6) > 1e-6:
         raise CheckFailed(f"after two batches with 4 of 6 classes right the value is {result:.4f}, not "
                           "0.6667: compare `labels` with `classes`")

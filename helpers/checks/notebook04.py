@@ -126,7 +126,7 @@ def fixed_estimator(answer, old_model_dir, params: dict, steps: int,
     state = tf.train.get_checkpoint_state(str(answer.model_dir))
     if state is None or not state.all_model_checkpoint_paths:
         raise CheckFailed(
-            f"`fixed_estimator` has no checkpoint yet: call fixed_estimator.train(train_input_fn, steps={steps})"
+            f"`fixed_estimator` has no checkpoint yet: it has not trained the {steps} steps the exercise asks for"
         )
     reached = int(answer.get_variable_value("global_step"))
     if reached != steps:
@@ -143,9 +143,9 @@ def fixed_estimator(answer, old_model_dir, params: dict, steps: int,
         warm = start.shape == source.shape and float(np.mean(np.abs(start - source))) < WARM_TOLERANCE
     if not warm:
         raise CheckFailed(
-            f"`fixed_estimator` started {warm_variable} from new random values: warm-start the layers "
-            "whose shapes did not change, WarmStartSettings(ckpt_to_initialize_from=<old model_dir>, "
-            "vars_to_warm_start=<a regex of their names>)"
+            f"`fixed_estimator` started {warm_variable} from new random values, so nothing was warm-started "
+            "from the old model: only layers whose shapes did not change can be (section \"Warm start: begin "
+            "with another model's weights\")"
         )
     correct(
         f"the changed model trained to step {steps} in its own model_dir, and {warm_variable} "

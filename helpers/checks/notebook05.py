@@ -18,12 +18,15 @@ __all__ = ["fixed_tensor_names", "fixed_step_recorder", "logged_steps"]
 # Exercise 3: the train() calls, in order, on a fresh model_dir, and the hook's every_n_iter.
 EXERCISE_3_CALLS = (("steps", 100), ("max_steps", 150))
 EXERCISE_3_EVERY = 40
+# Exercise 1: the tensors that monitored_model_fn names for the hook's two tags.
+EXERCISE_1_EXPECTED = {"confidence": "monitor/confidence:0", "predicted": "monitor/first_classes:0"}
+NAMING_SECTION = "section 'Naming tensors so a hook can find them'"
 
 
 # --- exercise 1: names a hook can find -------------------------------------------
 
 
-def fixed_tensor_names(answer, model_fn, params: dict, expected: dict) -> None:
+def fixed_tensor_names(answer, model_fn, params: dict, expected: dict = EXERCISE_1_EXPECTED) -> None:
     """Notebook 05, exercise 1: ``{tag: name}`` whose names resolve to the ``expected`` tensors."""
     require_answer(answer, "fixed_tensors")
     from .. import hooks
@@ -39,14 +42,20 @@ def fixed_tensor_names(answer, model_fn, params: dict, expected: dict) -> None:
         if not isinstance(name, str):
             raise CheckFailed(f"fixed_tensors[{tag!r}] should be a tensor *name* (a string), as the hook is given")
     graph = hooks.build_graph(model_fn, params)
-    try:
-        found = hooks.resolve_tensors(answer, graph)
-    except hooks.MissingTensor as missing:
-        raise CheckFailed(f"a hook would still fail: {missing}") from None
+    found = {}
+    for tag, name in answer.items():
+        try:
+            found.update(hooks.resolve_tensors({tag: name}, graph))
+        except hooks.MissingTensor:
+            raise CheckFailed(
+                f"fixed_tensors[{tag!r}] = {name!r} names no tensor in the model_fn's graph, so a hook would "
+                f"fail when training starts: a tensor made inside a name scope carries the scope in its name, "
+                f"and hooks.tensor_table lists the names there ({NAMING_SECTION})") from None
     for tag, want in expected.items():
         got = found[tag].name
         if got != want:
-            raise CheckFailed(f"fixed_tensors[{tag!r}] finds the tensor {got}, not {want}, the one the exercise asks for")
+            raise CheckFailed(f"fixed_tensors[{tag!r}] finds the tensor {got}, which the model_fn did not name "
+                              f"for {tag!r} ({NAMING_SECTION})")
     names = ", ".join(f"{tag} -> {found[tag].name}" for tag in expected)
     correct(f"every name is in the graph: {names}")
 

@@ -31,6 +31,7 @@ BATCHES = (
      [7, 8, 2, 9, 9, 0, 0, 3]),
 )
 TOLERANCE = 1e-6
+AVERAGES_SECTION = "section \"The reference: scikit-learn on the model's predictions\""
 
 
 def precisions(labels, classes, num_classes: int = NUM_CLASSES) -> dict:
@@ -95,17 +96,19 @@ def macro_precision_metric(metric_fn) -> None:
         return
     if abs(result - expected["is_not_0"]) <= TOLERANCE:
         raise CheckFailed(f"{described}. {result:.4f} is the precision of 'the digit is not 0': "
-                          "tf.compat.v1.metrics.precision casts labels and predictions to bool; use "
-                          "metrics.precision_recall_f1(labels, classes, num_classes=10)['precision_macro']")
+                          "tf.compat.v1.metrics.precision casts labels and predictions to bool, so it sees "
+                          "two classes, not ten (section \"The source article's metrics, run on this model\"); "
+                          "a macro precision is built class by class, as the course's metrics are")
     if abs(result - expected["micro"]) <= TOLERANCE:
         raise CheckFailed(f"{described}. {result:.4f} is the micro precision, which equals the accuracy "
-                          "on single-label data: take the macro average ('precision_macro')")
+                          "on single-label data: the exercise asks for the plain mean of the ten per-class "
+                          f"precisions ({AVERAGES_SECTION})")
     if abs(result - expected["weighted"]) <= TOLERANCE:
-        raise CheckFailed(f"{described}. {result:.4f} is the weighted average: take the plain mean over "
-                          "classes ('precision_macro')")
+        raise CheckFailed(f"{described}. {result:.4f} is the weighted average, by each class's examples: "
+                          f"the macro average weighs every class the same ({AVERAGES_SECTION})")
     if abs(result - second_batch["macro"]) <= TOLERANCE:
         raise CheckFailed(f"{described}. {result:.4f} is the second batch alone: the update op must add "
-                          "each batch to running totals")
+                          "each batch to running totals (section 'A metric is a `(value, update_op)` pair')")
     raise CheckFailed(f"{described}: check that the labels and classes are passed in this order and that "
                       "num_classes is 10")
 
@@ -141,8 +144,8 @@ def first_evaluation_f1(answer, table) -> None:
         hint = ("the test set's evaluations are run 'eval'" if row["run"] != "eval"
                 else "the tag of the macro F1 is 'f1_macro'")
         raise CheckFailed(f"{value:.4f} is tag '{row['tag']}' of run '{row['run']}' at step {row['step']}: {hint}")
-    raise CheckFailed(f"{value:.4f} is not a value in the event files: select run 'eval' and tag 'f1_macro', "
-                      "then the row with the smallest step, and take its 'value'")
+    raise CheckFailed(f"{value:.4f} is not a value in the event files: the table has one row per run, tag "
+                      "and step (section 'Event files as a pandas table')")
 
 
 def most_confused_pair(answer, matrix) -> None:

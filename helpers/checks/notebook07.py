@@ -118,7 +118,7 @@ def stopped_early(answer, broken_model_dir, max_steps: int, eval_name: str, ever
     if os.path.realpath(str(answer.model_dir)) == os.path.realpath(str(broken_model_dir)):
         raise CheckFailed(
             "`fixed_estimator` uses the broken run's model_dir, whose old evaluations and checkpoint the "
-            "hook would read: give it a fresh one with settings.fresh_model_dir(...)")
+            "hook would read, so it stops at once (section 'Trap 5: running the same cell again')")
     if tf.train.latest_checkpoint(str(answer.model_dir)) is None:
         raise CheckFailed("`fixed_estimator` has no checkpoint yet: run tf.estimator.train_and_evaluate with it")
     final = int(answer.get_variable_value("global_step"))
@@ -135,16 +135,18 @@ def stopped_early(answer, broken_model_dir, max_steps: int, eval_name: str, ever
         if between != expected_between:
             raise CheckFailed(
                 f"training ran to max_steps={max_steps} and evaluations were skipped (only at steps "
-                f"{evaluated}): with the default EvalSpec(throttle_secs=600) train_and_evaluate evaluates "
-                "at most every 10 minutes; set throttle_secs=0")
+                f"{evaluated}): by default train_and_evaluate evaluates at most every 10 minutes (section "
+                "'Trap 4: evaluations skipped by `throttle_secs`')")
         raise CheckFailed(
-            f"training ran to max_steps={max_steps} although an evaluation was written every {every} steps: "
-            f"the hook must read {Path(eval_dir).name}/ (eval_dir=estimator.eval_dir({eval_name!r})) and look "
-            f"every {every} steps (run_every_secs=None, run_every_steps={every})")
+            f"training ran to max_steps={max_steps} although an evaluation was written to "
+            f"{Path(eval_dir).name}/ every {every} steps: the hook never saw them, because it reads another "
+            "folder or looks too rarely (sections 'Trap 1: a named evaluation, and a hook that never fires' "
+            "and 'Trap 3: the 60-second timer')")
     if between != expected_between:
         raise CheckFailed(
             f"training stopped at step {final}, but evaluations were skipped (only at steps {evaluated}): "
-            "set EvalSpec(throttle_secs=0)")
+            "by default train_and_evaluate evaluates at most every 10 minutes (section 'Trap 4: evaluations "
+            "skipped by `throttle_secs`')")
     correct(
         f"training stopped at step {final}, before max_steps={max_steps}: evaluation ran at every checkpoint "
         f"into {Path(eval_dir).name}/ and the hook read it there every {every} steps")

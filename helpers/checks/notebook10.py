@@ -53,8 +53,9 @@ def keras_macro_f1(answer, labels, probabilities) -> None:
                 "average='macro'"
             )
     raise CheckFailed(
-        f"{value:.4f} is not the macro F1 of these predictions ({expected:.4f}): give F1Score the labels "
-        "one-hot, shape (n, 10) — tf.one_hot(labels, 10) — and the probabilities, shape (n, 10)"
+        f"{value:.4f} is not the macro F1 of these predictions ({expected:.4f}): F1Score compares the "
+        "labels and the probabilities column by column, so both must have one column per class (section "
+        "'Metrics: from `eval_metric_ops` to `keras.metrics`')"
     )
 
 

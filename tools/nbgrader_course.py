@@ -1,0 +1,74 @@
+"""Lay out an nbgrader course directory for the workbook: one assignment per notebook.
+
+    python tools/nbgrader_course.py grading notebooks/03_model_fn_and_estimatorspec.ipynb ...
+
+`make grading-course` calls this (into ``grading/``); the round-trip test does
+the same in a temporary folder. It writes ``<dir>/nbgrader_config.py`` and
+copies each notebook to ``<dir>/source/<name>/<name>.ipynb`` (the assignment
+``03_model_fn_and_estimatorspec`` holds notebook 03), replacing an older copy.
+Then, in ``<dir>``, with the teacher environment's ``bin`` first on ``PATH``
+(nbgrader starts ``alembic`` from there)::
+
+    nbgrader generate_assignment 03_model_fn_and_estimatorspec   # -> release/
+    nbgrader autograde 03_model_fn_and_estimatorspec             # submitted/<student>/ -> autograded/
+    nbgrader generate_feedback 03_model_fn_and_estimatorspec     # -> feedback/<student>/
+
+Autograding runs each notebook top to bottom in the notebooks' kernel, the
+course's "estimator-workbook" (TF 2.15); it inherits the environment, so
+``WORKBOOK_FAST=1`` grades in fast mode and ``WORKBOOK_DATASETS`` is passed on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+
+COURSE_ID = "estimator-workbook"
+CELL_TIMEOUT_SECONDS = 1800  # as tools/run_notebooks.py: a full-mode training cell takes minutes
+SKIP_TAG = "nbval-skip"  # %tensorboard: never run under test, nor when grading
+
+CONFIG = f'''\
+# nbgrader settings for the estimator workbook, written by tools/nbgrader_course.py.
+c = get_config()
+c.CourseDirectory.course_id = "{COURSE_ID}"
+# nbgrader gives a cell 30 s by default; training cells take minutes in full mode.
+c.Execute.timeout = {CELL_TIMEOUT_SECONDS}
+# Cells tagged {SKIP_TAG} (%tensorboard, which would leave a TensorBoard server running) are not run.
+c.Execute.skip_cells_with_tag = "{SKIP_TAG}"
+'''
+
+
+def assignment_id(notebook: Path) -> str:
+    """The assignment that holds a notebook: its file name without ``.ipynb``."""
+    return Path(notebook).stem
+
+
+def write_course(root: Path, notebooks) -> list:
+    """Write the config and the source copies; return the assignment ids, in order."""
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "nbgrader_config.py").write_text(CONFIG, encoding="utf-8")
+    assignments = []
+    for notebook in notebooks:
+        name = assignment_id(notebook)
+        target = root / "source" / name / Path(notebook).name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(notebook, target)
+        assignments.append(name)
+    return assignments
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("course_dir", type=Path)
+    parser.add_argument("notebooks", nargs="+", type=Path)
+    args = parser.parse_args(argv)
+    for name in write_course(args.course_dir, args.notebooks):
+        print(f"{args.course_dir / 'source' / name}: assignment '{name}'")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
