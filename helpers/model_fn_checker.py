@@ -400,7 +400,14 @@ def check_predictions_repeat(session, spec, batch_size: int) -> list:
         return warnings
     image = session.graph.get_tensor_by_name("image:0")
     whole = session.run(predictions)
-    part = session.run(predictions, {image: tiny_images(batch_size)[:2]})
+    try:
+        part = session.run(predictions, {image: tiny_images(batch_size)[:2]})
+    except tf.errors.OpError as error:
+        return [Finding("PREDICT", (
+            f"PREDICT works on a batch of {batch_size} but not on 2 examples, where it raised "
+            f"{type(error).__name__}: {_run_error_cause(error.message)}{_place(_op_frame(error))}, so the "
+            "model assumes a batch size and the last, smaller batch of an input would fail: write -1 (or "
+            "`tf.shape(...)[0]`) for the batch dimension"))]
     key, change = _largest_change({key: value[:2] for key, value in whole.items()}, part)
     if key is None:
         return []
@@ -515,8 +522,7 @@ def explain_build_error(mode_name: str, error: Exception, params=None, needs_lab
 def explain_run_error(mode_name: str, error, batch_size: int) -> str:
     """The sentence for an error TensorFlow raised while running a branch: its cause, where, and a hint."""
     op = getattr(error, "op", None)
-    frame = _learner_frame(getattr(op, "traceback", None)) if op is not None else None
-    frame = frame or _learner_frame(_frames_in_message(error.message))
+    frame = _op_frame(error)
     sentence = (f"running the {mode_name} branch on a batch of {batch_size} raised {type(error).__name__}: "
                 f"{_run_error_cause(error.message)}{_place(frame)}")
     ancestors = _ancestors([op]) if op is not None else set()
@@ -575,7 +581,7 @@ def different_variables(branch: Branch, reference: Branch) -> str:
         parts.append("other shapes: " + ", ".join(
             f"{n} {here[n]} in {branch.mode}, {there[n]} in {reference.mode}" for n in reshaped[:3]))
     return (f"the {branch.mode} branch builds other trainable variables than {reference.mode} "
-            f"({'; '.join(parts)}), but Estimator restores the weights trained in TRAIN into it by name: "
+            f"({'; '.join(parts)}){_twice(branch)}, but Estimator restores the weights trained in TRAIN into it by name: "
             "build the same network in every mode (compute the logits once, before branching on `mode`)")
 
 
@@ -853,6 +859,13 @@ def _learner_frame(frames) -> _Frame | None:
         if _is_learner_file(frame.filename):
             return frame
     return None
+
+
+def _op_frame(error) -> _Frame | None:
+    """The learner's line that built the op a run-time error comes from (op traceback, else the message)."""
+    op = getattr(error, "op", None)
+    frame = _learner_frame(getattr(op, "traceback", None)) if op is not None else None
+    return frame or _learner_frame(_frames_in_message(error.message))
 
 
 def _frames_in_message(message: str) -> list:

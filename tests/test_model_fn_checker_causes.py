@@ -132,6 +132,18 @@ def test_variables_only_in_one_mode_are_named():
     assert "other shapes: dense/kernel (784, 16) in PREDICT, (784, 10) in TRAIN" in sentence
 
 
+def test_a_network_built_twice_in_predict_only():
+    def model_fn(features, labels, mode, params):
+        if mode == ModeKeys.PREDICT:
+            _logits(features)  # a first copy, left over
+            return tf.estimator.EstimatorSpec(mode, predictions={"classes": tf.argmax(_logits(features), axis=1)})
+        return good_model_fn(features, labels, mode, params)
+
+    sentence = _only(check_model_fn(model_fn), "PREDICT")
+    assert "only in PREDICT: dense_1/kernel (784, 10), dense_1/bias (10,)" in sentence
+    assert "(the PREDICT branch builds the network twice: its 4 variables are the same 2 shapes two times)" in sentence
+
+
 def test_predictions_from_a_second_untrained_copy_of_the_network():
     def model_fn(features, labels, mode, params):
         classes = tf.argmax(_logits(features), axis=1)  # the first network: predictions only
@@ -221,6 +233,20 @@ def test_batch_normalization_in_training_mode_at_prediction_is_a_warning():
     assert report.ok and [w.mode for w in report.warnings] == ["PREDICT"]
     assert "changes by up to" in report.warnings[0].sentence
     assert "when the other examples of the batch are left out" in report.warnings[0].sentence
+
+
+def test_a_fixed_batch_size_is_a_warning():
+    def model_fn(features, labels, mode, params):
+        logits = tf.keras.layers.Dense(10)(tf.reshape(features["image"], [4, 28 * 28]))  # 4: the batch size
+        return tf.estimator.EstimatorSpec(mode, predictions={"classes": tf.argmax(logits, axis=1)})
+
+    report = check_model_fn(model_fn)
+    assert [w.mode for w in report.warnings] == ["PREDICT"]
+    sentence = report.warnings[0].sentence
+    assert sentence.startswith("PREDICT works on a batch of 4 but not on 2 examples, where it raised "
+                               "InvalidArgumentError: Input to reshape is a tensor with 1568 values")
+    assert f"(line {_line_of(model_fn, '[4, 28 * 28]')} of `model_fn`" in sentence
+    assert sentence.endswith("write -1 (or `tf.shape(...)[0]`) for the batch dimension")
 
 
 def test_dropout_switched_by_mode_is_fine():
