@@ -67,6 +67,16 @@ benchmark: setup
 clean:
 	rm -rf $(VENV) .venv-latest models .pytest_cache
 
+# Teachers (TEACHING.md): free the disk the notebooks' training runs take, and
+# measure each notebook's peak memory and disk in full mode for TEACHING.md's
+# table (about 20 minutes on 2 cores; CLASSROOM_ARGS="--modes fast,full" adds fast mode).
+.PHONY: clean-models classroom-benchmark
+clean-models:
+	rm -rf models
+
+classroom-benchmark: setup
+	$(PY) benchmarks/classroom.py --update-guide $(CLASSROOM_ARGS)
+
 # The Keras part of notebook 10 on the newest TensorFlow (Keras 3), in a second
 # environment: make keras-latest (fast mode), make keras-latest KERAS_LATEST_ARGS=--full
 VENV_LATEST := .venv-latest

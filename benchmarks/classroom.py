@@ -1,0 +1,389 @@
+"""Peak memory and disk written by each notebook: the figures a teacher sizes a class with.
+
+Run it with ``make classroom-benchmark`` (or ``.venv/bin/python benchmarks/classroom.py``).
+Each notebook is executed top to bottom by ``tools/run_notebooks.py`` (the same
+kernel and cells as ``make notebooks``; the executed copies go to a temporary
+folder, the committed notebooks are not touched), in full mode (what students
+run) and, with ``--modes fast,full``, in fast mode too. While it runs, a sampler
+reads ``/proc`` every 0.2 s:
+
+* memory: the kernel and every process it starts (notebook 09's cluster tasks,
+  TensorBoard, …). For each process its ``VmHWM`` (peak resident memory, kept
+  by the kernel of the OS, so no peak is missed while the process is alive);
+  and the sum of ``VmRSS`` over the whole tree at each sample. Two figures are
+  kept: **kernel peak** = the kernel's own ``VmHWM``; **tree peak** = the
+  largest sum, over the samples, of the ``VmHWM`` of the processes alive at
+  that sample — an upper bound of what the notebook holds at once (each
+  process counts with its own peak so far, even if the peaks did not
+  coincide; processes that never ran together are never added), the safe
+  figure to size a machine with. The largest sampled ``VmRSS`` sum (a lower
+  bound, it can miss short spikes) is kept beside it.
+* disk: ``models/`` is emptied before each notebook and a fresh ``TMPDIR`` is
+  given to its kernel; the figures are the size of both at the end (what stays
+  on disk), their largest sampled size during the run (every 2 s), and the
+  size of any other file the run created or grew inside the project.
+
+Results go to ``benchmarks/classroom.json``; ``--update-guide`` writes the table
+of TEACHING.md (between its ``classroom:start`` / ``classroom:end`` markers),
+which also quotes the run times of ``benchmarks/results.json``. Run it on an
+otherwise idle machine, in a copy of the project if others use ``models/``:
+the helpers package's location decides where ``models/`` is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+GUIDE_START = "<!-- classroom:start -->"
+GUIDE_END = "<!-- classroom:end -->"
+PAGE_KB = 1024
+
+
+# ----------------------------------------------------------------------------- /proc
+
+def process_table() -> dict:
+    """{pid: parent pid} of every process visible in /proc."""
+    parents = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(entry.path, "stat").read_text()
+        except OSError:  # the process ended meanwhile
+            continue
+        # "pid (comm) state ppid …": comm may hold spaces and parentheses
+        parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    return parents
+
+
+def descendants(root: int, parents: dict) -> list:
+    children = {}
+    for pid, parent in parents.items():
+        children.setdefault(parent, []).append(pid)
+    found, todo = [], list(children.get(root, []))
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def memory_kb(pid: int) -> tuple:
+    """(VmHWM, VmRSS) of a process in kB, or None when it is gone."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    values = {}
+    for line in status.splitlines():
+        key, _, rest = line.partition(":")
+        if key in ("VmHWM", "VmRSS", "Name"):
+            values[key] = rest.strip()
+    if "VmHWM" not in values:  # a zombie has no memory lines
+        return None
+    return int(values["VmHWM"].split()[0]), int(values["VmRSS"].split()[0]), values.get("Name", "?")
+
+
+def tree_size(path: Path) -> int:
+    """Bytes of the regular files under ``path`` (0 when it does not exist)."""
+    total = 0
+    for folder, _, files in os.walk(path):
+        for name in files:
+            try:
+                stat = os.lstat(os.path.join(folder, name))
+            except OSError:
+                continue
+            total += stat.st_size
+    return total
+
+
+def file_sizes(root: Path, skip: set) -> dict:
+    """{relative path: size} of the files under ``root``, leaving out the top-level folders in ``skip``."""
+    sizes = {}
+    for folder, dirs, files in os.walk(root):
+        if Path(folder) == root:
+            dirs[:] = [d for d in dirs if d not in skip]
+        for name in files:
+            path = Path(folder, name)
+            try:
+                sizes[str(path.relative_to(root))] = path.lstat().st_size
+            except OSError:
+                continue
+    return sizes
+
+
+class Sampler(threading.Thread):
+    """Samples the memory of this process's descendants and the size of some folders."""
+
+    def __init__(self, folders: list, interval: float = 0.2, disk_every: int = 10):
+        super().__init__(daemon=True)
+        self.folders, self.interval, self.disk_every = folders, interval, disk_every
+        self.peaks = {}  # pid -> (VmHWM kB, name)
+        self.kernels = set()  # this process's own children: the kernel (jupyter_client starts it)
+        self.rss_sum_peak = 0
+        self.hwm_sum_peak = 0  # largest sum of the peaks of the processes alive at one sample
+        self.disk_peak = 0
+        self.samples = 0
+        self._halt = threading.Event()
+
+    def sample(self) -> None:
+        rss_sum = hwm_sum = 0
+        parents = process_table()
+        for pid in descendants(os.getpid(), parents):
+            if parents.get(pid) == os.getpid():
+                self.kernels.add(pid)
+            memory = memory_kb(pid)
+            if memory is None:
+                continue
+            hwm, rss, name = memory
+            if hwm >= self.peaks.get(pid, (0, ""))[0]:
+                self.peaks[pid] = (hwm, name)
+            rss_sum += rss
+            hwm_sum += hwm
+        self.rss_sum_peak = max(self.rss_sum_peak, rss_sum)
+        self.hwm_sum_peak = max(self.hwm_sum_peak, hwm_sum)
+        if self.samples % self.disk_every == 0:
+            self.disk_peak = max(self.disk_peak, sum(tree_size(folder) for folder in self.folders))
+        self.samples += 1
+
+    def run(self) -> None:
+        while not self._halt.is_set():
+            self.sample()
+            self._halt.wait(self.interval)
+
+    def stop(self) -> None:
+        self._halt.set()
+        self.join()
+        self.sample()
+
+
+# ----------------------------------------------------------------------------- one notebook
+
+def tensorboard_peaks_mb(logdir: Path) -> list:
+    """[[name, peak MB], …] of the processes of a TensorBoard serving ``logdir``, as `%tensorboard` starts it.
+
+    The notebook runs leave `%tensorboard` out (its cell is tagged nbval-skip), so
+    it is measured here: started on what the notebook wrote, its page and the
+    scalars it offers fetched once.
+    """
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    sampler = Sampler([])
+    sampler.start()
+    process = subprocess.Popen([str(Path(sys.executable).with_name("tensorboard")), f"--logdir={logdir}",
+                                "--host=127.0.0.1", f"--port={port}"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        for path in ("", "data/runs", "data/plugin/scalars/tags"):
+            while True:
+                try:
+                    urllib.request.urlopen(f"http://127.0.0.1:{port}/{path}", timeout=30).read()
+                    break
+                except OSError:
+                    if time.monotonic() > deadline or process.poll() is not None:
+                        raise SystemExit("TensorBoard did not answer within 120 s")
+                    time.sleep(0.5)
+        time.sleep(2)
+    finally:
+        sampler.stop()
+        process.terminate()
+        process.wait(timeout=30)
+    return [[name, hwm * PAGE_KB / 1e6] for hwm, name in sorted(sampler.peaks.values(), reverse=True)]
+
+
+
+def measure_notebook(notebook: Path, fast: bool, out: Path) -> dict:
+    """Execute one notebook and return its memory and disk figures."""
+    import run_notebooks  # tools/run_notebooks.py: the same execution as `make notebooks`
+
+    models = ROOT / "models"
+    shutil.rmtree(models, ignore_errors=True)
+    tmp = Path(tempfile.mkdtemp(prefix="classroom-tmp-"))
+    before = file_sizes(ROOT, skip={"models", ".git", ".venv", ".venv-latest"})
+    saved_tmpdir = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = str(tmp)  # inherited by the kernel and its children
+    sampler = Sampler([models, tmp])
+    sampler.start()
+    started = time.perf_counter()
+    try:
+        run_notebooks.execute(notebook, fast=fast, force=True, out=out)
+    finally:
+        seconds = time.perf_counter() - started
+        sampler.stop()
+        if saved_tmpdir is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = saved_tmpdir
+    after = file_sizes(ROOT, skip={"models", ".git", ".venv", ".venv-latest"})
+    elsewhere = {path: size - before.get(path, 0) for path, size in after.items()
+                 if size > before.get(path, 0) and "__pycache__" not in path}
+    peaks = sorted(sampler.peaks.values(), reverse=True)
+    kernel = max((sampler.peaks[pid] for pid in sampler.kernels if pid in sampler.peaks), default=(0, "?"))
+    result = {
+        "seconds": seconds,
+        "kernel_peak_mb": kernel[0] * PAGE_KB / 1e6,
+        "tree_peak_mb": sampler.hwm_sum_peak * PAGE_KB / 1e6,
+        "rss_sum_peak_mb": sampler.rss_sum_peak * PAGE_KB / 1e6,
+        "processes": len(peaks),
+        "process_peaks_mb": [[name, hwm * PAGE_KB / 1e6] for hwm, name in peaks],
+        "models_mb": tree_size(models) / 1e6,
+        "tmp_mb": tree_size(tmp) / 1e6,
+        "disk_peak_mb": max(sampler.disk_peak, tree_size(models) + tree_size(tmp)) / 1e6,
+        "elsewhere": {path: size / 1e6 for path, size in sorted(elsewhere.items())},
+        "samples": sampler.samples,
+    }
+    shutil.rmtree(tmp, ignore_errors=True)
+    if "%tensorboard" in notebook.read_text():
+        result["tensorboard_peaks_mb"] = tensorboard_peaks_mb(models)
+        result["tensorboard_mb"] = sum(peak for _, peak in result["tensorboard_peaks_mb"])
+    return result
+
+
+# ----------------------------------------------------------------------------- report
+
+def mb(value: float) -> str:
+    return f"{value / 1000:.1f} GB" if value >= 1000 else f"{value:.0f} MB"
+
+
+def run_time(seconds) -> str:
+    if seconds is None:
+        return "—"
+    return f"{int(seconds // 60)} min {seconds % 60:02.0f} s" if seconds >= 60 else f"{seconds:.0f} s"
+
+
+def peak_with_tensorboard(row: dict) -> float:
+    """The notebook's peak with its child processes, plus TensorBoard's when it starts one."""
+    return row["tree_peak_mb"] + row.get("tensorboard_mb", 0.0)
+
+
+def notebook_number(name: str) -> str:
+    return name[:2]
+
+
+def table(classroom: dict, benchmark: dict) -> str:
+    """TEACHING.md's figures: run times (benchmarks/results.json), memory and disk (classroom.json)."""
+    times = {m: benchmark.get("parts", {}).get(f"notebooks_{m}", {}).get("seconds", {}) for m in ("fast", "full")}
+    full = classroom["modes"]["full"]
+    rows = full["notebooks"]
+    lines = [
+        "| notebook | run time full / fast | peak memory: kernel | peak memory: kernel + the processes it starts "
+        "| disk: left in `models/` | disk: most during the run |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for name, row in sorted(rows.items()):
+        tree = mb(row["tree_peak_mb"]) + (f" ({row['processes']} processes)" if row["processes"] > 1 else "")
+        if row.get("tensorboard_mb"):
+            tree += f", {mb(peak_with_tensorboard(row))} with `%tensorboard`"
+        lines.append(
+            f"| {name} | {run_time(times['full'].get(name))} / {run_time(times['fast'].get(name))} "
+            f"| {mb(row['kernel_peak_mb'])} | {tree} | {mb(row['models_mb'] + row['tmp_mb'])} "
+            f"| {mb(row['disk_peak_mb'])} |")
+    kernel = max(rows, key=lambda n: rows[n]["kernel_peak_mb"])
+    tree = max(rows, key=lambda n: peak_with_tensorboard(rows[n]))
+    others = [n for n in rows if n != tree]
+    second = max(others, key=lambda n: peak_with_tensorboard(rows[n])) if others else tree
+    kept, course_peak = 0.0, 0.0
+    for name, row in sorted(rows.items()):  # a class runs the notebooks in turn; models/ keeps each one's folders
+        course_peak = max(course_peak, kept + row["disk_peak_mb"])
+        kept += row["models_mb"] + row["tmp_mb"]
+    lines += [
+        "",
+        f"- Memory: the largest kernel is notebook {notebook_number(kernel)}'s, "
+        f"**{mb(rows[kernel]['kernel_peak_mb'])}**; with the processes it starts, notebook "
+        f"{notebook_number(tree)} needs **{mb(peak_with_tensorboard(rows[tree]))}** "
+        f"({rows[tree]['processes']} processes); every other notebook stays under "
+        f"**{mb(peak_with_tensorboard(rows[second]))}** (notebook {notebook_number(second)}).",
+        f"- Disk: run one after another, the {len(rows)} notebooks leave **{mb(kept)}** in `models/`, "
+        f"and `models/` holds at most **{mb(course_peak)}** on the way.",
+    ]
+    fast = classroom["modes"].get("fast")
+    if fast and fast["notebooks"]:
+        frows = fast["notebooks"]
+        ftree = max(frows, key=lambda n: frows[n]["tree_peak_mb"])
+        fdisk = max(frows, key=lambda n: frows[n]["disk_peak_mb"])
+        lines.append(
+            f"- Fast mode (`WORKBOOK_FAST=1`, the tests' mode): at most **{mb(frows[ftree]['tree_peak_mb'])}** "
+            f"of memory (notebook {notebook_number(ftree)}) and **{mb(frows[fdisk]['disk_peak_mb'])}** of disk "
+            f"during a run (notebook {notebook_number(fdisk)}); measured {fast['measured']}.")
+    lines += [
+        "",
+        f"_Memory and disk measured by `make classroom-benchmark` "
+        f"([benchmarks/classroom.py](benchmarks/classroom.py)) in full mode on {classroom['machine']}, "
+        f"{full['measured']}; run times from `make benchmark` ([benchmarks/results.json](benchmarks/results.json))._",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def update_guide(text: str, guide: Path = ROOT / "TEACHING.md") -> None:
+    content = guide.read_text()
+    if GUIDE_START not in content or GUIDE_END not in content:
+        raise SystemExit(f"{guide.name} has no {GUIDE_START} … {GUIDE_END} markers")
+    before, rest = content.split(GUIDE_START, 1)
+    _, after = rest.split(GUIDE_END, 1)
+    guide.write_text(f"{before}{GUIDE_START}\n{text}{GUIDE_END}{after}")
+
+
+def machine() -> str:
+    cores = len(os.sched_getaffinity(0))
+    memory = int(Path("/proc/meminfo").read_text().split()[1]) / 2**20
+    return f"{cores} cores, {memory:.0f} GiB, Python {sys.version.split()[0]}"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--modes", default="full", help="full | fast | fast,full")
+    parser.add_argument("--only", nargs="*", type=Path, help="measure only these notebooks (others are kept)")
+    parser.add_argument("--results", type=Path, default=ROOT / "benchmarks" / "classroom.json")
+    parser.add_argument("--update-guide", action="store_true", help="write the table into TEACHING.md")
+    parser.add_argument("--report-only", action="store_true", help="measure nothing, only print / write the table")
+    args = parser.parse_args(argv)
+    results = json.loads(args.results.read_text()) if args.results.exists() else {}
+    results.setdefault("modes", {})
+    if not args.report_only:
+        results["machine"] = machine()
+        notebooks = args.only or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+        with tempfile.TemporaryDirectory(prefix="classroom-out-") as out:
+            for mode in [m.strip() for m in args.modes.split(",") if m.strip()]:
+                record = results["modes"].setdefault(mode, {"notebooks": {}})
+                load_before = " / ".join(f"{v:.2f}" for v in os.getloadavg())
+                for notebook in notebooks:
+                    row = measure_notebook(notebook.resolve(), fast=mode == "fast", out=Path(out))
+                    record["notebooks"][notebook.name] = row
+                    print(f"{notebook.name} ({mode}): kernel {mb(row['kernel_peak_mb'])}, with children "
+                          f"{mb(row['tree_peak_mb'])} in {row['processes']} processes, models/ "
+                          f"{mb(row['models_mb'])}, tmp {mb(row['tmp_mb'])}, disk peak {mb(row['disk_peak_mb'])}, "
+                          f"{row['seconds']:.0f} s", flush=True)
+                    args.results.write_text(json.dumps(results, indent=1) + "\n")  # keep what is done
+                record.update(measured=datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), load_before=load_before,
+                              load_after=" / ".join(f"{v:.2f}" for v in os.getloadavg()))
+        shutil.rmtree(ROOT / "models", ignore_errors=True)
+        args.results.write_text(json.dumps(results, indent=1) + "\n")
+    benchmark_file = ROOT / "benchmarks" / "results.json"
+    benchmark = json.loads(benchmark_file.read_text()) if benchmark_file.exists() else {}
+    text = table(results, benchmark)
+    print("\n" + text)
+    if args.update_guide:
+        update_guide(text)
+        print("TEACHING.md: table updated")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
