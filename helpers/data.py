@@ -244,7 +244,7 @@ def _gunzip(blob: bytes, where: str) -> bytes:
     if not blob.startswith(GZIP_SIGNATURE):
         looks = ""
         if int.from_bytes(blob[:4], "big") in (IMAGES_MAGIC, LABELS_MAGIC):
-            looks = "; it holds uncompressed IDX bytes: gzip it, or use the original .gz file"
+            looks = "; it holds the IDX bytes uncompressed: gzip it"
         raise DatasetProblem(
             f"{where} is not gzip-compressed (it starts with {blob[:2].hex()}, "
             f"not the gzip signature 1f8b){looks}"

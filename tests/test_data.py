@@ -347,7 +347,7 @@ BAD_FILES = {
     "checksum": (_one_pixel_changed, "SHA-256"),
     "truncated-gzip": (_truncated_gzip, "not a complete gzip"),
     "not-gzip": (_not_gzip, "is not gzip-compressed (it starts with 0000, not the gzip signature 1f8b); "
-                 "it holds uncompressed IDX bytes: gzip it"),
+                 "it holds the IDX bytes uncompressed: gzip it"),
     "magic": (_wrong_magic, "magic number 0x00000801, expected 0x00000803"),
     "count": (_wrong_count, "holds shape (4, 28, 28), expected (5, 28, 28)"),
     "image-size": (_wrong_image_size, "holds shape (5, 28, 27), expected (5, 28, 28)"),

@@ -154,7 +154,7 @@ def test_files_put_directly_in_the_named_folder(tmp_path, cache, tiny, monkeypat
 @pytest.mark.parametrize("content, says", [
     (lambda tiny: tiny.raw["train_images"],
      "is not gzip-compressed (it starts with 0000, not the gzip signature 1f8b); "
-     "it holds uncompressed IDX bytes: gzip it, or use the original .gz file"),
+     "it holds the IDX bytes uncompressed: gzip it"),
     (lambda tiny: b"PK\x03\x04zip", "is not gzip-compressed (it starts with 504b, not the gzip signature 1f8b)"),
     (lambda tiny: b"", "is empty (0 bytes)"),
     (lambda tiny: tiny.gz("train_images")[:-30], "is not a complete gzip file"),
