@@ -310,13 +310,15 @@ def report(results: dict) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def update_readme(text: str, readme: Path = ROOT / "README.md") -> None:
+def update_readme(text: str, readme: Path = ROOT / "README.md", start: str = README_START,
+                  end: str = README_END, where: str = "its Performance section") -> None:
+    """Put ``text`` between the README's markers ``start`` and ``end``."""
     content = readme.read_text()
-    if README_START not in content or README_END not in content:
-        raise SystemExit(f"README.md has no {README_START} … {README_END} markers: add them to its Performance section")
-    before, rest = content.split(README_START, 1)
-    _, after = rest.split(README_END, 1)
-    readme.write_text(f"{before}{README_START}\n{text}{README_END}{after}")
+    if start not in content or end not in content:
+        raise SystemExit(f"README.md has no {start} … {end} markers: add them to {where}")
+    before, rest = content.split(start, 1)
+    _, after = rest.split(end, 1)
+    readme.write_text(f"{before}{start}\n{text}{end}{after}")
 
 
 def measure(name: str, function, *args) -> dict:
