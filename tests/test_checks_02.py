@@ -139,7 +139,7 @@ def test_input_fn_not_a_pair():
 
 
 def test_input_fn_bare_tensor():
-    fails(checks.dict_input_fn, pipeline(features=lambda image: image), "bare tensor", "features['image']")
+    fails(checks.dict_input_fn, pipeline(features=lambda image: image), "bare tensor", "features['image']", "(section 'What an input function returns')")
 
 
 def test_input_fn_features_not_a_dict():
@@ -172,7 +172,8 @@ def test_input_fn_labels_not_one_tensor():
 
 def test_input_fn_one_hot_labels():
     one_hot = np.eye(10, dtype=np.float32)[LABELS]
-    fails(checks.int_labels_input_fn, pipeline(labels=one_hot), "one-hot, shape (None, 10) float32", "tf.one_hot")
+    fails(checks.int_labels_input_fn, pipeline(labels=one_hot), "one-hot, shape (None, 10) float32",
+                 "one integer class id per image", "(section 'What an input function returns')")
 
 
 def test_input_fn_float_labels():

@@ -93,8 +93,8 @@ def _check_input_fn(answer, name: str) -> None:
     features, labels = spec
     if isinstance(features, tf.TensorSpec):
         raise CheckFailed(
-            "the features are a bare tensor: wrap the images in a dict, {'image': image}, "
-            "because the model_fn reads features['image']"
+            "the features are a bare tensor, but the model_fn reads features['image'] from a dict "
+            "(section 'What an input function returns')"
         )
     if not isinstance(features, dict):
         raise CheckFailed(f"the features should be a dict {{'image': images}}, not {features}")
@@ -120,8 +120,8 @@ def _check_input_fn(answer, name: str) -> None:
         raise CheckFailed(f"the labels should be one tensor of class ids, not {labels}")
     if labels.shape.rank == 2 and labels.shape[-1] == 10:
         raise CheckFailed(
-            f"the labels are one-hot, shape {labels.shape} {labels.dtype.name}: the model wants "
-            "one integer class id per image, shape [batch] (leave out tf.one_hot)"
+            f"the labels are one-hot, shape {labels.shape} {labels.dtype.name}, but the model's loss wants "
+            "one integer class id per image, shape [batch] (section 'What an input function returns')"
         )
     if not labels.dtype.is_integer:
         raise CheckFailed(f"the labels are {labels.dtype.name}: the model wants integer class ids (tf.int32)")
