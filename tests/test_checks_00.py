@@ -30,7 +30,7 @@ def test_share_of_ones_correct(digits, capsys):
     (30.0, "percentage"),
     (0.25, "test set"),
     (3, "count of ones"),
-    (0.5, "is not it"),
+    (0.5, r"is not the fraction of training labels that are 1 \(section 'Class balance'"),
 ])
 def test_share_of_ones_explains_mistakes(digits, answer, words):
     with pytest.raises(CheckFailed, match=words):

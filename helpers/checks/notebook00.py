@@ -27,7 +27,8 @@ def share_of_ones(answer, dataset) -> None:
         raise CheckFailed("that is the count of ones: divide it by the number of training labels")
     if abs(answer - expected) > 1e-6:
         raise CheckFailed(
-            f"{answer:.5f} is not it: compare the training labels with 1 and take the mean"
+            f"{answer:.5f} is not the fraction of training labels that are 1 (section 'Class balance' "
+            "counts the labels)"
         )
     correct(f"{answer:.2%} of the training digits are ones, the most common digit")
 
@@ -43,8 +44,8 @@ def brightest_class(answer, dataset) -> None:
     if isinstance(answer, (numbers.Integral, np.integer)):
         hint = " (and that is not the brightest index either)" if int(answer) != best else ""
         raise CheckFailed(
-            f"you gave the class index {int(answer)}: give its name, "
-            f"`class_names[{int(answer)}]`{hint}"
+            f"you gave the class index {int(answer)}: the exercise asks for the class's name, which the "
+            f"dataset's class_names list gives for each index{hint}"
         )
     if answer not in dataset.class_names:
         raise CheckFailed(f"{answer!r} is not one of the class names {list(dataset.class_names)}")
