@@ -147,7 +147,9 @@ def test_only_a_python_3_12_and_no_network_gives_one_line(tmp_path):
     message = _one_line(result)
     assert "uv venv -q --seed --python 3.11 venv" in log
     assert message.startswith("No Python 3.11, 3.10 or 3.9 found, and uv could not provide Python 3.11 (")
-    assert "No interpreter found for Python 3.11" in message  # uv's own reason
+    # uv's own reason: its error line and its deepest cause
+    assert "(No interpreter found for Python 3.11 in managed installations or search path: " \
+        "Failed to download https://example.invalid/cpython-3.11.tar.gz)" in message
     assert "install Python 3.11" in message and "make PYTHON=/path/to/python3.11" in message
 
 
