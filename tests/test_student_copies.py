@@ -56,11 +56,11 @@ def test_student_copy_is_the_notebook_blanked(path):
 
 def test_check_cells_fail_on_blanked_solutions():
     """Run the student copy of notebook 00: every check after a blank solution fails plainly."""
-    notebook = nbformat.read(student_path(NOTEBOOKS[0]), as_version=4)
+    notebook = nbformat.read(STUDENT / NOTEBOOKS[0].name, as_version=4)
     os.environ["WORKBOOK_FAST"] = "1"
     NotebookClient(
         notebook, timeout=600, kernel_name="python3", allow_errors=True,
-        resources={"metadata": {"path": str(ROOT / "notebooks" / "student")}},
+        resources={"metadata": {"path": str(STUDENT)}},
     ).execute()
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     blanked = [i for i, cell in enumerate(code) if "raise NotImplementedError()" in cell.source]
