@@ -200,30 +200,6 @@ def spec_for(name: str | DatasetSpec) -> DatasetSpec:
         raise DatasetProblem(f"unknown dataset {name!r}; the course has {known}") from None
 
 
-# --- naming paths in messages ---------------------------------------------------
-
-
-def _inside(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
-
-
-def shown(path: str | Path) -> str:
-    """How a message names ``path``, without a machine path inside the project.
-
-    Under the working directory, or inside the project while working in it:
-    relative (``../data/mnist`` from a notebook). Elsewhere ``~/…`` under the
-    home folder, else absolute, never a ``../../../`` chain.
-    """
-    path = Path(path).expanduser().resolve()
-    cwd = Path.cwd().resolve()
-    if _inside(path, cwd) or (_inside(path, PROJECT_ROOT) and _inside(cwd, PROJECT_ROOT)):
-        return display_path(path)
-    home = Path.home().resolve()
-    if _inside(path, home) and home != Path(path.anchor):
-        return str(Path("~") / path.relative_to(home))
-    return str(path)
-
-
 # --- reading and verifying ---------------------------------------------------
 
 
@@ -296,7 +272,7 @@ def read_verified(path: str | Path, spec: FileSpec, where: str | None = None) ->
     ``where`` names the file in error messages (default: its path).
     """
     # A writable copy: learners may change pixels in place.
-    return _checked(Path(path), spec, where or shown(path))[1].copy()
+    return _checked(Path(path), spec, where or display_path(path))[1].copy()
 
 
 # --- what this process, and earlier ones, verified ------------------------------
@@ -367,7 +343,7 @@ def _cache_folder(spec: DatasetSpec, cache_dir: Path | None) -> Path:
     folder = _cache_root(cache_dir) / spec.name
     if folder.exists() and not folder.is_dir():
         raise DatasetProblem(
-            f"{shown(folder)} is a file where the cache keeps the folder {spec.name}/: "
+            f"{display_path(folder)} is a file where the cache keeps the folder {spec.name}/: "
             "remove or rename it, then run again"
         )
     if folder.is_dir():
@@ -379,7 +355,7 @@ def _cache_path(spec: DatasetSpec, file_spec: FileSpec, folder: Path) -> Path:
     path = folder / file_spec.filename
     if path.is_dir():
         raise DatasetProblem(
-            f"{shown(path)} is a folder, where the cache keeps the file {spec.name}/{file_spec.filename}: "
+            f"{display_path(path)} is a folder, where the cache keeps the file {spec.name}/{file_spec.filename}: "
             "remove or rename that folder, then run again to fetch the file"
         )
     return path
@@ -442,10 +418,10 @@ def local_source(needed: str | None = None) -> Path | None:
         return folder
     looked = ""
     if not given.is_absolute():
-        looked = f" (a relative path is taken from the project folder: looked for {shown(folder)}"
+        looked = f" (a relative path is taken from the project folder: looked for {display_path(folder)}"
         in_cwd = Path.cwd() / given
         if in_cwd.is_dir():
-            looked += f"; to use {shown(in_cwd)} in the current folder, give its full path"
+            looked += f"; to use {display_path(in_cwd)} in the current folder, give its full path"
         looked += ")"
     missing = f"{needed} is not in the cache and " if needed else ""
     raise DatasetProblem(
@@ -536,11 +512,11 @@ def _copy_from_folder(spec: DatasetSpec, file_spec: FileSpec, source: Path, temp
     original = source / spec.name / file_spec.filename
     if not original.is_file():
         raise DatasetProblem(
-            f"{DATASETS_ENV} folder {shown(source)} {_missing_in_folder(spec, file_spec, source)}"
+            f"{DATASETS_ENV} folder {display_path(source)} {_missing_in_folder(spec, file_spec, source)}"
         )
     shutil.copyfile(original, temporary)
     try:
-        read_verified(temporary, file_spec, where=shown(original))
+        read_verified(temporary, file_spec, where=display_path(original))
     except DatasetProblem as problem:
         raise DatasetProblem(
             f"{problem}; it was not copied: replace it with a good copy "
@@ -582,14 +558,14 @@ def _verified_copy(spec: DatasetSpec, key: str, folder: Path, progress: bool, re
         try:
             if not read and _still_verified(path, file_spec):
                 return path, None
-            blob, array = _checked(path, file_spec, shown(path))
+            blob, array = _checked(path, file_spec, display_path(path))
             _remember(path, file_spec, blob)
             return path, (array.copy() if read else None)  # a writable copy for load()
         except DatasetProblem as problem:
             path.unlink(missing_ok=True)
             _forget(path)
             print(f"{problem} -- removed from the cache; fetching it again")
-    source = local_source(needed=shown(path))
+    source = local_source(needed=display_path(path))
     fresh = fetch_file(spec, key, folder.parent, source=source, progress=progress)
     return fresh, (read_verified(fresh, file_spec) if read else None)
 
@@ -638,10 +614,10 @@ def main(argv=None) -> int:
         for name in args.datasets:
             if args.command == "fetch":
                 ensure(name)
-                print(f"{name}: 4 files in {shown(_cache_root(None) / name)}")
+                print(f"{name}: 4 files in {display_path(_cache_root(None) / name)}")
             else:
                 verify(name)
-                print(f"{name}: 4 files verified (SHA-256 of the IDX bytes) in {shown(_cache_root(None) / name)}")
+                print(f"{name}: 4 files verified (SHA-256 of the IDX bytes) in {display_path(_cache_root(None) / name)}")
     except DatasetProblem as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 1

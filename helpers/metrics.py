@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from helpers.problems import WorkbookProblem
+from helpers.problems import MetricsProblem
 
 #: Bins per class of the streaming ROC AUC, equal in log-odds over
 #: [-LOG_ODDS_RANGE, LOG_ODDS_RANGE]: each bin is 0.004 wide in log-odds, so a
@@ -88,10 +88,6 @@ _SUM_TOLERANCE = 1e-3
 _SUM_TOLERANCE_16_BIT = 3e-2
 
 _COLLECTIONS = [tf.compat.v1.GraphKeys.LOCAL_VARIABLES, tf.compat.v1.GraphKeys.METRIC_VARIABLES]
-
-
-class MetricsProblem(WorkbookProblem, ValueError):
-    """A metric was given inputs it cannot measure (shapes, ``num_classes``), found while building the graph."""
 
 
 def _metric_variable(shape, name):

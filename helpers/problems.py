@@ -24,3 +24,15 @@ class DatasetProblem(WorkbookProblem):
 
 class CheckFailed(WorkbookProblem, AssertionError):
     """An exercise answer is not right yet; the message says what is wrong."""
+
+
+class UsageProblem(WorkbookProblem, ValueError):
+    """A helper was given an argument it cannot use (still a ``ValueError``)."""
+
+
+class NotReady(WorkbookProblem, RuntimeError):
+    """A helper was used before what it needs exists (still a ``RuntimeError``)."""
+
+
+class MetricsProblem(UsageProblem):
+    """A metric was given inputs it cannot measure (shapes, ``num_classes``), found while building the graph."""

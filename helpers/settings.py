@@ -18,6 +18,8 @@ import shutil
 import sys
 from pathlib import Path
 
+from .problems import UsageProblem
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DATA_DIR = PROJECT_ROOT / "data"
 MODELS_DIR = PROJECT_ROOT / "models"
@@ -43,13 +45,13 @@ def steps(full: int, fast: int | None = None) -> int:
     (at least 1). Every notebook scales its step counts through this function.
     """
     if full < 1:
-        raise ValueError(f"steps(full={full}): a step count must be at least 1")
+        raise UsageProblem(f"steps(full={full}): a step count must be at least 1")
     if not fast_mode():
         return full
     if fast is None:
         fast = max(1, full // 10)
     if fast < 1:
-        raise ValueError(f"steps(fast={fast}): a step count must be at least 1")
+        raise UsageProblem(f"steps(fast={fast}): a step count must be at least 1")
     return fast
 
 
@@ -59,8 +61,6 @@ def seed_everything(seed: int = SEED) -> int:
     Estimator graphs take their seed from ``RunConfig(tf_random_seed=...)``;
     the notebooks pass ``SEED`` there too.
     """
-    import sys
-
     random.seed(seed)
     os.environ["PYTHONHASHSEED"] = str(seed)
     try:
@@ -75,16 +75,28 @@ def seed_everything(seed: int = SEED) -> int:
     return seed
 
 
-def display_path(path) -> str:
-    """``path`` relative to the working directory when it lies in the project.
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
 
-    Used for everything a notebook prints, so outputs never show a machine path.
+
+def display_path(path: str | os.PathLike) -> str:
+    """How a notebook or a message names ``path``, never with a machine path in the project.
+
+    Under the working directory, or inside the project while working in it:
+    relative (``../data/mnist`` from a notebook). Elsewhere ``~/…`` under the
+    home folder, else absolute, never a ``../../../`` chain.
     """
-    path = Path(path).resolve()
-    try:
-        return os.path.relpath(path)
-    except ValueError:  # another drive on Windows
-        return str(path)
+    path = Path(path).expanduser().resolve()
+    cwd = Path.cwd().resolve()
+    if _inside(path, cwd) or (_inside(path, PROJECT_ROOT) and _inside(cwd, PROJECT_ROOT)):
+        try:
+            return os.path.relpath(path)
+        except ValueError:  # another drive on Windows
+            return str(path)
+    home = Path.home().resolve()
+    if _inside(path, home) and home != Path(path.anchor):
+        return str(Path("~") / path.relative_to(home))
+    return str(path)
 
 
 def fresh_model_dir(name: str) -> str:
@@ -94,10 +106,10 @@ def fresh_model_dir(name: str) -> str:
     twice gives the same result. Only folders inside ``models/`` are removed.
     """
     if not name or Path(name).is_absolute() or ".." in Path(name).parts:
-        raise ValueError(f"fresh_model_dir({name!r}): give a plain name such as '03_cnn'")
+        raise UsageProblem(f"fresh_model_dir({name!r}): give a plain name such as '03_cnn'")
     target = (MODELS_DIR / name).resolve()
     if MODELS_DIR.resolve() not in target.parents:
-        raise ValueError(f"fresh_model_dir({name!r}) would leave the models/ folder")
+        raise UsageProblem(f"fresh_model_dir({name!r}) would leave the models/ folder")
     if target.is_dir() and not target.is_symlink():
         shutil.rmtree(target)
     elif target.exists() or target.is_symlink():

@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers import data, inputs
+from helpers import data, inputs, settings
 from helpers.problems import DatasetProblem
 from tests.test_data import (  # noqa: F401  (fixtures are used by name)
     ENV,
@@ -116,7 +116,7 @@ def test_input_function_refetches_a_damaged_cached_file(filled, tiny, capsys, mo
     np.testing.assert_array_equal(images, tiny.arrays["train_images"])
     np.testing.assert_array_equal(labels, tiny.arrays["train_labels"])
     printed = capsys.readouterr().out.strip().splitlines()
-    assert len(printed) == 1 and printed[0].startswith(f"{data.shown(filled / IMAGES)}")
+    assert len(printed) == 1 and printed[0].startswith(f"{settings.display_path(filled / IMAGES)}")
     assert printed[0].endswith("-- removed from the cache; fetching it again")
     np.testing.assert_array_equal(  # and the cache holds the good file again
         data.read_verified(filled / IMAGES, tiny.spec.train_images), tiny.arrays["train_images"])
@@ -133,7 +133,7 @@ def test_damaged_file_that_cannot_be_fetched_again_stops_in_one_line(filled, tin
         inputs.make_train_input_fn(tiny.spec, batch_size=2)()
 
     message = one_line(caught.value)
-    assert f"{data.shown(filled / IMAGES)} is not in the cache and {ENV}=" in message
+    assert f"{settings.display_path(filled / IMAGES)} is not in the cache and {ENV}=" in message
     assert "is not a folder" in message
     assert "removed from the cache" in capsys.readouterr().out
     assert IMAGES not in [Path(f).name for f in cached_files(filled.parent)]  # never read again
@@ -210,7 +210,7 @@ def test_gone_folder_is_named_when_a_file_is_missing(filled, good_source, tiny):
         data.ensure(tiny.spec)
 
     message = one_line(caught.value)
-    assert message.startswith(f"{data.shown(filled / IMAGES)} is not in the cache and "
+    assert message.startswith(f"{settings.display_path(filled / IMAGES)} is not in the cache and "
                               f"{ENV}={good_source} is not a folder; ")
     assert message.endswith("name the folder that holds mnist/ and fashion-mnist/, or unset it to download")
 

@@ -58,7 +58,7 @@ def test_folder_where_a_cached_file_should_be(good_source, cache, tiny, call):
 
     message = problem_of(getattr(data, call), *arguments)
 
-    assert message == (f"{data.shown(in_the_way)} is a folder, where the cache keeps the file "
+    assert message == (f"{settings.display_path(in_the_way)} is a folder, where the cache keeps the file "
                        f"tiny/{IMAGES}: remove or rename that folder, then run again to fetch the file")
     assert (in_the_way / "notes").is_dir()  # nothing of the learner's is deleted
     assert not [f for f in cached_files(cache) if ".partial-" in f]
@@ -70,7 +70,7 @@ def test_file_where_the_cache_folder_should_be(good_source, cache, tiny):
 
     message = problem_of(data.load, tiny.spec, cache)
 
-    assert message == (f"{data.shown(cache / 'tiny')} is a file where the cache keeps the folder "
+    assert message == (f"{settings.display_path(cache / 'tiny')} is a file where the cache keeps the folder "
                        "tiny/: remove or rename it, then run again")
 
 
@@ -81,7 +81,7 @@ def test_folder_where_a_source_file_should_be(bad_source, cache, tiny):
 
     message = problem_of(data.load, tiny.spec, cache)
 
-    assert message == (f"{ENV} folder {data.shown(source)} has tiny/{IMAGES} as a folder, not a "
+    assert message == (f"{ENV} folder {settings.display_path(source)} has tiny/{IMAGES} as a folder, not a "
                        "file: put the .gz file itself there")
     assert cached_files(cache) == []
 
@@ -101,7 +101,7 @@ def test_relative_setting_says_where_it_looked(tmp_path, tiny, monkeypatch):
 
     message = problem_of(data.local_source)
 
-    looked = data.shown(settings.PROJECT_ROOT / "src" / "good")
+    looked = settings.display_path(settings.PROJECT_ROOT / "src" / "good")
     assert message == (
         f"{ENV}=src/good is not a folder (a relative path is taken from the project folder: "
         f"looked for {looked}; to use src/good in the current folder, give its full path); "
@@ -123,7 +123,7 @@ def test_setting_that_names_the_dataset_folder_itself(good_source, cache, tiny, 
 
     message = problem_of(data.load, tiny.spec, cache)
 
-    assert message == (f"{ENV} folder {data.shown(good_source / 'tiny')} is the tiny/ folder itself: "
+    assert message == (f"{ENV} folder {settings.display_path(good_source / 'tiny')} is the tiny/ folder itself: "
                        "name its parent, the folder that holds mnist/ and fashion-mnist/")
 
 
@@ -165,7 +165,7 @@ def test_what_is_wrong_with_the_compression(tmp_path, tiny, content, says):
 
     message = problem_of(data.read_verified, path, tiny.spec.train_images)
 
-    assert message.startswith(f"{data.shown(path)} {says}")
+    assert message.startswith(f"{settings.display_path(path)} {says}")
 
 
 def test_uncompressed_cached_file_is_refetched(good_source, cache, tiny, capsys):
@@ -185,25 +185,25 @@ def test_paths_outside_the_project_are_absolute(tmp_path, monkeypatch):
     monkeypatch.chdir(settings.PROJECT_ROOT)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     outside = tmp_path / "usb" / "datasets"
-    assert data.shown(outside) == str(outside.resolve())
+    assert settings.display_path(outside) == str(outside.resolve())
 
 
 def test_paths_under_home_start_with_a_tilde(tmp_path, monkeypatch):
     monkeypatch.chdir(settings.PROJECT_ROOT)
     monkeypatch.setenv("HOME", str(tmp_path))
-    assert data.shown(tmp_path / "usb" / "datasets") == os.path.join("~", "usb", "datasets")
+    assert settings.display_path(tmp_path / "usb" / "datasets") == os.path.join("~", "usb", "datasets")
 
 
 def test_paths_inside_the_project_are_relative(monkeypatch):
     monkeypatch.chdir(settings.PROJECT_ROOT / "notebooks")
-    assert data.shown(settings.DATA_DIR / "mnist") == os.path.join("..", "data", "mnist")
+    assert settings.display_path(settings.DATA_DIR / "mnist") == os.path.join("..", "data", "mnist")
     monkeypatch.chdir(settings.PROJECT_ROOT)
-    assert data.shown(settings.DATA_DIR / "mnist") == os.path.join("data", "mnist")
+    assert settings.display_path(settings.DATA_DIR / "mnist") == os.path.join("data", "mnist")
 
 
 def test_paths_under_the_current_folder_are_relative(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    assert data.shown(tmp_path / "src" / "good") == os.path.join("src", "good")
+    assert settings.display_path(tmp_path / "src" / "good") == os.path.join("src", "good")
 
 
 def test_message_for_a_source_outside_the_project_has_no_dot_dot_chain(bad_source, cache, tiny,
@@ -214,5 +214,5 @@ def test_message_for_a_source_outside_the_project_has_no_dot_dot_chain(bad_sourc
     message = problem_of(data.load, tiny.spec, cache)
 
     assert "../" not in message
-    assert message.startswith(f"{data.shown(source / 'tiny' / IMAGES)} has 3937 bytes")
-    assert data.shown(source).startswith(("/", "~"))
+    assert message.startswith(f"{settings.display_path(source / 'tiny' / IMAGES)} has 3937 bytes")
+    assert settings.display_path(source).startswith(("/", "~"))

@@ -371,6 +371,7 @@ def test_display_path_inside_cwd_is_relative(tmp_path, monkeypatch):
 def test_display_path_from_a_notebook_folder(tmp_path, monkeypatch):
     """Notebooks run in notebooks/, so project files show as ../something."""
     (tmp_path / "notebooks").mkdir()
+    monkeypatch.setattr(settings, "PROJECT_ROOT", tmp_path)
     monkeypatch.chdir(tmp_path / "notebooks")
     assert settings.display_path(tmp_path / "data" / "mnist") == os.path.join("..", "data", "mnist")
 
