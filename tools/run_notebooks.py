@@ -9,11 +9,12 @@
 its own kernel with the working directory `notebooks/` (cells tagged
 `nbval-skip` are left unexecuted), stream outputs are
 coalesced (one block per training cell, not hundreds), widget metadata is
-removed, and a hash of the code cells and of `helpers/` is stored in the
-notebook's metadata. A notebook whose hash is unchanged is skipped, so running
-the target twice does no work twice. The hygiene tests compare the stored
-code-cell hash with the notebook's code, so a notebook edited but not
-re-executed fails the tests.
+removed, and a hash of the code cells and of the `helpers/` files the notebook
+runs (tools/helpers_deps.py) is stored in the notebook's metadata. A notebook
+whose hashes are unchanged is skipped, so running the target twice does no work
+twice. The tests compare the stored hashes with today's code and helpers
+(tests/hygiene.py, tests/test_helpers_hash.py), so a notebook edited, or run
+with helpers that have changed since, fails the tests until it is re-executed.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import helpers_deps  # noqa: E402  (tools/helpers_deps.py, beside this file)
+
 KERNEL_NAME = "estimator-workbook"
 KERNEL_DISPLAY_NAME = "Estimator workbook (TF 2.15)"
 CELL_TIMEOUT_SECONDS = 1800
@@ -45,13 +48,10 @@ def code_hash(notebook) -> str:
     return digest.hexdigest()
 
 
-def helpers_hash() -> str:
-    """SHA-256 of every Python file in helpers/ (names and contents)."""
-    digest = hashlib.sha256()
-    for path in sorted((ROOT / "helpers").rglob("*.py")):
-        digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()
+def helpers_stamp(notebook) -> dict:
+    """The helpers files this notebook runs, each with its SHA-256, and one hash of them all."""
+    files = helpers_deps.file_digests([cell.source for cell in notebook.cells if cell.cell_type == "code"])
+    return {"helpers_sha256": helpers_deps.combined_hash(files), "helpers_files": files}
 
 
 def clean_metadata(notebook) -> None:
@@ -70,7 +70,7 @@ def clean_metadata(notebook) -> None:
 def execute(path: Path, fast: bool, force: bool, out: Path | None = None) -> bool:
     """Execute one notebook (in place, or into ``out``); return False when it was up to date."""
     notebook = nbformat.read(path, as_version=4)
-    stamp = {"code_sha256": code_hash(notebook), "helpers_sha256": helpers_hash(), "mode": "fast" if fast else "full"}
+    stamp = {"code_sha256": code_hash(notebook), **helpers_stamp(notebook), "mode": "fast" if fast else "full"}
     if not force and notebook.metadata.get("workbook", {}) == stamp:
         print(f"{path.name}: up to date, skipped")
         return False
