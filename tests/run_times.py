@@ -1,0 +1,77 @@
+"""The run times the course states, read from its texts and rounded the way they round.
+
+A notebook's first cell says ``**Run time:** about 25 s in full mode, 20 s in
+fast mode`` (or ``about 10 s in full mode and in fast mode alike``); the
+README's contents table says ``25 s / 20 s``. Both state the seconds that
+``make benchmark`` measured (``benchmarks/results.json``), rounded as people
+read them: under 45 s to the nearest 5 s, from 45 s on to the nearest half
+minute (``1 min``, ``1½ min``, ``2 min``). A range (``2–2½ min``) holds any
+measurement that rounds into it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+SHORT = 45  # seconds: below, times are stated to 5 s; from here on, to half a minute
+AMOUNT = r"(?:\d+½?|½)"
+DURATION = rf"{AMOUNT}(?:–{AMOUNT})? (?:s|min)"
+NOTEBOOK_LINE = re.compile(
+    rf"\*\*Run time:\*\* about (?P<full>{DURATION}) in full mode(?: \([^)]*\))?"
+    rf"(?:, (?P<fast>{DURATION}) in fast mode| and in fast mode alike)")
+README_CELL = re.compile(rf"^(?P<full>{DURATION}) / (?P<fast>{DURATION})$")
+
+
+def rounded(seconds: float) -> float:
+    """The seconds as the texts state them (half up): 5 s steps under 45 s, then 30 s steps."""
+    step = 5 if seconds < SHORT else 30
+    return step * math.floor(seconds / step + 0.5)
+
+
+def written(seconds: float) -> str:
+    """How the texts write a rounded time: ``35 s``, ``1 min``, ``1½ min``."""
+    if seconds < SHORT:
+        return f"{rounded(seconds):.0f} s"
+    halves = round(rounded(seconds) / 30)
+    return f"{halves // 2 or ''}{'½' if halves % 2 else ''} min"
+
+
+def _amount(text: str) -> float:
+    return (float(text.rstrip("½") or 0) + (0.5 if text.endswith("½") else 0))
+
+
+def parse(duration: str) -> tuple:
+    """``(low, high)`` seconds of ``35 s``, ``1½ min`` or ``2–2½ min``."""
+    amounts, unit = duration.rsplit(" ", 1)
+    scale = 60 if unit == "min" else 1
+    low, _, high = amounts.partition("–")
+    return _amount(low) * scale, _amount(high or low) * scale
+
+
+def notebook_statement(first_cell: str) -> dict | None:
+    """``{"full": "25 s", "fast": "20 s"}`` from a notebook's first cell; None when it has no such line."""
+    match = NOTEBOOK_LINE.search(first_cell)
+    if match is None:
+        return None
+    return {"full": match["full"], "fast": match["fast"] or match["full"]}
+
+
+def readme_statements(readme: str) -> dict:
+    """``{"03_model_fn_and_estimatorspec.ipynb": {"full": …, "fast": …}}`` from the contents table."""
+    found = {}
+    for line in readme.splitlines():
+        link = re.match(r"^\| \d\d \| \[[^\]]*\]\(notebooks/(\d\d_[\w-]+\.ipynb)\) \|", line)
+        if link:
+            cells = [cell.strip() for cell in line.strip().strip("|").split(" | ")]
+            times = README_CELL.match(cells[3]) if len(cells) > 3 else None
+            found[link.group(1)] = {"full": times["full"], "fast": times["fast"]} if times else None
+    return found
+
+
+def disagreement(stated: str, seconds: float) -> str | None:
+    """Why ``stated`` is not ``seconds`` rounded the texts' way; None when it is."""
+    low, high = parse(stated)
+    if low <= rounded(seconds) <= high:
+        return None
+    return f"states {stated}, but {seconds:.1f} s were measured, which the texts write as {written(seconds)}"
