@@ -7,7 +7,7 @@
 #   make notebooks  re-execute the notebooks in full mode (the committed outputs)
 #   make student    write the student copies (solutions blanked) into notebooks/student/, with nbgrader
 #   make teacher    the teacher's environment: nbgrader, to release, autograde and give feedback
-#   make keras-latest  run notebook 10's Keras part on the newest TensorFlow (second venv)
+#   make keras-latest  run notebook 10's Keras cells on the newest TensorFlow (second venv)
 #   make benchmark  measure the course's performance figures (README, Performance)
 #   make lock       re-pin requirements*.lock after a change to requirements*.txt
 #
@@ -77,8 +77,8 @@ clean-models:
 classroom-benchmark: setup
 	$(PY) benchmarks/classroom.py --update-guide $(CLASSROOM_ARGS)
 
-# The Keras part of notebook 10 on the newest TensorFlow (Keras 3), in a second
-# environment: make keras-latest (fast mode), make keras-latest KERAS_LATEST_ARGS=--full
+# Notebook 10's own Keras cells (tagged keras-latest) on the newest TensorFlow (Keras 3), in a
+# second environment: make keras-latest (fast mode), make keras-latest KERAS_LATEST_ARGS=--full
 VENV_LATEST := .venv-latest
 PY_LATEST := $(VENV_LATEST)/bin/python
 INSTALLED_LATEST := $(VENV_LATEST)/.installed
