@@ -26,10 +26,10 @@ hook's folder with the one the ``EvalSpec`` writes to, and, when ``max_steps``
 is given, checks that the hook can stop before it. It raises
 ``EarlyStoppingProblem`` with one sentence per problem.
 
-To watch the hook decide, ``write_eval_events`` writes evaluation results the
-way an Estimator does (v1 scalar summaries, ``simple_value``) and ``HookProbe``
-calls a hook's ``after_run`` the way the training loop does; ``replay`` does
-both for a whole timeline, one evaluation at a time. ``best_step`` is the
+To watch the hook decide, ``HookProbe`` calls a hook's ``after_run`` the way
+the training loop does; ``replay`` writes a timeline's evaluations the way an
+Estimator does (v1 scalar summaries, ``simple_value``) and asks a hook after
+each one. ``best_step`` is the
 hook's rule written out (``early_stopping.py``, ``_stop_if_no_metric_improvement_hook``),
 ``plot_timeline`` draws a run's evaluations with its best step and stop, and
 ``log_showing`` keeps a training cell's log to the lines worth reading.
@@ -43,6 +43,7 @@ import itertools
 import logging
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,6 +53,7 @@ import pandas as pd
 import tensorflow as tf
 
 from . import inputs
+from .logs import captured_log, logger_level
 from .model_fn_checker import check_branch
 from .problems import WorkbookProblem
 from .settings import display_path
@@ -145,14 +147,9 @@ def evaluation_results(estimator, batch_size: int = 4) -> dict:
         specs.append(estimator.model_fn(features, labels, mode, config))
         return specs[-1]
 
-    logger = tf.get_logger()
-    level = logger.level
-    logger.setLevel(logging.WARNING)  # "Calling model_fn." is Estimator's business, not this check's
-    try:
+    with logger_level(logging.WARNING):  # "Calling model_fn." is Estimator's business, not this check's
         branch, findings, _ = check_branch(recording_model_fn, "EVAL", tf.estimator.ModeKeys.EVAL,
                                            None, batch_size)
-    finally:
-        logger.setLevel(level)
     if findings:
         raise EarlyStoppingProblem(f"the EVAL graph could not be built, so the hook has nothing to read: {findings[0].sentence}")
     dtypes = {name: tf.as_dtype(value.dtype).base_dtype.name
@@ -342,21 +339,6 @@ def preflight(estimator, eval_spec, metric_name: str, eval_dir=None, min_steps: 
 # --------------------------------------------------------------------------- the hook's decision
 
 
-def write_eval_events(eval_dir, results: dict) -> None:
-    """Write ``{step: {name: value}}`` into ``eval_dir`` as Estimator's evaluation does.
-
-    Each step becomes one event holding v1 scalar summaries (``simple_value``),
-    the only kind of value the early-stopping hooks read.
-    """
-    os.makedirs(eval_dir, exist_ok=True)
-    writer = _file_writer(eval_dir)
-    try:
-        for step, values in sorted(results.items()):
-            writer.add_summary(_summary(values), int(step))
-    finally:
-        writer.close()
-
-
 def _summary(values: dict):
     return tf.compat.v1.Summary(value=[
         tf.compat.v1.Summary.Value(tag=name, simple_value=float(value)) for name, value in values.items()
@@ -493,28 +475,9 @@ def replay(values: dict, metric_name: str, make_hook, eval_dir, higher_is_better
 # --------------------------------------------------------------------------- a run, read back
 
 
-@contextlib.contextmanager
-def log_showing(prefixes=STOPPING_LINES):
-    """Show only TensorFlow log lines that start with one of ``prefixes``; collect them all.
-
-    Yields a list that fills with every message logged in the block, shown or
-    not, so a cell can assert on lines it did not show.
-    """
-    lines = []
-
-    class _ShowSome(logging.Filter):
-        def filter(self, record):
-            message = record.getMessage()
-            lines.append(message)
-            return message.startswith(tuple(prefixes))
-
-    logger = tf.get_logger()
-    show_some = _ShowSome()
-    logger.addFilter(show_some)
-    try:
-        yield lines
-    finally:
-        logger.removeFilter(show_some)
+def log_showing(prefixes: Iterable[str] = STOPPING_LINES) -> contextlib.AbstractContextManager[list[str]]:
+    """Show only TensorFlow log lines that start with one of ``prefixes``; collect them all."""
+    return captured_log(show=prefixes)
 
 
 def requested_at(lines) -> int | None:

@@ -14,6 +14,8 @@ from matplotlib.ticker import NullFormatter
 import numpy as np
 import pandas as pd
 
+from .problems import UsageProblem
+
 
 def curves(table: pd.DataFrame, panels: dict, title: str | None = None, xlabel: str = "global step"):
     """One panel per entry of ``panels``: ``{panel title: {line label: (run, tag)}}``.
@@ -51,7 +53,7 @@ def confusion_matrix(matrix, class_names=None, title: str = "Confusion matrix"):
     """
     matrix = np.asarray(matrix)
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
-        raise ValueError(f"a confusion matrix is square, got shape {matrix.shape}")
+        raise UsageProblem(f"a confusion matrix is square, got shape {matrix.shape}")
     size = matrix.shape[0]
     names = [str(k) for k in range(size)] if class_names is None else [str(n) for n in class_names]
     figure, axis = plt.subplots(figsize=(0.55 * size + 2.2, 0.55 * size + 1.6))

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from .logs import logger_level
+
 COLUMNS = ["run", "tag", "step", "value"]
 
 
@@ -31,15 +33,10 @@ def scalars(model_dir) -> pd.DataFrame:
     if not Path(model_dir).is_dir():
         return pd.DataFrame(columns=COLUMNS)
     # tensorboard warns when a run holds several graphs (one per train() call): harmless here.
-    tensorboard_logger = logging.getLogger("tensorboard")
-    level = tensorboard_logger.level
-    tensorboard_logger.setLevel(logging.ERROR)
-    try:
+    with logger_level(logging.ERROR, "tensorboard"):
         multiplexer = EventMultiplexer(size_guidance={"scalars": 0})
         multiplexer.AddRunsFromDirectory(str(model_dir))
         multiplexer.Reload()
-    finally:
-        tensorboard_logger.setLevel(level)
     rows = []
     for run, tags in multiplexer.Runs().items():
         for tag in tags.get("scalars", []):

@@ -30,13 +30,12 @@ Introduced in notebook 05.
   calls its ``begin()`` (an internal, for teaching, not for production code).
 * ``build_graph`` builds a ``model_fn``'s graph on placeholders (nothing runs),
   and ``tensor_table`` lists the tensors in it that a hook can name.
-* ``quiet_log()`` raises TensorFlow's logger to WARNING inside a ``with``
-  block, so that a progress bar is not interleaved with the training log.
+* ``quiet_log()`` (from ``logs``) raises TensorFlow's logger to WARNING inside
+  a ``with`` block, so that a progress bar is not interleaved with the training log.
 """
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import inspect
 import re
@@ -48,7 +47,9 @@ import pandas as pd
 import tensorflow as tf
 from tqdm.std import tqdm
 
-from .problems import WorkbookProblem
+from .logs import quiet_log
+from .model_fn_checker import build_graph
+from .problems import NotReady, UsageProblem, WorkbookProblem
 
 ModeKeys = tf.estimator.ModeKeys
 
@@ -223,8 +224,7 @@ def _mode_graphs(call: _EstimatorCall, names: list) -> dict:
             continue
         try:
             with quiet_log():  # "Calling model_fn." belongs to the real calls
-                graphs[mode] = _graph_in_mode(call.estimator.model_fn, mode, features_like=features,
-                                              labels_like=labels)
+                graphs[mode] = build_graph(call.estimator.model_fn, None, mode, features, labels)
         except Exception:  # noqa: BLE001 - the learner's model_fn may need inputs these placeholders lack
             continue
     return graphs
@@ -306,45 +306,6 @@ class CheckedLoggingTensorHook(tf.estimator.LoggingTensorHook):
         super().begin()
 
 
-def _call_model_fn(model_fn, features, labels, mode, params):
-    accepted = inspect.signature(model_fn).parameters
-    arguments = {"features": features, "labels": labels, "mode": mode}
-    if "params" in accepted:
-        arguments["params"] = dict(params or {})
-    if "config" in accepted:
-        arguments["config"] = tf.estimator.RunConfig()
-    return model_fn(**arguments)
-
-
-def build_graph(model_fn, params: dict | None = None, mode: str = ModeKeys.TRAIN) -> tf.Graph:
-    """The graph ``model_fn`` builds in ``mode``, on placeholders shaped like the course's input.
-
-    ``features = {"image": float32 [None, 28, 28]}``, ``labels`` int32 ``[None]``
-    (``None`` in PREDICT), and a global step, as Estimator provides. Nothing is run.
-    """
-    return _graph_in_mode(model_fn, mode, params)
-
-
-def _placeholders_like(structure):
-    return tf.nest.map_structure(lambda tensor: tf.compat.v1.placeholder(tensor.dtype, tensor.shape), structure)
-
-
-def _graph_in_mode(model_fn, mode: str, params: dict | None = None, features_like=None, labels_like=None):
-    """``model_fn``'s graph in ``mode`` on placeholders like ``features_like`` (default: the course's input)."""
-    graph = tf.Graph()
-    with graph.as_default():
-        tf.compat.v1.train.create_global_step()
-        if features_like is None:
-            features = {"image": tf.compat.v1.placeholder(tf.float32, [None, 28, 28], name="image")}
-            labels = tf.compat.v1.placeholder(tf.int32, [None], name="labels") if mode != ModeKeys.PREDICT else None
-        else:
-            features = _placeholders_like(features_like)
-            wanted = mode != ModeKeys.PREDICT and labels_like is not None
-            labels = _placeholders_like(labels_like) if wanted else None
-        _call_model_fn(model_fn, features, labels, mode, params)
-    return graph
-
-
 def tensor_table(graph, pattern: str = "") -> pd.DataFrame:
     """The tensors of ``graph`` whose name matches the regular expression ``pattern``.
 
@@ -375,7 +336,7 @@ def tensor_table(graph, pattern: str = "") -> pd.DataFrame:
 def _global_step_or_fail(hook_name: str):
     global_step = tf.compat.v1.train.get_global_step()
     if global_step is None:
-        raise RuntimeError(f"{hook_name} needs a global step in the graph (Estimator creates one)")
+        raise NotReady(f"{hook_name} needs a global step in the graph (Estimator creates one)")
     return global_step
 
 
@@ -392,9 +353,9 @@ class ProgressBar(tf.estimator.SessionRunHook):
     def __init__(self, steps: int | None = None, max_steps: int | None = None,
                  description: str = "training", file=None, mininterval: float = 0.5):
         if (steps is None) == (max_steps is None):
-            raise ValueError("give ProgressBar exactly one of steps= or max_steps=, as you give train()")
+            raise UsageProblem("give ProgressBar exactly one of steps= or max_steps=, as you give train()")
         if (steps if steps is not None else max_steps) < 1:
-            raise ValueError("steps and max_steps must be at least 1")
+            raise UsageProblem("steps and max_steps must be at least 1")
         self.steps, self.max_steps = steps, max_steps
         self.description, self.file, self.mininterval = description, file, mininterval
         self.bar = None
@@ -459,9 +420,9 @@ class Collector(tf.estimator.SessionRunHook):
 
     def __init__(self, tensors: dict, every_n_steps: int):
         if not isinstance(tensors, dict) or not tensors:
-            raise ValueError("give Collector a dict {column: tensor name}")
+            raise UsageProblem("give Collector a dict {column: tensor name}")
         if int(every_n_steps) < 1:
-            raise ValueError(f"every_n_steps={every_n_steps}: it must be at least 1")
+            raise UsageProblem(f"every_n_steps={every_n_steps}: it must be at least 1")
         self.tensors = dict(tensors)
         self.every_n_steps = int(every_n_steps)
         self.rows = []
@@ -564,28 +525,14 @@ class HookList(tf.estimator.SessionRunHook):
                 self.hooks = list(found)
                 return
             frame = frame.f_back if frame is not None else None
-        raise RuntimeError("HookList could not find the session's hooks (this TensorFlow is not 2.15?)")
+        raise NotReady("HookList could not find the session's hooks (this TensorFlow is not 2.15?)")
 
     def table(self) -> pd.DataFrame:
         """One row per hook, in the order the session calls them."""
         if self.hooks is None:
-            raise RuntimeError("HookList has not run yet: pass it to train(..., hooks=[...]) first")
+            raise NotReady("HookList has not run yet: pass it to train(..., hooks=[...]) first")
         rows = [describe_hook(hook, me=self) for hook in self.hooks]
         frame = pd.DataFrame(rows, columns=["hook", "what it does", "added by"])
         frame.index = pd.RangeIndex(1, len(frame) + 1, name="order")
         return frame
 
-
-# --- logs -------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def quiet_log(level: str = "WARNING"):
-    """Inside the block, TensorFlow's logger shows only ``level`` and above (INFO again after)."""
-    logger = tf.get_logger()
-    before = logger.level
-    logger.setLevel(level)
-    try:
-        yield
-    finally:
-        logger.setLevel(before)

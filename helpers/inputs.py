@@ -29,6 +29,7 @@ from __future__ import annotations
 import tensorflow as tf
 
 from . import data
+from .problems import UsageProblem
 from .settings import SEED
 
 IMAGE_BYTES = 28 * 28
@@ -49,7 +50,7 @@ def _decode_label(record):
 def image_dataset(dataset: str = "mnist", split: str = "train") -> tf.data.Dataset:
     """``(image, label)`` pairs of one split, read from the IDX files (fetched and verified first)."""
     if split not in ("train", "test"):
-        raise ValueError(f"split must be 'train' or 'test', not {split!r}")
+        raise UsageProblem(f"split must be 'train' or 'test', not {split!r}")
     paths = data.ensure(dataset)
     images = tf.data.FixedLengthRecordDataset(
         str(paths[f"{split}_images"]), IMAGE_BYTES,

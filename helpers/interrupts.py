@@ -23,6 +23,9 @@ import contextlib
 import pandas as pd
 import tensorflow as tf
 
+from .model_fn_checker import build_graph
+from .problems import NotReady, UsageProblem
+
 
 class SimulatedCrash(RuntimeError):
     """Raised by ``CrashAtStep``: training stopped by an error, on purpose."""
@@ -37,7 +40,7 @@ class CrashAtStep(tf.estimator.SessionRunHook):
 
     def __init__(self, step: int, exception: type = SimulatedCrash):
         if int(step) < 1:
-            raise ValueError(f"CrashAtStep({step}): the step must be at least 1")
+            raise UsageProblem(f"CrashAtStep({step}): the step must be at least 1")
         self.step = int(step)
         self.exception = exception
         self._global_step = None
@@ -45,7 +48,7 @@ class CrashAtStep(tf.estimator.SessionRunHook):
     def begin(self):
         self._global_step = tf.compat.v1.train.get_global_step()
         if self._global_step is None:
-            raise RuntimeError("CrashAtStep needs a global step in the graph (Estimator creates one)")
+            raise NotReady("CrashAtStep needs a global step in the graph (Estimator creates one)")
 
     def before_run(self, run_context):
         return tf.estimator.SessionRunArgs(self._global_step)
@@ -63,16 +66,9 @@ def _as_tuple(shape) -> tuple:
 
 
 def variable_shapes(model_fn, params: dict | None = None) -> dict:
-    """``{variable name: shape}`` of the variables ``model_fn`` creates in TRAIN mode.
-
-    The graph is built on a dummy batch of one MNIST image and never run.
-    """
-    with tf.Graph().as_default():
-        tf.compat.v1.train.create_global_step()
-        features = {"image": tf.zeros([1, 28, 28], tf.float32)}
-        labels = tf.zeros([1], tf.int32)
-        model_fn(features=features, labels=labels, mode=tf.estimator.ModeKeys.TRAIN, params=params or {})
-        return {var.op.name: _as_tuple(var.shape) for var in tf.compat.v1.global_variables()}
+    """``{variable name: shape}`` of the variables ``model_fn`` creates in TRAIN mode (the graph never runs)."""
+    graph = build_graph(model_fn, params)
+    return {var.op.name: _as_tuple(var.shape) for var in graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES)}
 
 
 def checkpoint_shapes(checkpoint) -> dict:

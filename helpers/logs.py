@@ -24,6 +24,7 @@ import logging
 import os
 import re
 import warnings
+from collections.abc import Iterable, Iterator
 
 from .settings import PROJECT_ROOT
 
@@ -81,24 +82,44 @@ def install_noise_filter(logger: logging.Logger | None = None) -> NoiseFilter:
 
 
 @contextlib.contextmanager
-def captured_log():
-    """Collect the messages TensorFlow logs inside a ``with`` block (they still show).
+def logger_level(level: int | str, name: str = "tensorflow") -> Iterator[None]:
+    """Inside the block, the logger ``name`` passes only ``level`` and above; its level is restored after."""
+    logger = logging.getLogger(name)
+    before = logger.level
+    logger.setLevel(level)
+    try:
+        yield
+    finally:
+        logger.setLevel(before)
+
+
+def quiet_log(level: int | str = "WARNING") -> contextlib.AbstractContextManager[None]:
+    """Inside the block, TensorFlow's logger shows only ``level`` and above (INFO again after)."""
+    return logger_level(level)
+
+
+@contextlib.contextmanager
+def captured_log(show: Iterable[str] | None = None) -> Iterator[list[str]]:
+    """Collect the messages TensorFlow logs inside a ``with`` block.
 
     Introduced in notebook 01, which annotates a real training log line by
-    line. Yields a list that fills with one string per (filtered) record.
+    line. Yields a list that fills with one string per (filtered) record. All
+    lines still show, or with ``show`` only those that start with one of its
+    prefixes (notebook 07), so a cell can assert on lines it did not show.
     """
-    import tensorflow as tf
-
+    prefixes = None if show is None else tuple(show)
     lines = []
 
-    class _Collect(logging.Handler):
-        def emit(self, record):
-            lines.append(record.getMessage())
+    class _Collect(logging.Filter):
+        def filter(self, record: logging.LogRecord) -> bool:
+            message = record.getMessage()
+            lines.append(message)
+            return prefixes is None or message.startswith(prefixes)
 
-    handler = _Collect(level=logging.INFO)
-    logger = tf.get_logger()
-    logger.addHandler(handler)
+    logger = logging.getLogger("tensorflow")  # the logger tf.get_logger() returns
+    collect = _Collect()
+    logger.addFilter(collect)
     try:
         yield lines
     finally:
-        logger.removeHandler(handler)
+        logger.removeFilter(collect)

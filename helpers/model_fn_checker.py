@@ -54,6 +54,7 @@ import textwrap
 import traceback
 from pathlib import Path
 from dataclasses import dataclass, field
+from collections.abc import Iterator
 from typing import NamedTuple
 
 import numpy as np
@@ -62,6 +63,7 @@ import tensorflow as tf
 from tensorflow.python.util import function_utils
 from tensorflow_estimator.python.estimator import model_fn as model_fn_lib
 
+from .logs import logger_level
 from .problems import WorkbookProblem
 from .settings import PROJECT_ROOT, SEED
 
@@ -267,9 +269,7 @@ def check_signature(model_fn, params=None):
 def check_branch(model_fn, mode_name: str, mode, params, batch_size: int):
     """Build one mode's branch in a fresh graph and run it: (Branch, findings, warnings)."""
     branch = Branch(mode_name)
-    with tf.Graph().as_default() as graph, _keras_seeds():
-        tf.compat.v1.set_random_seed(SEED)
-        tf.compat.v1.train.get_or_create_global_step()
+    with estimator_graph() as graph:
         spec, findings, warnings = build_branch(model_fn, branch, mode, params, batch_size)
         if spec is None:
             return branch, findings, warnings
@@ -292,7 +292,7 @@ def build_branch(model_fn, branch: Branch, mode, params, batch_size: int):
     features, labels = tiny_batch(batch_size, with_labels=(mode != ModeKeys.PREDICT))
     try:
         with _recording_keras_metrics() as keras_metrics:
-            spec = _call_like_estimator(model_fn, features, labels, mode, params)
+            spec = call_like_estimator(model_fn, features, labels, mode, params)
     except Exception as error:  # the learner's code can raise anything
         needs_labels = mode == ModeKeys.PREDICT and _builds_with_labels(model_fn, params, batch_size)
         branch.returned = f"raised {type(error).__name__}"
@@ -683,19 +683,55 @@ def tiny_batch(batch_size: int = 4, with_labels: bool = True):
 
 def _builds_with_labels(model_fn, params, batch_size: int) -> bool:
     """True when the PREDICT branch builds once it is given labels (so labels=None made it fail)."""
-    with tf.Graph().as_default(), _keras_seeds():
-        tf.compat.v1.train.get_or_create_global_step()
+    if "labels" not in function_utils.fn_args(model_fn):
+        return False
+    with estimator_graph():
         features, labels = tiny_batch(batch_size, with_labels=True)
-        if "labels" not in function_utils.fn_args(model_fn):
-            return False
         try:
-            _call_like_estimator(model_fn, features, labels, ModeKeys.PREDICT, params)
+            call_like_estimator(model_fn, features, labels, ModeKeys.PREDICT, params)
         except Exception:  # still failing: the labels were not the cause
             return False
     return True
 
 
-def _call_like_estimator(model_fn, features, labels, mode, params):
+@contextlib.contextmanager
+def estimator_graph() -> Iterator[tf.Graph]:
+    """A fresh default graph with a global step and the course's seeds, as Estimator builds one.
+
+    The one place where the checker, ``hooks`` and ``interrupts`` build a
+    ``model_fn``'s graph outside an Estimator.
+    """
+    with tf.Graph().as_default() as graph, _keras_seeds():
+        tf.compat.v1.set_random_seed(SEED)
+        tf.compat.v1.train.get_or_create_global_step()
+        yield graph
+
+
+def _placeholders_like(structure):
+    """Placeholders with the dtypes and shapes of ``structure`` (and the names of its ``TensorSpec``s)."""
+    return tf.nest.map_structure(
+        lambda like: tf.compat.v1.placeholder(like.dtype, like.shape, name=like.name if isinstance(like, tf.TensorSpec) else None), structure)
+
+
+def build_graph(model_fn, params: dict | None = None, mode: str = ModeKeys.TRAIN,
+                features_like=None, labels_like=None) -> tf.Graph:
+    """The graph ``model_fn`` builds in ``mode``, on placeholders shaped like the course's input.
+
+    ``features = {"image": float32 [None, 28, 28]}``, ``labels`` int32 ``[None]``
+    (``None`` in PREDICT), and a global step, as Estimator provides; or
+    placeholders like ``features_like`` / ``labels_like``. Nothing is run.
+    """
+    with estimator_graph() as graph:
+        if features_like is None:
+            features_like = {"image": tf.TensorSpec([None, 28, 28], tf.float32, name="image")}
+            labels_like = tf.TensorSpec([None], tf.int32, name="labels")
+        features = _placeholders_like(features_like)
+        labels = None if mode == ModeKeys.PREDICT or labels_like is None else _placeholders_like(labels_like)
+        call_like_estimator(model_fn, features, labels, mode, params)
+    return graph
+
+
+def call_like_estimator(model_fn, features, labels, mode, params):
     """Call ``model_fn`` with the keyword arguments an Estimator would pass it."""
     args = function_utils.fn_args(model_fn)
     kwargs = {}
@@ -712,15 +748,11 @@ def _call_like_estimator(model_fn, features, labels, mode, params):
 
 def _estimator_signature_error(model_fn, params) -> str | None:
     """The message of the ValueError Estimator's own check raises, or None (address removed)."""
-    logger = tf.get_logger()
-    level = logger.level
-    logger.setLevel(logging.ERROR)  # its "params not passed" warning is not the learner's business here
-    try:
-        model_fn_lib.verify_model_fn_args(model_fn, params)
-    except ValueError as error:
-        return re.sub(r" at 0x[0-9a-fA-F]+", "", str(error))
-    finally:
-        logger.setLevel(level)
+    with logger_level(logging.ERROR):  # its "params not passed" warning is not the learner's business here
+        try:
+            model_fn_lib.verify_model_fn_args(model_fn, params)
+        except ValueError as error:
+            return re.sub(r" at 0x[0-9a-fA-F]+", "", str(error))
     return None
 
 

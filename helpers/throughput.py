@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import tensorflow as tf
 
+from .problems import UsageProblem
+
 
 @dataclass(frozen=True)
 class Rate:
@@ -37,14 +39,14 @@ def batch_size_of(element) -> int:
     """The number of examples in one batch: the first dimension of its first tensor."""
     first = tf.nest.flatten(element)[0]
     if first.shape.rank is None or first.shape.rank == 0:
-        raise ValueError("this element is a scalar, not a batch: time a batched dataset")
+        raise UsageProblem("this element is a scalar, not a batch: time a batched dataset")
     return int(first.shape[0])
 
 
 def pipeline_rate(dataset, batches: int, warmup: int = 1, clock=time.perf_counter) -> Rate:
     """Examples delivered by ``batches`` batches of ``dataset`` (after ``warmup`` untimed ones)."""
     if batches < 1:
-        raise ValueError(f"batches={batches}: time at least one batch")
+        raise UsageProblem(f"batches={batches}: time at least one batch")
     iterator = iter(dataset)
     try:
         for _ in range(warmup):
@@ -55,7 +57,7 @@ def pipeline_rate(dataset, batches: int, warmup: int = 1, clock=time.perf_counte
             examples += batch_size_of(next(iterator))
         seconds = clock() - started
     except StopIteration:
-        raise ValueError(
+        raise UsageProblem(
             f"the dataset ran out before {warmup} + {batches} batches: time fewer batches "
             "or repeat() the dataset"
         ) from None
@@ -79,5 +81,5 @@ class StepTimer(tf.estimator.SessionRunHook):
     def rate(self) -> Rate:
         """Steps per second from the end of the first step to the end of the last."""
         if len(self.times) < 2:
-            raise ValueError("StepTimer needs a train() call of at least 2 steps to measure a rate")
+            raise UsageProblem("StepTimer needs a train() call of at least 2 steps to measure a rate")
         return Rate(len(self.times) - 1, self.times[-1] - self.times[0])

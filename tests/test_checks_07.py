@@ -10,8 +10,9 @@ folder) is reached in a second or two.
 import pytest
 import tensorflow as tf
 
-from helpers import checks, early_stopping
+from helpers import checks
 from helpers.problems import CheckFailed
+from tests.eval_events import write_eval_events
 
 # --- exercise 1: the hook's decision on a timeline ------------------------------
 
@@ -79,8 +80,8 @@ def run_like(model_dir, final_step, evaluated_at, eval_name="holdout"):
     estimator = tf.estimator.Estimator(tiny_model_fn, model_dir=str(model_dir),
                                        config=tf.estimator.RunConfig(log_step_count_steps=1000))
     estimator.train(tiny_input_fn, max_steps=final_step)
-    early_stopping.write_eval_events(estimator.eval_dir(eval_name),
-                                     {step: {"f1_macro": 0.5, "loss": 1.0} for step in evaluated_at})
+    write_eval_events(estimator.eval_dir(eval_name),
+                      {step: {"f1_macro": 0.5, "loss": 1.0} for step in evaluated_at})
     return estimator
 
 

@@ -18,8 +18,9 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-from helpers import early_stopping, events, inputs, metrics, models  # noqa: E402
+from helpers import early_stopping, events, inputs, logs, metrics, models  # noqa: E402
 from helpers.problems import WorkbookProblem  # noqa: E402
+from tests.eval_events import write_eval_events  # noqa: E402
 
 increase = tf.estimator.experimental.stop_if_no_increase_hook
 decrease = tf.estimator.experimental.stop_if_no_decrease_hook
@@ -51,7 +52,7 @@ def decisions(estimator, timeline, make_hook, metric="f1_macro"):
     seen = {}
     for step, value in sorted(timeline.items()):
         seen[step] = {metric: value}
-        early_stopping.write_eval_events(estimator.eval_dir(), {step: {metric: value}})
+        write_eval_events(estimator.eval_dir(), {step: {metric: value}})
         with early_stopping.HookProbe(make_hook()) as probe:
             answers[step] = probe.asks_to_stop(step)
     return answers
@@ -126,7 +127,7 @@ def test_decrease_hook_watches_the_loss_going_down(tmp_path):
 
 def test_a_hook_reading_an_empty_folder_never_stops(tmp_path):
     estimator = estimator_in(tmp_path)
-    early_stopping.write_eval_events(estimator.eval_dir("val"), {100: {"f1_macro": 0.5}, 900: {"f1_macro": 0.4}})
+    write_eval_events(estimator.eval_dir("val"), {100: {"f1_macro": 0.5}, 900: {"f1_macro": 0.4}})
     with early_stopping.HookProbe(every_step(increase, estimator, "f1_macro", 100)()) as probe:
         assert probe.asks_to_stop(1000) is False
     hook = increase(estimator, "f1_macro", 100, eval_dir=estimator.eval_dir("val"),
@@ -139,7 +140,7 @@ def test_a_missing_metric_raises_key_error_once_there_is_an_evaluation(tmp_path)
     estimator = estimator_in(tmp_path)
     with early_stopping.HookProbe(every_step(increase, estimator, "f1", 100)()) as probe:
         assert probe.asks_to_stop(0) is False  # nothing evaluated yet: nothing to read
-    early_stopping.write_eval_events(estimator.eval_dir(), {100: {"f1_macro": 0.5, "loss": 0.3}})
+    write_eval_events(estimator.eval_dir(), {100: {"f1_macro": 0.5, "loss": 0.3}})
     with early_stopping.HookProbe(every_step(increase, estimator, "f1", 100)()) as probe:
         with pytest.raises(KeyError, match="'f1'"):
             probe.asks_to_stop(101)
@@ -147,20 +148,20 @@ def test_a_missing_metric_raises_key_error_once_there_is_an_evaluation(tmp_path)
 
 def test_the_timer_decides_when_the_hook_looks(tmp_path):
     estimator = estimator_in(tmp_path)
-    early_stopping.write_eval_events(estimator.eval_dir(), {100: {"f1_macro": 0.5}})
+    write_eval_events(estimator.eval_dir(), {100: {"f1_macro": 0.5}})
     hook = increase(estimator, "f1_macro", 300, run_every_secs=None, run_every_steps=200)
     with early_stopping.HookProbe(hook) as probe:
         assert probe.asks_to_stop(100) is False  # the first call always looks: nothing to stop for yet
-        early_stopping.write_eval_events(estimator.eval_dir(), {400: {"f1_macro": 0.4}})
+        write_eval_events(estimator.eval_dir(), {400: {"f1_macro": 0.4}})
         assert probe.asks_to_stop(101) is False  # 1 step since it looked: it does not look
         assert probe.asks_to_stop(300) is True  # 200 steps since it looked: it reads step 400 and stops
     (tmp_path / "second").mkdir()
     estimator = estimator_in(tmp_path / "second")
-    early_stopping.write_eval_events(estimator.eval_dir(), {100: {"f1_macro": 0.5}})
+    write_eval_events(estimator.eval_dir(), {100: {"f1_macro": 0.5}})
     hook = increase(estimator, "f1_macro", 300)  # the default: run_every_secs=60
     with early_stopping.HookProbe(hook) as probe:
         assert probe.asks_to_stop(100) is False
-        early_stopping.write_eval_events(estimator.eval_dir(), {400: {"f1_macro": 0.4}})
+        write_eval_events(estimator.eval_dir(), {400: {"f1_macro": 0.4}})
         assert probe.asks_to_stop(5000) is False  # within 60 s of its first look, however many steps
 
 
@@ -278,14 +279,10 @@ def test_compact_names():
 
 def test_log_showing_shows_some_lines_and_collects_all(capsys):
     logger = tf.get_logger()
-    level = logger.level
-    logger.setLevel("INFO")  # as setup.start() sets it in the notebooks
-    try:
+    with logs.logger_level("INFO"):  # as setup.start() sets it in the notebooks
         with early_stopping.log_showing(("Requesting",)) as lines:
             logger.info("Calling model_fn.")
             logger.info("Requesting early stopping at global step 75")
-    finally:
-        logger.setLevel(level)
     assert lines == ["Calling model_fn.", "Requesting early stopping at global step 75"]
     assert "Calling model_fn." not in capsys.readouterr().err
     assert early_stopping.requested_at(lines) == 75
@@ -322,16 +319,11 @@ def test_train_and_evaluate_stops_before_max_steps(tmp_path):
     eval_spec = tf.estimator.EvalSpec(inputs.make_eval_input_fn(count=100, batch_size=100), steps=None,
                                       throttle_secs=0)
     early_stopping.preflight(estimator, eval_spec, "f1_macro")
-    logger = tf.get_logger()
-    level = logger.level
-    logger.setLevel("INFO")  # the hook's "Requesting early stopping" line is an INFO record
-    try:
+    with logs.logger_level("INFO"):  # the hook's "Requesting early stopping" line is an INFO record
         with early_stopping.log_showing(()) as lines:
             result, exports = tf.estimator.train_and_evaluate(
                 estimator, tf.estimator.TrainSpec(inputs.make_train_input_fn(shuffle_buffer=100),
                                                   max_steps=max_steps, hooks=[hook]), eval_spec)
-    finally:
-        logger.setLevel(level)
     final = int(estimator.get_variable_value("global_step"))
     # First evaluation at 10 is the best; 20 steps later (at 30) the hook asks, training ends one step later.
     assert early_stopping.requested_at(lines) == every + patience

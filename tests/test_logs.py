@@ -11,6 +11,9 @@ What is tested:
   ``<course>`` when the working directory is outside the project); and it
   formats ``%``-style arguments correctly.
 * ``install_noise_filter`` is idempotent and sets the logger to INFO.
+* ``logger_level`` restores the level it found, also after an exception;
+  ``captured_log`` collects every line of its block and, with ``show``, lets
+  only the lines with one of those prefixes through (the others are collected).
 * End to end, in a fresh Python process (marked ``slow``, about 10 s): after
   ``setup.start()``, training a real ``tf.estimator.LinearClassifier`` prints
   the training log and none of the deprecation warnings, config dump or C++
@@ -222,6 +225,32 @@ def test_install_noise_filter_silences_deprecation_warnings():
         warnings.warn("`layer.apply` is deprecated and will be removed", UserWarning)
         warnings.warn("a warning that matters", UserWarning)
     assert [str(w.message) for w in caught] == ["a warning that matters"]
+
+
+def test_logger_level_restores_the_level_after_an_exception():
+    logger = logging.getLogger("workbook-test-level")
+    logger.setLevel(logging.DEBUG)
+    with pytest.raises(ZeroDivisionError):
+        with logs.logger_level(logging.ERROR, logger.name):
+            assert logger.level == logging.ERROR
+            1 / 0
+    assert logger.level == logging.DEBUG
+
+
+def test_captured_log_shows_some_lines_and_collects_all():
+    logger = logging.getLogger("tensorflow")
+    handler = ListHandler()
+    logger.addHandler(handler)
+    try:
+        with logs.logger_level(logging.INFO):
+            with logs.captured_log() as everything:
+                with logs.captured_log(show=("keep",)) as some:
+                    logger.info("keep this")
+                    logger.info("drop %s", "that")
+    finally:
+        logger.removeHandler(handler)
+    assert some == everything == ["keep this", "drop that"]
+    assert handler.lines == ["keep this"]
 
 
 def test_quiet_native_logs_respects_an_explicit_setting(monkeypatch):

@@ -33,7 +33,7 @@ import numpy as np
 import pytest
 
 from helpers import logs, settings, setup
-from helpers.problems import EnvironmentProblem, WorkbookProblem
+from helpers.problems import EnvironmentProblem, UsageProblem, WorkbookProblem
 
 FAST = settings.FAST_ENV  # "WORKBOOK_FAST"
 
@@ -398,3 +398,11 @@ def test_fresh_model_dir_closes_cached_event_writers(models):
         old_writer = tf.compat.v1.summary.FileWriterCache.get(first)
         second = settings.fresh_model_dir("run")
         assert tf.compat.v1.summary.FileWriterCache.get(second) is not old_writer
+
+
+def test_a_wrong_step_count_is_one_line_and_still_a_value_error():
+    with pytest.raises(UsageProblem) as caught:
+        settings.steps(0)
+    assert isinstance(caught.value, ValueError)
+    assert caught.value._render_traceback_() == [
+        "UsageProblem: steps(full=0): a step count must be at least 1"]
