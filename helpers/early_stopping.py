@@ -490,17 +490,12 @@ def requested_at(lines) -> int | None:
 
 
 def make_holdout_input_fn(dataset: str = "mnist", skip: int = 2_000, batch_size: int = 500):
-    """An ``input_fn`` over the test images after the first ``skip``: one pass, in order.
+    """``inputs.make_eval_input_fn`` over the test images after the first ``skip`` (notebook 07's name for it).
 
     Notebook 07 lets the hook watch the first ``skip`` test images (a validation
     set) and measures the chosen model on the others, which chose nothing.
     """
-
-    def holdout_input_fn():
-        pairs = inputs.image_dataset(dataset, "test").skip(skip)
-        return pairs.batch(batch_size).map(lambda image, label: ({inputs.FEATURE: image}, label))
-
-    return holdout_input_fn
+    return inputs.make_eval_input_fn(dataset, "test", batch_size, skip=skip)
 
 
 def plot_timeline(values, metric: str, best: int, stop: int, patience: int | None = None,

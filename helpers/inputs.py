@@ -85,15 +85,24 @@ def make_train_input_fn(dataset: str = "mnist", batch_size: int = 100, epochs: i
     return train_input_fn
 
 
+def _examples(dataset: str, split: str, count: int | None, skip: int) -> tf.data.Dataset:
+    """The ``(image, label)`` pairs of ``split`` after the first ``skip``, the first ``count`` of them if given."""
+    pairs = image_dataset(dataset, split)
+    if skip:
+        pairs = pairs.skip(skip)
+    return pairs if count is None else pairs.take(count)
+
+
 def make_eval_input_fn(dataset: str = "mnist", split: str = "test", batch_size: int = 500,
-                       count: int | None = None):
-    """An ``input_fn`` for evaluation: one pass, in order (the first ``count`` examples if given)."""
+                       count: int | None = None, skip: int = 0):
+    """An ``input_fn`` for evaluation: one pass, in order, after the first ``skip`` examples.
+
+    ``count`` keeps only the first ``count`` of them. Notebook 07 evaluates the
+    chosen model on the test images after the ones the hook watched (``skip``).
+    """
 
     def eval_input_fn():
-        pairs = image_dataset(dataset, split)
-        if count is not None:
-            pairs = pairs.take(count)
-        return pairs.batch(batch_size).map(_as_features).prefetch(tf.data.AUTOTUNE)
+        return _examples(dataset, split, count, skip).batch(batch_size).map(_as_features).prefetch(tf.data.AUTOTUNE)
 
     return eval_input_fn
 
@@ -103,9 +112,6 @@ def make_predict_input_fn(dataset: str = "mnist", split: str = "test", batch_siz
     """An ``input_fn`` for prediction: features only, in order."""
 
     def predict_input_fn():
-        pairs = image_dataset(dataset, split)
-        if count is not None:
-            pairs = pairs.take(count)
-        return pairs.map(lambda image, label: {FEATURE: image}).batch(batch_size)
+        return _examples(dataset, split, count, 0).map(lambda image, label: {FEATURE: image}).batch(batch_size)
 
     return predict_input_fn

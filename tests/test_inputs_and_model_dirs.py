@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from helpers import data, inputs, model_dirs, models, settings
+from helpers import data, early_stopping, inputs, model_dirs, models, settings
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +35,16 @@ def test_eval_input_fn_is_one_ordered_pass(mnist):
     assert [int(labels.shape[0]) for _, labels in batches] == [400, 400, 200]
     labels = np.concatenate([labels.numpy() for _, labels in batches])
     np.testing.assert_array_equal(labels, mnist.test_labels[:1000])
+
+
+def test_eval_input_fn_after_a_skip_is_the_rest_in_order(mnist):
+    """Notebook 07's held-out images: the test set after the ones the hook watched."""
+    batches = list(inputs.make_eval_input_fn(batch_size=500, skip=9_000)())
+    labels = np.concatenate([labels.numpy() for _, labels in batches])
+    np.testing.assert_array_equal(labels, mnist.test_labels[9_000:])
+    held_out = list(early_stopping.make_holdout_input_fn(skip=9_900, batch_size=50)())
+    np.testing.assert_array_equal(np.concatenate([labels.numpy() for _, labels in held_out]),
+                                  mnist.test_labels[9_900:])
 
 
 def test_predict_input_fn_has_features_only():
