@@ -17,7 +17,8 @@ import pandas as pd
 from .problems import UsageProblem
 
 
-def curves(table: pd.DataFrame, panels: dict, title: str | None = None, xlabel: str = "global step"):
+def curves(table: pd.DataFrame, panels: dict, title: str | None = None,
+           xlabel: str = "global step") -> plt.Figure:
     """One panel per entry of ``panels``: ``{panel title: {line label: (run, tag)}}``.
 
     Each line is the ``(run, tag)`` series of ``table`` against its step. A
@@ -45,7 +46,8 @@ def curves(table: pd.DataFrame, panels: dict, title: str | None = None, xlabel: 
     return figure
 
 
-def confusion_matrix(matrix, class_names=None, title: str = "Confusion matrix"):
+def confusion_matrix(matrix: np.ndarray, class_names: list[str] | None = None,
+                     title: str = "Confusion matrix") -> plt.Figure:
     """Draw a confusion matrix (rows: true class, columns: predicted class) with every count written in.
 
     The colours are on a log scale, so the few mistakes show beside the large

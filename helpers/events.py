@@ -13,6 +13,7 @@ protobuf is parsed by hand. ``size_guidance={"scalars": 0}`` keeps every point
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -22,7 +23,7 @@ from .logs import logger_level
 COLUMNS = ["run", "tag", "step", "value"]
 
 
-def scalars(model_dir) -> pd.DataFrame:
+def scalars(model_dir: str | os.PathLike) -> pd.DataFrame:
     """Every scalar in every run under ``model_dir``: columns run, tag, step, value.
 
     Rows are sorted by run, tag and step. A missing or empty ``model_dir``
@@ -47,7 +48,7 @@ def scalars(model_dir) -> pd.DataFrame:
     return table.sort_values(["run", "tag", "step"], ignore_index=True)
 
 
-def timeline(model_dir, run: str = "eval") -> pd.DataFrame:
+def timeline(model_dir: str | os.PathLike, run: str = "eval") -> pd.DataFrame:
     """One run's scalars as a wide table: one row per step, one column per tag."""
     table = scalars(model_dir)
     table = table[table["run"] == run]

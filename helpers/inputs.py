@@ -26,6 +26,8 @@ their result to ``train`` / ``evaluate`` / ``predict``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import tensorflow as tf
 
 from . import data
@@ -36,6 +38,7 @@ IMAGE_BYTES = 28 * 28
 IMAGES_HEADER_BYTES = 16  # magic, count, rows, columns
 LABELS_HEADER_BYTES = 8  # magic, count
 FEATURE = "image"
+InputFn = Callable[[], tf.data.Dataset]
 
 
 def _decode_image(record):
@@ -68,7 +71,7 @@ def _as_features(image, label):
 
 
 def make_train_input_fn(dataset: str = "mnist", batch_size: int = 100, epochs: int | None = None,
-                        shuffle_buffer: int = 10_000, seed: int = SEED):
+                        shuffle_buffer: int = 10_000, seed: int = SEED) -> InputFn:
     """An ``input_fn`` for training: cached, shuffled, repeated ``epochs`` times (None: forever)."""
 
     def train_input_fn():
@@ -94,7 +97,7 @@ def _examples(dataset: str, split: str, count: int | None, skip: int) -> tf.data
 
 
 def make_eval_input_fn(dataset: str = "mnist", split: str = "test", batch_size: int = 500,
-                       count: int | None = None, skip: int = 0):
+                       count: int | None = None, skip: int = 0) -> InputFn:
     """An ``input_fn`` for evaluation: one pass, in order, after the first ``skip`` examples.
 
     ``count`` keeps only the first ``count`` of them. Notebook 07 evaluates the
@@ -108,7 +111,7 @@ def make_eval_input_fn(dataset: str = "mnist", split: str = "test", batch_size: 
 
 
 def make_predict_input_fn(dataset: str = "mnist", split: str = "test", batch_size: int = 500,
-                          count: int | None = None):
+                          count: int | None = None) -> InputFn:
     """An ``input_fn`` for prediction: features only, in order."""
 
     def predict_input_fn():

@@ -19,6 +19,8 @@ Introduced in notebook 04.
 from __future__ import annotations
 
 import contextlib
+import os
+from collections.abc import Callable, Iterator
 
 import pandas as pd
 import tensorflow as tf
@@ -65,18 +67,18 @@ def _as_tuple(shape) -> tuple:
     return tuple(int(size) for size in shape)
 
 
-def variable_shapes(model_fn, params: dict | None = None) -> dict:
+def variable_shapes(model_fn: Callable, params: dict | None = None) -> dict:
     """``{variable name: shape}`` of the variables ``model_fn`` creates in TRAIN mode (the graph never runs)."""
     graph = build_graph(model_fn, params)
     return {var.op.name: _as_tuple(var.shape) for var in graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES)}
 
 
-def checkpoint_shapes(checkpoint) -> dict:
+def checkpoint_shapes(checkpoint: str | os.PathLike) -> dict:
     """``{variable name: shape}`` stored in a checkpoint (a file prefix or a ``model_dir``)."""
     return {name: _as_tuple(shape) for name, shape in tf.train.list_variables(str(checkpoint))}
 
 
-def compare_with_checkpoint(model_fn, params: dict | None, checkpoint,
+def compare_with_checkpoint(model_fn: Callable, params: dict | None, checkpoint: str | os.PathLike,
                             include_optimizer: bool = False) -> pd.DataFrame:
     """One row per variable: its shape in the checkpoint, in the model, and whether they match.
 
@@ -123,7 +125,7 @@ def shorten_graph_message(message: str) -> str:
 
 
 @contextlib.contextmanager
-def short_graph_errors():
+def short_graph_errors() -> Iterator[None]:
     """Re-raise a ``tf.errors.OpError`` of the block with a short message, same type.
 
     A graph-mode error message holds the Python stack where the failing op was

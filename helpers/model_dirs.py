@@ -10,6 +10,7 @@ placeholders, so a listing can be compared between runs and modes.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -45,7 +46,7 @@ def normalise(relative_path: str) -> str:
     return relative_path
 
 
-def listing(model_dir) -> pd.DataFrame:
+def listing(model_dir: str | os.PathLike) -> pd.DataFrame:
     """Every file under ``model_dir``: path, normalised path, kind and size in bytes."""
     root = Path(model_dir)
     rows = [
@@ -61,12 +62,12 @@ def listing(model_dir) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["file", "pattern", "kind", "bytes"])
 
 
-def size_bytes(model_dir) -> int:
+def size_bytes(model_dir: str | os.PathLike) -> int:
     """Total size of every file under ``model_dir``."""
     return int(sum(path.stat().st_size for path in Path(model_dir).rglob("*") if path.is_file()))
 
 
-def checkpoint_steps(model_dir) -> list:
+def checkpoint_steps(model_dir: str | os.PathLike) -> list[int]:
     """The global steps of the checkpoints TensorFlow still keeps, oldest first."""
     import tensorflow as tf
 
