@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+import subprocess
+import sys
 
 import pytest
 from packaging.markers import Marker
@@ -133,3 +135,12 @@ def test_a_stale_or_incomplete_lock_is_caught():
     doubled = text + "numpy==1.26.3 \\\n    --hash=sha256:" + "0" * 64 + "\n"
     picked = chosen(parse_lock(doubled), environment("x86_64-manylinux_2_17", "3.11"))
     assert picked["numpy"] == ["1.26.4", "1.26.3"]
+
+
+def test_the_environment_can_start_tensorboard():
+    # tensorboard 2.15's program (what %tensorboard runs) imports pkg_resources, which
+    # setuptools 81+ lacks: requirements.txt pins a setuptools that has it.
+    result = subprocess.run([sys.executable, "-c", "import tensorboard.default, tensorboard.main"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr.strip().splitlines()[-1]
+    assert "Warning" not in result.stderr, result.stderr
