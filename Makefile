@@ -4,6 +4,8 @@
 #
 #   make lab        open the course in JupyterLab
 #   make test       run every test: helpers' unit tests and every notebook (fast mode)
+#   make unit       the unit tests without the notebooks and the slow tests (an author's quick loop)
+#   make lint       ruff, the linter (settings in pyproject.toml)
 #   make notebooks  re-execute the notebooks in full mode (the committed outputs)
 #   make student    write the student copies (solutions blanked) into notebooks/student/, with nbgrader
 #   make teacher    the teacher's environment: nbgrader, to release, autograde and give feedback
@@ -53,7 +55,16 @@ lab: setup
 	cd notebooks && ../$(VENV)/bin/jupyter lab $(ROOT_FLAG) $(LAB_ARGS)
 
 test: setup teacher
-	WORKBOOK_FAST=1 $(PY) -m pytest $(NBVAL_ARGS) $(PYTEST_ARGS) tests $(NOTEBOOKS)
+	WORKBOOK_FAST=1 $(PY) -m pytest --durations=15 $(NBVAL_ARGS) $(PYTEST_ARGS) tests $(NOTEBOOKS)
+
+# Without the notebooks and the tests tests/conftest.py calls slow (training for real,
+# kernels, Jupyter servers, nbgrader): under 3 minutes on 2 cores.
+.PHONY: unit lint
+unit: setup
+	WORKBOOK_FAST=1 $(PY) -m pytest -m "not slow" --durations=15 $(PYTEST_ARGS) tests
+
+lint: $(INSTALLED)
+	$(VENV)/bin/ruff check .
 
 notebooks: setup
 	$(PY) tools/run_notebooks.py $(NOTEBOOKS)

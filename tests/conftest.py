@@ -1,5 +1,72 @@
-"""pytest settings for the unit tests."""
+"""pytest settings for the tests: which tests are slow, and a time limit for the others.
+
+`make unit` runs ``pytest -m "not slow" tests``, an author's quick loop (under
+3 minutes on 2 cores); `make test` runs every test and every notebook. A test
+is slow when it trains a real model (the course CNN, ``train_and_evaluate``,
+several processes), starts a Jupyter kernel, a Jupyter server, JupyterLab or
+nbgrader, or takes more than a few seconds for another reason. ``SLOW`` names
+them in one place — whole modules or single tests, each with its reason — so
+that no test file needs a decorator (``@pytest.mark.slow`` on a test works
+too); ``tests/test_conftest.py`` fails when an entry names no test.
+
+Every other test of tests/ must finish its set-up and its run within
+``UNIT_SECONDS`` each (``WORKBOOK_UNIT_SECONDS`` overrides it, e.g. on a
+loaded machine): one that takes longer fails and says to add it to ``SLOW``,
+so the quick loop stays quick without anyone timing it.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+UNIT_SECONDS = float(os.environ.get("WORKBOOK_UNIT_SECONDS", "20"))
+
+SLOW = {
+    "tests/test_nbgrader_round_trip.py": "nbgrader releases every notebook and autogrades two in a kernel (minutes)",
+    "tests/test_make_lab.py": "starts JupyterLab with make lab",
+    "tests/test_tensorboard_proxy.py::test_tensorboard_answers_through_the_jupyter_server":
+        "starts a Jupyter server and TensorBoard",
+    "tests/test_student_copies.py::test_check_cells_fail_on_blanked_solutions": "executes a student copy in a kernel",
+    "tests/test_cluster.py::test_cluster_trains_evaluates_and_leaves_nothing": "trains in four processes",
+    "tests/test_cluster.py::test_a_failing_task_ends_them_all_and_names_itself": "starts TensorFlow in several processes",
+    "tests/test_cluster.py::test_an_interrupt_ends_them_all_and_is_raised_again": "starts TensorFlow in several processes",
+    "tests/test_cluster.py::test_sigint_to_the_launcher_ends_its_process": "starts TensorFlow in several processes",
+    "tests/test_cluster.py::test_children_die_with_a_killed_launcher": "starts TensorFlow in several processes",
+    "tests/test_logs.py::test_real_training_log_is_clean": "trains in a fresh Python process",
+    "tests/test_metrics.py::test_agrees_with_sklearn_on_random_streamed_cases":
+        "streams hundreds of random cases through the graph metrics (about 20 s)",
+    "tests/test_metrics.py::test_metrics_plug_into_cnn_model_fn_and_evaluate": "trains and evaluates the course CNN",
+    "tests/test_model_fn_checker_causes.py::test_keras_seeding_is_isolated_and_does_not_warn":
+        "checks the course CNN twice and restores Keras's seed generator (about 8 s)",
+    "tests/test_early_stopping.py::test_train_and_evaluate_stops_before_max_steps": "runs train_and_evaluate",
+}
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "slow: starts TensorFlow in a subprocess (about 10 s)")
+def slow_reason(nodeid: str) -> str | None:
+    """Why ``SLOW`` calls this test slow; None when it does not list it."""
+    for name, reason in SLOW.items():
+        if nodeid == name or nodeid.startswith((f"{name}::", f"{name}[")):
+            return reason
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m "not slow"` deselects
+def pytest_collection_modifyitems(items):
+    for item in items:
+        reason = slow_reason(item.nodeid)
+        if reason:
+            item.add_marker(pytest.mark.slow(reason=reason))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if (call.when in ("setup", "call") and report.passed and call.duration > UNIT_SECONDS
+            and item.path.suffix == ".py" and item.get_closest_marker("slow") is None):
+        report.outcome = "failed"
+        report.longrepr = (f"{item.nodeid}: its {call.when} took {call.duration:.1f} s, more than the "
+                           f"{UNIT_SECONDS:g} s a test of make unit may take: make it faster, or add it to "
+                           "SLOW in tests/conftest.py with the reason")
+    return report
