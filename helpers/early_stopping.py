@@ -54,7 +54,7 @@ import tensorflow as tf
 
 from . import inputs
 from .logs import captured_log, logger_level
-from .model_fn_checker import check_branch
+from .model_fn_checker import check_branch, estimator_graph
 from .problems import WorkbookProblem
 from .settings import display_path
 
@@ -373,9 +373,7 @@ class HookProbe:
 
     def __init__(self, hook):
         self.hook = hook
-        self._graph = tf.Graph()
-        with self._graph.as_default():
-            tf.compat.v1.train.get_or_create_global_step()
+        with estimator_graph() as self._graph:
             hook.begin()
             initialize = tf.compat.v1.global_variables_initializer()
         self._session = tf.compat.v1.Session(graph=self._graph)
