@@ -19,6 +19,10 @@ import tensorflow as tf
 
 from helpers import inputs, keras_migration, models
 
+# Keras 2.15 (not Keras 3) draws each Dropout layer's seed with random.randint(1, 1e9) once
+# keras.utils.set_random_seed has run (keras/src/backend.py:2030): Python 3.11 warns about the float.
+pytestmark = pytest.mark.filterwarnings("ignore:non-integer arguments to randrange:DeprecationWarning")
+
 ROOT = Path(__file__).resolve().parent.parent
 TINY = {"filters": (4, 8), "dense_units": 16}
 
