@@ -149,6 +149,10 @@ def report(results: dict) -> str:
                      "reaches serves files without caching headers, so this second set-up downloaded everything "
                      "again (a second cold set-up, not a warm one).")
         lines.append("")
+    for earlier in results.get("earlier", []):
+        lines += [f"An earlier run ({earlier['measured']}, load average {earlier['load'].split(' / ')[0]} at its "
+                  f"start): uv {earlier['uv cold']:.0f} s cold, {earlier['uv warm']:.0f} s warm; "
+                  f"pip {earlier['pip cold']:.0f} s cold, {earlier['pip warm']:.0f} s for the second set-up.", ""]
     loads = [run["load_before"] for run in runs.values()] + [runs["pip warm"]["load_after"]]
     lines += [
         f"_Measured {results['measured']} on {results['machine']}, load average (1 min) "
@@ -167,6 +171,11 @@ def main(argv=None) -> int:
         results = json.loads(RESULTS.read_text())
     else:
         results = measure()
+        if RESULTS.exists():  # keep the earlier runs' times: on a shared machine they vary
+            previous = json.loads(RESULTS.read_text())
+            results["earlier"] = previous.get("earlier", []) + [
+                {"measured": previous["measured"], "load": previous["runs"]["uv cold"]["load_before"],
+                 **{name: run["seconds"] for name, run in previous["runs"].items()}}]
         RESULTS.write_text(json.dumps(results, indent=2) + "\n")
     text = report(results)
     print(text)

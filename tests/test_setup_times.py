@@ -74,3 +74,11 @@ def test_the_readme_has_the_markers_the_figures_go_between(bench):
     readme = (ROOT / "README.md").read_text()
     two_commands = readme.split("## Two commands", 1)[1].split("\n## ", 1)[0]
     assert bench.README_START in two_commands and bench.README_END in two_commands
+
+
+def test_report_keeps_the_earlier_runs(bench):
+    earlier = {"measured": "2025-12-31 09:00", "load": "12.00 / 9.00 / 5.00",
+               "uv cold": 57.0, "uv warm": 8.0, "pip cold": 556.0, "pip warm": 385.0}
+    text = bench.report({**RESULTS, "earlier": [earlier]})
+    assert "An earlier run (2025-12-31 09:00, load average 12.00 at its start): uv 57 s cold, 8 s warm; " \
+        "pip 556 s cold, 385 s for the second set-up." in text
