@@ -142,4 +142,8 @@ def test_feedback_shows_the_plain_message(course, name):
     assert "\n" not in message and "still None" not in message and len(message) > 40, message
     page = (course / "feedback" / "one_wrong" / name / f"{name}.html").read_text(encoding="utf-8")
     text = " ".join(html.unescape(re.sub(r"<[^>]+>", "", page)).split())
-    assert message in text, f"the feedback does not show the check's message: {message}"
+    check_id = WRONG_ANSWERS[name][2]
+    start = text.index(f"Grade cell: {check_id} Score: 0.0 / 1.0")  # the failed check, with its score
+    end = text.find("Grade cell:", start + 1)
+    graded = text[start:] if end == -1 else text[start:end]
+    assert message in graded, f"the feedback does not show the check's message under {check_id}: {message}"
