@@ -3,8 +3,8 @@
 Introduced in notebook 00 and used by every notebook. Nothing here imports
 TensorFlow, so the data loader and the tests can use it cheaply.
 
-* ``FAST`` is true when ``WORKBOOK_FAST=1``: the test suite runs every notebook
-  that way. ``steps(full, fast)`` is the one place where step counts are scaled.
+* ``fast_mode()`` is true when ``WORKBOOK_FAST=1``: the test suite runs every
+  notebook that way. ``steps(full, fast)`` is the one place where step counts are scaled.
 * ``fresh_model_dir(name)`` empties ``models/<name>`` and returns it as a path
   relative to the working directory, so "Run All" twice gives the same result
   and no machine path appears in the logs.
@@ -33,9 +33,6 @@ DATASETS_ENV = "WORKBOOK_DATASETS"
 def fast_mode() -> bool:
     """True when the notebooks should run in fast mode (``WORKBOOK_FAST=1``)."""
     return os.environ.get(FAST_ENV, "").strip().lower() in {"1", "true", "yes", "on"}
-
-
-FAST = fast_mode()
 
 
 def steps(full: int, fast: int | None = None) -> int:
