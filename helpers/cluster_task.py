@@ -7,7 +7,8 @@ same ``tf.estimator.train_and_evaluate`` with the course's
 ``models.cnn_model_fn`` and ``inputs`` input functions as notebook 07 does.
 The code is identical for every role: ``RunConfig`` reads ``TF_CONFIG`` and
 ``train_and_evaluate`` decides what this process is (chief, worker, ps,
-evaluator).
+evaluator). Each trainer logs how many steps it ran itself
+(``steps_run_hook``), which the launcher reads.
 
 The child keeps its log clean (``helpers.logs``: no deprecation records, no
 absolute paths), writes one plain line per log record to stdout, and dies
@@ -84,14 +85,12 @@ def _plain_log(tf) -> None:
     logger.propagate = False
 
 
-def make_strategy(name, tf):
+def make_strategy(name: str | None, tf):
     """The distribution strategy named in the job (None: no strategy)."""
     if name in (None, "none"):
         return None
     if name == "ps_v1":
         return tf.compat.v1.distribute.experimental.ParameterServerStrategy()
-    if name == "mwms":
-        return tf.distribute.experimental.MultiWorkerMirroredStrategy()
     if name == "ps_v2":
         # The TF2 strategy connects to running servers when it is built: start a worker and a
         # parameter server inside this process, as TensorFlow's own tests do. RunConfig refuses it.
@@ -103,24 +102,25 @@ def make_strategy(name, tf):
             tf.distribute.Server(spec, job_name=job, task_index=0, protocol="grpc", start=True)
         resolver = tf.distribute.cluster_resolver.SimpleClusterResolver(spec, rpc_layer="grpc")
         return tf.distribute.experimental.ParameterServerStrategy(resolver)
-    raise ValueError(f"unknown strategy {name!r}: use none, ps_v1 or mwms")
+    from .problems import UsageProblem
+
+    raise UsageProblem(f"unknown strategy {name!r}: use none, ps_v1 or ps_v2")
 
 
-def _fail_hook(tf, step):
-    class FailAtStep(tf.compat.v1.train.SessionRunHook):
-        """Raise at a global step: the launcher's tests use it to make a task fail."""
+def steps_run_hook(tf):
+    """A training hook that counts the steps this process runs and logs the count when it ends."""
 
+    class StepsRun(tf.compat.v1.train.SessionRunHook):
         def begin(self):
-            self._global_step = tf.compat.v1.train.get_global_step()
-
-        def before_run(self, run_context):
-            return tf.compat.v1.train.SessionRunArgs(self._global_step)
+            self.steps = 0
 
         def after_run(self, run_context, run_values):
-            if run_values.results >= step:
-                raise RuntimeError(f"injected failure at global step {run_values.results}")
+            self.steps += 1
 
-    return FailAtStep()
+        def end(self, session):
+            tf.compat.v1.logging.info("steps run by this process: %d", self.steps)
+
+    return StepsRun()
 
 
 def run(job: dict) -> None:
@@ -136,8 +136,6 @@ def run(job: dict) -> None:
     _plain_log(tf)
     from . import inputs, models, settings
 
-    if job.get("strategy") == "mwms":
-        tf.compat.v1.disable_eager_execution()
     strategy = make_strategy(job.get("strategy"), tf)
     tf_config = json.loads(os.environ.get("TF_CONFIG", "{}") or "{}")
     task = tf_config.get("task", {})
@@ -152,12 +150,7 @@ def run(job: dict) -> None:
     )
     estimator = tf.estimator.Estimator(models.cnn_model_fn, model_dir=job["model_dir"],
                                        params=job.get("params") or {}, config=config)
-    hooks = []
-    fail = job.get("fail")
-    if fail and fail.get("task") == role:
-        if fail.get("step") is None:
-            raise RuntimeError(f"injected failure before training ({role})")
-        hooks.append(_fail_hook(tf, fail["step"]))
+    hooks = [steps_run_hook(tf)]  # logs "steps run by this process: N" at the end
     early = job.get("early_stop")
     if early:
         hooks.append(tf.estimator.experimental.stop_if_higher_hook(

@@ -19,9 +19,11 @@ import time
 import pytest
 
 from helpers import cluster, settings
+from helpers.problems import UsageProblem
 
 TINY = {"filters": (4, 8), "dense_units": 16}
 ROOT = settings.PROJECT_ROOT
+FAULTY_TASK = (str(ROOT / "tests" / "cluster_fault_task.py"),)  # fails on purpose where the job says
 
 
 def gone(pid, wait=15.0) -> bool:
@@ -50,7 +52,7 @@ def gone(pid, wait=15.0) -> bool:
 
 
 def test_tf_configs_default_cluster_leaves_the_evaluator_out():
-    configs = cluster.tf_configs(ports=[1001, 1002, 1003, 1004])
+    configs = cluster.tf_configs(ports=[1001, 1002, 1003])
     assert list(configs) == ["chief:0", "worker:0", "ps:0", "evaluator:0"]
     expected_cluster = {"chief": ["127.0.0.1:1001"], "worker": ["127.0.0.1:1002"], "ps": ["127.0.0.1:1003"]}
     for name, config in configs.items():
@@ -59,11 +61,19 @@ def test_tf_configs_default_cluster_leaves_the_evaluator_out():
     json.dumps(configs)  # JSON-able, as TF_CONFIG must be
 
 
-def test_tf_configs_evaluator_in_cluster_and_several_workers():
-    configs = cluster.tf_configs(workers=2, ps=0, evaluator_in_cluster=True, ports=[1, 2, 3, 4])
+def test_tf_configs_several_workers_no_ps_no_evaluator():
+    configs = cluster.tf_configs(workers=2, ps=0, evaluator=False, ports=[1, 2, 3])
+    assert list(configs) == ["chief:0", "worker:0", "worker:1"]
     assert configs["worker:1"]["task"] == {"type": "worker", "index": 1}
-    assert configs["chief:0"]["cluster"] == {
-        "chief": ["127.0.0.1:1"], "worker": ["127.0.0.1:2", "127.0.0.1:3"], "evaluator": ["127.0.0.1:4"]}
+    assert configs["chief:0"]["cluster"] == {"chief": ["127.0.0.1:1"], "worker": ["127.0.0.1:2", "127.0.0.1:3"]}
+
+
+def test_tf_configs_equal_the_configs_written_by_hand():
+    """What notebook 09 shows first: the four TF_CONFIGs written out, then the generator's."""
+    spec = {"chief": ["127.0.0.1:2222"], "worker": ["127.0.0.1:2223"], "ps": ["127.0.0.1:2224"]}
+    by_hand = {f"{kind}:0": {"cluster": spec, "task": {"type": kind, "index": 0}}
+               for kind in ("chief", "worker", "ps", "evaluator")}
+    assert cluster.tf_configs(ports=[2222, 2223, 2224]) == by_hand
 
 
 def test_tf_configs_for_a_real_cluster_one_port_many_hosts():
@@ -85,18 +95,18 @@ def test_tf_configs_free_ports_are_distinct():
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"ports": 2222}, "share a host and port"),
-    ({"ports": [1, 2]}, "4 tasks need 4 ports"),
+    ({"ports": [1, 2]}, "3 tasks in the cluster need 3 ports, got 2"),
     ({"workers": -1}, "0 or more"),
 ])
 def test_tf_configs_refuses_bad_settings(kwargs, message):
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(UsageProblem, match=message):
         cluster.tf_configs(**kwargs)
 
 
 def test_run_config_reads_each_tf_config(monkeypatch):
     import tensorflow as tf
 
-    configs = cluster.tf_configs(workers=2, ps=1, ports=[1, 2, 3, 4, 5])
+    configs = cluster.tf_configs(workers=2, ps=1, ports=[1, 2, 3, 4])
     seen = {}
     for name, config in configs.items():
         monkeypatch.setenv("TF_CONFIG", json.dumps(config))
@@ -150,8 +160,16 @@ def test_cluster_trains_evaluates_and_leaves_nothing(model_dir, capsys):
     assert "[worker 0] Waiting 5 secs before starting training." in out
     assert "[launcher] training is over: ended ps 0" in out
     assert "/work/" not in out and "deprecated" not in out
+    assert "[chief] steps run by this process: " in out
+    # every step of either trainer adds one to the global step; a trainer may add one after the last checkpoint
+    steps = {task: figures["steps run"] for task, figures in result.trainers.items()}
+    assert list(steps) == ["chief:0", "worker:0"] and steps["chief:0"] >= 1 and steps["worker:0"] >= 0
+    assert 0 <= sum(steps.values()) - result.metrics["global_step"] <= 2
+    first, last = result.trainers["chief:0"]["first logged step"], result.trainers["chief:0"]["last logged step"]
+    assert first == 0 and last >= first
     row = result.row()
-    assert row["processes"] == 4 and row["trainers"] == 2 and row["steps/s"] > 0
+    assert row["processes"] == 4 and row["steps/s"] > 0
+    assert row["steps run by each trainer"] == f"{steps['chief:0']} + {steps['worker:0']}"
 
 
 @pytest.mark.slow
@@ -160,7 +178,7 @@ def test_a_failing_task_ends_them_all_and_names_itself(model_dir):
     with pytest.raises(cluster.ClusterProblem) as raised:
         cluster.run_cluster(model_dir, 200, show=None, quiet=True,
                             on_start=lambda task, pid: pids.setdefault(task, pid),
-                            fail={"task": "worker:0", "step": None}, **_tiny_job())
+                            program=FAULTY_TASK, fail={"task": "worker:0"}, **_tiny_job())
     message = str(raised.value)
     assert message.startswith("worker 0 failed (exit code 1): RuntimeError: injected failure before training")
     assert "\n" not in message
@@ -213,3 +231,21 @@ def test_children_die_with_a_killed_launcher(tmp_path):
     launcher.wait()
     assert gone(child)
     shutil.rmtree(settings.MODELS_DIR / "test_cluster_orphan", ignore_errors=True)
+
+
+def test_trainer_figures_from_the_log_lines():
+    lines = [(0.0, "Waiting for model to be ready.  Ready_for_local_init_op:  None, ready: Variables not initialized"),
+             (1.0, "loss = 0.33298287, step = 800"), (1.1, "Loss for final step: 0.33298287."),
+             (1.2, "steps run by this process: 1")]
+    assert cluster._trainer_figures(lines) == {"first logged step": 800, "last logged step": 800, "steps run": 1}
+    assert cluster._trainer_figures([]) == {"first logged step": None, "last logged step": None, "steps run": None}
+    skipped = [(0.0, "Skipping training since max_steps has already saved.")]
+    assert cluster._trainer_figures(skipped)["steps run"] == 0
+
+
+def test_training_rate_counts_the_steps_of_every_trainer():
+    """From the lowest to the highest global step logged by any trainer, whatever order the lines came in."""
+    lines = [(10.0, "loss = 2.3, step = 0"), (11.0, "loss = 0.5, step = 41"), (12.5, "loss = 0.4, step = 160"),
+             (12.6, "loss = 0.6, step = 146"), (12.7, "Loss for final step: 0.4.")]
+    assert cluster._training_rate(lines) == (2.5, 160)
+    assert cluster._training_rate(lines[:1]) == (pytest.approx(float("nan"), nan_ok=True), 0)
