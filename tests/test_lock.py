@@ -16,7 +16,6 @@ import subprocess
 import sys
 
 import pytest
-from packaging.markers import Marker
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
