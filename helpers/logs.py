@@ -15,6 +15,11 @@ both. Instead:
   one, so committed outputs hold no machine paths;
 * the logger is set to INFO, so hook output shows in a script as it does in
   Jupyter.
+
+For a block of code: ``logger_level(level, name)`` sets a logger's level and
+restores it (``quiet_log()``: TensorFlow's at WARNING, notebook 05), and
+``captured_log(show=None)`` collects every line TensorFlow logs, showing all or
+only those with the given prefixes (notebooks 01, 04, 05, 07).
 """
 
 from __future__ import annotations
