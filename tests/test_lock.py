@@ -143,3 +143,14 @@ def test_the_environment_can_start_tensorboard():
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr.strip().splitlines()[-1]
     assert "Warning" not in result.stderr, result.stderr
+
+
+def test_the_readme_states_how_many_packages_the_lock_installs():
+    text = (ROOT / "requirements.lock").read_text()
+    entries, header = parse_lock(text), parse_header(text)
+    counts = [len(chosen(entries, environment(platform, python)))
+              for platform in header["platforms"] for python in header["pythons"]]
+    stated = re.search(r"direct or not \((\d+) to\s+(\d+) of them", (ROOT / "README.md").read_text())
+    assert stated, "the README's paragraph on the lock no longer says how many packages it pins"
+    assert (int(stated.group(1)), int(stated.group(2))) == (min(counts), max(counts)), (
+        f"README.md: the lock installs {min(counts)} to {max(counts)} packages")
