@@ -232,7 +232,8 @@ def _final_evaluation(model_dir: Path) -> tuple[dict, list[int]]:
 
 def _training_rate(lines: list[tuple[float, str]]) -> tuple[float, int]:
     """(seconds, global steps) between the lowest and highest ``loss = …, step = N`` line (of any trainer)."""
-    logged = sorted((int(match.group(1)), stamp) for stamp, line in lines for match in [LOSS_LINE.match(line)] if match)
+    logged = sorted((int(match.group(1)), stamp)
+                    for stamp, line in lines for match in [LOSS_LINE.match(line)] if match)
     if len(logged) < 2:
         return float("nan"), 0
     (first_step, first_time), (last_step, last_time) = logged[0], logged[-1]

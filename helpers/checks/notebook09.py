@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 
+from ..logs import quiet_log
 from ..problems import CheckFailed
 from .common import correct, is_whole_number, require_answer
 
@@ -24,13 +25,10 @@ def _run_config_under(tf_config: dict):
 
     saved = os.environ.get("TF_CONFIG")
     os.environ["TF_CONFIG"] = json.dumps(tf_config)
-    logger = tf.get_logger()
-    level = logger.level
-    logger.setLevel("WARNING")  # RunConfig logs the TF_CONFIG it read: not the check's business
     try:
-        return tf.estimator.RunConfig()
+        with quiet_log():  # RunConfig logs the TF_CONFIG it read: not the check's business
+            return tf.estimator.RunConfig()
     finally:
-        logger.setLevel(level)
         if saved is None:
             del os.environ["TF_CONFIG"]
         else:
