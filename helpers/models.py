@@ -1,7 +1,10 @@
 """The course's CNN as an Estimator ``model_fn``.
 
-Introduced in notebook 03, which builds it branch by branch; notebooks 04–10
-train it from here. One shared forward pass, then three branches by ``mode``:
+Defined in notebook 03's cells marked ``#@save models``, where it is taught;
+notebooks 04–10 train it from here. ``tests/test_lesson_cells.py`` fails when a
+function here differs from its notebook cell: change both.
+
+One shared forward pass, then three branches by ``mode``:
 
 * PREDICT: ``predictions`` (class and probabilities) and ``export_outputs``;
 * EVAL: ``loss`` and ``eval_metric_ops`` (value, update pairs);
@@ -21,7 +24,6 @@ import tensorflow as tf
 from .cnn_params import DEFAULT_PARAMS  # noqa: F401  (models.DEFAULT_PARAMS, as notebooks use it)
 
 ModeKeys = tf.estimator.ModeKeys
-
 
 
 def cnn_logits(images, training: bool, params: dict):
