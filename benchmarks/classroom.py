@@ -20,7 +20,7 @@ reads ``/proc`` every 0.2 s:
   bound, it can miss short spikes) is kept beside it.
 * disk: ``models/`` is emptied before each notebook and a fresh ``TMPDIR`` is
   given to its kernel; the figures are the size of both at the end (what stays
-  on disk), their largest sampled size during the run (every 2 s), and the
+  on disk), their largest sampled size during the run (every 0.4 s), and the
   size of any other file the run created or grew inside the project.
 
 Results go to ``benchmarks/classroom.json``; ``--update-guide`` writes the table
@@ -130,7 +130,7 @@ def file_sizes(root: Path, skip: set) -> dict:
 class Sampler(threading.Thread):
     """Samples the memory of this process's descendants and the size of some folders."""
 
-    def __init__(self, folders: list, interval: float = 0.2, disk_every: int = 10):
+    def __init__(self, folders: list, interval: float = 0.2, disk_every: int = 2):
         super().__init__(daemon=True)
         self.folders, self.interval, self.disk_every = folders, interval, disk_every
         self.peaks = {}  # pid -> (VmHWM kB, name)
@@ -248,6 +248,7 @@ def measure_notebook(notebook: Path, fast: bool, out: Path) -> dict:
         "disk_peak_mb": max(sampler.disk_peak, tree_size(models) + tree_size(tmp)) / 1e6,
         "elsewhere": {path: size / 1e6 for path, size in sorted(elsewhere.items())},
         "samples": sampler.samples,
+        "disk_sampled_every_s": sampler.interval * sampler.disk_every,
     }
     shutil.rmtree(tmp, ignore_errors=True)
     if "%tensorboard" in notebook.read_text():
@@ -288,7 +289,7 @@ def table(classroom: dict, benchmark: dict) -> str:
         "|---|---|---:|---:|---:|---:|",
     ]
     for name, row in sorted(rows.items()):
-        tree = mb(row["tree_peak_mb"]) + (f" ({row['processes']} processes)" if row["processes"] > 1 else "")
+        tree = mb(row["tree_peak_mb"]) + (f" ({row['processes']} processes in all)" if row["processes"] > 1 else "")
         if row.get("tensorboard_mb"):
             tree += f", {mb(peak_with_tensorboard(row))} with `%tensorboard`"
         lines.append(
@@ -308,7 +309,7 @@ def table(classroom: dict, benchmark: dict) -> str:
         f"- Memory: the largest kernel is notebook {notebook_number(kernel)}'s, "
         f"**{mb(rows[kernel]['kernel_peak_mb'])}**; with the processes it starts, notebook "
         f"{notebook_number(tree)} needs **{mb(peak_with_tensorboard(rows[tree]))}** "
-        f"({rows[tree]['processes']} processes); every other notebook stays under "
+        f"({rows[tree]['processes']} processes in all); every other notebook needs at most "
         f"**{mb(peak_with_tensorboard(rows[second]))}** (notebook {notebook_number(second)}).",
         f"- Disk: run one after another, the {len(rows)} notebooks leave **{mb(kept)}** in `models/`, "
         f"and `models/` holds at most **{mb(course_peak)}** on the way.",
@@ -371,7 +372,10 @@ def main(argv=None) -> int:
                           f"{mb(row['models_mb'])}, tmp {mb(row['tmp_mb'])}, disk peak {mb(row['disk_peak_mb'])}, "
                           f"{row['seconds']:.0f} s", flush=True)
                     args.results.write_text(json.dumps(results, indent=1) + "\n")  # keep what is done
-                record.update(measured=datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), load_before=load_before,
+                now = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+                if args.only and record.get("measured"):  # some notebooks re-measured: say when the others were
+                    now = f"{record['measured'].split('–')[0]}–{now[-5:]}"
+                record.update(measured=now, load_before=load_before,
                               load_after=" / ".join(f"{v:.2f}" for v in os.getloadavg()))
         shutil.rmtree(ROOT / "models", ignore_errors=True)
         args.results.write_text(json.dumps(results, indent=1) + "\n")
