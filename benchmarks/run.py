@@ -4,7 +4,7 @@ Run it with ``make benchmark`` (or ``.venv/bin/python benchmarks/run.py``). It
 measures, in this order and on the same machine:
 
 1. training speed: the course CNN trained by ``Estimator.train`` and by Keras
-   ``Model.fit`` (``helpers.keras_migration.build_cnn``, notebook 10) on the same
+   ``Model.fit`` (``build_cnn``, defined in notebook 10's cells) on the same
    input pipeline at the same batch size, in alternating rounds;
 2. the input pipeline's throughput beside the examples per second the model
    consumes (notebook 02's question, with the steps per second of part 1);
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import importlib.util
 import json
 import os
 import platform
@@ -113,7 +114,12 @@ def estimator_steps_per_second(steps: int, round_index: int) -> float:
 def keras_steps_per_second(steps: int) -> float:
     """Steps/s of Keras ``fit`` on the same CNN and pipeline (after its first batch)."""
     import tensorflow as tf
-    from helpers import inputs, keras_migration
+    from helpers import inputs
+
+    tool_spec = importlib.util.spec_from_file_location("keras_latest", ROOT / "tools" / "keras_latest.py")
+    tool = importlib.util.module_from_spec(tool_spec)
+    tool_spec.loader.exec_module(tool)
+    build_cnn = tool.definitions()["build_cnn"]  # notebook 10's own cell (tools/keras_latest.py)
 
     class BatchTimes(tf.keras.callbacks.Callback):
         def __init__(self):
@@ -124,7 +130,7 @@ def keras_steps_per_second(steps: int) -> float:
             self.times.append(time.perf_counter())
 
     tf.keras.backend.clear_session()
-    model = keras_migration.build_cnn({"learning_rate": 2e-3})
+    model = build_cnn({"learning_rate": 2e-3})
     times = BatchTimes()
     model.fit(inputs.make_train_input_fn("mnist", batch_size=BATCH_SIZE)(), steps_per_epoch=steps,
               epochs=1, verbose=0, callbacks=[times])
