@@ -148,7 +148,7 @@ class ClusterResult:
 
     metrics: dict  # the final evaluation: accuracy, loss, global_step
     wall_seconds: float  # from the first process started to the last one gone
-    train_seconds: float  # between the first and last "loss = …, step = …" line of any trainer
+    train_seconds: float  # between the first and last "loss = …, step = …" lines of the busiest trainer
     train_steps: int  # the global steps between those two lines
     exit_codes: dict  # task -> exit code, or "ended by launcher"
     peak_memory_mb: dict  # task -> peak resident memory (VmHWM), MB
@@ -231,12 +231,11 @@ def _final_evaluation(model_dir: Path) -> tuple[dict, list[int]]:
 
 
 def _training_rate(lines: list[tuple[float, str]]) -> tuple[float, int]:
-    """(seconds, global steps) between the lowest and highest ``loss = …, step = N`` line (of any trainer)."""
-    logged = sorted((int(match.group(1)), stamp)
-                    for stamp, line in lines for match in [LOSS_LINE.match(line)] if match)
+    """(seconds, global steps) between the first and last ``loss = …, step = N`` lines of one trainer."""
+    logged = [(stamp, int(match.group(1))) for stamp, line in lines for match in [LOSS_LINE.match(line)] if match]
     if len(logged) < 2:
         return float("nan"), 0
-    (first_step, first_time), (last_step, last_time) = logged[0], logged[-1]
+    (first_time, first_step), (last_time, last_step) = logged[0], logged[-1]
     return last_time - first_time, last_step - first_step
 
 
@@ -362,7 +361,9 @@ class _Launch:
         exit_codes = {**self.exit_codes, **{task: "ended by launcher" for task in self.ended_by_launcher}}
         metrics, evaluations = _final_evaluation(self.model_dir)
         trainers = [task for task in self.processes if _is_trainer(task)]
-        train_seconds, train_steps = _training_rate([entry for t in trainers for entry in self.logged.get(t, [])])
+        # the rate from the trainer that logged the most loss lines (a worker may train one step, late)
+        busiest = max(trainers, key=lambda t: sum(bool(LOSS_LINE.match(line)) for _, line in self.logged.get(t, [])))
+        train_seconds, train_steps = _training_rate(self.logged.get(busiest, []))
         self.say(f"all {len(self.processes)} processes have exited; wall time {wall:.0f} s")
         return ClusterResult(
             metrics=metrics, wall_seconds=wall, train_seconds=train_seconds, train_steps=train_steps,
