@@ -19,7 +19,6 @@ Issue 14, items 3 and 5. What is tested:
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
