@@ -21,7 +21,7 @@ import os
 
 import pytest
 
-UNIT_SECONDS = float(os.environ.get("WORKBOOK_UNIT_SECONDS", "20"))
+UNIT_SECONDS = float(os.environ.get("WORKBOOK_UNIT_SECONDS", "30"))
 
 SLOW = {
     "tests/test_nbgrader_round_trip.py": "nbgrader releases every notebook and autogrades two in a kernel (minutes)",
