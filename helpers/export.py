@@ -20,14 +20,19 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:  # pandas is imported where it is used
+    import pandas as pd
 
 FEATURE = "image"
 
 
-def as_text_path(path) -> str:
+def as_text_path(path: str | bytes | os.PathLike) -> str:
     """``export_saved_model`` returns bytes; give the path as text relative to here."""
     from .settings import display_path
 
@@ -36,7 +41,7 @@ def as_text_path(path) -> str:
     return display_path(path)
 
 
-def image_receiver_fn(key: str = FEATURE):
+def image_receiver_fn(key: str = FEATURE) -> Callable[[], object]:
     """A serving input receiver fn: a placeholder float32 [None, 28, 28] fed to the model as ``key``."""
     import tensorflow as tf
 
@@ -47,12 +52,12 @@ def image_receiver_fn(key: str = FEATURE):
     return serving_input_receiver_fn
 
 
-def scaled(images) -> np.ndarray:
+def scaled(images: np.ndarray) -> np.ndarray:
     """uint8 images (as ``data.load`` gives them) as float32 in 0–1, like the input functions."""
     return np.asarray(images, dtype=np.float32) / np.float32(255.0)
 
 
-def serialize_examples(images, key: str = FEATURE) -> list:
+def serialize_examples(images: np.ndarray, key: str = FEATURE) -> list[bytes]:
     """One serialized ``tf.Example`` per image: a float list of 784 pixels under ``key``."""
     import tensorflow as tf
 
@@ -81,7 +86,7 @@ def _spec_text(spec) -> str:
     return f"{spec.dtype.name} {shape}"
 
 
-def signature_table(loaded):
+def signature_table(loaded) -> pd.DataFrame:
     """The signatures of a loaded SavedModel: one row per input and per output."""
     import pandas as pd
 
@@ -135,7 +140,7 @@ def tflite_predictions(model_content: bytes, images, batch_size: int = 1000) -> 
     return {name: np.concatenate(parts) for name, parts in outputs.items()}
 
 
-def directory_bytes(path) -> int:
+def directory_bytes(path: str | os.PathLike) -> int:
     """The total size of the files under ``path`` (or of the file ``path``)."""
     path = Path(path)
     if path.is_file():
@@ -152,7 +157,7 @@ def agreement(reference: dict, other: dict) -> dict:
 
 
 @contextlib.contextmanager
-def quiet_native_stderr():
+def quiet_native_stderr() -> Iterator[None]:
     """Send what C++ code writes to the process's stderr (file descriptor 2) to nowhere, for a block.
 
     The TF Lite converter prints a "Summary on the non-converted ops" there,
