@@ -74,6 +74,8 @@ student: teacher
 
 benchmark: setup
 	$(PY) benchmarks/run.py --update-readme $(BENCHMARK_ARGS)
+	@# TEACHING.md's run times come from the new results.json (memory and disk stay as measured).
+	$(PY) benchmarks/classroom.py --report-only --update-guide
 
 clean:
 	rm -rf $(VENV) .venv-latest models .pytest_cache
@@ -108,13 +110,15 @@ keras-latest: $(INSTALLED_LATEST)
 
 # The locks: every package of each environment pinned with hashes, for every
 # platform the course supports (tools/lock, with uv; needs the network). Run after
-# changing requirements.txt or requirements-latest.txt; tests/test_lock.py fails until then.
+# changing a requirements*.txt; tests/test_lock.py fails until then.
 .PHONY: lock
 lock:
 	tools/lock requirements.txt requirements.lock "3.9 3.10 3.11" \
 		"x86_64-manylinux_2_17 aarch64-manylinux_2_17 x86_64-apple-darwin aarch64-apple-darwin x86_64-pc-windows-msvc"
 	tools/lock requirements-latest.txt requirements-latest.lock "3.11 3.12 3.13" \
 		"x86_64-manylinux_2_28 aarch64-manylinux_2_28 aarch64-apple-darwin x86_64-pc-windows-msvc"
+	tools/lock requirements-teacher.txt requirements-teacher.lock "3.11 3.12 3.13" \
+		"x86_64-manylinux_2_17 aarch64-manylinux_2_17 x86_64-apple-darwin aarch64-apple-darwin x86_64-pc-windows-msvc"
 
 # Set-up time of .venv from the lock: uv vs pip, cold vs warm cache, on a fresh
 # clone of the committed course (README, Two commands; 10-20 minutes, most of it pip's).

@@ -20,7 +20,10 @@ from .settings import FAST_ENV, SEED, fast_mode, seed_everything
 
 SUPPORTED_PYTHON = ((3, 9), (3, 11))
 TENSORFLOW_SERIES = (2, 15)
-FIX = "run `make lab` from the course folder, or `pip install -r requirements.txt` in a Python 3.9–3.11 virtual environment"
+FIX = (
+    "run `make lab` from the course folder (it gets a Python 3.11 when there is none), or "
+    "`pip install --require-hashes -r requirements.lock` in a Python 3.9–3.11 virtual environment"
+)
 
 
 def _installed(distribution: str) -> str | None:
@@ -37,7 +40,7 @@ def check_versions(python: tuple, tensorflow: str | None, estimator: str | None)
         found = ".".join(str(part) for part in python[:3])
         raise EnvironmentProblem(
             f"Python {found} cannot run TensorFlow 2.15 (the last release with tf.estimator "
-            "supports Python 3.9–3.11): install Python 3.11 and " + FIX
+            "supports Python 3.9–3.11): " + FIX
         )
     if tensorflow is None:
         raise EnvironmentProblem(

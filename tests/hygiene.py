@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
-from nbgrader_cells import planned_metadata, prefix_of  # noqa: E402
+from nbgrader_cells import planned_metadata  # noqa: E402
 from run_notebooks import code_hash  # noqa: E402
 
 MAX_BYTES = 1_000_000

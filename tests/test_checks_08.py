@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from helpers import checks, export
+from helpers import checks
 from helpers.problems import CheckFailed
 from tests.test_export import tiny_estimator
 

@@ -21,7 +21,11 @@ from packaging.utils import canonicalize_name
 
 from .hygiene import ROOT
 
-LOCKS = {"requirements.lock": "requirements.txt", "requirements-latest.lock": "requirements-latest.txt"}
+LOCKS = {
+    "requirements.lock": "requirements.txt",
+    "requirements-latest.lock": "requirements-latest.txt",
+    "requirements-teacher.lock": "requirements-teacher.txt",
+}
 
 # What pip's environment markers read on each platform that tools/lock checks (uv's names).
 PLATFORMS = {
