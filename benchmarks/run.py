@@ -191,10 +191,15 @@ def model_dir_sizes(steps: int) -> dict:
 
 # ----------------------------------------------------------------------------- part 4
 
-def notebook_run_times(modes: list, notebooks: list) -> dict:
-    """Seconds to execute each notebook with the project's tool, per mode (kernel start included)."""
+def notebook_run_times(modes: list, notebooks: list, keep: Path | None = None) -> dict:
+    """Seconds to execute each notebook with the project's tool, per mode (kernel start included).
+
+    With ``keep``, the executed notebooks of the last mode are left there (``make notebooks``
+    would write the same), so one full-mode run gives both the times and the committed outputs.
+    """
     times = {}
-    with tempfile.TemporaryDirectory(prefix="workbook-benchmark-") as out:
+    with tempfile.TemporaryDirectory(prefix="workbook-benchmark-") as scratch:
+        out = str(keep.resolve()) if keep else scratch
         for mode in modes:
             for notebook in notebooks:
                 command = [sys.executable, str(ROOT / "tools" / "run_notebooks.py"), "--out", out]
@@ -348,6 +353,8 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="alternating Estimator/Keras rounds")
     parser.add_argument("--nbval-junit", type=Path,
                         help="take the fast-mode times from this JUnit report of make test instead of running them")
+    parser.add_argument("--keep", type=Path,
+                        help="leave the executed notebooks in this folder (to commit them: copy into notebooks/)")
     parser.add_argument("--results", type=Path, default=ROOT / "benchmarks" / "results.json")
     parser.add_argument("--update-readme", action="store_true", help="write the results into README.md")
     args = parser.parse_args(argv)
@@ -375,7 +382,7 @@ def main(argv=None) -> int:
         for mode in [m.strip() for m in args.notebooks.split(",") if m.strip()]:
             key = f"notebooks_{mode}"
             record = measure(f"notebook run times, {mode} mode", lambda: {
-                "seconds": {name: t[mode] for name, t in notebook_run_times([mode], notebooks).items()}})
+                "seconds": {name: t[mode] for name, t in notebook_run_times([mode], notebooks, args.keep).items()}})
             if args.only and key in results["parts"]:  # keep the other notebooks' earlier times
                 record["seconds"] = {**results["parts"][key]["seconds"], **record["seconds"]}
             results["parts"][key] = record
