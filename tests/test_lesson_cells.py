@@ -40,26 +40,33 @@ def same_code(first: str, second: str) -> bool:
     return "".join(first.split()) == "".join(second.split())
 
 
-CASES = [(notebook.name, *case) for notebook in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
-         for case in saved_functions(notebook)]
+CASES = [
+    (notebook.name, *case)
+    for notebook in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    for case in saved_functions(notebook)
+]
 
 
 def test_notebook_03_saves_the_course_model_fn():
     assert {(module, name) for notebook, module, name, _ in CASES if notebook.startswith("03_")} == {
-        ("models", "cnn_model_fn"), ("models", "cnn_logits")}
+        ("models", "cnn_model_fn"),
+        ("models", "cnn_logits"),
+    }
 
 
-@pytest.mark.parametrize("notebook, module, name, cell_source", CASES,
-                         ids=[f"{case[0][:2]}-{case[1]}.{case[2]}" for case in CASES])
+@pytest.mark.parametrize(
+    "notebook, module, name, cell_source", CASES, ids=[f"{case[0][:2]}-{case[1]}.{case[2]}" for case in CASES]
+)
 def test_helper_copy_matches_the_notebook_cell(notebook, module, name, cell_source):
     helper = getattr(importlib.import_module(f"helpers.{module}"), name)
     assert same_code(inspect.getsource(helper), cell_source), (
         f"helpers/{module}.py's {name} differs from its #@save cell in {notebook}: "
-        "change both, or copy the cell into the helper")
+        "change both, or copy the cell into the helper"
+    )
 
 
 def test_a_changed_line_is_a_difference():
-    cell = 'def f(x):\n    return x + 1\n'
-    assert same_code(cell, 'def f(x):\n\n        return x + 1   \n')
-    assert not same_code(cell, 'def f(x):\n    return x + 2\n')
-    assert not same_code(cell, 'def f(x):\n    return x + 1\n    # note\n')
+    cell = "def f(x):\n    return x + 1\n"
+    assert same_code(cell, "def f(x):\n\n        return x + 1   \n")
+    assert not same_code(cell, "def f(x):\n    return x + 2\n")
+    assert not same_code(cell, "def f(x):\n    return x + 1\n    # note\n")
