@@ -396,6 +396,9 @@ def test_fresh_model_dir_closes_cached_event_writers(models):
     with tf.Graph().as_default():
         first = settings.fresh_model_dir("run")
         old_writer = tf.compat.v1.summary.FileWriterCache.get(first)
+        # Let the writer's thread finish its first write: TensorFlow re-creates an event file
+        # deleted under an open writer when it flushes, which can race with the removal.
+        old_writer.flush()
         second = settings.fresh_model_dir("run")
         assert tf.compat.v1.summary.FileWriterCache.get(second) is not old_writer
 
