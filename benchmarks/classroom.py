@@ -48,6 +48,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from run import update_readme  # noqa: E402  (the course benchmark's marker update)
 
 GUIDE_START = "<!-- classroom:start -->"
 GUIDE_END = "<!-- classroom:end -->"
@@ -333,12 +336,7 @@ def table(classroom: dict, benchmark: dict) -> str:
 
 
 def update_guide(text: str, guide: Path = ROOT / "TEACHING.md") -> None:
-    content = guide.read_text()
-    if GUIDE_START not in content or GUIDE_END not in content:
-        raise SystemExit(f"{guide.name} has no {GUIDE_START} … {GUIDE_END} markers")
-    before, rest = content.split(GUIDE_START, 1)
-    _, after = rest.split(GUIDE_END, 1)
-    guide.write_text(f"{before}{GUIDE_START}\n{text}{GUIDE_END}{after}")
+    update_readme(text, guide, GUIDE_START, GUIDE_END, where="its section 'Run time, memory and disk per notebook'")
 
 
 def machine() -> str:

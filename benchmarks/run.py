@@ -323,10 +323,10 @@ def report(results: dict) -> str:
 
 def update_readme(text: str, readme: Path = ROOT / "README.md", start: str = README_START,
                   end: str = README_END, where: str = "its Performance section") -> None:
-    """Put ``text`` between the README's markers ``start`` and ``end``."""
+    """Put ``text`` between the markers ``start`` and ``end`` of ``readme`` (README.md, TEACHING.md)."""
     content = readme.read_text()
     if start not in content or end not in content:
-        raise SystemExit(f"README.md has no {start} … {end} markers: add them to {where}")
+        raise SystemExit(f"{readme.name} has no {start} … {end} markers: add them to {where}")
     before, rest = content.split(start, 1)
     _, after = rest.split(end, 1)
     readme.write_text(f"{before}{start}\n{text}{end}{after}")
