@@ -363,8 +363,8 @@ def main(argv=None) -> int:
     if unknown:
         parser.error(f"unknown part(s): {', '.join(sorted(unknown))}")
 
-    from helpers import setup
-    setup.start(show=False)
+    from helpers import course_setup
+    course_setup.start(show=False)
     results = json.loads(args.results.read_text()) if args.results.exists() else {}
     results["machine"] = machine()
     results.setdefault("parts", {})

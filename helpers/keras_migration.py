@@ -5,7 +5,7 @@ a ``keras.Model``, the callbacks, ``EarlyStopping``, ``BackupAndRestore`` — in
 its cells. Those cells (tagged ``keras-latest``) also run on the newest
 TensorFlow, where ``keras`` is Keras 3 (``make keras-latest``), and so does
 this module: it imports neither ``tf.estimator`` nor ``helpers.models`` /
-``helpers.setup`` (they need TensorFlow 2.15).
+``helpers.course_setup`` (they need TensorFlow 2.15).
 
 * ``test_arrays``: the test images and labels as NumPy arrays, read through
   ``helpers.inputs``;

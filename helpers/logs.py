@@ -1,6 +1,6 @@
 """Quiet TensorFlow's log noise, keep what a learner should read.
 
-Introduced in notebook 00 (through ``helpers.setup.start``).
+Introduced in notebook 00 (through ``helpers.course_setup.start``).
 
 Measured on TensorFlow 2.15.1: one ``Estimator.train`` call logs about 13
 deprecation warnings on the ``tensorflow`` logger, the same logger that carries

@@ -90,8 +90,8 @@ def notebook_problems(notebook, size_bytes: int) -> list:
             problems.append(f"missing the template heading '{heading}'")
 
     code_cells = [c for c in notebook.cells if c.cell_type == "code" and c.source.strip()]
-    if code_cells and "setup.start()" not in code_cells[0].source:
-        problems.append("the first code cell must call setup.start()")
+    if code_cells and "course_setup.start()" not in code_cells[0].source:
+        problems.append("the first code cell must call course_setup.start()")
     if not any("### BEGIN SOLUTION" in c.source for c in code_cells):
         problems.append("no exercise solution (### BEGIN SOLUTION) found")
 

@@ -279,7 +279,7 @@ def test_compact_names():
 
 def test_log_showing_shows_some_lines_and_collects_all(capsys):
     logger = tf.get_logger()
-    with logs.logger_level("INFO"):  # as setup.start() sets it in the notebooks
+    with logs.logger_level("INFO"):  # as course_setup.start() sets it in the notebooks
         with early_stopping.log_showing(("Requesting",)) as lines:
             logger.info("Calling model_fn.")
             logger.info("Requesting early stopping at global step 75")

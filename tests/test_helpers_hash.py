@@ -53,11 +53,11 @@ def test_a_changed_helper_is_named_with_the_fix():
     notebook.metadata["workbook"] = {**notebook.metadata.get("workbook", {}), **helpers_stamp(notebook)}
     assert stale_helpers(notebook, "00") is None
     edited = copy.deepcopy(notebook)
-    edited.metadata["workbook"]["helpers_files"]["helpers/setup.py"] = "0" * 64
+    edited.metadata["workbook"]["helpers_files"]["helpers/course_setup.py"] = "0" * 64
     edited.metadata["workbook"]["helpers_sha256"] = helpers_deps.combined_hash(
         edited.metadata["workbook"]["helpers_files"])
     problem = stale_helpers(edited, "00")
-    assert problem.endswith("(changed since: helpers/setup.py): re-execute notebook 00 with make notebooks")
+    assert problem.endswith("(changed since: helpers/course_setup.py): re-execute notebook 00 with make notebooks")
     edited.metadata["workbook"] = {"helpers_sha256": "old"}
     assert "re-execute notebook 00 with make notebooks" in stale_helpers(edited, "00")
 
@@ -65,7 +65,7 @@ def test_a_changed_helper_is_named_with_the_fix():
 def test_the_notebooks_run_the_helpers_they_import():
     notebook = nbformat.read(NOTEBOOKS[0], as_version=4)
     files = helpers_stamp(notebook)["helpers_files"]
-    assert {"helpers/__init__.py", "helpers/setup.py", "helpers/checks/__init__.py"} <= set(files)
+    assert {"helpers/__init__.py", "helpers/course_setup.py", "helpers/checks/__init__.py"} <= set(files)
     assert "helpers/cluster.py" not in files  # notebook 00 starts no cluster
 
 
@@ -75,7 +75,7 @@ def package(tmp_path):
     files = {
         "__init__.py": "from .logs import quiet\n",
         "logs.py": "import os\n",
-        "setup.py": "from . import logs\nfrom .data import load as _load\n",
+        "course_setup.py": "from . import logs\nfrom .data import load as _load\n",
         "data.py": "def load():\n    from helpers.problems import Problem\n",
         "problems.py": "class Problem(Exception): pass\n",
         "cluster.py": "import subprocess\nCOMMAND = ['python', '-m', 'helpers.cluster_task']\n",
@@ -98,8 +98,8 @@ def _deps(sources, root):
 
 
 def test_search_follows_relative_absolute_and_function_imports(package):
-    assert _deps(["from helpers import setup\nsetup.start()"], package) == {
-        "__init__.py", "logs.py", "setup.py", "data.py", "problems.py"}
+    assert _deps(["from helpers import course_setup\nsetup.start()"], package) == {
+        "__init__.py", "logs.py", "course_setup.py", "data.py", "problems.py"}
 
 
 def test_search_follows_a_child_process_started_with_dash_m(package):
@@ -117,7 +117,7 @@ def test_an_attribute_is_not_taken_for_a_module(package):
 
 
 def test_a_change_to_a_file_the_notebook_runs_changes_the_hash_and_others_do_not(package):
-    sources = ["from helpers import setup"]
+    sources = ["from helpers import course_setup"]
     before = helpers_deps.combined_hash(helpers_deps.file_digests(sources, package))
     (package / "helpers" / "unused.py").write_text("x = 2\n")
     assert helpers_deps.combined_hash(helpers_deps.file_digests(sources, package)) == before

@@ -43,7 +43,7 @@ def test_notebook_10_keras_cells_stand_on_their_own():
     for lesson in ("def build_cnn", "class ProbabilityLogger", "EarlyStopping(", "BackupAndRestore(",
                    "class CrashAtEpoch", "class EpochRecorder", "export_model(", "assert "):
         assert lesson in sources, lesson
-    assert "tf.estimator" not in sources and "helpers import setup" not in sources
+    assert "tf.estimator" not in sources and "helpers import course_setup" not in sources
 
 
 def test_only_tagged_code_cells_are_taken(tmp_path):

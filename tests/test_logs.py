@@ -15,7 +15,7 @@ What is tested:
   ``captured_log`` collects every line of its block and, with ``show``, lets
   only the lines with one of those prefixes through (the others are collected).
 * End to end, in a fresh Python process (marked ``slow``, about 10 s): after
-  ``setup.start()``, training a real ``tf.estimator.LinearClassifier`` prints
+  ``course_setup.start()``, training a real ``tf.estimator.LinearClassifier`` prints
   the training log and none of the deprecation warnings, config dump or C++
   start-up messages that TensorFlow 2.15 prints without the filter.
 """
@@ -272,9 +272,9 @@ TRAIN_SCRIPT = textwrap.dedent(
 
     import numpy as np
 
-    from helpers import setup
+    from helpers import course_setup
 
-    setup.start(show=False)
+    course_setup.start(show=False)
     import tensorflow as tf
 
     # Count the noise that reaches the logger, ahead of the NoiseFilter, so the

@@ -68,7 +68,7 @@ def test_the_kernel_is_the_one_make_registers():
 
 
 def test_the_python_named_can_run_the_course_and_the_lock_covers_windows():
-    from helpers.setup import SUPPORTED_PYTHON
+    from helpers.course_setup import SUPPORTED_PYTHON
 
     version = re.search(r"py -(\d+)\.(\d+) -m venv", "\n".join(powershell_lines()))
     assert SUPPORTED_PYTHON[0] <= (int(version.group(1)), int(version.group(2))) <= SUPPORTED_PYTHON[1]

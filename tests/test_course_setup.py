@@ -1,13 +1,13 @@
-"""Unit tests for ``helpers.setup`` and ``helpers.settings``.
+"""Unit tests for ``helpers.course_setup`` and ``helpers.settings``.
 
 What is tested:
 
-* ``setup.check_versions``: a Python outside 3.9–3.11, a TensorFlow that is
+* ``course_setup.check_versions``: a Python outside 3.9–3.11, a TensorFlow that is
   missing, too new (2.16+, no ``tf.estimator``) or too old, and a missing
   ``tensorflow-estimator`` each raise an ``EnvironmentProblem`` whose message is
   one line naming the fix; IPython shows it through ``_render_traceback_`` as
   that single line. Supported combinations pass.
-* ``setup.start`` in this (good) environment: what it returns and prints, and
+* ``course_setup.start`` in this (good) environment: what it returns and prints, and
   that calling it twice leaves one ``NoiseFilter`` on TensorFlow's logger; with
   a wrong TensorFlow it stops before importing anything.
 * ``settings.steps`` and ``settings.fast_mode``: full mode, fast mode (read from
@@ -32,7 +32,7 @@ import types
 import numpy as np
 import pytest
 
-from helpers import logs, settings, setup
+from helpers import course_setup, logs, settings
 from helpers.problems import EnvironmentProblem, UsageProblem, WorkbookProblem
 
 FAST = settings.FAST_ENV  # "WORKBOOK_FAST"
@@ -49,13 +49,13 @@ def _assert_one_line_problem(problem: EnvironmentProblem) -> str:
 
 
 # --------------------------------------------------------------------------
-# setup.check_versions
+# course_setup.check_versions
 # --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("python", [(3, 12, 1), (3, 8, 10)], ids=["3.12", "3.8"])
 def test_unsupported_python_is_rejected(python):
     with pytest.raises(EnvironmentProblem) as caught:
-        setup.check_versions(python, "2.15.1", "2.15.0")
+        course_setup.check_versions(python, "2.15.1", "2.15.0")
     message = _assert_one_line_problem(caught.value)
     assert ".".join(map(str, python)) in message
     assert "3.11" in message
@@ -65,7 +65,7 @@ def test_unsupported_python_is_rejected(python):
 def test_python_problem_comes_first():
     """Notebook 00's example: on Python 3.12 the TensorFlow version is not the point."""
     with pytest.raises(EnvironmentProblem) as caught:
-        setup.check_versions(python=(3, 12, 1), tensorflow="2.16.1", estimator=None)
+        course_setup.check_versions(python=(3, 12, 1), tensorflow="2.16.1", estimator=None)
     message = _assert_one_line_problem(caught.value)
     assert message.startswith("Python 3.12.1")
 
@@ -73,7 +73,7 @@ def test_python_problem_comes_first():
 @pytest.mark.parametrize("tensorflow", ["2.16.1", "2.18.0"])
 def test_tensorflow_without_estimator_is_rejected(tensorflow):
     with pytest.raises(EnvironmentProblem) as caught:
-        setup.check_versions((3, 11, 7), tensorflow, "2.15.0")
+        course_setup.check_versions((3, 11, 7), tensorflow, "2.15.0")
     message = _assert_one_line_problem(caught.value)
     assert tensorflow in message
     assert "tf.estimator" in message
@@ -84,7 +84,7 @@ def test_tensorflow_without_estimator_is_rejected(tensorflow):
 
 def test_missing_tensorflow_is_rejected():
     with pytest.raises(EnvironmentProblem) as caught:
-        setup.check_versions((3, 11, 7), None, None)
+        course_setup.check_versions((3, 11, 7), None, None)
     message = _assert_one_line_problem(caught.value)
     assert "not installed" in message
     assert "make lab" in message
@@ -92,7 +92,7 @@ def test_missing_tensorflow_is_rejected():
 
 def test_old_tensorflow_is_rejected():
     with pytest.raises(EnvironmentProblem) as caught:
-        setup.check_versions((3, 11, 7), "2.14.0", "2.14.0")
+        course_setup.check_versions((3, 11, 7), "2.14.0", "2.14.0")
     message = _assert_one_line_problem(caught.value)
     assert "2.14.0" in message
     assert "2.15.1" in message
@@ -101,7 +101,7 @@ def test_old_tensorflow_is_rejected():
 
 def test_missing_estimator_is_rejected():
     with pytest.raises(EnvironmentProblem) as caught:
-        setup.check_versions((3, 11, 7), "2.15.1", None)
+        course_setup.check_versions((3, 11, 7), "2.15.1", None)
     message = _assert_one_line_problem(caught.value)
     assert "tensorflow-estimator" in message
     assert "make lab" in message
@@ -113,12 +113,12 @@ def test_missing_estimator_is_rejected():
     ids=["3.11", "3.9", "3.10"],
 )
 def test_supported_versions_pass(python, tensorflow, estimator):
-    assert setup.check_versions(python, tensorflow, estimator) is None
+    assert course_setup.check_versions(python, tensorflow, estimator) is None
 
 
 def test_sys_version_info_is_accepted():
     """``start`` passes ``sys.version_info`` itself, not a plain tuple."""
-    setup.check_versions(sys.version_info, "2.15.1", "2.15.0")
+    course_setup.check_versions(sys.version_info, "2.15.1", "2.15.0")
 
 
 def test_environment_problem_is_a_workbook_problem():
@@ -128,7 +128,7 @@ def test_environment_problem_is_a_workbook_problem():
 
 
 # --------------------------------------------------------------------------
-# setup.start and setup.versions
+# course_setup.start and course_setup.versions
 # --------------------------------------------------------------------------
 
 @pytest.fixture
@@ -140,7 +140,7 @@ def clean_env(monkeypatch):
 
 
 def test_start_in_this_environment(clean_env, capsys):
-    namespace = setup.start(show=True)
+    namespace = course_setup.start(show=True)
 
     assert namespace.fast is False
     assert namespace.seed == settings.SEED
@@ -161,8 +161,8 @@ def test_start_in_this_environment(clean_env, capsys):
 def test_start_twice_installs_one_noise_filter(clean_env, capsys):
     import tensorflow as tf
 
-    setup.start(show=False)
-    setup.start(show=False)
+    course_setup.start(show=False)
+    course_setup.start(show=False)
     logger = tf.get_logger()
     assert sum(isinstance(f, logs.NoiseFilter) for f in logger.filters) == 1
     assert logger.level == logging.INFO
@@ -171,7 +171,7 @@ def test_start_twice_installs_one_noise_filter(clean_env, capsys):
 
 def test_start_reports_fast_mode(clean_env, capsys):
     clean_env.setenv(FAST, "1")
-    namespace = setup.start(seed=7, show=True)
+    namespace = course_setup.start(seed=7, show=True)
     assert namespace.fast is True
     assert namespace.seed == 7
     out = capsys.readouterr().out
@@ -181,16 +181,16 @@ def test_start_reports_fast_mode(clean_env, capsys):
 
 def test_start_stops_on_a_wrong_tensorflow(monkeypatch, capsys):
     found = {"tensorflow": "2.16.1", "tensorflow-estimator": None}
-    monkeypatch.setattr(setup, "_installed", found.get)
+    monkeypatch.setattr(course_setup, "_installed", found.get)
     with pytest.raises(EnvironmentProblem) as caught:
-        setup.start(show=True)
+        course_setup.start(show=True)
     assert "removed in 2.16" in _assert_one_line_problem(caught.value)
     assert capsys.readouterr().out == ""  # no versions table before the problem
 
 
 def test_versions_marks_missing_packages(monkeypatch):
-    monkeypatch.setattr(setup, "_installed", lambda name: None)
-    table = setup.versions()
+    monkeypatch.setattr(course_setup, "_installed", lambda name: None)
+    table = course_setup.versions()
     assert table["python"] == platform.python_version()
     assert set(table) == {"python", "tensorflow", "tensorflow-estimator", "numpy",
                           "pandas", "matplotlib", "scikit-learn"}
