@@ -7,14 +7,13 @@ function here differs from its notebook cell: change both.
 One shared forward pass, then three branches by ``mode``:
 
 * PREDICT: ``predictions`` (class and probabilities) and ``export_outputs``;
-* EVAL: ``loss`` and ``eval_metric_ops`` (value, update pairs);
+* EVAL: ``loss``, ``eval_metric_ops`` (value, update pairs) and ``predictions``;
 * TRAIN: ``loss`` and a ``train_op`` that increments the global step.
 
 ``params`` (all optional): ``learning_rate`` (1e-3), ``decay_steps`` (None:
 a constant rate; N: the rate shrinks tenfold every N steps, smoothly),
-``filters`` ((32, 64)), ``dense_units`` (128), ``dropout`` (0.25), ``metrics`` (a function
-``(labels, classes, probabilities) -> dict`` of extra ``eval_metric_ops``;
-notebook 06 passes the helpers' multi-class metrics this way).
+``filters`` ((32, 64)), ``dense_units`` (128), ``dropout`` (0.25). EVAL returns the
+``predictions`` too, so ``tf.estimator.add_metrics`` can add metrics (notebook 06).
 """
 
 from __future__ import annotations
@@ -44,9 +43,9 @@ def cnn_model_fn(features, labels, mode, params):
     logits = cnn_logits(features["image"], training=(mode == ModeKeys.TRAIN), params=params)
     probabilities = tf.nn.softmax(logits, name="softmax_tensor")
     classes = tf.argmax(logits, axis=1, output_type=tf.int32, name="classes")
+    predictions = {"classes": classes, "probabilities": probabilities}
 
     if mode == ModeKeys.PREDICT:
-        predictions = {"classes": classes, "probabilities": probabilities}
         return tf.estimator.EstimatorSpec(
             mode,
             predictions=predictions,
@@ -57,9 +56,7 @@ def cnn_model_fn(features, labels, mode, params):
 
     if mode == ModeKeys.EVAL:
         metrics = {"accuracy": tf.compat.v1.metrics.accuracy(labels=labels, predictions=classes)}
-        if params.get("metrics"):
-            metrics.update(params["metrics"](labels, classes, probabilities))
-        return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops=metrics)
+        return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops=metrics, predictions=predictions)
 
     global_step = tf.compat.v1.train.get_global_step()
     learning_rate = params["learning_rate"]
