@@ -36,3 +36,17 @@ class NotReady(WorkbookProblem, RuntimeError):
 
 class MetricsProblem(UsageProblem):
     """A metric was given inputs it cannot measure (shapes, ``num_classes``), found while building the graph."""
+
+
+def similar_names(name: str, candidates, limit: int = 3) -> list:
+    """Up to ``limit`` candidates that ``name`` may be a typo of, closest first (ties in name order).
+
+    The course's one rule for "did you mean" (hooks, early stopping, the model_fn
+    checker): difflib's ratio at least 0.5, and within 0.1 of the closest one.
+    """
+    import difflib
+
+    scored = [(difflib.SequenceMatcher(None, name, c).ratio(), c) for c in set(candidates) if c != name]
+    best = max((score for score, _ in scored), default=0.0)
+    close = [(-score, c) for score, c in scored if score >= 0.5 and score >= best - 0.1]
+    return [c for _, c in sorted(close)][:limit]
