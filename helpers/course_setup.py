@@ -1,10 +1,7 @@
-"""The first code cell of every notebook calls ``start()``.
+"""``start()``, the first code cell of every notebook (introduced in notebook 00).
 
-Introduced in notebook 00. ``start`` checks that this kernel can run the course
-(Python 3.9–3.11, TensorFlow 2.15 with ``tf.estimator``), quiets the log noise
-(``helpers.logs``), seeds the random generators, reads fast mode and prints a
-versions table. A wrong version stops the notebook with one line saying what
-to install, not a stack trace.
+It checks the kernel can run the course (Python 3.9–3.11, TensorFlow 2.15 with ``tf.estimator``; else
+one line saying what to install), quiets the logs, seeds, reads fast mode and prints the versions.
 """
 
 from __future__ import annotations

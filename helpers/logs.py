@@ -1,25 +1,10 @@
-"""Quiet TensorFlow's log noise, keep what a learner should read.
+"""TensorFlow's log without its noise: the one place that sets log levels and filters records.
 
-Introduced in notebook 00 (through ``helpers.course_setup.start``).
-
-Measured on TensorFlow 2.15.1: one ``Estimator.train`` call logs about 13
-deprecation warnings on the ``tensorflow`` logger, the same logger that carries
-``loss = …, step = …`` and every hook's output, so raising the level would hide
-both. Instead:
-
-* ``TF_CPP_MIN_LOG_LEVEL=3`` before TensorFlow is imported silences the C++
-  start-up messages (CPU instructions, oneDNN);
-* ``NoiseFilter`` on ``tf.get_logger()`` drops the deprecation records and the
-  long ``Using config: {...}`` dump (notebook 01 shows ``estimator.config``
-  instead), and rewrites any absolute path inside the project to a relative
-  one, so committed outputs hold no machine paths;
-* the logger is set to INFO, so hook output shows in a script as it does in
-  Jupyter.
-
-For a block of code: ``logger_level(level, name)`` sets a logger's level and
-restores it (``quiet_log()``: TensorFlow's at WARNING, notebook 05), and
-``captured_log(show=None)`` collects every line TensorFlow logs, showing all or
-only those with the given prefixes (notebooks 01, 04, 05, 07).
+Introduced in notebook 00 (through ``course_setup.start``). On TF 2.15 one ``train`` call logs ~13
+deprecation warnings on the ``tensorflow`` logger, the logger that also carries ``loss = …, step = …``
+and every hook's output, so a level would hide both: ``NoiseFilter`` drops the deprecations and the
+``Using config`` dump and makes project paths relative. ``logger_level`` / ``quiet_log`` set a level for
+a block; ``captured_log`` collects a block's lines (notebooks 01, 04, 05, 07).
 """
 
 from __future__ import annotations
@@ -105,13 +90,8 @@ def quiet_log(level: int | str = "WARNING") -> contextlib.AbstractContextManager
 
 @contextlib.contextmanager
 def captured_log(show: Iterable[str] | None = None) -> Iterator[list[str]]:
-    """Collect the messages TensorFlow logs inside a ``with`` block.
-
-    Introduced in notebook 01, which annotates a real training log line by
-    line. Yields a list that fills with one string per (filtered) record. All
-    lines still show, or with ``show`` only those that start with one of its
-    prefixes (notebook 07), so a cell can assert on lines it did not show.
-    """
+    """Yield a list that fills with every line TensorFlow logs in the block; show all of them, or with
+    ``show`` only those starting with one of its prefixes (a cell can assert on lines it hides)."""
     prefixes = None if show is None else tuple(show)
     lines = []
 

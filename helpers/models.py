@@ -1,19 +1,8 @@
-"""The course's CNN as an Estimator ``model_fn``.
+"""The course's CNN ``model_fn``, defined in notebook 03's cells marked ``#@save models``, where it is taught.
 
-Defined in notebook 03's cells marked ``#@save models``, where it is taught;
-notebooks 04–10 train it from here. ``tests/test_lesson_cells.py`` fails when a
-function here differs from its notebook cell: change both.
-
-One shared forward pass, then three branches by ``mode``:
-
-* PREDICT: ``predictions`` (class and probabilities) and ``export_outputs``;
-* EVAL: ``loss``, ``eval_metric_ops`` (value, update pairs) and ``predictions``;
-* TRAIN: ``loss`` and a ``train_op`` that increments the global step.
-
-``params`` (all optional): ``learning_rate`` (1e-3), ``decay_steps`` (None:
-a constant rate; N: the rate shrinks tenfold every N steps, smoothly),
-``filters`` ((32, 64)), ``dense_units`` (128), ``dropout`` (0.25). EVAL returns the
-``predictions`` too, so ``tf.estimator.add_metrics`` can add metrics (notebook 06).
+Notebooks 04–10 import it from here; ``tests/test_lesson_cells.py`` fails when a function here differs
+from its notebook cell: change both. ``params``: ``learning_rate``, ``decay_steps`` (None, or a tenfold
+decay every N steps), ``filters``, ``dense_units``, ``dropout`` (defaults in ``cnn_params``).
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
-"""The one exception type the course raises for a problem the user can fix.
+"""The course's exceptions: a ``WorkbookProblem`` is one sentence saying what is wrong and what to do.
 
-Introduced in notebook 00. A ``WorkbookProblem`` carries one sentence that says
-what is wrong and what to do. In Jupyter it is shown as that one line instead of
-a stack trace (IPython calls ``_render_traceback_`` when an exception has it);
-in a script or a test it is an ordinary exception with the same message.
+Introduced in notebook 00. Jupyter shows it as that one line, not a stack trace (IPython calls
+``_render_traceback_``); elsewhere it is an ordinary exception with the same message.
 """
 
 

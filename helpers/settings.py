@@ -1,13 +1,7 @@
-"""Paths, fast mode, seeds and fresh model directories.
+"""Paths, fast mode (``WORKBOOK_FAST=1``, step counts scaled by ``steps``), seeds, fresh model folders.
 
-Introduced in notebook 00 and used by every notebook. Nothing here imports
-TensorFlow, so the data loader and the tests can use it cheaply.
-
-* ``fast_mode()`` is true when ``WORKBOOK_FAST=1``: the test suite runs every
-  notebook that way. ``steps(full, fast)`` is the one place where step counts are scaled.
-* ``fresh_model_dir(name)`` empties ``models/<name>`` and returns it as a path
-  relative to the working directory, so "Run All" twice gives the same result
-  and no machine path appears in the logs.
+Introduced in notebook 00 and used by every notebook. Imports no TensorFlow, so the
+data loader and the tests can use it cheaply.
 """
 
 from __future__ import annotations
@@ -36,11 +30,7 @@ def fast_mode() -> bool:
 
 
 def steps(full: int, fast: int | None = None) -> int:
-    """The step count to use now: ``full`` normally, ``fast`` in fast mode.
-
-    Without an explicit ``fast`` value, fast mode uses a tenth of ``full``
-    (at least 1). Every notebook scales its step counts through this function.
-    """
+    """The step count to use now: ``full``, or in fast mode ``fast`` (default a tenth of ``full``, at least 1)."""
     if full < 1:
         raise UsageProblem(f"steps(full={full}): a step count must be at least 1")
     if not fast_mode():
@@ -53,19 +43,13 @@ def steps(full: int, fast: int | None = None) -> int:
 
 
 def seed_everything(seed: int = SEED) -> int:
-    """Seed Python's and NumPy's generators (and TensorFlow's, if it is imported).
+    """Seed Python's, NumPy's and (if imported) TensorFlow's generators; Estimator graphs take
+    ``RunConfig(tf_random_seed=SEED)`` instead."""
+    import numpy as np
 
-    Estimator graphs take their seed from ``RunConfig(tf_random_seed=...)``;
-    the notebooks pass ``SEED`` there too.
-    """
     random.seed(seed)
     os.environ["PYTHONHASHSEED"] = str(seed)
-    try:
-        import numpy as np
-
-        np.random.seed(seed)
-    except ImportError:  # pragma: no cover - numpy is always installed here
-        pass
+    np.random.seed(seed)
     tf = sys.modules.get("tensorflow")
     if tf is not None:
         tf.random.set_seed(seed)
@@ -77,12 +61,8 @@ def _inside(path: Path, folder: Path) -> bool:
 
 
 def display_path(path: str | os.PathLike) -> str:
-    """How a notebook or a message names ``path``, never with a machine path in the project.
-
-    Under the working directory, or inside the project while working in it:
-    relative (``../data/mnist`` from a notebook). Elsewhere ``~/…`` under the
-    home folder, else absolute, never a ``../../../`` chain.
-    """
+    """How a message names ``path``: relative under the working directory or inside the project while
+    working in it (``../data/mnist`` from a notebook), else ``~/…`` under home, else absolute."""
     path = Path(path).expanduser().resolve()
     cwd = Path.cwd().resolve()
     if _inside(path, cwd) or (_inside(path, PROJECT_ROOT) and _inside(cwd, PROJECT_ROOT)):
@@ -97,24 +77,21 @@ def display_path(path: str | os.PathLike) -> str:
 
 
 def fresh_model_dir(name: str) -> str:
-    """Empty ``models/<name>`` and return it (relative to the working directory).
-
-    Each notebook run starts its training from nothing, so running a notebook
-    twice gives the same result. Only folders inside ``models/`` are removed.
-    """
+    """Empty ``models/<name>`` (only inside models/) and return it relative to the working directory,
+    so running a notebook twice trains from nothing both times."""
     if not name or Path(name).is_absolute() or ".." in Path(name).parts:
         raise UsageProblem(f"fresh_model_dir({name!r}): give a plain name such as '03_cnn'")
     target = (MODELS_DIR / name).resolve()
     if MODELS_DIR.resolve() not in target.parents:
         raise UsageProblem(f"fresh_model_dir({name!r}) would leave the models/ folder")
+    # Estimator keeps one open event writer per folder, which re-creates its file on its next
+    # flush: close them all before the folder goes, or a write races with the removal.
+    tf = sys.modules.get("tensorflow")
+    if tf is not None:
+        tf.compat.v1.summary.FileWriterCache.clear()
     if target.is_dir() and not target.is_symlink():
         shutil.rmtree(target)
     elif target.exists() or target.is_symlink():
         target.unlink()
     target.parent.mkdir(parents=True, exist_ok=True)
-    # Estimator keeps one open event writer per folder; after the folder is removed
-    # a new Estimator would write into the deleted one. Close them all.
-    tf = sys.modules.get("tensorflow")
-    if tf is not None:
-        tf.compat.v1.summary.FileWriterCache.clear()
     return display_path(target)

@@ -1,10 +1,7 @@
-"""Check cells for the exercises: each says in plain words what is wrong.
+"""Check cells for the exercises (introduced in notebook 00), all reachable as ``checks.<name>``.
 
-Introduced in notebook 00. A check either prints one line that starts with
-``Correct:`` or raises ``CheckFailed`` with one sentence on what to change.
-Every check first catches an exercise left as it is in the student copy (the
-answer still ``None``). Each notebook's checks live in their own module and
-are all reachable as ``checks.<name>``.
+A check prints one line starting ``Correct:`` or raises ``CheckFailed`` with one sentence on what to
+change, and first catches an exercise left blank. Each notebook's checks live in their own module.
 """
 
 from ..problems import CheckFailed  # noqa: F401
