@@ -74,6 +74,8 @@ student: teacher
 
 benchmark: setup
 	$(PY) benchmarks/run.py --update-readme $(BENCHMARK_ARGS)
+	@# The notebooks' run-time lines and the README's contents column, from the new results.json.
+	$(PY) tools/run_times.py
 	@# TEACHING.md's run times come from the new results.json (memory and disk stay as measured).
 	$(PY) benchmarks/classroom.py --report-only --update-guide
 

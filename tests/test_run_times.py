@@ -2,7 +2,7 @@
 
 ``make benchmark`` writes each notebook's measured seconds, in fast and in full
 mode, to ``benchmarks/results.json``; the notebooks' first cells and the README's
-contents table state them, rounded (``tests/run_times.py`` says how). Here
+contents table state them, rounded (``tools/run_times.py`` says how, and rewrites them). Here
 every stated time is compared with the measured one, so that a re-measured
 notebook whose texts were not updated fails, naming what to write.
 """
@@ -15,7 +15,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from .run_times import disagreement, notebook_statement, parse, readme_statements, rounded, written
+import sys
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+
+from run_times import disagreement, notebook_statement, parse, readme_statements, rounded, written  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))

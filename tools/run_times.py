@@ -1,4 +1,7 @@
-"""The run times the course states, read from its texts and rounded the way they round.
+"""The run times the course states: read from its texts, rounded the way they round, and rewritten.
+
+    python tools/run_times.py     # rewrite the notebooks' run-time lines and the README's column
+
 
 A notebook's first cell says ``**Run time:** about 25 s in full mode, 20 s in
 fast mode`` (or ``about 10 s in full mode and in fast mode alike``); the
@@ -11,8 +14,14 @@ measurement that rounds into it.
 
 from __future__ import annotations
 
+import json
 import math
 import re
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
 
 SHORT = 45  # seconds: below, times are stated to 5 s; from here on, to half a minute
 AMOUNT = r"(?:\d+½?|½)"
@@ -75,3 +84,41 @@ def disagreement(stated: str, seconds: float) -> str | None:
     if low <= rounded(seconds) <= high:
         return None
     return f"states {stated}, but {seconds:.1f} s were measured, which the texts write as {written(seconds)}"
+
+
+def restated(first_cell: str, full: float, fast: float) -> str:
+    """The first cell with its run-time line stating ``full`` and ``fast`` seconds."""
+    match = NOTEBOOK_LINE.search(first_cell)
+    if match is None:
+        raise SystemExit("a notebook's first cell has no '**Run time:** about … in full mode, … in fast mode' line")
+    same = written(full) == written(fast)
+    tail = " and in fast mode alike" if same else f", {written(fast)} in fast mode"
+    head = first_cell[match.start():match.end("full")].replace(match["full"], written(full))
+    middle = first_cell[match.end("full"):match.end()]
+    middle = re.sub(r"(?:, .*? in fast mode| and in fast mode alike)$", "", middle)
+    return first_cell[:match.start()] + head + middle + tail + first_cell[match.end():]
+
+
+def main() -> None:
+    seconds = json.loads((ROOT / "benchmarks" / "results.json").read_text())["parts"]
+    times = {mode: seconds[f"notebooks_{mode}"]["seconds"] for mode in ("full", "fast")}
+    readme_path = ROOT / "README.md"
+    readme = readme_path.read_text()
+    for name in sorted(times["full"]):
+        path = ROOT / "notebooks" / name
+        notebook = nbformat.read(path, as_version=4)
+        cell = notebook.cells[0]
+        new = restated(cell.source, times["full"][name], times["fast"][name])
+        if new != cell.source:
+            cell.source = new
+            nbformat.write(notebook, path)
+            print(f"{name}: {notebook_statement(new)}")
+        row = re.compile(rf"^(\| \d\d \| \[[^\]]*\]\(notebooks/{re.escape(name)}\) \|[^|]*\| )"
+                         rf"[^|]*?( \|)", re.M)
+        stated = f"{written(times['full'][name])} / {written(times['fast'][name])}"
+        readme = row.sub(lambda m: m.group(1) + stated + m.group(2), readme)
+    readme_path.write_text(readme)
+
+
+if __name__ == "__main__":
+    main()
