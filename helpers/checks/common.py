@@ -33,14 +33,8 @@ def is_whole_number(value) -> bool:
 
 def run_metric_pair(build, answer: str, key: str, batches, keras_hint: str = "a (value, update_op) pair",
                     pair_hint: str = "", value_hint: str = ""):
-    """Feed ``batches`` through a learner's ``{key: (value, update_op)}`` and return the value (an array).
-
-    Used by the metric exercises of notebooks 03 and 06. ``build(labels, classes)``
-    calls the learner's function on int32 placeholders, inside a fresh graph, and
-    returns its dict. Each wrong shape of answer (no dict, another key, a Keras
-    Metric, no pair, a value that needs the current batch) gets one line; the
-    ``*_hint`` texts add what the notebook's exercise should use instead.
-    """
+    """Feed ``batches`` through ``build(labels, classes)``'s ``{key: (value, update_op)}`` (a learner's metric,
+    notebooks 03 and 06) and return the value; each wrong shape of answer gets one line, plus the ``*_hint``."""
     import numpy as np
     import tensorflow as tf
 
