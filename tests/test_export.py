@@ -1,17 +1,22 @@
-"""helpers.export: receivers, SavedModel and TF Lite runners, sizes and comparisons.
+"""helpers.export and the export code of notebook 08's cells: receivers, SavedModel and TF Lite runners.
 
-A tiny version of the course CNN is trained for one step on random images in
+``signature_table``, ``serialize_examples`` and ``tflite_predictions`` are defined in notebook 08's
+cells (executed here without the cells' other code). A tiny version of the course CNN is trained for one step on random images in
 a temporary folder and exported, so every function runs on a real SavedModel
 and a real TF Lite model in a few seconds.
 """
 
 import os
+import types
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
 from helpers import export, models
+from tests.notebook_code import definitions
+
+notebook = types.SimpleNamespace(**definitions("08_predict_export_tflite.ipynb"))
 
 TINY = {"filters": (2, 2), "dense_units": 4}
 
@@ -34,7 +39,7 @@ def tiny_estimator(model_dir):
 def exported(tmp_path_factory):
     root = tmp_path_factory.mktemp("export")
     estimator = tiny_estimator(root / "model")
-    path = estimator.export_saved_model(str(root / "export"), export.image_receiver_fn())
+    path = estimator.export_saved_model(str(root / "export"), export.serving_input_receiver_fn)
     images = np.random.default_rng(1).random((7, 28, 28), dtype=np.float32)
     return estimator, path, images
 
@@ -46,17 +51,9 @@ def test_as_text_path_decodes_bytes_and_makes_relative(tmp_path, monkeypatch):
     assert export.as_text_path(tmp_path / "a") == "a"
 
 
-def test_scaled_matches_the_input_functions():
-    raw = np.array([[0, 128, 255]], dtype=np.uint8)
-    got = export.scaled(raw)
-    assert got.dtype == np.float32
-    expected = (tf.cast(tf.constant(raw), tf.float32) / 255.0).numpy()
-    assert np.array_equal(got, expected)
-
-
 def test_serialize_examples_round_trip():
     images = np.random.default_rng(2).random((3, 28, 28), dtype=np.float32)
-    serialized = export.serialize_examples(images)
+    serialized = notebook.serialize_examples(images)
     assert len(serialized) == 3 and all(isinstance(s, bytes) for s in serialized)
     parsed = tf.io.parse_example(serialized, {"image": tf.io.FixedLenFeature([28, 28], tf.float32)})
     assert np.array_equal(parsed["image"].numpy(), images)
@@ -70,19 +67,12 @@ def test_export_writes_a_saved_model(exported):
 
 def test_signature_table(exported):
     _, path, _ = exported
-    table = export.signature_table(tf.saved_model.load(path.decode()))
+    table = notebook.signature_table(tf.saved_model.load(path.decode()))
     assert table.to_dict("records") == [
         {"signature": "serving_default", "kind": "input", "key": "image", "tensor": "float32 [None, 28, 28]"},
         {"signature": "serving_default", "kind": "output", "key": "classes", "tensor": "int32 [None]"},
         {"signature": "serving_default", "kind": "output", "key": "probabilities", "tensor": "float32 [None, 10]"},
     ]
-
-
-def test_image_receiver_fn_takes_another_key(tmp_path, exported):
-    estimator, _, images = exported
-    path = estimator.export_saved_model(str(tmp_path), export.image_receiver_fn("image"))
-    signature = tf.saved_model.load(path.decode()).signatures["serving_default"]
-    assert signature(image=tf.constant(images))["classes"].shape == (7,)
 
 
 def test_saved_model_predictions_batches_agree_with_one_call(exported):
@@ -114,7 +104,7 @@ def test_tflite_predictions_with_a_short_last_batch(exported):
     _, path, images = exported
     with export.quiet_native_stderr():
         model = tf.lite.TFLiteConverter.from_saved_model(path.decode()).convert()
-    lite = export.tflite_predictions(model, images, batch_size=3)
+    lite = notebook.tflite_predictions(model, images, batch_size=3)
     signature = tf.saved_model.load(path.decode()).signatures["serving_default"]
     served = export.saved_model_predictions(signature, images)
     assert sorted(lite) == ["classes", "probabilities"]
@@ -138,14 +128,6 @@ def test_quiet_native_stderr_lets_exceptions_through(capfd):
             raise ValueError("boom")
     os.write(2, b"still here\n")
     assert "still here" in capfd.readouterr().err
-
-
-def test_directory_bytes(tmp_path):
-    (tmp_path / "sub").mkdir()
-    (tmp_path / "a.bin").write_bytes(b"x" * 10)
-    (tmp_path / "sub" / "b.bin").write_bytes(b"y" * 5)
-    assert export.directory_bytes(tmp_path) == 15
-    assert export.directory_bytes(tmp_path / "a.bin") == 10
 
 
 def test_agreement():
