@@ -1,21 +1,14 @@
-"""How fast the input pipeline delivers examples, and how fast the model takes them.
+"""How fast the input pipeline delivers examples, and how fast the model takes them (notebook 02).
 
-Introduced in notebook 02, which compares the two to find the bottleneck.
-
-* ``pipeline_rate(dataset, batches)`` iterates a batched ``tf.data.Dataset``
-  eagerly, as fast as it can, and returns the examples it delivered and the
-  seconds it took. The first ``warmup`` batches are taken before the clock
-  starts: they pay one-off costs (opening the files, filling the shuffle
-  buffer) that a long training run does not see again.
-* ``StepTimer`` is a ``SessionRunHook`` for ``Estimator.train(hooks=[...])``
-  that records the time after each training step. Its rate covers the steps
-  after the first one, so it leaves out building the graph, starting the
-  session and writing checkpoints: the speed of training itself.
+``pipeline_rate`` takes ``warmup`` batches before the clock starts: they pay one-off costs (opening the files,
+filling the shuffle buffer). ``StepTimer``'s rate leaves out the first step, so it excludes building the graph,
+starting the session and writing checkpoints: the speed of training itself.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import tensorflow as tf
@@ -38,13 +31,14 @@ class Rate:
 def batch_size_of(element) -> int:
     """The number of examples in one batch: the first dimension of its first tensor."""
     first = tf.nest.flatten(element)[0]
-    if first.shape.rank is None or first.shape.rank == 0:
+    if not first.shape.rank:
         raise UsageProblem("this element is a scalar, not a batch: time a batched dataset")
     return int(first.shape[0])
 
 
-def pipeline_rate(dataset, batches: int, warmup: int = 1, clock=time.perf_counter) -> Rate:
-    """Examples delivered by ``batches`` batches of ``dataset`` (after ``warmup`` untimed ones)."""
+def pipeline_rate(dataset: tf.data.Dataset, batches: int, warmup: int = 1,
+                  clock: Callable[[], float] = time.perf_counter) -> Rate:
+    """Examples delivered by ``batches`` batches of ``dataset`` (after ``warmup`` untimed ones), iterated eagerly."""
     if batches < 1:
         raise UsageProblem(f"batches={batches}: time at least one batch")
     iterator = iter(dataset)
@@ -55,31 +49,27 @@ def pipeline_rate(dataset, batches: int, warmup: int = 1, clock=time.perf_counte
         started = clock()
         for _ in range(batches):
             examples += batch_size_of(next(iterator))
-        seconds = clock() - started
+        return Rate(examples, clock() - started)
     except StopIteration:
-        raise UsageProblem(
-            f"the dataset ran out before {warmup} + {batches} batches: time fewer batches "
-            "or repeat() the dataset"
-        ) from None
-    return Rate(examples, seconds)
+        raise UsageProblem(f"the dataset ran out before {warmup} + {batches} batches: time fewer batches "
+                           "or repeat() the dataset") from None
 
 
 class StepTimer(tf.estimator.SessionRunHook):
-    """Records when each training step ends; ``rate`` covers every step after the first."""
+    """A ``train(hooks=[...])`` hook that records when each step ends; ``rate`` covers the steps after the first."""
 
-    def __init__(self, clock=time.perf_counter):
+    def __init__(self, clock: Callable[[], float] = time.perf_counter):
         self._clock = clock
-        self.times: list = []
+        self.times: list[float] = []
 
-    def begin(self):
+    def begin(self) -> None:
         self.times = []
 
-    def after_run(self, run_context, run_values):
+    def after_run(self, run_context, run_values) -> None:
         self.times.append(self._clock())
 
     @property
     def rate(self) -> Rate:
-        """Steps per second from the end of the first step to the end of the last."""
         if len(self.times) < 2:
             raise UsageProblem("StepTimer needs a train() call of at least 2 steps to measure a rate")
         return Rate(len(self.times) - 1, self.times[-1] - self.times[0])

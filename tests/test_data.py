@@ -299,12 +299,6 @@ def test_ensure_uses_cached_files_without_fetching(good_source, cache, tiny, tmp
     assert data.ensure(tiny.spec, cache, progress=False) == first
 
 
-def test_verify_returns_the_checksums(good_source, cache, tiny):
-    assert data.verify(tiny.spec, cache) == {
-        FILENAMES[key]: sha256(tiny.raw[key]) for key in FILENAMES
-    }
-
-
 # --- 2.-5. a bad file in the local folder ------------------------------------------
 
 

@@ -146,7 +146,7 @@ def test_a_verified_file_is_only_hashed_in_a_later_process(filled, tiny, monkeyp
     def no_full_check(*args):
         raise AssertionError("a file that verified before was checked in full again")
 
-    monkeypatch.setattr(data, "_gunzip", no_full_check)
+    monkeypatch.setattr(data, "_checked", no_full_check)
     hashed = []
     real_read_bytes = Path.read_bytes
     monkeypatch.setattr(Path, "read_bytes", lambda self: hashed.append(self.name) or real_read_bytes(self))

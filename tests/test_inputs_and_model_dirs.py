@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from helpers import data, early_stopping, inputs, model_dirs, models, settings
+from helpers import data, inputs, model_dirs, models, settings
 
 
 @pytest.fixture(scope="module")
@@ -42,9 +42,6 @@ def test_eval_input_fn_after_a_skip_is_the_rest_in_order(mnist):
     batches = list(inputs.make_eval_input_fn(batch_size=500, skip=9_000)())
     labels = np.concatenate([labels.numpy() for _, labels in batches])
     np.testing.assert_array_equal(labels, mnist.test_labels[9_000:])
-    held_out = list(early_stopping.make_holdout_input_fn(skip=9_900, batch_size=50)())
-    np.testing.assert_array_equal(np.concatenate([labels.numpy() for _, labels in held_out]),
-                                  mnist.test_labels[9_900:])
 
 
 def test_predict_input_fn_has_features_only():

@@ -1,10 +1,7 @@
 """Exercise checks of notebook 02 (input_fn).
 
-``steps_in_one_epoch`` checks a number. ``dict_input_fn`` and
-``int_labels_input_fn`` call the learner's input function, as the Estimator
-would, and check what its dataset yields against what ``cnn_model_fn`` reads:
-``features["image"]`` float32 ``[batch, 28, 28]`` in 0–1 and ``labels`` integer
-class ids ``[batch]``. Only the first batch is read; nothing is trained.
+``dict_input_fn`` and ``int_labels_input_fn`` call the learner's input function as the Estimator would and check
+its dataset against what ``cnn_model_fn`` reads; only the first batch is read, nothing is trained.
 """
 
 from __future__ import annotations
@@ -26,25 +23,19 @@ def steps_in_one_epoch(answer, examples: int = 60000, batch_size: int = 128) -> 
     expected = math.ceil(examples / batch_size)
     remainder = examples % batch_size
     if not float(answer).is_integer():
-        raise CheckFailed(
-            f"{float(answer):.2f} is not a whole number of steps: each step trains one batch, "
-            "and the last, shorter batch is a step too, so round up"
-        )
+        raise CheckFailed(f"{float(answer):.2f} is not a whole number of steps: each step trains one batch, "
+                          "and the last, shorter batch is a step too, so round up")
     answer = int(answer)
     if answer == expected:
         tail = f", the last one with {remainder} examples" if remainder else ""
         correct(f"{examples} examples in batches of {batch_size} make {expected} steps{tail}")
-        return
-    if remainder and answer == examples // batch_size:
-        raise CheckFailed(
-            f"{answer} leaves out the last, shorter batch of {remainder} examples: without "
-            "drop_remainder=True it is a step too, so round up"
-        )
-    if answer == examples:
+    elif remainder and answer == examples // batch_size:
+        raise CheckFailed(f"{answer} leaves out the last, shorter batch of {remainder} examples: without "
+                          "drop_remainder=True it is a step too, so round up")
+    elif answer == examples:
         raise CheckFailed(f"{answer} is the number of examples: one step trains a whole batch of {batch_size}")
-    raise CheckFailed(
-        f"{answer} is not it: divide the number of training examples by the batch size and round up"
-    )
+    else:
+        raise CheckFailed(f"{answer} is not it: divide the number of training examples by the batch size and round up")
 
 
 def dict_input_fn(answer) -> None:
@@ -63,16 +54,13 @@ def _first_line(error: BaseException) -> str:
 
 
 def _check_input_fn(answer, name: str) -> None:
-    """Call ``answer()`` and check its dataset against what ``cnn_model_fn`` reads."""
+    """Call ``answer()`` and check its dataset's element spec, then its first batch."""
     require_answer(answer, name)
-    import numpy as np
     import tensorflow as tf
 
     if isinstance(answer, tf.data.Dataset):
-        raise CheckFailed(
-            f"`{name}` is a Dataset: give the function that returns it (`def {name}(): ...`), "
-            "because the Estimator calls the input_fn itself, inside its own graph"
-        )
+        raise CheckFailed(f"`{name}` is a Dataset: give the function that returns it (`def {name}(): ...`), "
+                          "because the Estimator calls the input_fn itself, inside its own graph")
     if not callable(answer):
         raise CheckFailed(f"`{name}` should be a function that returns a tf.data.Dataset, not {type(answer).__name__}")
     try:
@@ -81,21 +69,23 @@ def _check_input_fn(answer, name: str) -> None:
         raise CheckFailed(f"calling `{name}()` raised {type(error).__name__}: {_first_line(error)}") from None
     if not isinstance(dataset, tf.data.Dataset):
         raise CheckFailed(f"`{name}()` returned a {type(dataset).__name__}: return a tf.data.Dataset")
+    _check_element_spec(dataset.element_spec, name)
+    _check_first_batch(dataset, name)
 
-    spec = dataset.element_spec
+
+def _check_element_spec(spec, name: str) -> None:
+    """Features a dict holding ``image`` float32 [batch, 28, 28], labels integer class ids [batch]."""
+    import tensorflow as tf
+
     if isinstance(spec, dict):
-        raise CheckFailed(
-            f"each element of `{name}()` is a dict only, with no labels beside it: yield "
-            "(features, labels) pairs, because cnn_model_fn takes the labels as its own argument"
-        )
+        raise CheckFailed(f"each element of `{name}()` is a dict only, with no labels beside it: yield "
+                          "(features, labels) pairs, because cnn_model_fn takes the labels as its own argument")
     if not isinstance(spec, tuple) or len(spec) != 2:
         raise CheckFailed(f"each element of `{name}()` should be a pair (features, labels), not {spec}")
     features, labels = spec
     if isinstance(features, tf.TensorSpec):
-        raise CheckFailed(
-            "the features are a bare tensor, but the model_fn reads features['image'] from a dict "
-            "(section 'What an input function returns')"
-        )
+        raise CheckFailed("the features are a bare tensor, but the model_fn reads features['image'] from a dict "
+                          "(section 'What an input function returns')")
     if not isinstance(features, dict):
         raise CheckFailed(f"the features should be a dict {{'image': images}}, not {features}")
     if "image" not in features:
@@ -104,36 +94,37 @@ def _check_input_fn(answer, name: str) -> None:
     if not isinstance(image, tf.TensorSpec):
         raise CheckFailed(f"features['image'] should be one tensor, not {image}")
     if image.dtype != tf.float32:
-        raise CheckFailed(
-            f"features['image'] is {image.dtype.name}: the model wants float32 pixels "
-            "(cast, then divide by 255)"
-        )
+        raise CheckFailed(f"features['image'] is {image.dtype.name}: the model wants float32 pixels "
+                          "(cast, then divide by 255)")
     if image.shape.rank == 2 and image.shape[-2:] == (28, 28):
-        raise CheckFailed(
-            "the elements are single images of shape (28, 28): batch them (for example "
-            ".batch(100)), because the Estimator runs one training step per element"
-        )
+        raise CheckFailed("the elements are single images of shape (28, 28): batch them (for example "
+                          ".batch(100)), because the Estimator runs one training step per element")
     if image.shape.rank != 3 or image.shape[1:] != (28, 28):
         raise CheckFailed(f"features['image'] has shape {image.shape}: the model wants [batch, 28, 28]")
-
     if not isinstance(labels, tf.TensorSpec):
         raise CheckFailed(f"the labels should be one tensor of class ids, not {labels}")
     if labels.shape.rank == 2 and labels.shape[-1] == 10:
-        raise CheckFailed(
-            f"the labels are one-hot, shape {labels.shape} {labels.dtype.name}, but the model's loss wants "
-            "one integer class id per image, shape [batch] (section 'What an input function returns')"
-        )
+        raise CheckFailed(f"the labels are one-hot, shape {labels.shape} {labels.dtype.name}, but the model's loss "
+                          "wants one integer class id per image, shape [batch] (section 'What an input function "
+                          "returns')")
     if not labels.dtype.is_integer:
         raise CheckFailed(f"the labels are {labels.dtype.name}: the model wants integer class ids (tf.int32)")
     if labels.shape.rank != 1:
-        raise CheckFailed(f"the labels have shape {labels.shape}: the model wants one class id per image, shape [batch]")
+        raise CheckFailed(f"the labels have shape {labels.shape}: the model wants one class id per image, "
+                          "shape [batch]")
+
+
+def _check_first_batch(dataset, name: str) -> None:
+    """As many images as labels, pixels in 0–1, class ids 0–9."""
+    import numpy as np
 
     try:
         batch_features, batch_labels = next(iter(dataset))
     except StopIteration:
         raise CheckFailed(f"`{name}()` returned an empty dataset: it yields no batch at all") from None
     except Exception as error:  # reading the files or a map function failed
-        raise CheckFailed(f"reading the first batch of `{name}()` raised {type(error).__name__}: {_first_line(error)}") from None
+        raise CheckFailed(f"reading the first batch of `{name}()` raised {type(error).__name__}: "
+                          f"{_first_line(error)}") from None
     pixels = batch_features["image"].numpy()
     classes = batch_labels.numpy()
     if len(pixels) != len(classes):
@@ -144,8 +135,5 @@ def _check_input_fn(answer, name: str) -> None:
         raise CheckFailed(f"some pixels are negative ({pixels.min():.2f}): the model wants pixels between 0 and 1")
     if classes.min() < 0 or classes.max() > 9:
         raise CheckFailed(f"the labels range from {classes.min()} to {classes.max()}: class ids are 0 to 9")
-    correct(
-        f"`{name}()` yields batches of {len(classes)} (features, labels): "
-        f"features['image'] float32 [batch, 28, 28] in 0–1 and {np.dtype(classes.dtype).name} "
-        "class ids, what cnn_model_fn reads"
-    )
+    correct(f"`{name}()` yields batches of {len(classes)} (features, labels): features['image'] float32 "
+            f"[batch, 28, 28] in 0–1 and {np.dtype(classes.dtype).name} class ids, what cnn_model_fn reads")
