@@ -1,6 +1,6 @@
-"""Notebook 10's Keras code: its own cells' ``build_cnn`` and callbacks, and the plumbing in helpers.keras_migration.
+"""Notebook 10's Keras code: its own cells' ``build_cnn``, callbacks, data and export functions.
 
-``build_cnn`` and the callbacks are defined in the notebook's cells tagged
+``build_cnn``, the callbacks, ``test_arrays``, ``small_train_dataset`` and the export functions are defined in the notebook's cells tagged
 ``keras-latest``; ``tools/keras_latest.definitions`` executes those cells'
 imports, definitions and constants (nothing that trains), so these tests run
 the notebook's code itself. Each test builds its own Keras models: in
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from helpers import inputs, keras_migration, models
+from helpers import inputs, models
 
 # Keras 2.15 (not Keras 3) draws each Dropout layer's seed with random.randint(1, 1e9) once
 # keras.utils.set_random_seed has run (keras/src/backend.py:2030): Python 3.11 warns about the float.
@@ -133,43 +133,43 @@ def test_crash_and_epoch_recorder(notebook):
     assert recorder.epochs == [1, 2] and recorder.start_steps == [0, 3]
 
 
-# --- helpers.keras_migration: plumbing ----------------------------------------------------
+# --- the notebook's data and export functions ------------------------------------------------
 
 
 def test_export_reload_predicts_the_same(notebook, tmp_path):
     model = notebook.build_cnn(TINY)
     images, _ = random_batch(25, seed=2)
-    path = keras_migration.export_model(model, tmp_path / "cnn")
+    path = notebook.export_model(model, tmp_path / "cnn")
     loaded = tf.saved_model.load(path)
-    spec = keras_migration.serve_signature(loaded)
+    spec = notebook.serve_signature(loaded)
     spec = spec["image"] if isinstance(spec, dict) else spec
     assert spec.shape.as_list() == [None, 28, 28]
-    predicted = keras_migration.exported_predictions(loaded, images, batch_size=10)
+    predicted = notebook.exported_predictions(loaded, images, batch_size=10)
     expected = np.asarray(model({"image": images}, training=False))
     np.testing.assert_allclose(predicted["probabilities"], expected, atol=1e-6)
     assert np.array_equal(predicted["classes"], expected.argmax(axis=1))
 
 
 def test_export_prints_nothing(notebook, tmp_path, capsys):
-    keras_migration.export_model(notebook.build_cnn(TINY), tmp_path / "cnn")
+    notebook.export_model(notebook.build_cnn(TINY), tmp_path / "cnn")
     assert capsys.readouterr().out == ""
 
 
-def test_serve_input_follows_the_signature():
+def test_serve_input_follows_the_signature(notebook):
     images = np.zeros((2, 28, 28), np.float32)
 
     def fake(spec):
         concrete = types.SimpleNamespace(structured_input_signature=((spec,), {}))
         return types.SimpleNamespace(serve=types.SimpleNamespace(concrete_functions=[concrete]))
 
-    as_dict = keras_migration.serve_input(fake({"image": tf.TensorSpec([None, 28, 28])}), images)
+    as_dict = notebook.serve_input(fake({"image": tf.TensorSpec([None, 28, 28])}), images)
     assert isinstance(as_dict, dict) and as_dict["image"].shape == (2, 28, 28)
-    as_tensor = keras_migration.serve_input(fake(tf.TensorSpec([None, 28, 28])), images)
+    as_tensor = notebook.serve_input(fake(tf.TensorSpec([None, 28, 28])), images)
     assert tuple(as_tensor.shape) == (2, 28, 28)
 
 
-def test_test_arrays_read_the_test_digits_through_inputs():
-    images, labels = keras_migration.test_arrays(count=1500)
+def test_test_arrays_read_the_test_digits_through_inputs(notebook):
+    images, labels = notebook.test_arrays(count=1500)
     assert images.shape == (1500, 28, 28) and images.dtype == np.float32 and labels.shape == (1500,)
     assert 0.0 <= images.min() and images.max() <= 1.0
     features, first_labels = next(iter(inputs.make_eval_input_fn(count=10, batch_size=10)()))
@@ -177,8 +177,8 @@ def test_test_arrays_read_the_test_digits_through_inputs():
     np.testing.assert_array_equal(labels[:10], first_labels.numpy())
 
 
-def test_small_train_dataset_is_one_reshuffled_pass_per_epoch():
-    dataset = keras_migration.small_train_dataset(count=250, batch_size=100)
+def test_small_train_dataset_is_one_reshuffled_pass_per_epoch(notebook):
+    dataset = notebook.small_train_dataset(count=250, batch_size=100)
     assert int(dataset.cardinality()) == 3  # fit knows the epoch's length
     first = [labels.numpy() for _, labels in dataset]
     second = [labels.numpy() for _, labels in dataset]
