@@ -40,7 +40,6 @@ KEYS = ("train_images", "train_labels", "test_images", "test_labels")
 @dataclass(frozen=True)
 class FileSpec:
     """One IDX file: its name, shape ((count, 28, 28) or (count,)) and the SHA-256 of its decompressed bytes."""
-
     filename: str
     shape: tuple[int, ...]
     sha256: str
@@ -49,7 +48,6 @@ class FileSpec:
 @dataclass(frozen=True)
 class DatasetSpec:
     """A dataset: its name, mirrors, class names and four files."""
-
     name: str
     mirrors: tuple[str, ...]
     class_names: tuple[str, ...]
@@ -95,7 +93,6 @@ DATASETS = {spec.name: spec for spec in (MNIST, FASHION_MNIST)}
 
 class Dataset(NamedTuple):
     """A loaded dataset: uint8 images (N, 28, 28), uint8 labels (N,), class names."""
-
     name: str
     train_images: np.ndarray
     train_labels: np.ndarray
@@ -155,9 +152,9 @@ def _checked(path: Path, spec: FileSpec, where: str) -> tuple[bytes, np.ndarray]
     return blob, np.frombuffer(raw, dtype=np.uint8, offset=header).reshape(spec.shape)
 
 
-def read_verified(path: str | Path, spec: FileSpec, where: str | None = None) -> np.ndarray:
-    """A writable copy of the array in one IDX ``.gz`` file, after the full check; ``where`` names it in messages."""
-    return _checked(Path(path), spec, where or display_path(path))[1].copy()
+def read_verified(path: str | Path, spec: FileSpec) -> np.ndarray:
+    """A writable copy of the array in one IDX ``.gz`` file, after the full check."""
+    return _checked(Path(path), spec, display_path(path))[1].copy()
 
 
 _verified_here: dict[Path, tuple] = {}  # path -> its os.stat key when its bytes verified in this process
@@ -261,10 +258,8 @@ def local_source(needed: str | None = None) -> Path | None:
 
 def fetch_file(spec: DatasetSpec, key: str, cache_dir: Path | None = None, source: Path | None = None,
                mirrors: tuple[str, ...] | None = None, progress: bool = True) -> Path:
-    """Put one verified file into ``<cache_dir>/<dataset>/`` (from ``source`` or the mirrors); return its path.
-
-    The bytes go to a temporary file that is moved into place only after it verifies.
-    """
+    """Put one file into ``<cache_dir>/<dataset>/`` from ``source`` or the mirrors, through a temporary file that
+    is moved into place only after it verifies; return its path."""
     file_spec = spec.files[key]
     final = _cache_path(spec, file_spec, cache_dir)
     final.parent.mkdir(parents=True, exist_ok=True)
@@ -312,34 +307,33 @@ def _download_from_mirrors(spec: DatasetSpec, file_spec: FileSpec, temporary: Pa
     """Download the file to ``temporary`` from the first mirror whose copy verifies; return its bytes."""
     from tqdm.std import tqdm  # a plain-text bar: never a widget
 
+    label = f"{spec.name}/{file_spec.filename}"
     failures = []
     for url in (base + file_spec.filename for base in mirrors):
         request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
         try:
-            with (urllib.request.urlopen(request, timeout=DOWNLOAD_TIMEOUT_SECONDS) as response,
-                  open(temporary, "wb") as out,
-                  tqdm(unit="B", unit_scale=True, desc=f"{spec.name}/{file_spec.filename}", file=sys.stdout,
-                       total=int(response.headers.get("Content-Length") or 0) or None, disable=not progress) as bar):
-                while chunk := response.read(1 << 16):
-                    bar.update(out.write(chunk))
-                if bar.total is not None and out.tell() != bar.total:
-                    raise DatasetProblem(f"download of {url} stopped after {out.tell()} of {bar.total} bytes; "
-                                         "try again")
+            with urllib.request.urlopen(request, timeout=DOWNLOAD_TIMEOUT_SECONDS) as response:
+                total = int(response.headers.get("Content-Length") or 0) or None
+                with open(temporary, "wb") as out, tqdm(total=total, unit="B", unit_scale=True, file=sys.stdout,
+                                                        desc=label, disable=not progress) as bar:
+                    while chunk := response.read(1 << 16):
+                        bar.update(out.write(chunk))
+                    if total is not None and out.tell() != total:
+                        raise DatasetProblem(f"download of {url} stopped after {out.tell()} of {total} bytes; "
+                                             "try again")
             return _checked(temporary, file_spec, url)[0]
         except DatasetProblem as problem:
             failures.append(str(problem))
         except (OSError, http.client.HTTPException) as error:  # urllib's URLError is an OSError
             failures.append(f"{url}: {getattr(error, 'reason', None) or error}")
-    raise DatasetProblem(f"could not fetch {spec.name}/{file_spec.filename} ({'; '.join(failures)}); nothing was "
+    raise DatasetProblem(f"could not fetch {label} ({'; '.join(failures)}); nothing was "
                          f"kept: try again, or without internet set {DATASETS_ENV} to a folder holding the dataset "
                          "files (see data/README.md)")
 
 
 def _cached(spec: DatasetSpec, key: str, cache_dir: Path | None, progress: bool = True, read: bool = False):
-    """One cached file that verified (fetched when missing or bad): its path, or with ``read`` its array.
-
-    Without ``read``, a file that verified before is only compared with its record. A bad file is removed.
-    """
+    """One cached file that verified (a bad one is removed and, like a missing one, fetched): its path, or with
+    ``read`` its array. Without ``read``, a file that verified before is only compared with its record."""
     file_spec = spec.files[key]
     path = _cache_path(spec, file_spec, cache_dir)
     if path.exists():

@@ -1,7 +1,6 @@
-"""Input functions that read the IDX files with ``tf.data`` (built step by step in notebook 02).
+"""Input functions reading the IDX files with ``tf.data``, never arrays embedded in the graph (notebook 02).
 
-Features are ``{"image": float32 [batch, 28, 28]}`` in 0–1, labels int32 ``[batch]``. The images are read from the
-``.gz`` files, never embedded in the graph as arrays (notebook 02 measures why). ``tf.data`` checks nothing, so
+Features ``{"image": float32 [batch, 28, 28]}`` in 0–1, labels int32 ``[batch]``. ``tf.data`` checks nothing, so
 ``image_dataset`` calls ``data.ensure`` first. The ``make_*_input_fn`` functions *return* an ``input_fn``.
 """
 
@@ -24,10 +23,6 @@ def _decode_image(record: tf.Tensor) -> tf.Tensor:
     return tf.reshape(tf.cast(pixels, tf.float32) / 255.0, [28, 28])
 
 
-def _decode_label(record: tf.Tensor) -> tf.Tensor:
-    return tf.cast(tf.io.decode_raw(record, tf.uint8)[0], tf.int32)
-
-
 def image_dataset(dataset: str | data.DatasetSpec = "mnist", split: str = "train") -> tf.data.Dataset:
     """``(image, label)`` pairs of one split, read from the IDX files (fetched and verified first)."""
     if split not in ("train", "test"):
@@ -38,7 +33,7 @@ def image_dataset(dataset: str | data.DatasetSpec = "mnist", split: str = "train
     labels = tf.data.FixedLengthRecordDataset(  # a header of magic, count
         str(paths[f"{split}_labels"]), 1, header_bytes=8, compression_type="GZIP")
     return tf.data.Dataset.zip((images.map(_decode_image, num_parallel_calls=tf.data.AUTOTUNE),
-                                labels.map(_decode_label)))
+                                labels.map(lambda record: tf.cast(tf.io.decode_raw(record, tf.uint8)[0], tf.int32))))
 
 
 def _as_features(image: tf.Tensor, label: tf.Tensor) -> tuple[dict[str, tf.Tensor], tf.Tensor]:

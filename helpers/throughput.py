@@ -1,8 +1,7 @@
 """How fast the input pipeline delivers examples, and how fast the model takes them (notebook 02).
 
-``pipeline_rate`` takes ``warmup`` batches before the clock starts: they pay one-off costs (opening the files,
-filling the shuffle buffer). ``StepTimer``'s rate leaves out the first step, so it excludes building the graph,
-starting the session and writing checkpoints: the speed of training itself.
+Neither counts one-off costs: ``pipeline_rate`` starts the clock after ``warmup`` batches (opening files, filling
+the shuffle buffer), ``StepTimer`` after the first step (building the graph, starting the session).
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ from .problems import UsageProblem
 @dataclass(frozen=True)
 class Rate:
     """A count of things done (examples or steps) in a number of seconds."""
-
     count: int
     seconds: float
 
@@ -57,7 +55,6 @@ def pipeline_rate(dataset: tf.data.Dataset, batches: int, warmup: int = 1,
 
 class StepTimer(tf.estimator.SessionRunHook):
     """A ``train(hooks=[...])`` hook that records when each step ends; ``rate`` covers the steps after the first."""
-
     def __init__(self, clock: Callable[[], float] = time.perf_counter):
         self._clock = clock
         self.times: list[float] = []
