@@ -1,4 +1,4 @@
-"""helpers.interrupts: the simulated crash, the checkpoint comparison, short graph errors.
+"""helpers.checkpoints (the simulated crash, short graph errors) and notebook 04's compare_with_checkpoint.
 
 The crash tests train a one-variable model for a few steps (about a second
 each) and check what notebook 04 teaches: a run that ends with an exception
@@ -9,7 +9,11 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from helpers import interrupts, model_dirs, models
+from helpers import checkpoints, model_dirs, model_fn_checker, models
+from helpers.model_fn_checker import shorten_graph_message
+from tests.notebook_code import definitions
+
+compare_with_checkpoint = definitions("04_training_and_checkpoints.ipynb")["compare_with_checkpoint"]
 
 
 def tiny_model_fn(features, labels, mode):
@@ -32,8 +36,8 @@ def tiny_estimator(model_dir):
 
 def test_crash_keeps_only_the_periodic_checkpoints_and_resume_restores_the_last(tmp_path):
     estimator = tiny_estimator(tmp_path)
-    with pytest.raises(interrupts.SimulatedCrash, match="simulated crash at global step 12"):
-        estimator.train(tiny_input_fn, steps=100, hooks=[interrupts.CrashAtStep(12)])
+    with pytest.raises(checkpoints.SimulatedCrash, match="simulated crash at global step 12"):
+        estimator.train(tiny_input_fn, steps=100, hooks=[checkpoints.CrashAtStep(12)])
     assert model_dirs.checkpoint_steps(tmp_path) == [0, 5, 10]
 
     tiny_estimator(tmp_path).train(tiny_input_fn, max_steps=20)
@@ -44,23 +48,30 @@ def test_crash_keeps_only_the_periodic_checkpoints_and_resume_restores_the_last(
 def test_keyboard_interrupt_writes_no_final_checkpoint_either(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         tiny_estimator(tmp_path).train(
-            tiny_input_fn, steps=100, hooks=[interrupts.CrashAtStep(7, exception=KeyboardInterrupt)]
+            tiny_input_fn, steps=100, hooks=[checkpoints.CrashAtStep(7, exception=KeyboardInterrupt)]
         )
     assert model_dirs.checkpoint_steps(tmp_path) == [0, 5]
 
 
 def test_a_normal_end_writes_the_final_checkpoint(tmp_path):
-    tiny_estimator(tmp_path).train(tiny_input_fn, steps=7, hooks=[interrupts.CrashAtStep(8)])
+    tiny_estimator(tmp_path).train(tiny_input_fn, steps=7, hooks=[checkpoints.CrashAtStep(8)])
     assert model_dirs.checkpoint_steps(tmp_path) == [0, 5, 7]
 
 
 def test_crash_step_must_be_positive():
     with pytest.raises(ValueError, match="at least 1"):
-        interrupts.CrashAtStep(0)
+        checkpoints.CrashAtStep(0)
+
+
+def variable_shapes(model_fn, params):
+    """``{name: shape}`` of the variables of ``model_fn``'s training graph, as compare_with_checkpoint reads them."""
+    graph = model_fn_checker.build_graph(model_fn, params)
+    variables = graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES)
+    return {var.op.name: tuple(var.shape.as_list()) for var in variables}
 
 
 def test_variable_shapes_of_the_course_cnn():
-    shapes = interrupts.variable_shapes(models.cnn_model_fn, {"filters": (8, 16), "dense_units": 64})
+    shapes = variable_shapes(models.cnn_model_fn, {"filters": (8, 16), "dense_units": 64})
     assert shapes["conv2d/kernel"] == (3, 3, 1, 8)
     assert shapes["conv2d_1/kernel"] == (3, 3, 8, 16)
     assert shapes["dense/kernel"] == (784, 64)
@@ -84,23 +95,23 @@ def write_checkpoint(model_dir, shapes):
 
 def test_compare_with_checkpoint_names_each_kind_of_change(tmp_path):
     small = {"filters": (8, 16), "dense_units": 32}
-    write_checkpoint(tmp_path, interrupts.variable_shapes(models.cnn_model_fn, small))
+    write_checkpoint(tmp_path, variable_shapes(models.cnn_model_fn, small))
 
-    same = interrupts.compare_with_checkpoint(models.cnn_model_fn, {**small, "learning_rate": 0.1}, tmp_path)
+    same = compare_with_checkpoint(models.cnn_model_fn, {**small, "learning_rate": 0.1}, tmp_path)
     assert set(same["match"]) == {"same"} and "dense/kernel/Adam" not in same.index
 
-    wider = interrupts.compare_with_checkpoint(models.cnn_model_fn, {**small, "dense_units": 64}, tmp_path)
+    wider = compare_with_checkpoint(models.cnn_model_fn, {**small, "dense_units": 64}, tmp_path)
     assert sorted(wider.index[wider["match"] == "different shape"]) == ["dense/bias", "dense/kernel", "dense_1/kernel"]
     assert wider.loc["dense/kernel", "checkpoint"] == "[784, 32]" and wider.loc["dense/kernel", "model"] == "[784, 64]"
 
-    deeper = interrupts.compare_with_checkpoint(models.cnn_model_fn, {**small, "filters": (8, 16, 32)}, tmp_path)
+    deeper = compare_with_checkpoint(models.cnn_model_fn, {**small, "filters": (8, 16, 32)}, tmp_path)
     assert sorted(deeper.index[deeper["match"] == "only in model"]) == ["conv2d_2/bias", "conv2d_2/kernel"]
     assert deeper.loc["conv2d_2/kernel", "checkpoint"] == "-"
 
-    shallower = interrupts.compare_with_checkpoint(models.cnn_model_fn, {**small, "filters": (8,)}, tmp_path)
+    shallower = compare_with_checkpoint(models.cnn_model_fn, {**small, "filters": (8,)}, tmp_path)
     assert "only in checkpoint" in set(shallower["match"])
 
-    everything = interrupts.compare_with_checkpoint(models.cnn_model_fn, small, tmp_path, include_optimizer=True)
+    everything = compare_with_checkpoint(models.cnn_model_fn, small, tmp_path, include_optimizer=True)
     assert "dense/kernel/Adam" in everything.index and "beta1_power" in everything.index
 
 
@@ -117,21 +128,21 @@ Key conv2d_2/bias not found in checkpoint
 
 
 def test_shorten_graph_message_drops_the_file_lines_only():
-    short = interrupts.shorten_graph_message(GRAPH_MESSAGE)
+    short = shorten_graph_message(GRAPH_MESSAGE)
     assert "File " not in short and "/home/" not in short and "Detected at node" not in short
     assert short.startswith("Restoring from checkpoint failed.")
     assert "Node: 'save/RestoreV2'\nKey conv2d_2/bias not found in checkpoint" in short
 
 
 def test_shorten_graph_message_leaves_a_plain_message_alone():
-    assert interrupts.shorten_graph_message("Matrix size-incompatible: In[0]: [50,1568]") == (
+    assert shorten_graph_message("Matrix size-incompatible: In[0]: [50,1568]") == (
         "Matrix size-incompatible: In[0]: [50,1568]"
     )
 
 
 def test_short_graph_errors_keeps_the_type_and_shortens():
     with pytest.raises(tf.errors.NotFoundError) as caught:
-        with interrupts.short_graph_errors():
+        with checkpoints.short_graph_errors():
             raise tf.errors.NotFoundError(None, None, GRAPH_MESSAGE)
     assert "/home/" not in str(caught.value)
     assert "Key conv2d_2/bias not found in checkpoint" in str(caught.value)
@@ -140,11 +151,11 @@ def test_short_graph_errors_keeps_the_type_and_shortens():
 
 def test_short_graph_errors_handles_the_base_class_and_ignores_other_errors():
     with pytest.raises(tf.errors.OpError, match="boom"):
-        with interrupts.short_graph_errors():
+        with checkpoints.short_graph_errors():
             raise tf.errors.OpError(None, None, "boom", tf.errors.UNKNOWN)
     with pytest.raises(KeyError):
-        with interrupts.short_graph_errors():
+        with checkpoints.short_graph_errors():
             raise KeyError("not a graph error")
-    with interrupts.short_graph_errors():
+    with checkpoints.short_graph_errors():
         value = np.zeros(2)
     assert value.shape == (2,)

@@ -1,0 +1,58 @@
+"""Checkpoint tools of notebook 04: a simulated crash, and short graph errors.
+
+``CrashAtStep(step)`` stops training with ``SimulatedCrash`` (or e.g. ``KeyboardInterrupt``) at a global step,
+to show where training resumes; ``short_graph_errors()`` drops the Python stack that TensorFlow writes into a
+graph error's message (a failed restore, a changed model meeting an old checkpoint).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import tensorflow as tf
+
+from .model_fn_checker import shorten_graph_message
+from .problems import NotReady, UsageProblem
+
+
+class SimulatedCrash(RuntimeError):
+    """Raised by ``CrashAtStep``: training stopped by an error, on purpose."""
+
+
+class CrashAtStep(tf.estimator.SessionRunHook):
+    """Raise ``exception`` once the global step has reached ``step``; what no checkpoint holds by then is lost."""
+
+    def __init__(self, step: int, exception: type[BaseException] = SimulatedCrash):
+        if int(step) < 1:
+            raise UsageProblem(f"CrashAtStep({step}): the step must be at least 1")
+        self.step, self.exception = int(step), exception
+
+    def begin(self):
+        self._global_step = tf.compat.v1.train.get_global_step()
+        if self._global_step is None:
+            raise NotReady("CrashAtStep needs a global step in the graph (Estimator creates one)")
+
+    def before_run(self, run_context):
+        return tf.estimator.SessionRunArgs(self._global_step)
+
+    def after_run(self, run_context, run_values):
+        # The value fetched with train_op is the one *before* this run's update.
+        if run_values.results + 1 >= self.step:
+            now = int(run_context.session.run(self._global_step))
+            if now >= self.step:
+                raise self.exception(f"simulated crash at global step {now}")
+
+
+@contextlib.contextmanager
+def short_graph_errors() -> Iterator[None]:
+    """Re-raise a ``tf.errors.OpError`` of the block, same type, without the file lines in its message."""
+    try:
+        yield
+    except tf.errors.OpError as error:
+        message = shorten_graph_message(error.message)
+        try:
+            short = type(error)(error.node_def, None, message)
+        except TypeError:  # the base class also wants the error code
+            short = tf.errors.OpError(error.node_def, None, message, error.error_code)
+        raise short from None
