@@ -6,10 +6,7 @@ Notebook 10's Keras cells import it on TF 2.21 too: ``tf.estimator`` is only use
 
 from __future__ import annotations
 
-import contextlib
 import os
-import sys
-from collections.abc import Iterator
 
 import numpy as np
 import tensorflow as tf
@@ -50,19 +47,3 @@ def agreement(reference: dict, other: dict) -> dict:
     return {"same class": same, "differing": int(np.sum(reference["classes"] != other["classes"])),
             "max |Δ probability|": gap}
 
-
-@contextlib.contextmanager
-def quiet_native_stderr() -> Iterator[None]:
-    """Send what C++ code writes to file descriptor 2 to nowhere for a block (the TF Lite converter's summary).
-
-    Python exceptions (a failed conversion's ``ConverterError``) are not affected.
-    """
-    sys.stderr.flush()
-    saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, 2)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(devnull)
-        os.close(saved)

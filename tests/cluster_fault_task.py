@@ -1,21 +1,21 @@
-"""A cluster task that fails on purpose: what the launcher's tests start instead of ``helpers.cluster_task``.
+"""A cluster task that fails on purpose: what the launcher's tests start instead of ``helpers.cluster``.
 
 The job's ``fail`` entry names the task that fails, as ``{"task": "worker:0"}``:
 that process builds its Estimator as usual and raises where training would
-start; every other process runs the course's task unchanged. Run as
-``python tests/cluster_fault_task.py`` (the launcher's ``program``
-argument); it is not a test module.
+start; every other process runs the course's task unchanged. The tests make
+the launcher run ``python tests/cluster_fault_task.py`` (``cluster.TASK_PROGRAM``);
+it is not a test module.
 """
 
 import json
 import os
 import sys
 
-from helpers import cluster_task
+from helpers import cluster
 
 
 def main() -> None:
-    job = json.loads(os.environ[cluster_task.JOB_ENV])
+    job = json.loads(os.environ[cluster.JOB_ENV])
     task = json.loads(os.environ.get("TF_CONFIG") or "{}").get("task", {"type": "local", "index": 0})
     role = f"{task['type']}:{task['index']}"
     if (job.get("fail") or {}).get("task") == role:
@@ -26,7 +26,7 @@ def main() -> None:
 
         tf.estimator.Estimator  # noqa: B018 -- tf.estimator is a lazy module: load it, then patch the module
         sys.modules[tf.estimator.__name__].train_and_evaluate = fail  # the Estimator is built, then this fails
-    cluster_task.main()
+    cluster.task_main()
 
 
 if __name__ == "__main__":

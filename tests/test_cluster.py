@@ -7,8 +7,10 @@ re-raised; in every case no process it started is left. The slow tests start
 TensorFlow in several processes (about 15–45 s each).
 """
 
+import _thread
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -20,10 +22,18 @@ import pytest
 
 from helpers import cluster, settings
 from helpers.problems import UsageProblem
+from tests.notebook_code import definitions
 
 TINY = {"filters": (4, 8), "dense_units": 16}
 ROOT = settings.PROJECT_ROOT
 FAULTY_TASK = (str(ROOT / "tests" / "cluster_fault_task.py"),)  # fails on purpose where the job says
+NOTEBOOK_09 = "09_more_than_one_machine.ipynb"  # defines row() and kubernetes_env()
+
+
+def started_pids(out: str) -> dict:
+    """Role -> pid, from the launcher's "[launcher] started chief (pid 12), worker 0 (pid 13), ..." line."""
+    line = next(line for line in out.splitlines() if line.startswith("[launcher] started "))
+    return {role: int(pid) for role, pid in re.findall(r"([a-z]+(?: \d+)?) \(pid (\d+)\)", line)}
 
 
 def gone(pid, wait=15.0) -> bool:
@@ -81,7 +91,7 @@ def test_tf_configs_for_a_real_cluster_one_port_many_hosts():
                                  host=lambda kind, index: f"trainer-{kind}-{index}.trainer", ports=2222)
     assert configs["ps:0"]["cluster"]["worker"] == ["trainer-worker-0.trainer:2222", "trainer-worker-1.trainer:2222"]
     assert "evaluator:0" not in configs
-    text = cluster.kubernetes_env(configs)
+    text = definitions(NOTEBOOK_09)["kubernetes_env"](configs)
     assert text.count("- name: TF_CONFIG") == 4
     assert "# pod trainer-worker-1" in text
     assert '"task": {"type": "worker", "index": 1}' in text
@@ -147,16 +157,14 @@ def _tiny_job(**extra):
 
 @pytest.mark.slow
 def test_cluster_trains_evaluates_and_leaves_nothing(model_dir, capsys):
-    pids = {}
-    result = cluster.run_cluster(model_dir, 60,
-                                 on_start=lambda task, pid: pids.setdefault(task, pid),
-                                 save_checkpoints_steps=30, **_tiny_job())
+    result = cluster.run_cluster(model_dir, 60, save_checkpoints_steps=30, **_tiny_job())
     out = capsys.readouterr().out
-    assert set(pids) == {"chief:0", "worker:0", "ps:0", "evaluator:0"}
+    pids = started_pids(out)
+    assert set(pids) == {"chief", "worker 0", "ps 0", "evaluator"}
     assert all(gone(pid) for pid in pids.values())
     assert result.metrics["global_step"] >= 60 and 0 <= result.metrics["accuracy"] <= 1
     assert result.exit_codes == {"chief:0": 0, "worker:0": 0, "evaluator:0": 0, "ps:0": "ended by launcher"}
-    assert set(result.peak_memory_mb) == set(pids) and min(result.peak_memory_mb.values()) > 100
+    assert set(result.peak_memory_mb) == set(result.exit_codes) and min(result.peak_memory_mb.values()) > 100
     assert "[worker 0] Waiting 5 secs before starting training." in out
     assert "[launcher] training is over: ended ps 0" in out
     assert "/work/" not in out and "deprecated" not in out
@@ -167,18 +175,17 @@ def test_cluster_trains_evaluates_and_leaves_nothing(model_dir, capsys):
     assert 0 <= sum(steps.values()) - result.metrics["global_step"] <= 2
     first, last = result.trainers["chief:0"]["first logged step"], result.trainers["chief:0"]["last logged step"]
     assert first == 0 and last >= first
-    row = result.row()
+    row = definitions(NOTEBOOK_09)["row"](result)
     assert row["processes"] == 4 and row["steps/s"] > 0
     assert row["steps run by each trainer"] == f"{steps['chief:0']} + {steps['worker:0']}"
 
 
 @pytest.mark.slow
-def test_a_failing_task_ends_them_all_and_names_itself(model_dir):
-    pids = {}
+def test_a_failing_task_ends_them_all_and_names_itself(model_dir, monkeypatch, capsys):
+    monkeypatch.setattr(cluster, "TASK_PROGRAM", FAULTY_TASK)
     with pytest.raises(cluster.ClusterProblem) as raised:
-        cluster.run_cluster(model_dir, 200, show=None, quiet=True,
-                            on_start=lambda task, pid: pids.setdefault(task, pid),
-                            program=FAULTY_TASK, fail={"task": "worker:0"}, **_tiny_job())
+        cluster.run_cluster(model_dir, 200, fail={"task": "worker:0"}, **_tiny_job())
+    pids = started_pids(capsys.readouterr().out)
     message = str(raised.value)
     assert message.startswith("worker 0 failed (exit code 1): RuntimeError: injected failure before training")
     assert "\n" not in message
@@ -186,39 +193,38 @@ def test_a_failing_task_ends_them_all_and_names_itself(model_dir):
 
 
 @pytest.mark.slow
-def test_an_interrupt_ends_them_all_and_is_raised_again(model_dir):
-    pids = {}
-
-    def interrupt(task, line):
-        raise KeyboardInterrupt
-
-    with pytest.raises(KeyboardInterrupt):
-        cluster.run_cluster(model_dir, 200, show=None, quiet=True,
-                            on_line=interrupt, on_start=lambda task, pid: pids.setdefault(task, pid), **_tiny_job())
+def test_an_interrupt_ends_them_all_and_is_raised_again(model_dir, capsys):
+    # an interrupt of the kernel while the cluster runs (see the next test for the SIGINT handler)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    timer = threading.Timer(5.0, _thread.interrupt_main)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            cluster.run_cluster(model_dir, 200_000, **_tiny_job())
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
+    pids = started_pids(capsys.readouterr().out)
     assert len(pids) == 4 and all(gone(pid) for pid in pids.values())
 
 
 @pytest.mark.slow
-def test_sigint_to_the_launcher_ends_its_process(model_dir):
+def test_sigint_to_the_launcher_ends_its_process(model_dir, capsys):
     """What Jupyter's "interrupt kernel" (and nbval's timeout) does: SIGINT to the kernel."""
-    pids = {}
-
-    def started(task, pid):
-        pids[task] = pid
-        threading.Timer(2.0, os.kill, (os.getpid(), signal.SIGINT)).start()
 
     # A kernel turns SIGINT into KeyboardInterrupt. Python does so only when SIGINT was not
     # ignored at its start, and a shell ignores it in commands it starts in the background
     # (a CI job may be one): install the handler a kernel has, for the length of the test.
-    # More steps than the tiny model can train in the 2 s before the interrupt.
+    # More steps than the tiny model can train in the 3 s before the interrupt.
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    threading.Timer(3.0, os.kill, (os.getpid(), signal.SIGINT)).start()
     try:
         with pytest.raises(KeyboardInterrupt):
-            cluster.run_single(model_dir, 200_000, show=None, quiet=True, timeout=120,
-                               on_start=started, **_tiny_job())
+            cluster.run_single(model_dir, 200_000, timeout=120, **_tiny_job())
     finally:
         signal.signal(signal.SIGINT, previous)
-    assert list(pids) == ["local:0"] and gone(pids["local:0"])
+    pids = started_pids(capsys.readouterr().out)
+    assert list(pids) == ["local"] and gone(pids["local"])
 
 
 @pytest.mark.slow
@@ -226,7 +232,7 @@ def test_children_die_with_a_killed_launcher(tmp_path):
     """If the kernel itself is killed (no finally runs), the tasks end with it."""
     script = (
         "from helpers import cluster, settings\n"
-        "cluster.run_single(settings.fresh_model_dir('test_cluster_orphan'), 2000, show=None,\n"
+        "cluster.run_single(settings.fresh_model_dir('test_cluster_orphan'), 2000,\n"
         "                   params={'filters': (4, 8), 'dense_units': 16})\n"
     )
     launcher = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT / "notebooks",

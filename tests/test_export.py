@@ -1,9 +1,10 @@
 """helpers.export and the export code of notebook 08's cells: receivers, SavedModel and TF Lite runners.
 
-``signature_table``, ``serialize_examples`` and ``tflite_predictions`` are defined in notebook 08's
-cells (executed here without the cells' other code). A tiny version of the course CNN is trained for one step on random images in
-a temporary folder and exported, so every function runs on a real SavedModel
-and a real TF Lite model in a few seconds.
+``signature_table``, ``serialize_examples``, ``tflite_predictions`` and
+``quiet_native_stderr`` are defined in notebook 08's cells (run here without
+the cells' other code). A tiny version of the course CNN is trained for one
+step on random images in a temporary folder and exported, so every function
+runs on a real SavedModel and a real TF Lite model in a few seconds.
 """
 
 import os
@@ -102,7 +103,7 @@ def test_estimator_predictions_concatenate_batches(exported):
 
 def test_tflite_predictions_with_a_short_last_batch(exported):
     _, path, images = exported
-    with export.quiet_native_stderr():
+    with notebook.quiet_native_stderr():
         model = tf.lite.TFLiteConverter.from_saved_model(path.decode()).convert()
     lite = notebook.tflite_predictions(model, images, batch_size=3)
     signature = tf.saved_model.load(path.decode()).signatures["serving_default"]
@@ -114,7 +115,7 @@ def test_tflite_predictions_with_a_short_last_batch(exported):
 
 
 def test_quiet_native_stderr_silences_fd_2_and_restores_it(capfd):
-    with export.quiet_native_stderr():
+    with notebook.quiet_native_stderr():
         os.write(2, b"native noise\n")
     os.write(2, b"after\n")
     err = capfd.readouterr().err
@@ -124,7 +125,7 @@ def test_quiet_native_stderr_silences_fd_2_and_restores_it(capfd):
 
 def test_quiet_native_stderr_lets_exceptions_through(capfd):
     with pytest.raises(ValueError, match="boom"):
-        with export.quiet_native_stderr():
+        with notebook.quiet_native_stderr():
             raise ValueError("boom")
     os.write(2, b"still here\n")
     assert "still here" in capfd.readouterr().err

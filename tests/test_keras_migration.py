@@ -1,9 +1,9 @@
 """Notebook 10's Keras code: its own cells' ``build_cnn``, callbacks, data and export functions.
 
-``build_cnn``, the callbacks, ``test_arrays``, ``small_train_dataset`` and the export functions are defined in the notebook's cells tagged
-``keras-latest``; ``tools/keras_latest.definitions`` executes those cells'
-imports, definitions and constants (nothing that trains), so these tests run
-the notebook's code itself. Each test builds its own Keras models: in
+``build_cnn``, the callbacks, ``test_arrays``, ``small_train_dataset`` and the export
+functions are defined in the notebook's cells tagged ``keras-latest``;
+``tools/keras_latest.definitions`` executes those cells' imports, definitions
+and constants (nothing that trains), so these tests run the notebook's code itself. Each test builds its own Keras models: in
 TensorFlow 2.15 an Estimator graph built by another test switches Keras's
 layer classes to graph mode, which breaks Keras models built before it.
 """

@@ -58,7 +58,8 @@ def batch_probabilities(answer, reference) -> None:
         raise CheckFailed("`first_probabilities` is still a generator: predict only runs when you read it; "
                           "read all its batches and np.concatenate them")
     if isinstance(answer, dict):
-        raise CheckFailed(f"`first_probabilities` is a dict (keys {sorted(answer)}): keep only its 'probabilities' array")
+        raise CheckFailed(f"`first_probabilities` is a dict (keys {sorted(answer)}): "
+                          "keep only its 'probabilities' array")
     if isinstance(answer, (list, tuple)) and answer and isinstance(answer[0], dict):
         raise CheckFailed(f"`first_probabilities` is a list of {len(answer)} dicts: put their 'probabilities' together "
                           "into one array (np.concatenate for batches, np.stack for single digits)")
