@@ -15,6 +15,7 @@ import http.client
 import json
 import os
 import re
+import shutil
 import socket
 import sys
 import time
@@ -278,7 +279,7 @@ def fetch_file(spec: DatasetSpec, key: str, cache_dir: Path | None = None, sourc
 
 
 def _copy_from_folder(spec: DatasetSpec, file_spec: FileSpec, source: Path, temporary: Path) -> bytes:
-    """Verify ``<source>/<dataset>/<file>``, then copy it to ``temporary``; return its bytes."""
+    """Copy ``<source>/<dataset>/<file>`` to ``temporary`` and verify the copy; return its bytes."""
     name = f"{spec.name}/{file_spec.filename}"
     original = source / name
     if not original.is_file():
@@ -293,13 +294,12 @@ def _copy_from_folder(spec: DatasetSpec, file_spec: FileSpec, source: Path, temp
         else:
             why = f"has no {name}: copy the dataset there (see data/README.md) or unset {DATASETS_ENV} to download"
         raise DatasetProblem(f"{DATASETS_ENV} folder {display_path(source)} {why}")
+    shutil.copyfile(original, temporary)
     try:
-        blob = _checked(original, file_spec, display_path(original))[0]
+        return _checked(temporary, file_spec, display_path(original))[0]
     except DatasetProblem as problem:
         raise DatasetProblem(f"{problem}; it was not copied: replace it with a good copy "
                              "(checksums in data/README.md)") from None
-    temporary.write_bytes(blob)
-    return blob
 
 
 def _download_from_mirrors(spec: DatasetSpec, file_spec: FileSpec, temporary: Path, mirrors: tuple[str, ...],
@@ -331,7 +331,8 @@ def _download_from_mirrors(spec: DatasetSpec, file_spec: FileSpec, temporary: Pa
                          "files (see data/README.md)")
 
 
-def _cached(spec: DatasetSpec, key: str, cache_dir: Path | None, progress: bool = True, read: bool = False):
+def _cached(spec: DatasetSpec, key: str, cache_dir: Path | None, progress: bool = True,
+            read: bool = False) -> Path | np.ndarray:
     """One cached file that verified (a bad one is removed and, like a missing one, fetched): its path, or with
     ``read`` its array. Without ``read``, a file that verified before is only compared with its record."""
     file_spec = spec.files[key]

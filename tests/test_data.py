@@ -615,6 +615,19 @@ def test_main_reports_a_problem_on_one_line(tmp_path, monkeypatch, capsys):
     assert f"{ENV}=" in lines[0] and "is not a folder" in lines[0]
 
 
+def test_main_verify_checks_every_cached_file(tmp_path, monkeypatch, capsys):
+    """``verify`` is ``load``: every file checked in full (fetched first when missing)."""
+    if not SHARED_DATASETS.is_dir():
+        pytest.skip(f"no offline copy of the datasets in {SHARED_DATASETS}")
+    monkeypatch.setattr(data, "DATA_DIR", tmp_path / "cache")
+    monkeypatch.setenv(ENV, str(SHARED_DATASETS))
+
+    assert data.main(["verify", "mnist"]) == 0
+
+    assert capsys.readouterr().out.startswith("mnist: 4 files verified (SHA-256 of the IDX bytes) in ")
+    assert cached_files(tmp_path / "cache") == with_records(f"mnist/{name}" for name in FILENAMES.values())
+
+
 def test_main_with_unknown_dataset(capsys):
     assert data.main(["fetch", "cifar"]) == 1
     assert capsys.readouterr().err.strip() == (
