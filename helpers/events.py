@@ -1,13 +1,6 @@
-"""Event files (what TensorBoard reads) as a tidy pandas DataFrame.
+"""Event files (what TensorBoard reads) as pandas tables, read with tensorboard's own ``EventMultiplexer``.
 
-Introduced in notebook 06; notebook 07 reads its evaluation timeline with it.
-
-Everything an Estimator writes is a TF1 scalar summary (``simple_value``):
-training summaries in ``model_dir`` itself (run ``"."``), evaluations in
-``model_dir/eval`` or ``model_dir/eval_<name>`` (runs ``"eval"``,
-``"eval_<name>"``). tensorboard's own ``EventMultiplexer`` reads them all; no
-protobuf is parsed by hand. ``size_guidance={"scalars": 0}`` keeps every point
-(the default keeps a sample of 10,000).
+Introduced in notebook 06, used in 07. Runs: ``"."`` (training), ``"eval"`` and ``"eval_<name>"`` (evaluations).
 """
 
 from __future__ import annotations
@@ -24,28 +17,18 @@ COLUMNS = ["run", "tag", "step", "value"]
 
 
 def scalars(model_dir: str | os.PathLike) -> pd.DataFrame:
-    """Every scalar in every run under ``model_dir``: columns run, tag, step, value.
-
-    Rows are sorted by run, tag and step. A missing or empty ``model_dir``
-    gives an empty frame with the same columns.
-    """
+    """Every scalar of every run under ``model_dir`` (none if it is missing), sorted by run, tag and step."""
     from tensorboard.backend.event_processing.event_multiplexer import EventMultiplexer
 
     if not Path(model_dir).is_dir():
         return pd.DataFrame(columns=COLUMNS)
-    # tensorboard warns when a run holds several graphs (one per train() call): harmless here.
-    with logger_level(logging.ERROR, "tensorboard"):
-        multiplexer = EventMultiplexer(size_guidance={"scalars": 0})
+    with logger_level(logging.ERROR, "tensorboard"):  # it warns of several graphs in a run (one per train())
+        multiplexer = EventMultiplexer(size_guidance={"scalars": 0})  # 0: every point, not a sample of 10,000
         multiplexer.AddRunsFromDirectory(str(model_dir))
         multiplexer.Reload()
-    rows = []
-    for run, tags in multiplexer.Runs().items():
-        for tag in tags.get("scalars", []):
-            rows.extend(
-                (run, tag, event.step, event.value) for event in multiplexer.Scalars(run, tag)
-            )
-    table = pd.DataFrame(rows, columns=COLUMNS)
-    return table.sort_values(["run", "tag", "step"], ignore_index=True)
+    rows = [(run, tag, event.step, event.value) for run, tags in multiplexer.Runs().items()
+            for tag in tags.get("scalars", []) for event in multiplexer.Scalars(run, tag)]
+    return pd.DataFrame(rows, columns=COLUMNS).sort_values(["run", "tag", "step"], ignore_index=True)
 
 
 def timeline(model_dir: str | os.PathLike, run: str = "eval") -> pd.DataFrame:

@@ -32,8 +32,8 @@ def test_the_batches_tell_every_mistake_apart():
     assert min(abs(a - b) for i, a in enumerate(values) for b in values[i + 1:]) > 0.01
 
 
-def _helpers_macro(labels, classes, probabilities):
-    return {"precision": metrics.precision_recall_f1(labels, classes, num_classes=10)["precision_macro"]}
+def _helpers_macro(labels, predictions):
+    return {"precision": metrics.precision_recall_f1(labels, predictions["classes"], num_classes=10)["precision_macro"]}
 
 
 def test_macro_precision_correct(capsys):
@@ -42,53 +42,52 @@ def test_macro_precision_correct(capsys):
     assert out.startswith("Correct: on two batches of ten-class labels your precision is 0.7917")
 
 
-def _binary(labels, classes, probabilities):
-    return {"precision": tf.compat.v1.metrics.precision(labels=labels, predictions=classes)}
+def _binary(labels, predictions):
+    return {"precision": tf.compat.v1.metrics.precision(labels=labels, predictions=predictions["classes"])}
 
 
 def _named(key, average):
-    def metric_fn(labels, classes, probabilities):
-        return {key: metrics.precision_recall_f1(labels, classes, num_classes=10)[f"precision_{average}"]}
+    def metric_fn(labels, predictions):
+        return {key: metrics.precision_recall_f1(labels, predictions["classes"], 10)[f"precision_{average}"]}
     return metric_fn
 
 
-def _keras(labels, classes, probabilities):
+def _keras(labels, predictions):
     metric = tf.keras.metrics.Precision()
-    metric.update_state(tf.one_hot(labels, 10), probabilities)
+    metric.update_state(tf.one_hot(labels, 10), predictions["probabilities"])
     return {"precision": metric}
 
 
-def _last_batch(labels, classes, probabilities):
+def _last_batch(labels, predictions):
     value = tf.Variable(0.0, trainable=False, collections=[tf.compat.v1.GraphKeys.LOCAL_VARIABLES])
-    matrix = tf.math.confusion_matrix(labels, classes, num_classes=10, dtype=tf.float32)
+    matrix = tf.math.confusion_matrix(labels, predictions["classes"], num_classes=10, dtype=tf.float32)
     batch = tf.reduce_mean(tf.math.divide_no_nan(tf.linalg.diag_part(matrix), tf.reduce_sum(matrix, axis=0)))
     return {"precision": (tf.identity(value), tf.compat.v1.assign(value, batch))}
 
 
-def _per_class(labels, classes, probabilities):
-    return {"precision": metrics.precision_recall_f1(labels, classes, num_classes=10)["precision"]}
+def _per_class(labels, predictions):
+    return {"precision": metrics.precision_recall_f1(labels, predictions["classes"], num_classes=10)["precision"]}
 
 
-def _swapped(labels, classes, probabilities):
-    return {"precision": metrics.precision_recall_f1(classes, labels, num_classes=10)["precision_macro"]}
+def _swapped(labels, predictions):
+    return {"precision": metrics.precision_recall_f1(predictions["classes"], labels, num_classes=10)["precision_macro"]}
 
 
 @pytest.mark.parametrize("answer, words", [
     (None, "`macro_precision` is still None"),
     ("precision", "should be a function"),
-    (lambda labels, classes: {}, "must take three arguments"),
-    (lambda labels, classes, probabilities: _binary(labels, classes, probabilities)["precision"],
-     "returned a tuple: return a dict"),
+    (lambda labels: {}, "must take two arguments"),
+    (lambda labels, predictions: _binary(labels, predictions)["precision"], "returned a tuple: return a dict"),
     (_named("prec", "macro"), "name the metric 'precision'"),
     (_keras, "Keras Metric object"),
-    (lambda labels, classes, probabilities: {"precision": tf.constant(1.0)}, "not a \\(value, update_op\\) pair"),
+    (lambda labels, predictions: {"precision": tf.constant(1.0)}, "not a \\(value, update_op\\) pair"),
     (_binary, "0.8750 is the precision of 'the digit is not 0'"),
     (_named("precision", "micro"), "micro precision, which equals the accuracy"),
     (_named("precision", "weighted"), "weighted average"),
     (_last_batch, "second batch alone"),
     (_per_class, "one number per class"),
     (_swapped, "passed in this order"),
-], ids=["blank", "not callable", "two arguments", "bare pair", "wrong key", "keras", "bare tensor", "binary",
+], ids=["blank", "not callable", "one argument", "bare pair", "wrong key", "keras", "bare tensor", "binary",
         "micro", "weighted", "last batch", "per class", "swapped"])
 def test_macro_precision_explains_mistakes(answer, words):
     with pytest.raises(CheckFailed, match=words) as caught:

@@ -21,7 +21,7 @@ What is tested:
   any batch, and rejects class ids or logits given as probabilities.
   The learner's other mistakes, and the AUC of a saturated softmax, are in
   ``test_metrics_mistakes.py``.
-* Plugged into ``helpers.models.cnn_model_fn`` through ``params["metrics"]``,
+* Added to ``helpers.models.cnn_model_fn`` with ``tf.estimator.add_metrics``,
   the metrics come out of ``Estimator.evaluate`` as Python floats equal to
   scikit-learn's on the Estimator's own predictions (the AUC: equal to the
   same metric computed outside the Estimator, and within its error bound of
@@ -265,10 +265,11 @@ def test_metrics_plug_into_cnn_model_fn_and_evaluate(tmp_path, streaming):
         return (dataset.repeat() if repeat else dataset).batch(16)
 
     estimator = tf.estimator.Estimator(
-        models.cnn_model_fn, model_dir=str(tmp_path / "model"),
-        params={"filters": (4, 4), "dense_units": 8, "metrics": metrics.classification_metrics},
+        models.cnn_model_fn, model_dir=str(tmp_path / "model"), params={"filters": (4, 4), "dense_units": 8},
         config=tf.estimator.RunConfig(tf_random_seed=settings.SEED),
     )
+    estimator = tf.estimator.add_metrics(estimator, lambda labels, predictions: metrics.classification_metrics(
+        labels, predictions["classes"], predictions["probabilities"]))
     estimator.train(lambda: input_fn(repeat=True), steps=3)
     results = estimator.evaluate(input_fn)
 

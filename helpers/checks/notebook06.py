@@ -1,13 +1,5 @@
-"""Exercise checks of notebook 06 (metrics and TensorBoard).
-
-Exercise 1 runs the learner's metric function on two batches of ten-class
-labels in a graph, as ``Estimator.evaluate`` would, and compares its value with
-the multi-class precisions computed here with NumPy (the same numbers as
-scikit-learn with ``zero_division=0``). Exercise 2 reads the learner's number
-back in the event-file table of ``helpers.events.scalars``; exercise 3 checks
-a (true, predicted) pair against a confusion matrix. TensorFlow is imported
-only when exercise 1's check runs.
-"""
+"""Exercise checks of notebook 06: a ``metric_fn`` run on two batches as ``evaluate()`` would (1), a number read
+from ``events.scalars`` (2), the most confused pair of a confusion matrix (3)."""
 
 from __future__ import annotations
 
@@ -21,59 +13,41 @@ from .common import correct, require_answer, run_metric_pair
 __all__ = ["macro_precision_metric", "first_evaluation_f1", "most_confused_pair"]
 
 NUM_CLASSES = 10
-# Two evaluation batches of ten-class labels and predicted classes. Chosen so that
-# macro, micro (= accuracy), weighted and "is not 0" precision, and the macro
-# precision of the second batch alone, all differ.
-BATCHES = (
-    ([0, 0, 0, 1, 1, 2, 2, 3, 4, 5, 6, 7],
-     [0, 1, 1, 1, 0, 2, 3, 3, 4, 5, 6, 1]),
-    ([7, 8, 8, 9, 9, 9, 0, 3],
-     [7, 8, 2, 9, 9, 0, 0, 3]),
-)
+# Two batches of (labels, predicted classes), chosen so that the macro, micro (= accuracy), weighted and
+# "is not 0" precisions, and the macro precision of the second batch alone, all differ.
+BATCHES = (([0, 0, 0, 1, 1, 2, 2, 3, 4, 5, 6, 7], [0, 1, 1, 1, 0, 2, 3, 3, 4, 5, 6, 1]),
+           ([7, 8, 8, 9, 9, 9, 0, 3], [7, 8, 2, 9, 9, 0, 0, 3]))
 TOLERANCE = 1e-6
 AVERAGES_SECTION = "section \"The reference: scikit-learn on the model's predictions\""
 
 
 def precisions(labels, classes, num_classes: int = NUM_CLASSES) -> dict:
-    """Precision of class ids ``classes`` against ``labels``, several ways (0 for a class never predicted).
+    """Precision of ``classes`` against ``labels``: macro, micro, weighted and "is not 0" (binary, as TF1's)."""
+    from sklearn.metrics import precision_score
 
-    Keys: ``macro``, ``micro`` (= accuracy), ``weighted`` (by true examples per
-    class) and ``is_not_0`` (what ``tf.compat.v1.metrics.precision`` computes:
-    labels and predictions cast to bool).
-    """
-    labels, classes = np.asarray(labels), np.asarray(classes)
-    per_class = np.zeros(num_classes)
-    for k in range(num_classes):
-        predicted = classes == k
-        if predicted.any():
-            per_class[k] = np.mean(labels[predicted] == k)
-    support = np.bincount(labels, minlength=num_classes)
-    predicted_not_0 = classes != 0
-    return {
-        "macro": float(per_class.mean()),
-        "micro": float(np.mean(labels == classes)),
-        "weighted": float(np.sum(per_class * support) / support.sum()),
-        "is_not_0": float(np.mean(labels[predicted_not_0] != 0)) if predicted_not_0.any() else 0.0,
-    }
+    found = {average: float(precision_score(labels, classes, labels=range(num_classes), average=average,
+                                            zero_division=0)) for average in ("macro", "micro", "weighted")}
+    found["is_not_0"] = float(precision_score(np.asarray(labels) != 0, np.asarray(classes) != 0, zero_division=0))
+    return found
 
 
-def _run_metric(metric_fn):
+def _run_metric(metric_fn) -> float:
     """Build ``metric_fn`` in a graph, feed the two batches through its update op, return the value."""
     import tensorflow as tf
 
     def build(labels, classes):
         try:
-            return metric_fn(labels, classes, tf.one_hot(classes, NUM_CLASSES))
+            return metric_fn(labels, {"classes": classes, "probabilities": tf.one_hot(classes, NUM_CLASSES)})
         except TypeError as error:
             if "argument" in str(error):
-                raise CheckFailed("your function must take three arguments, (labels, classes, probabilities), "
-                                  "like the metrics functions of `params['metrics']`") from None
+                raise CheckFailed("your function must take two arguments, (labels, predictions), like the "
+                                  "metric_fn of tf.estimator.add_metrics") from None
             raise
 
     result = run_metric_pair(build, "macro_precision", "precision", BATCHES)
     if result.size != 1:
-        raise CheckFailed(f"the value has shape {result.shape}, one number per class: average them "
-                          "(macro) into one number")
+        raise CheckFailed(f"the value has shape {result.shape}, one number per class: average them (macro) into one "
+                          "number")
     return float(result.reshape(()))
 
 
@@ -81,34 +55,29 @@ def macro_precision_metric(metric_fn) -> None:
     """Notebook 06, exercise 1: ``{"precision": pair}`` with the macro precision over ten classes."""
     require_answer(metric_fn, "macro_precision")
     if not callable(metric_fn):
-        raise CheckFailed(f"`macro_precision` should be a function of (labels, classes, probabilities), "
+        raise CheckFailed("`macro_precision` should be a function of (labels, predictions), "
                           f"not {type(metric_fn).__name__}")
     result = _run_metric(metric_fn)
-    all_labels = np.concatenate([b[0] for b in BATCHES])
-    all_classes = np.concatenate([b[1] for b in BATCHES])
-    expected = precisions(all_labels, all_classes)
-    second_batch = precisions(*BATCHES[1])
-    described = (f"on two batches of ten-class labels your precision is {result:.4f}; the macro "
-                 f"precision is {expected['macro']:.4f}")
+    expected = precisions(np.concatenate([b[0] for b in BATCHES]), np.concatenate([b[1] for b in BATCHES]))
     if abs(result - expected["macro"]) <= TOLERANCE:
         correct(f"on two batches of ten-class labels your precision is {result:.4f}, the mean of the ten "
                 "per-class precisions, as scikit-learn's precision_score(average='macro') gives")
         return
-    if abs(result - expected["is_not_0"]) <= TOLERANCE:
-        raise CheckFailed(f"{described}. {result:.4f} is the precision of 'the digit is not 0': "
-                          "tf.compat.v1.metrics.precision casts labels and predictions to bool, so it sees "
-                          "two classes, not ten (section \"The source article's metrics, run on this model\"); "
-                          "a macro precision is built class by class, as the course's metrics are")
-    if abs(result - expected["micro"]) <= TOLERANCE:
-        raise CheckFailed(f"{described}. {result:.4f} is the micro precision, which equals the accuracy "
-                          "on single-label data: the exercise asks for the plain mean of the ten per-class "
-                          f"precisions ({AVERAGES_SECTION})")
-    if abs(result - expected["weighted"]) <= TOLERANCE:
-        raise CheckFailed(f"{described}. {result:.4f} is the weighted average, by each class's examples: "
-                          f"the macro average weighs every class the same ({AVERAGES_SECTION})")
-    if abs(result - second_batch["macro"]) <= TOLERANCE:
-        raise CheckFailed(f"{described}. {result:.4f} is the second batch alone: the update op must add "
-                          "each batch to running totals (section 'A metric is a `(value, update_op)` pair')")
+    described = (f"on two batches of ten-class labels your precision is {result:.4f}; the macro precision is "
+                 f"{expected['macro']:.4f}")
+    for value, what in [
+        (expected["is_not_0"], "the precision of 'the digit is not 0': tf.compat.v1.metrics.precision casts labels "
+         "and predictions to bool, so it sees two classes, not ten (section \"The source article's metrics, run on "
+         "this model\"); a macro precision is built class by class, as the course's metrics are"),
+        (expected["micro"], "the micro precision, which equals the accuracy on single-label data: the exercise asks "
+         f"for the plain mean of the ten per-class precisions ({AVERAGES_SECTION})"),
+        (expected["weighted"], "the weighted average, by each class's examples: the macro average weighs every "
+         f"class the same ({AVERAGES_SECTION})"),
+        (precisions(*BATCHES[1])["macro"], "the second batch alone: the update op must add each batch to running "
+         "totals (section 'A metric is a `(value, update_op)` pair')"),
+    ]:
+        if abs(result - value) <= TOLERANCE:
+            raise CheckFailed(f"{described}. {result:.4f} is {what}")
     raise CheckFailed(f"{described}: check that the labels and classes are passed in this order and that "
                       "num_classes is 10")
 
@@ -136,8 +105,8 @@ def first_evaluation_f1(answer, table) -> None:
                 f"the last (step {last['step']}) reached {last['value']:.4f}")
         return
     if abs(value - last["value"]) <= 1e-9:
-        raise CheckFailed(f"{value:.4f} is the last evaluation's, at step {last['step']}: the first "
-                          "evaluation is the row with the smallest step")
+        raise CheckFailed(f"{value:.4f} is the last evaluation's, at step {last['step']}: the first evaluation is "
+                          "the row with the smallest step")
     same = table[np.isclose(table["value"], value, rtol=0, atol=1e-9)]
     if not same.empty:
         row = same.iloc[0]
@@ -161,9 +130,9 @@ def most_confused_pair(answer, matrix) -> None:
     if not (0 <= true < size and 0 <= predicted < size):
         raise CheckFailed(f"classes run from 0 to {size - 1}; ({true}, {predicted}) is outside")
     if true == predicted:
-        raise CheckFailed(f"({true}, {predicted}) is on the diagonal: those are the correct predictions; "
-                          "leave the diagonal out")
-    mistakes = matrix.astype(float).copy()
+        raise CheckFailed(f"({true}, {predicted}) is on the diagonal: those are the correct predictions; leave the "
+                          "diagonal out")
+    mistakes = matrix.astype(float)  # a copy
     np.fill_diagonal(mistakes, -1)
     top = mistakes.max()
     count = matrix[true, predicted]

@@ -1,4 +1,4 @@
-"""``helpers.evaluation_plots``: the figures notebook 06 draws, checked without looking at pixels."""
+"""``helpers.plots``: the figures notebooks 06 and 07 draw, checked without looking at pixels."""
 
 import matplotlib
 
@@ -9,7 +9,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from helpers import evaluation_plots  # noqa: E402
+from helpers import plots  # noqa: E402
 
 TABLE = pd.DataFrame(
     [(".", "loss", step, 2.0 / step) for step in range(1, 300, 10)]
@@ -24,7 +24,7 @@ def teardown_function():
 
 
 def test_curves_draws_one_panel_per_entry_with_its_lines():
-    figure = evaluation_plots.curves(TABLE, {
+    figure = plots.curves(TABLE, {
         "loss": {"training": (".", "loss"), "test": ("eval", "loss")},
         "accuracy": {"test": ("eval", "accuracy")},
     }, title="Curves")
@@ -41,12 +41,12 @@ def test_curves_draws_one_panel_per_entry_with_its_lines():
 
 def test_curves_names_a_missing_series():
     with pytest.raises(KeyError, match=r"no scalar 'f1' in run 'eval' \(its tags: \['accuracy', 'loss'\]\)"):
-        evaluation_plots.curves(TABLE, {"f1": {"test": ("eval", "f1")}})
+        plots.curves(TABLE, {"f1": {"test": ("eval", "f1")}})
 
 
 def test_confusion_matrix_writes_every_nonzero_count():
     matrix = np.array([[980, 0, 3], [1, 1130, 0], [12, 4, 1001]])
-    figure = evaluation_plots.confusion_matrix(matrix, title="Test set")
+    figure = plots.confusion_matrix(matrix, title="Test set")
     axis = figure.axes[0]
     texts = {(round(t.get_position()[1]), round(t.get_position()[0])): t.get_text() for t in axis.texts}
     assert texts == {(r, c): str(matrix[r, c]) for r in range(3) for c in range(3) if matrix[r, c]}
@@ -59,7 +59,7 @@ def test_confusion_matrix_writes_every_nonzero_count():
 
 
 def test_confusion_matrix_float_counts_and_class_names():
-    figure = evaluation_plots.confusion_matrix(np.array([[5.0, 1.0], [0.0, 4.0]]), class_names=["cat", "dog"])
+    figure = plots.confusion_matrix(np.array([[5.0, 1.0], [0.0, 4.0]]), class_names=["cat", "dog"])
     axis = figure.axes[0]
     assert sorted(t.get_text() for t in axis.texts) == ["1", "4", "5"]
     assert [t.get_text() for t in axis.get_yticklabels()] == ["cat", "dog"]
@@ -67,4 +67,15 @@ def test_confusion_matrix_float_counts_and_class_names():
 
 def test_confusion_matrix_refuses_a_non_square_array():
     with pytest.raises(ValueError, match="square"):
-        evaluation_plots.confusion_matrix(np.zeros((2, 3)))
+        plots.confusion_matrix(np.zeros((2, 3)))
+
+
+def test_timeline_marks_best_stop_and_min_steps():
+    figure = plots.timeline({200: 0.97, 400: 0.98, 600: 0.985, 800: 0.984, 1000: 0.983}, "f1_macro", best=600,
+                            stop=1001, patience=400, min_steps=300, max_steps=1500)
+    axis = figure.axes[0]
+    assert axis.get_xlabel() == "global step" and axis.get_ylabel() == "f1_macro" and axis.get_title()
+    labels = [text.get_text() for text in axis.get_legend().get_texts()]
+    assert any("best: step 600" in label for label in labels)
+    assert any("stopped: step 1001" in label for label in labels)
+    assert any("min_steps = 300" in label for label in labels)
