@@ -12,7 +12,7 @@ import tensorflow as tf
 
 from helpers import checks
 from helpers.problems import CheckFailed
-from tests.eval_events import write_eval_events
+from tests.eval_fixtures import write_eval_events
 
 # --- exercise 1: the hook's decision on a timeline ------------------------------
 

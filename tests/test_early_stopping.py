@@ -1,9 +1,9 @@
-"""helpers.early_stopping: the hook's decisions, the pre-flight check, and a real early stop.
+"""helpers.early_stopping and notebook 07's ``HookProbe``: the hook's decisions, the pre-flight check, a real stop.
 
 The decision tests write evaluation event files by hand (what an Estimator's
 evaluation writes) into a temporary ``eval`` folder and ask the real
 ``stop_if_no_increase_hook`` / ``stop_if_no_decrease_hook`` through their
-``after_run``, as the training loop does (``HookProbe``). The last test runs
+``after_run``, as the training loop does (notebook 07's ``HookProbe``). The last test runs
 ``train_and_evaluate`` with a tiny model that cannot learn (learning rate 0),
 so the stop step is known exactly.
 """
@@ -20,30 +20,10 @@ import tensorflow as tf  # noqa: E402
 
 from helpers import early_stopping, events, inputs, logs, metrics, models  # noqa: E402
 from helpers.problems import WorkbookProblem  # noqa: E402
-from tests.eval_events import write_eval_events  # noqa: E402
+from tests.eval_fixtures import HookProbe, all_metrics, estimator_in, replay, write_eval_events  # noqa: E402
 
 increase = tf.estimator.experimental.stop_if_no_increase_hook
 decrease = tf.estimator.experimental.stop_if_no_decrease_hook
-
-
-def linear_model_fn(features, labels, mode, params):
-    logits = tf.keras.layers.Dense(10)(tf.reshape(features["image"], [-1, 28 * 28]))
-    classes = tf.argmax(logits, axis=1, output_type=tf.int32)
-    if mode == tf.estimator.ModeKeys.PREDICT:
-        return tf.estimator.EstimatorSpec(mode, predictions={"classes": classes})
-    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
-    if mode == tf.estimator.ModeKeys.EVAL:
-        ops = {"accuracy": tf.compat.v1.metrics.accuracy(labels, classes)}
-        if params.get("metrics"):
-            ops.update(params["metrics"](labels, classes, tf.nn.softmax(logits)))
-        return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops=ops)
-    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
-        loss, global_step=tf.compat.v1.train.get_global_step())
-    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
-
-
-def estimator_in(folder, params=None):
-    return tf.estimator.Estimator(linear_model_fn, model_dir=str(folder), params=params or {})
 
 
 def decisions(estimator, timeline, make_hook, metric="f1_macro"):
@@ -53,7 +33,7 @@ def decisions(estimator, timeline, make_hook, metric="f1_macro"):
     for step, value in sorted(timeline.items()):
         seen[step] = {metric: value}
         write_eval_events(estimator.eval_dir(), {step: {metric: value}})
-        with early_stopping.HookProbe(make_hook()) as probe:
+        with HookProbe(make_hook()) as probe:
             answers[step] = probe.asks_to_stop(step)
     return answers
 
@@ -128,20 +108,20 @@ def test_decrease_hook_watches_the_loss_going_down(tmp_path):
 def test_a_hook_reading_an_empty_folder_never_stops(tmp_path):
     estimator = estimator_in(tmp_path)
     write_eval_events(estimator.eval_dir("val"), {100: {"f1_macro": 0.5}, 900: {"f1_macro": 0.4}})
-    with early_stopping.HookProbe(every_step(increase, estimator, "f1_macro", 100)()) as probe:
+    with HookProbe(every_step(increase, estimator, "f1_macro", 100)()) as probe:
         assert probe.asks_to_stop(1000) is False
     hook = increase(estimator, "f1_macro", 100, eval_dir=estimator.eval_dir("val"),
                     run_every_secs=None, run_every_steps=1)
-    with early_stopping.HookProbe(hook) as probe:
+    with HookProbe(hook) as probe:
         assert probe.asks_to_stop(1000) is True
 
 
 def test_a_missing_metric_raises_key_error_once_there_is_an_evaluation(tmp_path):
     estimator = estimator_in(tmp_path)
-    with early_stopping.HookProbe(every_step(increase, estimator, "f1", 100)()) as probe:
+    with HookProbe(every_step(increase, estimator, "f1", 100)()) as probe:
         assert probe.asks_to_stop(0) is False  # nothing evaluated yet: nothing to read
     write_eval_events(estimator.eval_dir(), {100: {"f1_macro": 0.5, "loss": 0.3}})
-    with early_stopping.HookProbe(every_step(increase, estimator, "f1", 100)()) as probe:
+    with HookProbe(every_step(increase, estimator, "f1", 100)()) as probe:
         with pytest.raises(KeyError, match="'f1'"):
             probe.asks_to_stop(101)
 
@@ -150,7 +130,7 @@ def test_the_timer_decides_when_the_hook_looks(tmp_path):
     estimator = estimator_in(tmp_path)
     write_eval_events(estimator.eval_dir(), {100: {"f1_macro": 0.5}})
     hook = increase(estimator, "f1_macro", 300, run_every_secs=None, run_every_steps=200)
-    with early_stopping.HookProbe(hook) as probe:
+    with HookProbe(hook) as probe:
         assert probe.asks_to_stop(100) is False  # the first call always looks: nothing to stop for yet
         write_eval_events(estimator.eval_dir(), {400: {"f1_macro": 0.4}})
         assert probe.asks_to_stop(101) is False  # 1 step since it looked: it does not look
@@ -159,7 +139,7 @@ def test_the_timer_decides_when_the_hook_looks(tmp_path):
     estimator = estimator_in(tmp_path / "second")
     write_eval_events(estimator.eval_dir(), {100: {"f1_macro": 0.5}})
     hook = increase(estimator, "f1_macro", 300)  # the default: run_every_secs=60
-    with early_stopping.HookProbe(hook) as probe:
+    with HookProbe(hook) as probe:
         assert probe.asks_to_stop(100) is False
         write_eval_events(estimator.eval_dir(), {400: {"f1_macro": 0.4}})
         assert probe.asks_to_stop(5000) is False  # within 60 s of its first look, however many steps
@@ -190,7 +170,7 @@ def test_best_step_keeps_the_earliest_of_equal_values():
 
 def test_replay_lists_the_hooks_answer_per_evaluation(tmp_path):
     estimator = estimator_in(tmp_path)
-    table = early_stopping.replay({100: 0.5, 200: 0.6, 300: 0.6, 400: 0.55, 500: 0.59}, "f1_macro",
+    table = replay({100: 0.5, 200: 0.6, 300: 0.6, 400: 0.55, 500: 0.59}, "f1_macro",
                                   every_step(increase, estimator, "f1_macro", 300), estimator.eval_dir())
     assert list(table["hook asks to stop"]) == [False, False, False, False, True]
     assert list(table["best step so far"]) == [100, 200, 200, 200, 200]
@@ -201,7 +181,7 @@ def test_replay_lists_the_hooks_answer_per_evaluation(tmp_path):
 
 
 def test_preflight_passes_and_lists_the_scalar_results(tmp_path):
-    estimator = estimator_in(tmp_path, params={"metrics": metrics.classification_metrics})
+    estimator = estimator_in(tmp_path, all_metrics)
     spec = tf.estimator.EvalSpec(inputs.make_eval_input_fn(count=10))
     report = early_stopping.preflight(estimator, spec, "f1_macro")
     assert report.ok
@@ -211,7 +191,7 @@ def test_preflight_passes_and_lists_the_scalar_results(tmp_path):
 
 
 def test_preflight_names_a_missing_metric_and_what_exists(tmp_path):
-    estimator = estimator_in(tmp_path, params={"metrics": metrics.classification_metrics})
+    estimator = estimator_in(tmp_path, all_metrics)
     spec = tf.estimator.EvalSpec(inputs.make_eval_input_fn(count=10))
     with pytest.raises(early_stopping.EarlyStoppingProblem) as caught:
         early_stopping.preflight(estimator, spec, "f1")
@@ -230,10 +210,10 @@ def test_preflight_suggests_the_close_name(tmp_path):
 
 
 def test_preflight_refuses_an_array_metric(tmp_path):
-    def per_class_f1(labels, classes, probabilities):
-        return {"f1": metrics.precision_recall_f1(labels, classes, 10)["f1"]}
+    def per_class_f1(labels, predictions):
+        return {"f1": metrics.precision_recall_f1(labels, predictions["classes"], 10)["f1"]}
 
-    estimator = estimator_in(tmp_path, params={"metrics": per_class_f1})
+    estimator = estimator_in(tmp_path, per_class_f1)
     spec = tf.estimator.EvalSpec(inputs.make_eval_input_fn(count=10))
     with pytest.raises(early_stopping.EarlyStoppingProblem,
                        match=r"metric_name='f1' is an array of shape \(10,\), .* tensor summary"):
@@ -277,10 +257,10 @@ def test_compact_names():
 # --- reading a run back ----------------------------------------------------------------
 
 
-def test_log_showing_shows_some_lines_and_collects_all(capsys):
+def test_captured_log_shows_some_lines_and_collects_all(capsys):
     logger = tf.get_logger()
     with logs.logger_level("INFO"):  # as course_setup.start() sets it in the notebooks
-        with early_stopping.log_showing(("Requesting",)) as lines:
+        with logs.captured_log(show=("Requesting",)) as lines:
             logger.info("Calling model_fn.")
             logger.info("Requesting early stopping at global step 75")
     assert lines == ["Calling model_fn.", "Requesting early stopping at global step 75"]
@@ -289,38 +269,27 @@ def test_log_showing_shows_some_lines_and_collects_all(capsys):
     assert early_stopping.requested_at(["nothing"]) is None
 
 
-def test_plot_timeline_marks_best_stop_and_min_steps():
-    figure = early_stopping.plot_timeline({200: 0.97, 400: 0.98, 600: 0.985, 800: 0.984, 1000: 0.983},
-                                          "f1_macro", best=600, stop=1001, patience=400, min_steps=300,
-                                          max_steps=1500)
-    axis = figure.axes[0]
-    assert axis.get_xlabel() == "global step" and axis.get_ylabel() == "f1_macro" and axis.get_title()
-    labels = [text.get_text() for text in axis.get_legend().get_texts()]
-    assert any("best: step 600" in label for label in labels)
-    assert any("stopped: step 1001" in label for label in labels)
-    assert any("min_steps = 300" in label for label in labels)
-
-
 # --- a real run -------------------------------------------------------------------------
 
 
 def test_train_and_evaluate_stops_before_max_steps(tmp_path):
     """A model that cannot learn (learning rate 0): its F1 never increases after the first evaluation."""
 
-    def f1_only(labels, classes, probabilities):
-        return {"f1_macro": metrics.precision_recall_f1(labels, classes, 10)["f1_macro"]}
+    def f1_only(labels, predictions):
+        return {"f1_macro": metrics.precision_recall_f1(labels, predictions["classes"], 10)["f1_macro"]}
 
     every, patience, max_steps = 10, 20, 200
     config = tf.estimator.RunConfig(tf_random_seed=1, save_checkpoints_steps=every, keep_checkpoint_max=50,
                                     log_step_count_steps=1000)
-    params = {"filters": (2, 4), "dense_units": 8, "learning_rate": 0.0, "metrics": f1_only}
+    params = {"filters": (2, 4), "dense_units": 8, "learning_rate": 0.0}
     estimator = tf.estimator.Estimator(models.cnn_model_fn, model_dir=str(tmp_path), params=params, config=config)
+    estimator = tf.estimator.add_metrics(estimator, f1_only)
     hook = increase(estimator, "f1_macro", patience, run_every_secs=None, run_every_steps=every)
     eval_spec = tf.estimator.EvalSpec(inputs.make_eval_input_fn(count=100, batch_size=100), steps=None,
                                       throttle_secs=0)
     early_stopping.preflight(estimator, eval_spec, "f1_macro")
     with logs.logger_level("INFO"):  # the hook's "Requesting early stopping" line is an INFO record
-        with early_stopping.log_showing(()) as lines:
+        with logs.captured_log(show=()) as lines:
             result, exports = tf.estimator.train_and_evaluate(
                 estimator, tf.estimator.TrainSpec(inputs.make_train_input_fn(shuffle_buffer=100),
                                                   max_steps=max_steps, hooks=[hook]), eval_spec)

@@ -12,31 +12,12 @@ import tensorflow as tf
 from tensorflow_estimator.python.estimator import early_stopping as estimator_early_stopping
 from tensorflow_estimator.python.estimator import estimator as estimator_lib
 
-from helpers import early_stopping, inputs, metrics
+from helpers import early_stopping, inputs
+from helpers.problems import similar_names
+from tests.eval_fixtures import HookProbe, all_metrics, estimator_in, replay
 
 DTYPES = [tf.float16, tf.bfloat16, tf.float32, tf.float64, tf.int8, tf.int16, tf.int32, tf.int64,
           tf.uint8, tf.uint16, tf.uint32, tf.uint64, tf.bool, tf.complex64, tf.complex128, tf.string]
-
-
-def model_fn(features, labels, mode, params):
-    logits = tf.keras.layers.Dense(10)(tf.reshape(features["image"], [-1, 28 * 28]))
-    classes = tf.argmax(logits, axis=1, output_type=tf.int32)
-    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
-    if mode == tf.estimator.ModeKeys.EVAL:
-        accuracy, update = tf.compat.v1.metrics.accuracy(labels, classes)
-        ops = {"accuracy": (accuracy, update),
-               "accuracy_half": (tf.cast(accuracy, tf.float16), update),
-               "accuracy_double": (tf.cast(accuracy, tf.float64), update)}
-        if params.get("metrics"):
-            ops.update(params["metrics"](labels, classes, tf.nn.softmax(logits)))
-        return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops=ops)
-    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
-        loss, global_step=tf.compat.v1.train.get_global_step())
-    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
-
-
-def estimator_in(folder, params=None):
-    return tf.estimator.Estimator(model_fn, model_dir=str(folder), params=params or {})
 
 
 def spec():
@@ -56,7 +37,8 @@ def test_written_as_scalar_follows_estimators_own_summary_writer(tmp_path, dtype
 
 
 def test_the_written_dtypes_are_listed_from_the_rule():
-    assert early_stopping.scalar_dtypes_written() == ["float32", "float64", "int32", "int64"]
+    assert [dtype.name for dtype in DTYPES if early_stopping.written_as_scalar(dtype)] == [
+        "float32", "float64", "int32", "int64"]
 
 
 def test_a_float16_metric_fails_the_preflight_as_the_real_hook_would_fail(tmp_path):
@@ -78,12 +60,12 @@ def test_a_float16_metric_fails_the_preflight_as_the_real_hook_would_fail(tmp_pa
     assert "accuracy_half" not in written[1] and "accuracy_double" in written[1]
     hook = tf.estimator.experimental.stop_if_no_increase_hook(
         estimator, "accuracy_half", 100, run_every_secs=None, run_every_steps=1)
-    with early_stopping.HookProbe(hook) as probe, pytest.raises(KeyError, match="accuracy_half"):
+    with HookProbe(hook) as probe, pytest.raises(KeyError, match="accuracy_half"):
         probe.asks_to_stop(2)
 
 
 def test_float64_and_float32_scalars_pass(tmp_path):
-    estimator = estimator_in(tmp_path, params={"metrics": metrics.classification_metrics})
+    estimator = estimator_in(tmp_path, all_metrics)
     report = early_stopping.preflight(estimator, spec(), "accuracy_double")
     assert report.results["accuracy_double"] == early_stopping.Result((), "float64")
     assert report.results["loss"] == early_stopping.Result((), "float32")
@@ -127,7 +109,7 @@ def test_the_real_hook_never_stops_when_min_steps_plus_patience_reach_max_steps(
     timeline = {100: 0.9, 200: 0.1, 300: 0.5, 400: 0.4}
     assert early_stopping.steps_problem(300, 500, 200) is not None
     estimator = estimator_in(tmp_path)
-    table = early_stopping.replay(timeline, "accuracy", lambda: tf.estimator.experimental.stop_if_no_increase_hook(
+    table = replay(timeline, "accuracy", lambda: tf.estimator.experimental.stop_if_no_increase_hook(
         estimator, "accuracy", 200, min_steps=300, run_every_secs=None, run_every_steps=1), estimator.eval_dir(),
         min_steps=300)
     assert not table["hook asks to stop"].any()
@@ -138,14 +120,14 @@ def test_the_real_hook_never_stops_when_min_steps_plus_patience_reach_max_steps(
 
 
 def test_f1_underscore_suggests_the_macro_f1_first(tmp_path):
-    estimator = estimator_in(tmp_path, params={"metrics": metrics.classification_metrics})
+    estimator = estimator_in(tmp_path, all_metrics)
     with pytest.raises(early_stopping.EarlyStoppingProblem, match=r"\(did you mean 'f1_macro' or 'f1_micro'\?\)"):
         early_stopping.preflight(estimator, spec(), "f1_")
 
 
-def test_closest_names():
+def test_similar_names_suggests_the_close_metric_names():
     names = ["accuracy", "f1_micro", "f1_macro", "f1_weighted", "loss"]
-    assert early_stopping.closest_names("f1_", names) == ["f1_macro", "f1_micro"]
-    assert early_stopping.closest_names("f1_macr", names) == ["f1_macro"]
-    assert early_stopping.closest_names("acuracy", names) == ["accuracy"]
-    assert early_stopping.closest_names("zzz", names) == []
+    assert similar_names("f1_", names) == ["f1_macro", "f1_micro"]
+    assert similar_names("f1_macr", names) == ["f1_macro"]
+    assert similar_names("acuracy", names) == ["accuracy"]
+    assert similar_names("zzz", names) == []

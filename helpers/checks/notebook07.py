@@ -1,4 +1,4 @@
-"""Exercise checks of notebook 07 (early stopping with train_and_evaluate)."""
+"""Exercise checks of notebook 07 (early stopping with train_and_evaluate): the hook's decision, a fixed run."""
 
 from __future__ import annotations
 
@@ -11,38 +11,9 @@ from .common import correct, require_answer, is_whole_number
 __all__ = ["hook_decision", "stopped_early"]
 
 # Exercise 1: a validation timeline (step -> macro F1) and the hook's settings.
-EXERCISE_1 = {
-    "timeline": {200: 0.951, 400: 0.972, 600: 0.986, 800: 0.979, 1000: 0.981, 1200: 0.984,
-                 1400: 0.983, 1600: 0.984, 1800: 0.982, 2000: 0.984, 2200: 0.985, 2400: 0.983},
-    "patience": 600,
-    "min_steps": 1000,
-}
-
-
-def _first_equal_as_better(timeline, patience, min_steps):
-    """(best, stop) if an equal value counted as an improvement (a wrong reading)."""
-    best, best_at, stop = None, None, None
-    for step, value in sorted(timeline.items()):
-        if step < min_steps:
-            continue
-        if best is None or value >= best:
-            best, best_at = value, step
-        if stop is None and step - best_at >= patience:
-            stop = step
-    return best_at, stop
-
-
-def _strictly_more(timeline, patience, min_steps):
-    """The stop if the hook needed more than ``patience`` steps (a wrong reading)."""
-    best, best_at = None, None
-    for step, value in sorted(timeline.items()):
-        if step < min_steps:
-            continue
-        if best is None or value > best:
-            best, best_at = value, step
-        if step - best_at > patience:
-            return step
-    return None
+EXERCISE_1 = {"timeline": {200: 0.951, 400: 0.972, 600: 0.986, 800: 0.979, 1000: 0.981, 1200: 0.984, 1400: 0.983,
+                            1600: 0.984, 1800: 0.982, 2000: 0.984, 2200: 0.985, 2400: 0.983},
+              "patience": 600, "min_steps": 1000}
 
 
 def hook_decision(answer, scenario=None) -> None:
@@ -64,46 +35,41 @@ def hook_decision(answer, scenario=None) -> None:
     seen = {step: value for step, value in timeline.items() if stop is None or step <= stop}
     best_at, _ = best_step(seen, True, min_steps)  # the best when the hook stops
     ignoring_min_best, _ = best_step(timeline, True, 0)
-    equal_best, equal_stop = _first_equal_as_better(timeline, patience, min_steps)
-
+    # Two wrong readings of the rule: an equal value counts as an increase (a later step wins a tie by
+    # a hair), and the hook waits for more than the patience (integer steps: patience + 1 or more).
+    equal_stop = stop_after({step: value + step * 1e-12 for step, value in timeline.items()}, patience, True, min_steps)
+    strictly_more_stop = stop_after(timeline, patience + 1, True, min_steps)
     if got_best != best_at:
         if got_best == ignoring_min_best:
-            raise CheckFailed(
-                f"decision['best_step']: the evaluation at step {got_best} is below min_steps={min_steps}, "
-                "and the hook skips every evaluation below min_steps: it cannot be the best")
+            raise CheckFailed(f"decision['best_step']: the evaluation at step {got_best} is below "
+                              f"min_steps={min_steps}, and the hook skips every evaluation below min_steps: it "
+                              "cannot be the best")
         if got_best in timeline and got_best > best_at and timeline[got_best] == timeline[best_at]:
-            raise CheckFailed(
-                f"decision['best_step']: at step {got_best} the value equals the best so far, and an equal "
-                "value is not an increase: the best stays at the earlier step")
+            raise CheckFailed(f"decision['best_step']: at step {got_best} the value equals the best so far, and an "
+                              "equal value is not an increase: the best stays at the earlier step")
         if got_best not in timeline:
             raise CheckFailed(f"decision['best_step']: there is no evaluation at step {got_best}")
         if stop is not None and got_best > stop:
-            raise CheckFailed(
-                f"decision['best_step']: the hook asks to stop before step {got_best}, so it never sees "
-                "that evaluation: the best is the best when it stops")
-        raise CheckFailed(
-            f"decision['best_step']: {got_best} is not it; go through the evaluations in order from "
-            "min_steps on, keeping the best so far, until the hook stops")
+            raise CheckFailed(f"decision['best_step']: the hook asks to stop before step {got_best}, so it never "
+                              "sees that evaluation: the best is the best when it stops")
+        raise CheckFailed(f"decision['best_step']: {got_best} is not it; go through the evaluations in order from "
+                          "min_steps on, keeping the best so far, until the hook stops")
     if got_stop != stop:
         if got_stop == stop + 1:
-            raise CheckFailed(
-                f"decision['stops_after']: {got_stop} is where training ends, one step after the hook's "
-                "request; give the step of the evaluation after which the hook asks to stop")
-        if got_stop == _strictly_more(timeline, patience, min_steps):
-            raise CheckFailed(
-                f"decision['stops_after']: the hook stops as soon as step - best_step >= "
-                f"max_steps_without_increase ({patience}); reaching it is enough, it need not be exceeded")
+            raise CheckFailed(f"decision['stops_after']: {got_stop} is where training ends, one step after the "
+                              "hook's request; give the step of the evaluation after which the hook asks to stop")
+        if got_stop == strictly_more_stop:
+            raise CheckFailed("decision['stops_after']: the hook stops as soon as step - best_step >= "
+                              f"max_steps_without_increase ({patience}); reaching it is enough, it need not be "
+                              "exceeded")
         if got_stop is None or got_stop == equal_stop:
-            raise CheckFailed(
-                "decision['stops_after']: the hook does stop; count the steps since the best evaluation "
-                "(an equal value is not an increase)")
-        raise CheckFailed(
-            f"decision['stops_after']: {got_stop} is not it; the hook stops at the first evaluation at "
-            f"least {patience} steps after the best one")
-    correct(
-        f"the best evaluation counted is at step {best_at} (those below min_steps={min_steps} are skipped, "
-        f"equal values do not count); at step {stop} it is {stop - best_at} steps old, so the hook asks to stop "
-        f"there, and training ends at {stop + 1}")
+            raise CheckFailed("decision['stops_after']: the hook does stop; count the steps since the best "
+                              "evaluation (an equal value is not an increase)")
+        raise CheckFailed(f"decision['stops_after']: {got_stop} is not it; the hook stops at the first evaluation "
+                          f"at least {patience} steps after the best one")
+    correct(f"the best evaluation counted is at step {best_at} (those below min_steps={min_steps} are skipped, "
+            f"equal values do not count); at step {stop} it is {stop - best_at} steps old, so the hook asks to "
+            f"stop there, and training ends at {stop + 1}")
 
 
 def stopped_early(answer, broken_model_dir, max_steps: int, eval_name: str, every: int) -> None:
@@ -113,40 +79,29 @@ def stopped_early(answer, broken_model_dir, max_steps: int, eval_name: str, ever
 
     from ..early_stopping import read_eval_results
 
-    if not isinstance(answer, tf.estimator.Estimator):
+    if not isinstance(answer, tf.compat.v1.estimator.Estimator):  # add_metrics returns the v1 class
         raise CheckFailed(f"`fixed_estimator` should be a tf.estimator.Estimator, not {type(answer).__name__}")
     if os.path.realpath(str(answer.model_dir)) == os.path.realpath(str(broken_model_dir)):
-        raise CheckFailed(
-            "`fixed_estimator` uses the broken run's model_dir, whose old evaluations and checkpoint the "
-            "hook would read, so it stops at once (section 'Trap 5: running the same cell again')")
+        raise CheckFailed("`fixed_estimator` uses the broken run's model_dir, whose old evaluations and checkpoint "
+                          "the hook would read, so it stops at once (section 'Trap 5: running the same cell again')")
     if tf.train.latest_checkpoint(str(answer.model_dir)) is None:
         raise CheckFailed("`fixed_estimator` has no checkpoint yet: run tf.estimator.train_and_evaluate with it")
     final = int(answer.get_variable_value("global_step"))
-    eval_dir = answer.eval_dir(eval_name)
-    evaluated = sorted(read_eval_results(eval_dir))
+    folder = Path(answer.eval_dir(eval_name))
+    evaluated = sorted(read_eval_results(folder))
     if not evaluated:
         others = sorted(path.name for path in Path(answer.model_dir).glob("eval*") if path.is_dir())
-        raise CheckFailed(
-            f"no evaluations in {Path(eval_dir).name}/ (found: {', '.join(others) or 'none'}): keep "
-            f"EvalSpec(name={eval_name!r}), the exercise's evaluation set")
-    between = [step for step in evaluated if step % every == 0 and step < final]
-    expected_between = list(range(every, final, every))
+        raise CheckFailed(f"no evaluations in {folder.name}/ (found: {', '.join(others) or 'none'}): keep "
+                          f"EvalSpec(name={eval_name!r}), the exercise's evaluation set")
+    if [step for step in evaluated if step % every == 0 and step < final] != list(range(every, final, every)):
+        ran = f"ran to max_steps={max_steps} and" if final >= max_steps else f"stopped at step {final}, but"
+        raise CheckFailed(f"training {ran} evaluations were skipped (only at steps {evaluated}): by default "
+                          "train_and_evaluate evaluates at most every 10 minutes (section 'Trap 4: evaluations "
+                          "skipped by `throttle_secs`')")
     if final >= max_steps:
-        if between != expected_between:
-            raise CheckFailed(
-                f"training ran to max_steps={max_steps} and evaluations were skipped (only at steps "
-                f"{evaluated}): by default train_and_evaluate evaluates at most every 10 minutes (section "
-                "'Trap 4: evaluations skipped by `throttle_secs`')")
-        raise CheckFailed(
-            f"training ran to max_steps={max_steps} although an evaluation was written to "
-            f"{Path(eval_dir).name}/ every {every} steps: the hook never saw them, because it reads another "
-            "folder or looks too rarely (sections 'Trap 1: a named evaluation, and a hook that never fires' "
-            "and 'Trap 3: the 60-second timer')")
-    if between != expected_between:
-        raise CheckFailed(
-            f"training stopped at step {final}, but evaluations were skipped (only at steps {evaluated}): "
-            "by default train_and_evaluate evaluates at most every 10 minutes (section 'Trap 4: evaluations "
-            "skipped by `throttle_secs`')")
-    correct(
-        f"training stopped at step {final}, before max_steps={max_steps}: evaluation ran at every checkpoint "
-        f"into {Path(eval_dir).name}/ and the hook read it there every {every} steps")
+        raise CheckFailed(f"training ran to max_steps={max_steps} although an evaluation was written to "
+                          f"{folder.name}/ every {every} steps: the hook never saw them, because it reads another "
+                          "folder or looks too rarely (sections 'Trap 1: a named evaluation, and a hook that never "
+                          "fires' and 'Trap 3: the 60-second timer')")
+    correct(f"training stopped at step {final}, before max_steps={max_steps}: evaluation ran at every checkpoint "
+            f"into {folder.name}/ and the hook read it there every {every} steps")
