@@ -39,8 +39,8 @@ def write_eval_events(eval_dir, results: dict) -> None:
         writer = tf.compat.v1.summary.FileWriter(str(eval_dir), filename_suffix=f".{os.getpid()}.{next(_WRITERS)}")
     try:
         for step, values in sorted(results.items()):
-            writer.add_summary(tf.compat.v1.Summary(value=[tf.compat.v1.Summary.Value(tag=name, simple_value=float(value))
-                                                           for name, value in values.items()]), int(step))
+            summary = [tf.compat.v1.Summary.Value(tag=tag, simple_value=float(value)) for tag, value in values.items()]
+            writer.add_summary(tf.compat.v1.Summary(value=summary), int(step))
     finally:
         writer.close()
 
