@@ -1,9 +1,7 @@
-"""helpers.hooks and notebook 05's exercise checks.
+"""helpers.hooks (checked tensor names) and the hooks notebook 05 defines in its cells with it.
 
-Names are resolved in small hand-made graphs. The hooks run in real
-Estimator trainings of a one-variable model (about a second each), whose
-weight follows w_t = 2 - 0.98**t under gradient descent, so collected values
-can be compared with a formula.
+Names are resolved in small hand-made graphs. The hooks run in real Estimator trainings of the one-variable
+model of ``hook_fixtures``, so collected values can be compared with a formula.
 """
 
 import io
@@ -13,41 +11,14 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from helpers import checks, hooks, logs, models
-from helpers.problems import CheckFailed, WorkbookProblem
+from helpers import hooks, logs, model_fn_checker, models
+from helpers.problems import WorkbookProblem
+from tests.hook_fixtures import (NaiveRecorder, finite_input_fn, notebook_05, tiny_estimator, tiny_input_fn,
+                                 tiny_model_fn, weight_at)
 
-LEARNING_RATE = 0.01
-
-
-def tiny_model_fn(features, labels, mode):
-    weight = tf.compat.v1.get_variable("w", initializer=1.0)
-    value = tf.identity(weight, name="monitor/weight")  # on the loss's path: read before the update
-    loss = tf.reduce_mean((features["x"] * value - labels) ** 2)
-    # A fetched global step comes from this read; make the update wait for it (as in the
-    # exercise check), so that it is always the value before the update, even in so small a model.
-    read = tf.compat.v1.get_default_graph().get_tensor_by_name("global_step/Read/ReadVariableOp:0")
-    with tf.control_dependencies([read]):
-        train_op = tf.compat.v1.train.GradientDescentOptimizer(LEARNING_RATE).minimize(
-            loss, global_step=tf.compat.v1.train.get_global_step())
-    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
-
-
-def tiny_input_fn():
-    return tf.data.Dataset.from_tensors(({"x": [1.0]}, [2.0])).repeat()
-
-
-def finite_input_fn():
-    return tf.data.Dataset.from_tensors(({"x": [1.0]}, [2.0])).repeat(3)
-
-
-def tiny_estimator(model_dir, **config):
-    settings = dict(tf_random_seed=1, log_step_count_steps=None, save_summary_steps=None)
-    settings.update(config)
-    return tf.estimator.Estimator(tiny_model_fn, model_dir=str(model_dir), config=tf.estimator.RunConfig(**settings))
-
-
-def weight_at(step):
-    return 2.0 - 0.98 ** step
+# HookList calls the notebook's describe_hook
+CheckedLoggingTensorHook, ProgressBar, Collector, HookList, _, tensor_table = notebook_05(
+    "CheckedLoggingTensorHook", "ProgressBar", "Collector", "HookList", "describe_hook", "tensor_table")
 
 
 @pytest.fixture
@@ -134,8 +105,8 @@ def test_a_variable_name_is_its_handle_and_is_refused():
 
 
 def test_the_course_graph_global_step_is_a_handle():
-    graph = hooks.build_graph(models.cnn_model_fn, {"filters": (8, 16), "dense_units": 32})
-    table = hooks.tensor_table(graph, r"^global_step(/Read/ReadVariableOp)?$").set_index("name")
+    graph = model_fn_checker.build_graph(models.cnn_model_fn, {"filters": (8, 16), "dense_units": 32})
+    table = tensor_table(graph, r"^global_step(/Read/ReadVariableOp)?$").set_index("name")
     assert table.loc["global_step", "dtype"] == "resource"
     assert table.loc["global_step/Read/ReadVariableOp", "dtype"] == "int64"
     with pytest.raises(hooks.VariableHandle, match="log 'global_step/Read/ReadVariableOp', its value"):
@@ -149,15 +120,15 @@ def test_missing_tensor_is_a_one_line_workbook_problem():
 
 
 def test_graph_of_the_course_cnn_and_its_tensor_table():
-    graph = hooks.build_graph(models.cnn_model_fn, {"filters": (8, 16), "dense_units": 32})
-    table = hooks.tensor_table(graph, r"^(softmax_tensor|classes)$").set_index("name")
+    graph = model_fn_checker.build_graph(models.cnn_model_fn, {"filters": (8, 16), "dense_units": 32})
+    table = tensor_table(graph, r"^(softmax_tensor|classes)$").set_index("name")
     assert table.loc["softmax_tensor", "shape"] == "(None, 10)"
     assert table.loc["classes", "dtype"] == "int32"
-    assert not hooks.tensor_table(graph)["tensor"].str.startswith("gradients/").any()
+    assert not tensor_table(graph)["tensor"].str.startswith("gradients/").any()
 
 
 def test_build_graph_in_predict_mode_has_no_labels():
-    graph = hooks.build_graph(models.cnn_model_fn, {}, mode=tf.estimator.ModeKeys.PREDICT)
+    graph = model_fn_checker.build_graph(models.cnn_model_fn, {}, mode=tf.estimator.ModeKeys.PREDICT)
     assert "labels" not in [op.name for op in graph.get_operations()]
 
 
@@ -171,41 +142,25 @@ def test_stock_hook_raises_keyerror_and_checked_hook_raises_missing_tensor(tmp_p
     with pytest.raises(hooks.MissingTensor, match=r"^no tensor named 'monitor/wieght' in the graph; "
                                                   r"similar names: monitor/weight"):
         tiny_estimator(tmp_path / "checked").train(
-            tiny_input_fn, steps=2, hooks=[hooks.CheckedLoggingTensorHook({"w": "monitor/wieght"}, every_n_iter=1)])
+            tiny_input_fn, steps=2, hooks=[CheckedLoggingTensorHook({"w": "monitor/wieght"}, every_n_iter=1)])
 
 
 def test_checked_hook_logs_like_the_stock_hook(tmp_path, info_log):
     with logs.captured_log() as lines:
         tiny_estimator(tmp_path).train(
             tiny_input_fn, steps=5,
-            hooks=[hooks.CheckedLoggingTensorHook({"w": "monitor/weight"}, every_n_iter=2)])
+            hooks=[CheckedLoggingTensorHook({"w": "monitor/weight"}, every_n_iter=2)])
     logged = [float(line.split(" = ")[1].split()[0]) for line in lines if line.startswith("w = ")]
     assert logged == pytest.approx([weight_at(0), weight_at(2), weight_at(4)], abs=1e-6)
 
 
 def test_checked_hook_keeps_the_argument_rules():
     with pytest.raises(ValueError, match="exactly one of every_n_iter and every_n_secs"):
-        hooks.CheckedLoggingTensorHook({"w": "w"})
-    hooks.CheckedLoggingTensorHook({"w": "w"}, at_end=True)
+        CheckedLoggingTensorHook({"w": "w"})
+    CheckedLoggingTensorHook({"w": "w"}, at_end=True)
 
 
 # --- the progress bar -------------------------------------------------------------------
-
-
-class NaiveRecorder(tf.estimator.SessionRunHook):
-    """The trap: the global step fetched together with train_op."""
-
-    def __init__(self):
-        self.steps = []
-
-    def begin(self):
-        self.global_step = tf.compat.v1.train.get_global_step()
-
-    def before_run(self, run_context):
-        return tf.estimator.SessionRunArgs(self.global_step)
-
-    def after_run(self, run_context, run_values):
-        self.steps.append(int(run_values.results))
 
 
 def test_the_step_fetched_with_train_op_is_the_one_before_the_update(tmp_path):
@@ -218,40 +173,40 @@ def test_the_step_fetched_with_train_op_is_the_one_before_the_update(tmp_path):
 
 def test_progress_bar_ends_at_n_of_n_then_resumes_with_max_steps_and_steps(tmp_path):
     output = io.StringIO()
-    bar = hooks.ProgressBar(steps=7, file=output, mininterval=0)
+    bar = ProgressBar(steps=7, file=output, mininterval=0)
     tiny_estimator(tmp_path).train(tiny_input_fn, steps=7, hooks=[bar])
     assert (bar.start, bar.target, bar.last_step, bar.bar.n, bar.bar.total) == (0, 7, 7, 7, 7)
     assert "7/7" in output.getvalue().split("\r")[-1]  # what the bar shows last
 
-    resumed = hooks.ProgressBar(max_steps=12, file=io.StringIO(), mininterval=0)
+    resumed = ProgressBar(max_steps=12, file=io.StringIO(), mininterval=0)
     tiny_estimator(tmp_path).train(tiny_input_fn, max_steps=12, hooks=[resumed])
     assert (resumed.start, resumed.target, resumed.last_step, resumed.bar.n) == (7, 12, 12, 12)
 
-    more = hooks.ProgressBar(steps=3, file=io.StringIO(), mininterval=0)
+    more = ProgressBar(steps=3, file=io.StringIO(), mininterval=0)
     tiny_estimator(tmp_path).train(tiny_input_fn, steps=3, hooks=[more])
     assert (more.start, more.target, more.last_step, more.bar.n) == (12, 15, 15, 15)
 
 
 def test_progress_bar_shows_the_real_step_when_the_input_ends_first(tmp_path):
-    bar = hooks.ProgressBar(steps=10, file=io.StringIO(), mininterval=0)
+    bar = ProgressBar(steps=10, file=io.StringIO(), mininterval=0)
     tiny_estimator(tmp_path).train(finite_input_fn, steps=10, hooks=[bar])
     assert (bar.last_step, bar.bar.n, bar.target) == (3, 3, 10)
 
 
 def test_progress_bar_arguments():
     with pytest.raises(ValueError, match="exactly one of steps= or max_steps="):
-        hooks.ProgressBar()
+        ProgressBar()
     with pytest.raises(ValueError, match="exactly one of steps= or max_steps="):
-        hooks.ProgressBar(steps=3, max_steps=4)
+        ProgressBar(steps=3, max_steps=4)
     with pytest.raises(ValueError, match="at least 1"):
-        hooks.ProgressBar(steps=0)
+        ProgressBar(steps=0)
 
 
 # --- the collector ----------------------------------------------------------------------
 
 
 def test_collector_rows_hold_the_steps_and_values_before_each_update(tmp_path):
-    collector = hooks.Collector({"weight": "monitor/weight", "loss": "Mean"}, every_n_steps=3)
+    collector = Collector({"weight": "monitor/weight", "loss": "Mean"}, every_n_steps=3)
     tiny_estimator(tmp_path).train(tiny_input_fn, steps=10, hooks=[collector])
     assert [row["step"] for row in collector.rows] == [0, 3, 6, 9]
     for row in collector.rows:
@@ -266,7 +221,7 @@ def test_collector_rows_hold_the_steps_and_values_before_each_update(tmp_path):
 
 
 def test_collector_keeps_arrays_and_checks_names(tmp_path):
-    collector = hooks.Collector({"w": "monitor/weight", "pair": "monitor/pair"}, every_n_steps=1)
+    collector = Collector({"w": "monitor/weight", "pair": "monitor/pair"}, every_n_steps=1)
 
     def model_fn(features, labels, mode):
         spec = tiny_model_fn(features, labels, mode)
@@ -280,21 +235,21 @@ def test_collector_keeps_arrays_and_checks_names(tmp_path):
 
     with pytest.raises(hooks.MissingTensor, match="similar names: monitor/weight"):
         tiny_estimator(tmp_path / "bad").train(
-            tiny_input_fn, steps=2, hooks=[hooks.Collector({"w": "weight"}, every_n_steps=1)])
+            tiny_input_fn, steps=2, hooks=[Collector({"w": "weight"}, every_n_steps=1)])
 
 
 def test_collector_arguments():
     with pytest.raises(ValueError, match="dict"):
-        hooks.Collector(["loss"], every_n_steps=1)
+        Collector(["loss"], every_n_steps=1)
     with pytest.raises(ValueError, match="at least 1"):
-        hooks.Collector({"loss": "loss"}, every_n_steps=0)
+        Collector({"loss": "loss"}, every_n_steps=0)
 
 
 # --- the hooks of a session ------------------------------------------------------------------
 
 
 def test_hook_list_shows_what_estimator_adds(tmp_path):
-    lister = hooks.HookList()
+    lister = HookList()
     estimator = tf.estimator.Estimator(tiny_model_fn, model_dir=str(tmp_path),
                                        config=tf.estimator.RunConfig(tf_random_seed=1))
     estimator.train(tiny_input_fn, steps=3, hooks=[lister])
@@ -313,8 +268,8 @@ def test_hook_list_shows_what_estimator_adds(tmp_path):
 
 def test_hook_list_sees_max_steps_and_needs_to_run_first(tmp_path):
     with pytest.raises(RuntimeError, match="has not run yet"):
-        hooks.HookList().table()
-    lister = hooks.HookList()
+        HookList().table()
+    lister = HookList()
     tiny_estimator(tmp_path).train(tiny_input_fn, max_steps=4, hooks=[lister])
     described = dict(zip(lister.table()["hook"], lister.table()["what it does"]))
     assert described["StopAtStepHook"] == "stops at global step 4 (last_step=4)"
@@ -324,120 +279,6 @@ def test_hook_list_sees_max_steps_and_needs_to_run_first(tmp_path):
 def test_quiet_log_restores_the_level():
     logger = tf.get_logger()
     before = logger.level
-    with hooks.quiet_log():
+    with logs.quiet_log():
         assert logger.level == logging.WARNING
     assert logger.level == before
-
-
-# --- notebook 05's exercise checks --------------------------------------------------------------
-
-SMALL = {"filters": (8, 16), "dense_units": 32}
-EXPECTED = {"confidence": "monitor/confidence:0", "predicted": "classes:0"}
-
-
-def monitored_model_fn(features, labels, mode, params):
-    spec = models.cnn_model_fn(features, labels, mode, params)
-    probabilities = tf.compat.v1.get_default_graph().get_tensor_by_name("softmax_tensor:0")
-    with tf.name_scope("monitor"):
-        tf.reduce_mean(tf.reduce_max(probabilities, axis=1), name="confidence")
-    return spec
-
-
-def test_exercise_1_correct(capsys):
-    checks.fixed_tensor_names({"confidence": "monitor/confidence", "predicted": "classes:0"},
-                              monitored_model_fn, SMALL, EXPECTED)
-    assert capsys.readouterr().out.startswith(
-        "Correct: every name is in the graph: confidence -> monitor/confidence:0, predicted -> classes:0")
-
-
-@pytest.mark.parametrize("answer, message", [
-    (None, "`fixed_tensors` is still None"),
-    (["monitor/confidence", "classes"], "should be a dict {tag: tensor name}"),
-    ({"confidence": "monitor/confidence"}, "should keep the tags ['confidence', 'predicted']"),
-    ({"confidence": "monitor/confidence", "predicted": 3}, "fixed_tensors['predicted'] should be a tensor *name*"),
-    ({"confidence": "confidence", "predicted": "classes"},
-     "fixed_tensors['confidence'] = 'confidence' names no tensor in the model_fn's graph"),
-    ({"confidence": "monitor/confidence", "predicted": "softmax_tensor"},
-     "fixed_tensors['predicted'] finds the tensor softmax_tensor:0, which the model_fn did not name"),
-])
-def test_exercise_1_messages(answer, message):
-    with pytest.raises(CheckFailed) as caught:
-        checks.fixed_tensor_names(answer, monitored_model_fn, SMALL, EXPECTED)
-    assert message in str(caught.value)
-
-
-class GoodRecorder(NaiveRecorder):
-    def after_run(self, run_context, run_values):
-        self.steps.append(int(run_values.results) + 1)
-
-
-class OwnRunsRecorder(NaiveRecorder):
-    def after_run(self, run_context, run_values):
-        self.steps.append(len(self.steps) + 1)
-
-
-class NoStepsRecorder(tf.estimator.SessionRunHook):
-    pass
-
-
-class NeedsArguments(NaiveRecorder):
-    def __init__(self, every):
-        super().__init__()
-
-
-class Failing(NaiveRecorder):
-    def after_run(self, run_context, run_values):
-        raise ZeroDivisionError("division by zero")
-
-
-class ReReadingRecorder(NaiveRecorder):
-    def after_run(self, run_context, run_values):
-        self.steps.append(int(run_context.session.run(self.global_step)))
-
-
-@pytest.mark.parametrize("recorder", [GoodRecorder, ReReadingRecorder])
-def test_exercise_2_correct(capsys, recorder):
-    checks.fixed_step_recorder(recorder)
-    assert capsys.readouterr().out.startswith("Correct: `steps` ends at the real global step: 1 … 5")
-
-
-@pytest.mark.parametrize("answer, message", [
-    (None, "`FixedStepRecorder` is still None"),
-    (GoodRecorder(), "the class itself, not an instance"),
-    (42, "should be a class that subclasses tf.estimator.SessionRunHook"),
-    (dict, "should subclass tf.estimator.SessionRunHook"),
-    (NeedsArguments, "it should need no arguments"),
-    (NoStepsRecorder, "keep the global steps in a list `self.steps`"),
-    (NaiveRecorder, "`steps` ends at 4, as StepRecorder's did"),
-    (OwnRunsRecorder, "record the global step, do not count the hook's own runs"),
-    (Failing, "training with your hook raised ZeroDivisionError: division by zero"),
-])
-def test_exercise_2_messages(answer, message):
-    with pytest.raises(CheckFailed) as caught:
-        checks.fixed_step_recorder(answer)
-    assert message in str(caught.value)
-
-
-def test_exercise_3_correct(capsys):
-    checks.logged_steps([0, 40, 80, 100, 140])
-    assert capsys.readouterr().out.startswith("Correct: the hook logs at steps [0, 40, 80, 100, 140]")
-
-
-@pytest.mark.parametrize("answer, message", [
-    (None, "`logged_steps` is still None"),
-    ("0, 40", "should be a list of whole numbers"),
-    ([0, 40, True], "should be a list of whole numbers"),
-    ([0, 40, 80, 120], "every_n_iter counts the hook's own runs"),
-    ([40, 80, 140], "also logs on its first run"),
-    ([1, 41, 81, 101, 141], "the global step before it"),
-    ([0, 40, 80, 100], "call 2, train(..., max_steps=150), runs at global steps 100 to 149"),
-])
-def test_exercise_3_messages(answer, message):
-    with pytest.raises(CheckFailed) as caught:
-        checks.logged_steps(answer)
-    assert message in str(caught.value)
-
-
-def test_exercise_3_other_calls(capsys):
-    checks.logged_steps([0, 3, 5], calls=[("steps", 5), ("max_steps", 5), ("steps", 1)], every_n_iter=3)
-    assert "[0, 3, 5]" in capsys.readouterr().out

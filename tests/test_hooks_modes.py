@@ -1,4 +1,5 @@
-"""helpers.hooks: a name that exists only in another mode's graph, and one string for many names.
+"""helpers.hooks (through notebook 05's CheckedLoggingTensorHook and Collector): a name that exists only in
+another mode's graph, and one string for many names.
 
 Each training or evaluation here fails in the hook's ``begin()``, before any
 step runs, so the tests cost the graph builds only.
@@ -8,6 +9,9 @@ import pytest
 import tensorflow as tf
 
 from helpers import hooks, models
+from tests.hook_fixtures import notebook_05
+
+CheckedLoggingTensorHook, Collector = notebook_05("CheckedLoggingTensorHook", "Collector")
 
 
 def mode_model_fn(features, labels, mode):
@@ -42,7 +46,7 @@ def estimator_in(folder, model_fn=mode_model_fn, **kwargs):
 
 
 def test_an_eval_only_tensor_given_to_train_is_said_to_be_eval_only(tmp_path):
-    hook = hooks.CheckedLoggingTensorHook({"loss": "monitor/eval_loss"}, every_n_iter=1)
+    hook = CheckedLoggingTensorHook({"loss": "monitor/eval_loss"}, every_n_iter=1)
     with pytest.raises(hooks.MissingTensor) as caught:
         estimator_in(tmp_path).train(input_fn, steps=2, hooks=[hook])
     assert str(caught.value) == (
@@ -54,7 +58,7 @@ def test_an_eval_only_tensor_given_to_train_is_said_to_be_eval_only(tmp_path):
 def test_a_train_only_tensor_given_to_evaluate_is_said_to_be_train_only(tmp_path):
     estimator = estimator_in(tmp_path)
     estimator.train(input_fn, steps=1)
-    hook = hooks.CheckedLoggingTensorHook(["monitor/train_loss", "monitor/eval_loss"], every_n_iter=1)
+    hook = CheckedLoggingTensorHook(["monitor/train_loss", "monitor/eval_loss"], every_n_iter=1)
     with pytest.raises(hooks.MissingTensor) as caught:
         estimator.evaluate(input_fn, hooks=[hook])
     assert str(caught.value).startswith(
@@ -65,7 +69,7 @@ def test_a_train_only_tensor_given_to_evaluate_is_said_to_be_train_only(tmp_path
 
 def test_the_course_cnn_accuracy_given_to_train(tmp_path):
     estimator = estimator_in(tmp_path, model_fn=models.cnn_model_fn, params={"filters": (8, 16), "dense_units": 32})
-    hook = hooks.CheckedLoggingTensorHook({"accuracy": "accuracy/value", "p": "sofmax_tensor"}, every_n_iter=1)
+    hook = CheckedLoggingTensorHook({"accuracy": "accuracy/value", "p": "sofmax_tensor"}, every_n_iter=1)
     with pytest.raises(hooks.MissingTensor) as caught:
         estimator.train(image_input_fn, steps=1, hooks=[hook])
     first, second = str(caught.value).split(" | ")
@@ -79,14 +83,14 @@ def test_without_a_predict_branch_it_does_not_say_only(tmp_path):
             raise ValueError("this model_fn has no PREDICT branch")
         return mode_model_fn(features, labels, mode)
 
-    hook = hooks.CheckedLoggingTensorHook({"loss": "monitor/eval_loss"}, every_n_iter=1)
+    hook = CheckedLoggingTensorHook({"loss": "monitor/eval_loss"}, every_n_iter=1)
     with pytest.raises(hooks.MissingTensor, match=r"^'monitor/eval_loss' exists in the EVAL graph of the model_fn, "
                                                   r"not in the TRAIN graph this hook runs in \(train\(\)\)"):
         estimator_in(tmp_path, model_fn=no_predict_model_fn).train(input_fn, steps=2, hooks=[hook])
 
 
 def test_the_collector_says_so_too(tmp_path):
-    collector = hooks.Collector({"loss": "monitor/eval_loss"}, every_n_steps=1)
+    collector = Collector({"loss": "monitor/eval_loss"}, every_n_steps=1)
     with pytest.raises(hooks.MissingTensor, match=r"^'monitor/eval_loss' exists only in the EVAL graph"):
         estimator_in(tmp_path).train(input_fn, steps=2, hooks=[collector])
 
@@ -101,7 +105,7 @@ def test_outside_an_estimator_call_the_message_is_unchanged():
 
 
 def test_a_name_missing_in_every_mode_keeps_the_similar_names(tmp_path):
-    hook = hooks.CheckedLoggingTensorHook({"loss": "monitor/eval_los"}, every_n_iter=1)
+    hook = CheckedLoggingTensorHook({"loss": "monitor/eval_los"}, every_n_iter=1)
     with pytest.raises(hooks.MissingTensor, match=r"^no tensor named 'monitor/eval_los' in the graph; similar names: "):
         estimator_in(tmp_path).train(input_fn, steps=2, hooks=[hook])
 
@@ -115,7 +119,7 @@ def test_the_stock_hook_reads_a_string_as_one_name_per_character():
 
 def test_one_string_is_refused_in_one_line():
     with pytest.raises(hooks.BareName) as caught:
-        hooks.CheckedLoggingTensorHook("softmax_tensor", every_n_iter=10)
+        CheckedLoggingTensorHook("softmax_tensor", every_n_iter=10)
     assert str(caught.value) == (
         "tensors='softmax_tensor' is one string, which LoggingTensorHook reads as 14 tensor names of one "
         "character each ('s', 'o', 'f', …): give a dict {tag: name}, e.g. {'softmax_tensor': 'softmax_tensor'}, "
@@ -123,4 +127,4 @@ def test_one_string_is_refused_in_one_line():
     assert isinstance(caught.value, TypeError) and caught.value._render_traceback_()[0].startswith("BareName: ")
     with pytest.raises(hooks.BareName):
         hooks.resolve_tensors("softmax_tensor", tf.Graph())
-    hooks.CheckedLoggingTensorHook(["softmax_tensor"], every_n_iter=10)  # a list is fine
+    CheckedLoggingTensorHook(["softmax_tensor"], every_n_iter=10)  # a list is fine

@@ -11,58 +11,9 @@ import tensorflow as tf
 from helpers import models
 from helpers.model_fn_checker import Finding, check_model_fn
 from helpers.problems import WorkbookProblem
+from tests.model_fn_fixtures import dense_logits, good_model_fn, minimize, only_finding, variant
 
 ModeKeys = tf.estimator.ModeKeys
-
-
-def _logits(features):
-    return tf.keras.layers.Dense(10)(tf.reshape(features["image"], [-1, 28 * 28]))
-
-
-def _train_op(loss):
-    return tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
-        loss, global_step=tf.compat.v1.train.get_global_step())
-
-
-def good_model_fn(features, labels, mode, params):
-    logits = _logits(features)
-    classes = tf.argmax(logits, axis=1, output_type=tf.int32)
-    if mode == ModeKeys.PREDICT:
-        return tf.estimator.EstimatorSpec(mode, predictions={"classes": classes})
-    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
-    if mode == ModeKeys.EVAL:
-        accuracy = tf.compat.v1.metrics.accuracy(labels=labels, predictions=classes)
-        return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops={"accuracy": accuracy})
-    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=_train_op(loss))
-
-
-def variant(predict=None, loss=None, metrics=None, train=None):
-    """``good_model_fn`` with one part replaced: each replacement is a function of the built tensors."""
-
-    def model_fn(features, labels, mode, params):
-        logits = _logits(features)
-        classes = tf.argmax(logits, axis=1, output_type=tf.int32)
-        if mode == ModeKeys.PREDICT:
-            predictions = predict(logits) if predict else {"classes": classes}
-            return tf.estimator.EstimatorSpec(mode, predictions=predictions)
-        value = (loss or (lambda: tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)))()
-        if mode == ModeKeys.EVAL:
-            ops = metrics(labels, classes) if metrics else {
-                "accuracy": tf.compat.v1.metrics.accuracy(labels=labels, predictions=classes)}
-            return tf.estimator.EstimatorSpec(mode, loss=value, eval_metric_ops=ops)
-        if train:
-            return train(mode, value)
-        return tf.estimator.EstimatorSpec(mode, loss=value, train_op=_train_op(value))
-
-    return model_fn
-
-
-def _only(report, mode):
-    """The report's single finding, which must be in ``mode``."""
-    assert len(report.findings) == 1, report.findings
-    finding = report.findings[0]
-    assert finding.mode == mode, finding
-    return finding.sentence
 
 
 # --------------------------------------------------------------------------- passing
@@ -124,7 +75,7 @@ def test_unexpected_parameter_quotes_estimator():
     def model_fn(features, labels, mode, params, hparams):
         return good_model_fn(features, labels, mode, params)
 
-    sentence = _only(check_model_fn(model_fn), "signature")
+    sentence = only_finding(check_model_fn(model_fn), "signature")
     assert "Estimator does not pass `hparams`" in sentence
     assert "features, labels, mode, params, config" in sentence
     assert "has following not expected args: ['hparams']" in sentence
@@ -134,17 +85,17 @@ def test_params_given_but_not_accepted():
     def model_fn(features, labels, mode):
         return good_model_fn(features, labels, mode, {})
 
-    sentence = _only(check_model_fn(model_fn, params={"learning_rate": 0.1}), "signature")
+    sentence = only_finding(check_model_fn(model_fn, params={"learning_rate": 0.1}), "signature")
     assert "no `params` parameter" in sentence and "does not include params argument" in sentence
 
 
 def test_no_labels_parameter():
     def model_fn(features, mode):
-        logits = _logits(features)
+        logits = dense_logits(features)
         return tf.estimator.EstimatorSpec(mode, predictions={"classes": tf.argmax(logits, axis=1)})
 
     report = check_model_fn(model_fn)
-    assert "no `labels` parameter" in _only(report, "signature")
+    assert "no `labels` parameter" in only_finding(report, "signature")
     assert report.branches["PREDICT"].built
     assert not report.branches["TRAIN"].built
 
@@ -164,11 +115,11 @@ def test_no_mode_parameter_is_a_warning():
 def test_not_an_estimator_spec():
     def model_fn(features, labels, mode, params):
         if mode == ModeKeys.TRAIN:
-            loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=_logits(features))
-            return loss, _train_op(loss)
+            loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=dense_logits(features))
+            return loss, minimize(loss)
         return good_model_fn(features, labels, mode, params)
 
-    sentence = _only(check_model_fn(model_fn), "TRAIN")
+    sentence = only_finding(check_model_fn(model_fn), "TRAIN")
     assert "returned a tuple, not a tf.estimator.EstimatorSpec" in sentence
     assert "model_fn should return an EstimatorSpec." in sentence
 
@@ -178,7 +129,7 @@ def test_a_branch_without_return():
         if mode != ModeKeys.EVAL:
             return good_model_fn(features, labels, mode, params)
 
-    assert "returned None (a branch without `return`?)" in _only(check_model_fn(model_fn), "EVAL")
+    assert "returned None (a branch without `return`?)" in only_finding(check_model_fn(model_fn), "EVAL")
 
 
 # --------------------------------------------------------------------------- TRAIN
@@ -186,7 +137,7 @@ def test_a_branch_without_return():
 
 def test_no_train_op():
     model_fn = variant(train=lambda mode, loss: tf.estimator.EstimatorSpec(mode, loss=loss))
-    sentence = _only(check_model_fn(model_fn), "TRAIN")
+    sentence = only_finding(check_model_fn(model_fn), "TRAIN")
     assert "no `train_op`" in sentence and "global_step=tf.compat.v1.train.get_global_step()" in sentence
 
 
@@ -196,7 +147,7 @@ def test_train_op_without_global_step():
         return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
     report = check_model_fn(variant(train=train))
-    sentence = _only(report, "TRAIN")
+    sentence = only_finding(report, "TRAIN")
     assert "does not increment the global step (still 0 after one run)" in sentence
     assert "minimize(loss, global_step=tf.compat.v1.train.get_global_step())" in sentence
     assert report.branches["TRAIN"].global_step == (0, 0)
@@ -211,7 +162,7 @@ def test_train_op_that_steps_twice():
             second = tf.compat.v1.assign_add(step, 1)
         return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=second)
 
-    assert "from 0 to 2" in _only(check_model_fn(variant(train=train)), "TRAIN")
+    assert "from 0 to 2" in only_finding(check_model_fn(variant(train=train)), "TRAIN")
 
 
 # --------------------------------------------------------------------------- PREDICT
@@ -223,14 +174,14 @@ def test_no_predictions():
             return tf.estimator.EstimatorSpec(mode)
         return good_model_fn(features, labels, mode, params)
 
-    assert "no `predictions`" in _only(check_model_fn(model_fn), "PREDICT")
+    assert "no `predictions`" in only_finding(check_model_fn(model_fn), "PREDICT")
 
 
 def test_argmax_without_axis():
     model_fn = variant(predict=lambda logits: {"classes": tf.argmax(logits),
                                                "probabilities": tf.nn.softmax(logits)})
     report = check_model_fn(model_fn)
-    sentence = _only(report, "PREDICT")
+    sentence = only_finding(report, "PREDICT")
     assert "predictions['classes'] has shape (10,) for a batch of 4" in sentence
     assert "write `tf.argmax(logits, axis=1)`" in sentence
     assert report.branches["PREDICT"].predictions == {"classes": (10,), "probabilities": (4, 10)}
@@ -238,20 +189,20 @@ def test_argmax_without_axis():
 
 def test_other_prediction_without_batch_dimension():
     model_fn = variant(predict=lambda logits: tf.reduce_mean(tf.nn.softmax(logits), axis=0))
-    sentence = _only(check_model_fn(model_fn), "PREDICT")
+    sentence = only_finding(check_model_fn(model_fn), "PREDICT")
     assert sentence.startswith("predictions has shape (10,) for a batch of 4")
     assert "argmax" not in sentence
 
 
 def test_predict_branch_that_uses_labels():
     def model_fn(features, labels, mode, params):
-        logits = _logits(features)
+        logits = dense_logits(features)
         loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)  # before branching
         if mode == ModeKeys.PREDICT:
             return tf.estimator.EstimatorSpec(mode, predictions={"classes": tf.argmax(logits, axis=1)})
-        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=_train_op(loss))
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=minimize(loss))
 
-    sentence = _only(check_model_fn(model_fn), "PREDICT")
+    sentence = only_finding(check_model_fn(model_fn), "PREDICT")
     assert "building the PREDICT branch raised" in sentence and "labels=None" in sentence
 
 
@@ -261,12 +212,12 @@ def test_predict_branch_that_uses_labels():
 def test_no_loss_in_eval():
     def model_fn(features, labels, mode, params):
         if mode == ModeKeys.EVAL:
-            classes = tf.argmax(_logits(features), axis=1, output_type=tf.int32)
+            classes = tf.argmax(dense_logits(features), axis=1, output_type=tf.int32)
             metric = tf.compat.v1.metrics.accuracy(labels=labels, predictions=classes)
             return tf.estimator.EstimatorSpec(mode, eval_metric_ops={"accuracy": metric})
         return good_model_fn(features, labels, mode, params)
 
-    assert "no `loss` in EVAL" in _only(check_model_fn(model_fn), "EVAL")
+    assert "no `loss` in EVAL" in only_finding(check_model_fn(model_fn), "EVAL")
 
 
 @pytest.mark.parametrize("static", [False, True], ids=["unknown batch", "known size"])
@@ -275,7 +226,7 @@ def test_loss_not_a_scalar(static):
         return tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
 
     def model_fn(features, labels, mode, params):
-        logits = _logits(features)
+        logits = dense_logits(features)
         if mode == ModeKeys.PREDICT:
             return tf.estimator.EstimatorSpec(mode, predictions={"classes": tf.argmax(logits, axis=1)})
         # unknown batch: a [None] loss that EstimatorSpec accepts and reshapes at run time;
@@ -283,7 +234,7 @@ def test_loss_not_a_scalar(static):
         loss = per_example(labels, logits) if not static else tf.reduce_mean(logits, axis=0)
         if mode == ModeKeys.EVAL:
             return tf.estimator.EstimatorSpec(mode, loss=loss)
-        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=_train_op(tf.reduce_mean(loss)))
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=minimize(tf.reduce_mean(loss)))
 
     report = check_model_fn(model_fn)
     assert [f.mode for f in report.findings] == ["EVAL", "TRAIN"]
@@ -299,7 +250,7 @@ def test_metric_that_is_not_a_pair():
     def metrics(labels, classes):
         return {"accuracy": tf.reduce_mean(tf.cast(tf.equal(labels, classes), tf.float32))}
 
-    sentence = _only(check_model_fn(variant(metrics=metrics)), "EVAL")
+    sentence = only_finding(check_model_fn(variant(metrics=metrics)), "EVAL")
     assert "eval_metric_ops['accuracy'] is not a (value, update_op) pair" in sentence
 
 
@@ -322,13 +273,13 @@ def test_keras_metric_is_a_warning():
 
 def test_one_hot_labels_expected():
     def model_fn(features, labels, mode, params):
-        logits = _logits(features)
+        logits = dense_logits(features)
         if mode == ModeKeys.PREDICT:
             return tf.estimator.EstimatorSpec(mode, predictions={"classes": tf.argmax(logits, axis=1)})
         loss = tf.compat.v1.losses.softmax_cross_entropy(onehot_labels=labels, logits=logits)
         if mode == ModeKeys.EVAL:
             return tf.estimator.EstimatorSpec(mode, loss=loss)
-        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=_train_op(loss))
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=minimize(loss))
 
     report = check_model_fn(model_fn)
     assert [f.mode for f in report.findings] == ["EVAL", "TRAIN"]

@@ -5,7 +5,7 @@ line; a PREDICT branch with another network, a network built twice, a
 bool-casting precision and dropout left on are caught; a hint (labels=None, the
 course's inputs) appears only when the error comes from what it names. Each
 model_fn here has exactly one thing wrong; the helpers come from
-``test_model_fn_checker``.
+``model_fn_fixtures``.
 """
 
 import inspect
@@ -17,7 +17,7 @@ import tensorflow as tf
 from helpers import metrics
 from helpers.model_fn_checker import check_model_fn
 
-from .test_model_fn_checker import _logits, _only, _train_op, good_model_fn, variant
+from tests.model_fn_fixtures import dense_logits, good_model_fn, minimize, only_finding, variant
 
 ModeKeys = tf.estimator.ModeKeys
 HERE = "tests/test_model_fn_checker_causes.py"
@@ -39,7 +39,7 @@ def _from_logits(logits_fn, predictions=lambda logits: {"classes": tf.argmax(log
         loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
         if mode == ModeKeys.EVAL:
             return tf.estimator.EstimatorSpec(mode, loss=loss)
-        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=_train_op(loss))
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=minimize(loss))
 
     return model_fn
 
@@ -66,14 +66,14 @@ def test_a_run_time_error_names_its_cause_and_the_learners_line():
 
 def test_an_index_out_of_range_names_the_index_and_the_labels():
     def model_fn(features, labels, mode, params):
-        logits = _logits(features)
+        logits = dense_logits(features)
         if mode == ModeKeys.PREDICT:
             return tf.estimator.EstimatorSpec(mode, predictions={"classes": tf.argmax(logits, axis=1)})
         weights = tf.gather(tf.constant([1.0, 2.0, 3.0]), labels)  # the label 3 has no weight
         loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits, weights=weights)
         if mode == ModeKeys.EVAL:
             return tf.estimator.EstimatorSpec(mode, loss=loss)
-        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=_train_op(loss))
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=minimize(loss))
 
     report = check_model_fn(model_fn)
     assert [f.mode for f in report.findings] == ["EVAL", "TRAIN"]
@@ -85,7 +85,7 @@ def test_an_index_out_of_range_names_the_index_and_the_labels():
 
 def test_the_eval_side_of_argmax_without_axis_is_explained():
     def model_fn(features, labels, mode, params):
-        logits = _logits(features)
+        logits = dense_logits(features)
         classes = tf.argmax(logits)  # over the batch
         if mode == ModeKeys.PREDICT:
             return tf.estimator.EstimatorSpec(mode, predictions={"classes": classes})
@@ -93,7 +93,7 @@ def test_the_eval_side_of_argmax_without_axis_is_explained():
         if mode == ModeKeys.EVAL:
             accuracy = tf.compat.v1.metrics.accuracy(labels=labels, predictions=classes)
             return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops={"accuracy": accuracy})
-        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=_train_op(loss))
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=minimize(loss))
 
     report = check_model_fn(model_fn)
     assert [f.mode for f in report.findings] == ["PREDICT", "EVAL"]
@@ -113,7 +113,7 @@ def test_a_predict_branch_with_another_network_is_a_problem():
             return tf.estimator.EstimatorSpec(mode, predictions={"probabilities": tf.nn.softmax(logits)})
         return good_model_fn(features, labels, mode, params)
 
-    sentence = _only(check_model_fn(model_fn), "PREDICT")
+    sentence = only_finding(check_model_fn(model_fn), "PREDICT")
     assert sentence.startswith("the PREDICT branch builds other trainable variables than TRAIN (other shapes: "
                                "dense/kernel (784, 32) in PREDICT, (784, 10) in TRAIN")
     assert "restores the weights trained in TRAIN into it by name" in sentence
@@ -127,7 +127,7 @@ def test_variables_only_in_one_mode_are_named():
             return tf.estimator.EstimatorSpec(mode, predictions={"classes": tf.argmax(logits, axis=1)})
         return good_model_fn(features, labels, mode, params)
 
-    sentence = _only(check_model_fn(model_fn), "PREDICT")
+    sentence = only_finding(check_model_fn(model_fn), "PREDICT")
     assert "only in PREDICT: dense_1/kernel (16, 10), dense_1/bias (10,)" in sentence
     assert "other shapes: dense/kernel (784, 16) in PREDICT, (784, 10) in TRAIN" in sentence
 
@@ -135,28 +135,28 @@ def test_variables_only_in_one_mode_are_named():
 def test_a_network_built_twice_in_predict_only():
     def model_fn(features, labels, mode, params):
         if mode == ModeKeys.PREDICT:
-            _logits(features)  # a first copy, left over
-            return tf.estimator.EstimatorSpec(mode, predictions={"classes": tf.argmax(_logits(features), axis=1)})
+            dense_logits(features)  # a first copy, left over
+            return tf.estimator.EstimatorSpec(mode, predictions={"classes": tf.argmax(dense_logits(features), axis=1)})
         return good_model_fn(features, labels, mode, params)
 
-    sentence = _only(check_model_fn(model_fn), "PREDICT")
+    sentence = only_finding(check_model_fn(model_fn), "PREDICT")
     assert "only in PREDICT: dense_1/kernel (784, 10), dense_1/bias (10,)" in sentence
     assert "(the PREDICT branch builds the network twice: its 4 variables are the same 2 shapes two times)" in sentence
 
 
 def test_predictions_from_a_second_untrained_copy_of_the_network():
     def model_fn(features, labels, mode, params):
-        classes = tf.argmax(_logits(features), axis=1)  # the first network: predictions only
-        logits = _logits(features)  # the second network: the loss only
+        classes = tf.argmax(dense_logits(features), axis=1)  # the first network: predictions only
+        logits = dense_logits(features)  # the second network: the loss only
         if mode == ModeKeys.PREDICT:
             return tf.estimator.EstimatorSpec(mode, predictions={"classes": classes})
         loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
         if mode == ModeKeys.EVAL:
             return tf.estimator.EstimatorSpec(mode, loss=loss)
-        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=_train_op(loss))
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=minimize(loss))
 
     report = check_model_fn(model_fn)
-    sentence = _only(report, "PREDICT")
+    sentence = only_finding(report, "PREDICT")
     assert sentence.startswith("the predictions use dense/kernel (784, 10), dense/bias (10,), which training "
                                "never changes because the TRAIN loss does not depend on them")
     assert "builds the network twice" in sentence
@@ -166,7 +166,7 @@ def test_predictions_from_a_second_untrained_copy_of_the_network():
 
 def test_an_unused_second_network_is_a_warning():
     def model_fn(features, labels, mode, params):
-        _logits(features)  # built, never used
+        dense_logits(features)  # built, never used
         return good_model_fn(features, labels, mode, params)
 
     report = check_model_fn(model_fn)
@@ -280,12 +280,12 @@ def test_a_missing_params_key_is_not_blamed_on_the_inputs():
     def model_fn(features, labels, mode, params):
         if mode != ModeKeys.TRAIN:
             return good_model_fn(features, labels, mode, params)
-        loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=_logits(features))
+        loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=dense_logits(features))
         optimizer = tf.compat.v1.train.AdamOptimizer(params["learning_rate"])
         train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
         return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
-    sentence = _only(check_model_fn(model_fn, params={"dense_units": 8}), "TRAIN")
+    sentence = only_finding(check_model_fn(model_fn, params={"dense_units": 8}), "TRAIN")
     assert sentence.startswith(f"the model_fn reads params['learning_rate'] (line "
                                f"{_line_of(model_fn, 'AdamOptimizer')} of `model_fn`")
     assert "the params given have no such key (keys: 'dense_units')" in sentence
@@ -304,13 +304,13 @@ def test_a_wrong_features_key_names_the_right_one():
 @pytest.mark.parametrize("written, mode_name, key", [("TRAIN", "TRAIN", "train"), ("predict", "PREDICT", "infer")])
 def test_mode_compared_with_a_wrong_string(written, mode_name, key):
     def model_fn(features, labels, mode, params):
-        logits = _logits(features)
+        logits = dense_logits(features)
         classes = tf.argmax(logits, axis=1, output_type=tf.int32)
         if mode == "predict":
             return tf.estimator.EstimatorSpec(mode, predictions={"classes": classes})
         loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
         if mode == "TRAIN":
-            return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=_train_op(loss))
+            return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=minimize(loss))
         return tf.estimator.EstimatorSpec(mode, loss=loss)
 
     report = check_model_fn(model_fn)
@@ -350,11 +350,11 @@ def test_an_unknown_attribute_is_not_blamed_on_the_inputs():
 
 def test_a_typo_is_reported_as_a_typo_at_its_line():
     def model_fn(features, labels, mode, params):
-        logits = _logits(features)
+        logits = dense_logits(features)
         if mode == ModeKeys.PREDICT:
             return tf.estimator.EstimatorSpec(mode, predictions={"classes": tf.argmax(logits, axis=1)})
         loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=lables, logits=logits)  # noqa: F821
-        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=_train_op(loss))
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=minimize(loss))
 
     report = check_model_fn(model_fn)
     assert [f.mode for f in report.findings] == ["EVAL", "TRAIN"]
