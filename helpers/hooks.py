@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import inspect
 import logging
-from typing import NamedTuple
 
 import tensorflow as tf
 
@@ -56,15 +55,18 @@ def resolve_tensors(tensors, graph: tf.Graph | None = None) -> dict:
         elif not _has_tensor(graph, name):
             missing.append(name)
         elif (element := graph.as_graph_element(name if ":" in name else name + ":0")).dtype == tf.resource:
-            handles.append(_handle_problem(name, graph))
+            op_name = name.partition(":")[0]
+            read = f"{op_name}/Read/ReadVariableOp"
+            instead = (f"log '{read}', its value" if _has_tensor(graph, read)
+                       else f"log tf.identity({op_name}) named in the model_fn")
+            handles.append(f"'{name}' is a variable, and the tensor '{op_name}:0' is its handle (dtype resource), "
+                           f"not its value: {instead}")
         else:
             found[tag] = element
     if missing:
-        call = _estimator_call() if in_session else None
-        mode_graphs = _mode_graphs(call, missing) if call else {}
+        running, mode_graphs = _mode_graphs(missing) if in_session else (None, {})
         candidates = [op.name for op in graph.get_operations() if op.outputs and not op.name.startswith(_NOT_SUGGESTED)]
-        raise MissingTensor(" | ".join(_problem(name, graph, candidates, mode_graphs, call and call.mode)
-                                       for name in missing))
+        raise MissingTensor(" | ".join(_problem(name, graph, candidates, mode_graphs, running) for name in missing))
     if handles:
         raise VariableHandle(" | ".join(handles))
     return found
@@ -112,70 +114,45 @@ def _problem(name: str, graph: tf.Graph, candidates: list, mode_graphs: dict, ru
             f"model_fn, e.g. tf.identity(x, name='{op_name}')")
 
 
-def _handle_problem(name: str, graph: tf.Graph) -> str:
-    op_name = name.partition(":")[0]
-    read = f"{op_name}/Read/ReadVariableOp"
-    instead = (f"log '{read}', its value" if _has_tensor(graph, read)
-               else f"log tf.identity({op_name}) named in the model_fn")
-    return (f"'{name}' is a variable, and the tensor '{op_name}:0' is its handle (dtype resource), "
-            f"not its value: {instead}")
+def _mode_graphs(names: list) -> tuple[str | None, dict]:
+    """The mode of the Estimator call running now, and the graphs its ``model_fn`` builds, to look ``names`` up in.
 
-
-class _EstimatorCall(NamedTuple):
-    estimator: tf.estimator.Estimator
-    mode: str | None
-    features: object
-    labels: object
-    input_fn: object
-
-
-def _estimator_call() -> _EstimatorCall | None:
-    """The Estimator call running now, read from the call stack (as ``HookList`` reads the session's hooks).
-
-    The innermost ``train`` / ``evaluate`` / ``predict`` gives the mode (an evaluation inside
-    ``train_and_evaluate`` runs within ``train``); the innermost frames with ``features`` and ``input_fn``
-    give the inputs.
+    The call is read from the stack: the innermost ``train`` / ``evaluate`` / ``predict`` gives the mode (an
+    evaluation inside ``train_and_evaluate`` runs within ``train``), the innermost frames with ``features`` and
+    ``input_fn`` the inputs (under ``evaluate`` only ``input_fn`` is there; the course's input when neither works).
+    A mode whose graph cannot be built is left out; the running mode's graph is built only when another mode's
+    graph has one of ``names``.
     """
     entry_points = {"train": ModeKeys.TRAIN, "evaluate": ModeKeys.EVAL, "predict": ModeKeys.PREDICT}
-    estimator = mode = inputs = input_fn = None
+    estimator = running = inputs = input_fn = None
     frame = inspect.currentframe()
     while frame is not None:
         local = frame.f_locals
         if isinstance(local.get("self"), tf.compat.v1.estimator.Estimator):
             estimator = estimator or local["self"]
-            mode = mode or entry_points.get(frame.f_code.co_name)
+            running = running or entry_points.get(frame.f_code.co_name)
             if inputs is None and "features" in local:
                 inputs = (local["features"], local.get("labels"))
             input_fn = input_fn or local.get("input_fn")
         frame = frame.f_back
     if estimator is None:
-        return None
-    return _EstimatorCall(estimator, mode, *(inputs or (None, None)), input_fn)
-
-
-def _mode_graphs(call: _EstimatorCall, names: list) -> dict:
-    """``{mode: graph}`` that the estimator's ``model_fn`` builds in each mode, to look ``names`` up in.
-
-    On placeholders like the call's inputs (on the stack, or else from ``input_fn`` called in a graph of its
-    own; the course's input when neither works). A mode whose graph cannot be built is left out; the running
-    mode's graph is built only when another mode's graph has one of ``names``.
-    """
-    features, labels = call.features, call.labels
-    if features is None and call.input_fn is not None:
+        return None, {}
+    features, labels = inputs or (None, None)
+    if features is None and input_fn is not None:
         try:
             with tf.Graph().as_default(), logger_level(logging.WARNING):
-                features, labels, _ = call.estimator._get_features_and_labels_from_input_fn(
-                    call.input_fn, call.mode or ModeKeys.EVAL)
+                features, labels, _ = estimator._get_features_and_labels_from_input_fn(
+                    input_fn, running or ModeKeys.EVAL)
         except Exception:  # noqa: BLE001 - then the course's input shapes are tried
             features = labels = None
     graphs = {}
-    for mode in [mode for mode in _MODE_NAMES if mode != call.mode] + [call.mode]:
-        if mode is None or (mode == call.mode and not any(
+    for mode in [mode for mode in _MODE_NAMES if mode != running] + [running]:
+        if mode is None or (mode == running and not any(
                 _has_tensor(graph, name) for graph in graphs.values() for name in names)):
             continue
         try:
             with logger_level(logging.WARNING):  # "Calling model_fn." belongs to the real calls
-                graphs[mode] = build_graph(call.estimator.model_fn, None, mode, features, labels)
+                graphs[mode] = build_graph(estimator.model_fn, None, mode, features, labels)
         except Exception:  # noqa: BLE001 - the learner's model_fn may need inputs these placeholders lack
             continue
-    return graphs
+    return running, graphs

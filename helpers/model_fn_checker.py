@@ -1,10 +1,9 @@
 """Run a ``model_fn`` through PREDICT, EVAL and TRAIN on a tiny batch and say what to change (notebook 03).
 
-``check_model_fn(model_fn, params)`` reads the signature as Estimator does, builds each mode in a fresh graph on
-a batch shaped like the course's input, runs it in a session and returns a ``ModelFnReport``: ``findings``
-(problems), ``warnings`` (accepted but likely wrong), ``ok``, ``table()``, ``raise_if_problems()``.
-``estimator_graph``, ``call_like_estimator`` and ``build_graph`` are the course's one way to build a
-``model_fn``'s graph outside an Estimator (``hooks``, ``checkpoints`` and ``early_stopping`` use them).
+``check_model_fn`` reads the signature as Estimator does, builds and runs each mode in a fresh graph on a batch
+shaped like the course's input, and returns a ``ModelFnReport`` (``findings``, ``warnings``, ``ok``, ``table()``).
+``estimator_graph``, ``call_like_estimator`` and ``build_graph`` build a ``model_fn``'s graph as Estimator does,
+for ``hooks``, ``early_stopping`` and notebooks 04-05.
 """
 
 from __future__ import annotations
@@ -99,8 +98,7 @@ class ModelFnReport:
     branches: dict = field(default_factory=dict)  # "PREDICT" / "EVAL" / "TRAIN" -> Branch
 
     @property
-    def ok(self) -> bool:
-        """True when Estimator could train, evaluate and predict with this model_fn."""
+    def ok(self) -> bool:  # Estimator could train, evaluate and predict with this model_fn
         return not self.findings
 
     @property
@@ -108,8 +106,7 @@ class ModelFnReport:
         return next((b.trainable_parameters for b in self.branches.values() if b.built), None)
 
     @property
-    def variables(self) -> dict:
-        """The trainable variables, ``{name: shape}`` (from the first branch built)."""
+    def variables(self) -> dict:  # the trainable variables, {name: shape}
         return next((dict(b.variables) for b in self.branches.values() if b.built), {})
 
     def problem(self, mode: str, sentence: str) -> None:
@@ -119,7 +116,6 @@ class ModelFnReport:
         self.warnings.append(Finding(mode, sentence))
 
     def table(self) -> pd.DataFrame:
-        """What each branch returned, one row per mode."""
         modes = [mode for mode, _ in MODES if mode in self.branches]
         columns = ["returned", "predictions", "export_outputs", "loss", "eval_metric_ops", "train_op"]
         frame = pd.DataFrame([self.branches[mode].row() for mode in modes], index=modes, columns=columns)
@@ -140,7 +136,8 @@ class ModelFnReport:
         return f"model_fn check of {self.name} on a batch of {self.batch_size}{size}: {verdict}"
 
     def __repr__(self) -> str:
-        lines = [self.headline(), *(f"  problem  {f}" for f in self.findings), *(f"  warning  {f}" for f in self.warnings)]
+        lines = [self.headline(), *(f"  problem  {f}" for f in self.findings),
+                 *(f"  warning  {f}" for f in self.warnings)]
         return "\n".join(lines + (["", self.table().to_string()] if self.branches else []))
 
     def _repr_html_(self) -> str:
@@ -178,8 +175,12 @@ def check_model_fn(model_fn: Callable, params: dict | None = None, batch_size: i
 
 def check_signature(model_fn: Callable, params: dict | None, report: ModelFnReport) -> bool:
     """Judge the parameter names by Estimator's own rule; True when Estimator would call the model_fn."""
-    args = list(function_utils.fn_args(model_fn))
-    estimator_error = _estimator_signature_error(model_fn, params)
+    args, estimator_error = list(function_utils.fn_args(model_fn)), None
+    with logger_level(logging.ERROR):  # its "params not passed" warning is not the learner's business here
+        try:
+            model_fn_lib.verify_model_fn_args(model_fn, params)
+        except ValueError as error:
+            estimator_error = re.sub(r" at 0x[0-9a-fA-F]+", "", str(error))  # no memory address
     quote = f" (Estimator raises `ValueError: {estimator_error}`)" if estimator_error else ""
     if "features" not in args:
         report.problem("signature", "the model_fn has no parameter named `features`: Estimator passes the features "
@@ -214,7 +215,7 @@ def check_branch(model_fn: Callable, mode_name: str, mode: str, params: dict | N
                 session.run([tf.compat.v1.global_variables_initializer(),
                              tf.compat.v1.local_variables_initializer(), tf.compat.v1.tables_initializer()])
                 try:
-                    run_branch(session, spec, branch, found)
+                    (check_predictions if mode == ModeKeys.PREDICT else run_branch)(session, spec, branch, found)
                 except tf.errors.OpError as error:
                     found.problem(mode_name, explain_run_error(mode_name, error, batch_size))
     return branch, found.findings, found.warnings
@@ -247,8 +248,12 @@ def build_branch(model_fn: Callable, branch: Branch, mode: str, params: dict | N
     branch.trainable_parameters = int(sum(np.prod(shape) for shape in branch.variables.values()))
     outputs = tf.nest.flatten(spec.predictions if mode == ModeKeys.PREDICT else spec.loss)
     branch.used_variables = frozenset(op.name for op in _ancestors(outputs) if op.type in ("VarHandleOp", "VariableV2"))
-    if mode == ModeKeys.TRAIN:
-        branch.untrained = _untrained_variables(spec.loss, trainable)
+    if mode == ModeKeys.TRAIN and trainable and spec.loss.dtype.is_floating:  # which weights training changes
+        try:
+            gradients = tf.compat.v1.gradients(spec.loss, trainable)
+            branch.untrained = tuple(var.op.name for var, gradient in zip(trainable, gradients) if gradient is None)
+        except Exception:  # a loss TensorFlow cannot differentiate is not this check's business
+            pass
     for key in keras_metrics:
         found.warn(branch.mode, (
             f"eval_metric_ops[{key!r}] is a Keras Metric object: Estimator accepts it but runs only its first "
@@ -259,10 +264,7 @@ def build_branch(model_fn: Callable, branch: Branch, mode: str, params: dict | N
 
 
 def run_branch(session, spec, branch: Branch, found: ModelFnReport) -> None:
-    """Run what Estimator would run in this mode."""
-    if branch.mode == "PREDICT":
-        check_predictions(session, spec, branch, found)
-        return
+    """Run what Estimator would run in EVAL or TRAIN: the loss, then the metrics or the train_op."""
     loss = spec.loss
     # EstimatorSpec reshapes a loss of unknown size to []; look at what it was given.
     if loss.op.type == "Reshape" and loss.op.inputs[0].shape.num_elements() is None:
@@ -299,7 +301,8 @@ def check_predictions(session, spec, branch: Branch, found: ModelFnReport) -> No
     if found.findings or check_repeatable(session, predictions, "PREDICT", found) or batch_size < 3:
         return
     try:
-        part = session.run(predictions, {session.graph.get_tensor_by_name("image:0"): tiny_images(batch_size)[:2]})
+        image = session.graph.get_tensor_by_name("image:0")
+        part = session.run(predictions, {image: session.run(image)[:2]})
     except tf.errors.OpError as error:
         return found.warn("PREDICT", (
             f"PREDICT works on a batch of {batch_size} but not on 2 examples, where it raised "
@@ -429,7 +432,8 @@ def explain_build_error(mode_name: str, error: Exception, params: dict | None = 
     if isinstance(error, NameError) and getattr(error, "name", None):
         known = set(dir(__builtins__) if not isinstance(__builtins__, dict) else __builtins__)
         if close := similar_names(error.name, known | set(frame.namespace if frame else {}), limit=1):
-            return f"the name `{error.name}`{place} is not defined, a typo for `{close[0]}`?: correct the spelling at that line"
+            return (f"the name `{error.name}`{place} is not defined, a typo for `{close[0]}`?: correct the spelling "
+                    "at that line")
         return f"the name `{error.name}`{place} is not defined: define it before that line, or correct its spelling"
     if isinstance(error, KeyError) and error.args and re.search(r"\bparams\s*\[", line):
         have = ", ".join(repr(k) for k in (params or {})) or "none"
@@ -496,9 +500,6 @@ SPEC_ERRORS = (  # EstimatorSpec's own ValueError -> the sentence
 )
 
 
-# --------------------------------------------------------------------------- building a model_fn's graph
-
-
 @contextlib.contextmanager
 def estimator_graph() -> Iterator[tf.Graph]:
     """A fresh default graph with a global step and the course's seeds, as Estimator builds one."""
@@ -534,14 +535,10 @@ def build_graph(model_fn: Callable, params: dict | None = None, mode: str = Mode
     return graph
 
 
-def tiny_images(batch_size: int = 4) -> np.ndarray:
-    """The checker's batch of images: uniform noise in [0, 1], float32 [batch_size, 28, 28]."""
-    return np.random.RandomState(SEED).uniform(0.0, 1.0, size=(batch_size, 28, 28)).astype(np.float32)
-
-
 def tiny_batch(batch_size: int = 4, with_labels: bool = True):
-    """Features and labels as the course's input functions deliver them, batch size unknown to the graph."""
-    features = {"image": tf.compat.v1.placeholder_with_default(tiny_images(batch_size), [None, 28, 28], name="image")}
+    """Features (uniform noise) and labels as the course's input functions deliver them, batch size unknown."""
+    images = np.random.RandomState(SEED).uniform(0.0, 1.0, size=(batch_size, 28, 28)).astype(np.float32)
+    features = {"image": tf.compat.v1.placeholder_with_default(images, [None, 28, 28], name="image")}
     ids = (np.arange(batch_size) % 10).astype(np.int32)
     return features, tf.compat.v1.placeholder_with_default(ids, [None], name="labels") if with_labels else None
 
@@ -556,16 +553,6 @@ def _builds_with_labels(model_fn: Callable, params: dict | None, batch_size: int
         except Exception:  # still failing: the labels were not the cause
             return False
     return True
-
-
-def _estimator_signature_error(model_fn: Callable, params: dict | None) -> str | None:
-    """The message of the ValueError Estimator's own check raises, or None (address removed)."""
-    with logger_level(logging.ERROR):  # its "params not passed" warning is not the learner's business here
-        try:
-            model_fn_lib.verify_model_fn_args(model_fn, params)
-        except ValueError as error:
-            return re.sub(r" at 0x[0-9a-fA-F]+", "", str(error))
-    return None
 
 
 @contextlib.contextmanager
@@ -597,21 +584,14 @@ class _IntegerSeeds(random.Random):
 def _keras_seeds() -> Iterator[None]:
     """Keras layers built inside get seeds from their own generator: the same weights on every run, and the
     learner's random streams untouched."""
-    try:
-        from keras.src import backend as keras_backend
+    from keras.src import backend as keras_backend  # the Keras 2.15 that TensorFlow 2.15 uses
 
-        state = keras_backend._SEED_GENERATOR
-    except (ImportError, AttributeError):  # another Keras: leave its seeding alone
-        yield
-        return
+    state = keras_backend._SEED_GENERATOR
     saved, state.generator = getattr(state, "generator", None), _IntegerSeeds(SEED)
     try:
         yield
     finally:
         state.generator = saved
-
-
-# --------------------------------------------------------------------------- graphs, errors and where they come from
 
 
 def _ancestors(items) -> set:
@@ -623,17 +603,6 @@ def _ancestors(items) -> set:
             seen.add(op)
             stack.extend([tensor.op for tensor in op.inputs] + list(op.control_inputs))
     return seen
-
-
-def _untrained_variables(loss, trainable) -> tuple:
-    """The names of the trainable variables the loss has no gradient for (training never changes them)."""
-    if loss is None or not trainable or not loss.dtype.is_floating:
-        return ()
-    try:
-        gradients = tf.compat.v1.gradients(loss, trainable)
-    except Exception:  # a loss TensorFlow cannot differentiate is not this check's business
-        return ()
-    return tuple(variable.op.name for variable, gradient in zip(trainable, gradients) if gradient is None)
 
 
 def _largest_change(first: dict, second: dict) -> tuple[str | None, float]:
@@ -660,9 +629,7 @@ def _is_argmax_over_batch(tensor: tf.Tensor) -> bool:
     return axis is not None and int(axis) == 0
 
 
-class _Frame(NamedTuple):
-    """One line of the learner's code: where an error or an op comes from."""
-
+class _Frame(NamedTuple):  # one line of the learner's code: where an error or an op comes from
     filename: str
     lineno: int
     name: str
@@ -696,13 +663,9 @@ def _op_frame(error: tf.errors.OpError) -> _Frame | None:
     """The learner's line that built the op a run-time error comes from (op traceback, else the message)."""
     op = getattr(error, "op", None)
     frame = _learner_frame(getattr(op, "traceback", None)) if op is not None else None
-    return frame or _learner_frame(_frames_in_message(error.message))
-
-
-def _frames_in_message(message: str) -> list:
-    """The frames TensorFlow lists after "Detected at node … defined at (most recent call last):"."""
-    return [_Frame(path, int(line), name, {})
-            for path, line, name in re.findall(r'File "([^"]+)", line (\d+), in (\S+)', str(message))]
+    # else the frames TensorFlow lists after "Detected at node … defined at (most recent call last):"
+    return frame or _learner_frame([_Frame(path, int(line), name, {}) for path, line, name
+                                    in re.findall(r'File "([^"]+)", line (\d+), in (\S+)', str(error.message))])
 
 
 def _source(frame: _Frame | None) -> str:
@@ -714,7 +677,8 @@ def _place(frame: _Frame | None) -> str:
     if frame is None:
         return ""
     path = Path(frame.filename).resolve()
-    where = f" in {path.relative_to(PROJECT_ROOT).as_posix()}" if path.is_relative_to(PROJECT_ROOT) and path.exists() else ""
+    inside = path.is_relative_to(PROJECT_ROOT) and path.exists()
+    where = f" in {path.relative_to(PROJECT_ROOT).as_posix()}" if inside else ""
     line = _source(frame).replace("`", "'")
     line = line[:77] + "…" if len(line) > 80 else line
     return f" (line {frame.lineno} of `{frame.name}`{where}{': `' + line + '`' if line else ''})"
@@ -773,8 +737,7 @@ def _twice(branch: Branch) -> str:
     return ""
 
 
-def _html(text: str) -> str:
-    """Escape for HTML; `code` in backticks becomes <code>code</code>."""
+def _html(text: str) -> str:  # `code` in backticks becomes <code>code</code>
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text, quote=False))
 
 
