@@ -27,6 +27,7 @@ import argparse
 import ast
 import builtins
 import json
+import linecache
 import os
 import symtable
 import sys
@@ -97,6 +98,14 @@ def _failure(index: int, source: str, error: BaseException) -> str:
     return f"FAILED in cell {index}{where} -> {message}"
 
 
+def _register(source: str, index: int) -> str:
+    """The cell's file name in tracebacks; its source registered (as IPython does) so that ``inspect``, and
+    AutoGraph, which reads the source of a function given to ``dataset.map``, find it."""
+    filename = f"<{TAG} cell {index}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    return filename
+
+
 def run(cells: list, namespace: dict | None = None) -> int:
     """Execute the cells in order in one namespace; 0 when all ran, else 1 after a one-line report on stderr."""
     namespace = {"__name__": "__main__"} if namespace is None else namespace
@@ -104,7 +113,7 @@ def run(cells: list, namespace: dict | None = None) -> int:
         first = next((line for line in source.splitlines() if line.strip()), "")
         print(f"\n--- cell {index}: {first[:70]}", flush=True)
         try:
-            exec(compile(source, f"<{TAG} cell {index}>", "exec"), namespace)  # noqa: S102 - the notebook's own cells
+            exec(compile(source, _register(source, index), "exec"), namespace)  # noqa: S102 - the notebook's own cells
         except Exception as error:  # noqa: BLE001 - every failure ends the run with one line
             sys.stdout.flush()
             print(_failure(index, source, error), file=sys.stderr)
@@ -125,7 +134,7 @@ def definitions(notebook=NOTEBOOK) -> dict:
         tree = ast.parse(source)
         tree.body = [node for node in tree.body if isinstance(node, kept)
                      or (isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant))]
-        exec(compile(tree, f"<{TAG} cell {index}>", "exec"), namespace)  # noqa: S102
+        exec(compile(tree, _register(source, index), "exec"), namespace)  # noqa: S102
     return namespace
 
 
