@@ -1,6 +1,5 @@
-"""Exercise checks of notebook 05 (hooks): exercise 1 builds the ``model_fn``'s graph and resolves the learner's
-names as a hook would; exercise 2 trains a one-variable model with the learner's hook class; exercise 3 is
-arithmetic."""
+"""Exercise checks of notebook 05 (hooks): names resolved in the model_fn's graph, a hook class trained with a
+one-variable model, and arithmetic."""
 
 from __future__ import annotations
 
@@ -51,28 +50,24 @@ def fixed_tensor_names(answer, model_fn, params: dict, expected: dict = EXERCISE
     correct("every name is in the graph: " + ", ".join(f"{tag} -> {found[tag].name}" for tag in expected))
 
 
-def _tiny_model_fn(features, labels, mode):
-    import tensorflow as tf
-
-    weight = tf.compat.v1.get_variable("w", initializer=1.0)
-    loss = tf.reduce_mean((features["x"] * weight - labels) ** 2)
-    # A fetched global step comes from this read op, and nothing orders it before the update in the same run: in
-    # so small a model the update can win the race, so the update waits for the read (the old step, always).
-    read = tf.compat.v1.get_default_graph().get_tensor_by_name("global_step/Read/ReadVariableOp:0")
-    with tf.control_dependencies([read]):
-        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.01).minimize(
-            loss, global_step=tf.compat.v1.train.get_global_step())
-    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
-
-
 def _train_tiny(model_dir: str, hook, **how_long) -> list:
-    """Train the one-variable model with the learner's ``hook``; return the ``steps`` it recorded."""
+    """Train a one-variable model with the learner's ``hook``; return the ``steps`` it recorded."""
     import tensorflow as tf
 
     from ..logs import quiet_log
 
+    def tiny_model_fn(features, labels, mode):
+        loss = tf.reduce_mean((features["x"] * tf.compat.v1.get_variable("w", initializer=1.0) - labels) ** 2)
+        # A fetched global step comes from this read op, and nothing orders it before the update in the same run: in
+        # so small a model the update can win the race, so the update waits for the read (the old step, always).
+        read = tf.compat.v1.get_default_graph().get_tensor_by_name("global_step/Read/ReadVariableOp:0")
+        with tf.control_dependencies([read]):
+            train_op = tf.compat.v1.train.GradientDescentOptimizer(0.01).minimize(
+                loss, global_step=tf.compat.v1.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
     config = tf.estimator.RunConfig(tf_random_seed=1, log_step_count_steps=None, save_summary_steps=None)
-    estimator = tf.estimator.Estimator(_tiny_model_fn, model_dir=model_dir, config=config)
+    estimator = tf.estimator.Estimator(tiny_model_fn, model_dir=model_dir, config=config)
     with quiet_log("ERROR"):
         try:
             estimator.train(lambda: tf.data.Dataset.from_tensors(({"x": [1.0]}, [2.0])).repeat(),
