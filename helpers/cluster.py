@@ -165,7 +165,7 @@ class _Task:
                 peaks = [int(line.split()[1]) / 1024 for line in status if line.startswith("VmHWM:")]
                 self.peak = max([self.peak, *peaks])
         elif self.process.returncode != 0 and not self.ended:
-            self.reader.join()
+            self.reader.join(timeout=10.0)  # its last lines
             tail = [line for _, line in self.lines[-30:]]
             error = next((text for text in reversed(tail) if ERROR_LINE.search(text)), (tail or ["no output"])[-1])
             raise ClusterProblem(f"{role_label(self.name)} failed (exit code {self.process.returncode}): "
