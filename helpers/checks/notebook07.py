@@ -35,9 +35,9 @@ def hook_decision(answer, scenario=None) -> None:
     seen = {step: value for step, value in timeline.items() if stop is None or step <= stop}
     best_at, _ = best_step(seen, True, min_steps)  # the best when the hook stops
     ignoring_min_best, _ = best_step(timeline, True, 0)
-    # Two wrong readings of the rule: an equal value counts as an increase (a later step wins a tie by
-    # a hair), and the hook waits for more than the patience (integer steps: patience + 1 or more).
-    equal_stop = stop_after({step: value + step * 1e-12 for step, value in timeline.items()}, patience, True, min_steps)
+    # Two wrong readings of the rule: an equal value counts as an increase ((value, step) pairs: of equal
+    # values the later step compares higher), and the hook waits for more than the patience (patience + 1).
+    equal_stop = stop_after({step: (value, step) for step, value in timeline.items()}, patience, True, min_steps)
     strictly_more_stop = stop_after(timeline, patience + 1, True, min_steps)
     if got_best != best_at:
         if got_best == ignoring_min_best:
