@@ -1,9 +1,5 @@
-"""Checkpoint tools of notebook 04: a simulated crash, and short graph errors.
-
-``CrashAtStep(step)`` stops training with ``SimulatedCrash`` (or e.g. ``KeyboardInterrupt``) at a global step,
-to show where training resumes; ``short_graph_errors()`` drops the Python stack that TensorFlow writes into a
-graph error's message (a failed restore, a changed model meeting an old checkpoint).
-"""
+"""Checkpoint tools of notebook 04: ``CrashAtStep`` (a simulated crash, to show where training resumes) and
+``short_graph_errors()`` (a failed restore's message without the Python stack TensorFlow writes into it)."""
 
 from __future__ import annotations
 
@@ -28,15 +24,15 @@ class CrashAtStep(tf.estimator.SessionRunHook):
             raise UsageProblem(f"CrashAtStep({step}): the step must be at least 1")
         self.step, self.exception = int(step), exception
 
-    def begin(self):
+    def begin(self) -> None:
         self._global_step = tf.compat.v1.train.get_global_step()
         if self._global_step is None:
             raise NotReady("CrashAtStep needs a global step in the graph (Estimator creates one)")
 
-    def before_run(self, run_context):
+    def before_run(self, run_context) -> tf.estimator.SessionRunArgs:
         return tf.estimator.SessionRunArgs(self._global_step)
 
-    def after_run(self, run_context, run_values):
+    def after_run(self, run_context, run_values) -> None:
         # The value fetched with train_op is the one *before* this run's update.
         if run_values.results + 1 >= self.step:
             now = int(run_context.session.run(self._global_step))

@@ -221,7 +221,8 @@ def check_branch(model_fn: Callable, mode_name: str, mode: str, params: dict | N
     return branch, found.findings, found.warnings
 
 
-def build_branch(model_fn: Callable, branch: Branch, mode: str, params: dict | None, found: ModelFnReport):
+def build_branch(model_fn: Callable, branch: Branch, mode: str, params: dict | None,
+                 found: ModelFnReport) -> tf.estimator.EstimatorSpec | None:
     """Call ``model_fn`` in the current graph; the EstimatorSpec, or None (with a finding)."""
     features, labels = tiny_batch(found.batch_size, with_labels=(mode != ModeKeys.PREDICT))
     try:
@@ -263,7 +264,7 @@ def build_branch(model_fn: Callable, branch: Branch, mode: str, params: dict | N
     return spec
 
 
-def run_branch(session, spec, branch: Branch, found: ModelFnReport) -> None:
+def run_branch(session: tf.compat.v1.Session, spec, branch: Branch, found: ModelFnReport) -> None:
     """Run what Estimator would run in EVAL or TRAIN: the loss, then the metrics or the train_op."""
     loss = spec.loss
     # EstimatorSpec reshapes a loss of unknown size to []; look at what it was given.
@@ -285,7 +286,7 @@ def run_branch(session, spec, branch: Branch, found: ModelFnReport) -> None:
         check_train_op(session, spec, branch, found)
 
 
-def check_predictions(session, spec, branch: Branch, found: ModelFnReport) -> None:
+def check_predictions(session: tf.compat.v1.Session, spec, branch: Branch, found: ModelFnReport) -> None:
     """Every prediction must have the batch as its first dimension, and not change with the rest of the batch."""
     predictions = spec.predictions if isinstance(spec.predictions, dict) else {"(tensor)": spec.predictions}
     batch_size = found.batch_size
@@ -317,7 +318,7 @@ def check_predictions(session, spec, branch: Branch, found: ModelFnReport) -> No
             f"called with `training=True`?): pass `{FIX_TRAINING_FLAG}`"))
 
 
-def check_train_op(session, spec, branch: Branch, found: ModelFnReport) -> None:
+def check_train_op(session: tf.compat.v1.Session, spec, branch: Branch, found: ModelFnReport) -> None:
     """One run of ``train_op`` must move the global step from 0 to exactly 1."""
     branch.train_op = spec.train_op is not None
     global_step = tf.compat.v1.train.get_global_step()
@@ -335,7 +336,7 @@ def check_train_op(session, spec, branch: Branch, found: ModelFnReport) -> None:
                       "`global_step=` to exactly one minimize call")
 
 
-def check_repeatable(session, tensors: dict, mode_name: str, found: ModelFnReport) -> bool:
+def check_repeatable(session: tf.compat.v1.Session, tensors: dict, mode_name: str, found: ModelFnReport) -> bool:
     """Run ``tensors`` twice on the same batch: a difference (warned, True) means something random is on."""
     key, change = _largest_change(session.run(tensors), session.run(tensors))
     if key is not None:
@@ -346,7 +347,7 @@ def check_repeatable(session, tensors: dict, mode_name: str, found: ModelFnRepor
     return key is not None
 
 
-def check_bool_casts(session, spec, found: ModelFnReport) -> None:
+def check_bool_casts(session: tf.compat.v1.Session, spec, found: ModelFnReport) -> None:
     """Warn when a metric casts class ids other than 0 and 1 to bool (precision and recall do)."""
     for key, (_, update) in (spec.eval_metric_ops or {}).items():
         casts = [op for op in _ancestors([update]) if op.type == "Cast" and op.get_attr("DstT") == tf.bool
@@ -509,7 +510,7 @@ def estimator_graph() -> Iterator[tf.Graph]:
         yield graph
 
 
-def call_like_estimator(model_fn: Callable, features, labels, mode: str, params: dict | None):
+def call_like_estimator(model_fn: Callable, features, labels, mode: str, params: dict | None) -> object:
     """Call ``model_fn`` with the keyword arguments an Estimator would pass it."""
     args = function_utils.fn_args(model_fn)
     given = {"labels": labels, "mode": mode, "params": dict(params or {}),
@@ -535,7 +536,7 @@ def build_graph(model_fn: Callable, params: dict | None = None, mode: str = Mode
     return graph
 
 
-def tiny_batch(batch_size: int = 4, with_labels: bool = True):
+def tiny_batch(batch_size: int = 4, with_labels: bool = True) -> tuple[dict, tf.Tensor | None]:
     """Features (uniform noise) and labels as the course's input functions deliver them, batch size unknown."""
     images = np.random.RandomState(SEED).uniform(0.0, 1.0, size=(batch_size, 28, 28)).astype(np.float32)
     features = {"image": tf.compat.v1.placeholder_with_default(images, [None, 28, 28], name="image")}
