@@ -401,6 +401,7 @@ def test_fresh_model_dir_closes_cached_event_writers(models):
         old_writer.flush()
         second = settings.fresh_model_dir("run")
         assert tf.compat.v1.summary.FileWriterCache.get(second) is not old_writer
+        tf.compat.v1.summary.FileWriterCache.clear()  # before the test's folder goes
 
 
 def test_a_wrong_step_count_is_one_line_and_still_a_value_error():
