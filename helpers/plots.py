@@ -37,14 +37,14 @@ def image_grid(images, labels=None, class_names=None, rows: int = 3, columns: in
 
 
 def curves(table: pd.DataFrame, panels: dict, title: str | None = None, xlabel: str = "global step") -> plt.Figure:
-    """One panel per ``{panel title: {line label: (run, tag)}}`` of ``events.scalars``; a missing one: ``KeyError``."""
+    """One panel per ``{panel title: {line label: (run, tag)}}`` of ``events.scalars``; a missing one: ``UsageProblem``."""
     figure, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 3.6), squeeze=False)
     for axis, (panel_title, lines) in zip(axes[0], panels.items()):
         for label, (run, tag) in lines.items():
             series = table[(table["run"] == run) & (table["tag"] == tag)].sort_values("step")
             if series.empty:
                 known = sorted(table.loc[table["run"] == run, "tag"].unique())
-                raise KeyError(f"no scalar {tag!r} in run {run!r} (its tags: {known})")
+                raise UsageProblem(f"no scalar {tag!r} in run {run!r} (its tags: {known}): name one of those")
             marker = "o" if len(series) <= 20 else None  # evaluations: markers
             axis.plot(series["step"], series["value"], marker=marker, markersize=4, label=label)
         axis.set(title=panel_title, xlabel=xlabel, ylabel=panel_title)

@@ -10,6 +10,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from helpers import plots  # noqa: E402
+from helpers.problems import UsageProblem  # noqa: E402
 
 TABLE = pd.DataFrame(
     [(".", "loss", step, 2.0 / step) for step in range(1, 300, 10)]
@@ -40,7 +41,8 @@ def test_curves_draws_one_panel_per_entry_with_its_lines():
 
 
 def test_curves_names_a_missing_series():
-    with pytest.raises(KeyError, match=r"no scalar 'f1' in run 'eval' \(its tags: \['accuracy', 'loss'\]\)"):
+    expected = r"no scalar 'f1' in run 'eval' \(its tags: \['accuracy', 'loss'\]\): name one"
+    with pytest.raises(UsageProblem, match=expected):
         plots.curves(TABLE, {"f1": {"test": ("eval", "f1")}})
 
 
