@@ -2,7 +2,7 @@
 
 A notebook's outputs depend on the helpers modules its cells import, and on
 everything those import in turn (``from . import x``, ``from helpers.y import
-z``, a child process started with ``-m helpers.cluster_task``), including the
+z``, a child process started with ``-m helpers.cluster``), including the
 ``__init__.py`` of each package on the way. ``tools/run_notebooks.py`` stores
 the hash of exactly those files in the notebook's metadata, and
 ``tests/test_helpers_hash.py`` compares it with today's files: a change to
