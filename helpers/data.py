@@ -1,8 +1,7 @@
 """MNIST and Fashion-MNIST: fetch, verify, cache and read the IDX ``.gz`` files (notebook 00).
 
 ``load`` returns the arrays, ``ensure`` (which every input function calls) the verified paths; ``python -m
-helpers.data fetch|verify`` fills or re-checks ``data/``. Files come from the folder named by ``WORKBOOK_DATASETS``
-(then the network is never used) or from the mirrors; ``data/README.md`` says what is checked when.
+helpers.data fetch|verify`` fills or re-checks ``data/``; ``data/README.md`` says what is checked when.
 """
 
 from __future__ import annotations
@@ -107,8 +106,7 @@ def spec_for(name: str | DatasetSpec) -> DatasetSpec:
     if isinstance(name, DatasetSpec):
         return name
     if name not in DATASETS:
-        known = ", ".join(repr(n) for n in DATASETS)
-        raise DatasetProblem(f"unknown dataset {name!r}; the course has {known}")
+        raise DatasetProblem(f"unknown dataset {name!r}; the course has {', '.join(map(repr, DATASETS))}")
     return DATASETS[name]
 
 
@@ -143,9 +141,9 @@ def _checked(path: Path, spec: FileSpec, where: str) -> tuple[bytes, np.ndarray]
     dims = tuple(int.from_bytes(raw[i:i + 4], "big") for i in range(4, header, 4))
     if dims != tuple(spec.shape):
         raise DatasetProblem(f"{where} holds shape {dims}, expected {tuple(spec.shape)}")
-    if len(raw) != header + int(np.prod(spec.shape)):
-        raise DatasetProblem(f"{where} has {len(raw)} bytes after decompression, "
-                             f"expected {header + int(np.prod(spec.shape))}")
+    size = header + int(np.prod(spec.shape))
+    if len(raw) != size:
+        raise DatasetProblem(f"{where} has {len(raw)} bytes after decompression, expected {size}")
     digest = hashlib.sha256(raw).hexdigest()
     if digest != spec.sha256:
         raise DatasetProblem(f"{where}: SHA-256 of the decompressed data is {digest[:12]}…, "
@@ -154,7 +152,7 @@ def _checked(path: Path, spec: FileSpec, where: str) -> tuple[bytes, np.ndarray]
 
 
 def read_verified(path: str | Path, spec: FileSpec) -> np.ndarray:
-    """A writable copy of the array in one IDX ``.gz`` file, after the full check."""
+    """A writable copy (learners change pixels in place) of the array in one IDX ``.gz`` file, after the full check."""
     return _checked(Path(path), spec, display_path(path))[1].copy()
 
 
@@ -178,11 +176,6 @@ def _remember(path: Path, spec: FileSpec, blob: bytes) -> None:
         _record_path(path).write_text(json.dumps(record) + "\n")
 
 
-def _forget(path: Path) -> None:
-    _verified_here.pop(path, None)
-    _record_path(path).unlink(missing_ok=True)
-
-
 def _still_verified(path: Path, spec: FileSpec) -> bool:
     """Unchanged since it verified in this process, or its ``.gz`` bytes match its record (hashed once a process)."""
     try:
@@ -190,9 +183,8 @@ def _still_verified(path: Path, spec: FileSpec) -> bool:
         if _verified_here.get(path) == key:
             return True
         record = json.loads(_record_path(path).read_text())
-        if not isinstance(record, dict) or record.get("idx_sha256") != spec.sha256 or record.get("size") != key[2]:
-            return False
-        if hashlib.sha256(path.read_bytes()).hexdigest() != record.get("gz_sha256"):
+        same = isinstance(record, dict) and record.get("idx_sha256") == spec.sha256 and record.get("size") == key[2]
+        if not same or hashlib.sha256(path.read_bytes()).hexdigest() != record.get("gz_sha256"):
             return False
     except (OSError, ValueError):  # no record, or the file is gone: the full check says what is wrong
         return False
@@ -210,9 +202,8 @@ def _cache_path(spec: DatasetSpec, file_spec: FileSpec, cache_dir: Path | None) 
     if path.is_dir():
         raise DatasetProblem(f"{display_path(path)} is a folder, where the cache keeps the file {spec.name}/"
                              f"{file_spec.filename}: remove or rename that folder, then run again to fetch the file")
-    now = time.time()
     for partial in folder.glob(f"{PARTIAL_PREFIX}*.gz"):
-        if _is_stale(partial, now):
+        if _is_stale(partial):
             with contextlib.suppress(OSError):  # removed meanwhile, or not ours to remove
                 partial.unlink()
     return path
@@ -222,11 +213,11 @@ def _partial_prefix() -> str:
     return f"{PARTIAL_PREFIX}{os.getpid()}@{HOST}-"
 
 
-def _is_stale(partial: Path, now: float) -> bool:
+def _is_stale(partial: Path) -> bool:
     """A partial file whose fetch is over: it is old, or its process (on this host) is gone."""
     owner = re.fullmatch(re.escape(PARTIAL_PREFIX) + r"(\d+)@(.+)-[^-]+\.gz", partial.name)
     try:
-        if now - partial.stat().st_mtime > STALE_PARTIAL_SECONDS:
+        if time.time() - partial.stat().st_mtime > STALE_PARTIAL_SECONDS:
             return True
         if owner and owner[2] == HOST and int(owner[1]) != os.getpid() and os.name != "nt":
             os.kill(int(owner[1]), 0)  # on Windows this would end the process: only the age counts there
@@ -259,8 +250,7 @@ def local_source(needed: str | None = None) -> Path | None:
 
 def fetch_file(spec: DatasetSpec, key: str, cache_dir: Path | None = None, source: Path | None = None,
                mirrors: tuple[str, ...] | None = None, progress: bool = True) -> Path:
-    """Put one file into ``<cache_dir>/<dataset>/`` from ``source`` or the mirrors, through a temporary file that
-    is moved into place only after it verifies; return its path."""
+    """Put one file into the cache from ``source`` or the mirrors, via a ``.partial-`` file renamed once verified."""
     file_spec = spec.files[key]
     final = _cache_path(spec, file_spec, cache_dir)
     final.parent.mkdir(parents=True, exist_ok=True)
@@ -270,9 +260,8 @@ def fetch_file(spec: DatasetSpec, key: str, cache_dir: Path | None = None, sourc
             blob = _copy_from_folder(spec, file_spec, source, temporary)
         else:
             blob = _download_from_mirrors(spec, file_spec, temporary, mirrors or spec.mirrors, progress)
-        _forget(final)
         os.replace(temporary, final)
-        _remember(final, file_spec, blob)
+        _remember(final, file_spec, blob)  # replaces any record: it holds the SHA-256 of the bytes it vouches for
         return final
     finally:
         temporary.unlink(missing_ok=True)
@@ -306,7 +295,6 @@ def _download_from_mirrors(spec: DatasetSpec, file_spec: FileSpec, temporary: Pa
                            progress: bool) -> bytes:
     """Download the file to ``temporary`` from the first mirror whose copy verifies; return its bytes."""
     from tqdm.std import tqdm  # a plain-text bar: never a widget
-
     label = f"{spec.name}/{file_spec.filename}"
     failures = []
     for url in (base + file_spec.filename for base in mirrors):
@@ -331,25 +319,21 @@ def _download_from_mirrors(spec: DatasetSpec, file_spec: FileSpec, temporary: Pa
                          "files (see data/README.md)")
 
 
-def _cached(spec: DatasetSpec, key: str, cache_dir: Path | None, progress: bool = True,
-            read: bool = False) -> Path | np.ndarray:
-    """One cached file that verified (a bad one is removed and, like a missing one, fetched): its path, or with
-    ``read`` its array. Without ``read``, a file that verified before is only compared with its record."""
+def _cached(spec: DatasetSpec, key: str, cache_dir: Path | None, progress: bool = True) -> Path:
+    """The path of one cached file that verified, or matches its record; a bad one is removed and, like a missing
+    one, fetched."""
     file_spec = spec.files[key]
     path = _cache_path(spec, file_spec, cache_dir)
     if path.exists():
         try:
-            if not read and _still_verified(path, file_spec):
-                return path
-            blob, array = _checked(path, file_spec, display_path(path))
-            _remember(path, file_spec, blob)
-            return array.copy() if read else path  # a writable copy: learners change pixels in place
+            if not _still_verified(path, file_spec):
+                _remember(path, file_spec, _checked(path, file_spec, display_path(path))[0])
+            return path
         except DatasetProblem as problem:
-            _forget(path)
+            _record_path(path).unlink(missing_ok=True)
             path.unlink(missing_ok=True)
             print(f"{problem} -- removed from the cache; fetching it again")
-    path = fetch_file(spec, key, cache_dir, local_source(needed=display_path(path)), progress=progress)
-    return read_verified(path, file_spec) if read else path
+    return fetch_file(spec, key, cache_dir, local_source(needed=display_path(path)), progress=progress)
 
 
 def ensure(name: str | DatasetSpec, cache_dir: Path | None = None, progress: bool = True) -> dict[str, Path]:
@@ -361,7 +345,8 @@ def ensure(name: str | DatasetSpec, cache_dir: Path | None = None, progress: boo
 def load(name: str | DatasetSpec = "mnist", cache_dir: Path | None = None) -> Dataset:
     """A dataset as uint8 NumPy arrays, every file checked in full (fetched when missing or bad)."""
     spec = spec_for(name)
-    return Dataset(spec.name, *(_cached(spec, key, cache_dir, read=True) for key in KEYS), spec.class_names)
+    paths = ensure(spec, cache_dir)
+    return Dataset(spec.name, *(read_verified(paths[key], spec.files[key]) for key in KEYS), spec.class_names)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,7 +1,7 @@
 """Input functions reading the IDX files with ``tf.data``, never arrays embedded in the graph (notebook 02).
 
 Features ``{"image": float32 [batch, 28, 28]}`` in 0–1, labels int32 ``[batch]``. ``tf.data`` checks nothing, so
-``image_dataset`` calls ``data.ensure`` first. The ``make_*_input_fn`` functions *return* an ``input_fn``.
+``image_dataset`` calls ``data.ensure`` first.
 """
 
 from __future__ import annotations
@@ -61,14 +61,11 @@ def make_train_input_fn(dataset: str = "mnist", batch_size: int = 100, epochs: i
 def make_eval_input_fn(dataset: str = "mnist", split: str = "test", batch_size: int = 500,
                        count: int | None = None, skip: int = 0) -> InputFn:
     """An ``input_fn`` for evaluation: one pass in order over ``count`` examples (None: all) after ``skip``."""
-    return lambda: _examples(dataset, split, count, skip).batch(batch_size).map(_as_features).prefetch(tf.data.AUTOTUNE)
+    return lambda: (image_dataset(dataset, split).skip(skip).take(-1 if count is None else count)
+                    .batch(batch_size).map(_as_features).prefetch(tf.data.AUTOTUNE))
 
 
 def make_predict_input_fn(dataset: str = "mnist", split: str = "test", batch_size: int = 500,
                           count: int | None = None) -> InputFn:
-    """An ``input_fn`` for prediction: features only, in order."""
-    return lambda: _examples(dataset, split, count, 0).map(lambda image, label: {FEATURE: image}).batch(batch_size)
-
-
-def _examples(dataset: str, split: str, count: int | None, skip: int) -> tf.data.Dataset:
-    return image_dataset(dataset, split).skip(skip).take(-1 if count is None else count)
+    """An ``input_fn`` for prediction: the evaluation batches' features only, in order."""
+    return lambda: make_eval_input_fn(dataset, split, batch_size, count)().map(lambda features, labels: features)

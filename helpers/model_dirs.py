@@ -1,8 +1,4 @@
-"""What an Estimator wrote into its ``model_dir``: files, kinds, sizes, checkpoints (notebook 01's tour; 02, 04).
-
-``listing`` replaces what changes from run to run (step numbers, the time and host in event-file names) with
-placeholders, so that listings compare between runs and modes.
-"""
+"""What an Estimator wrote into its ``model_dir``: files, kinds, sizes, checkpoints (notebook 01's tour; 02, 04)."""
 
 from __future__ import annotations
 
@@ -28,7 +24,7 @@ VOLATILE = {
 
 
 def normalise(relative_path: str) -> str:
-    """A path with step numbers and event-file time and host replaced by placeholders."""
+    """A path with step numbers and event-file time and host replaced by placeholders, to compare runs and modes."""
     for pattern, placeholder in VOLATILE.items():
         relative_path = re.sub(pattern, placeholder, relative_path)
     return relative_path
@@ -53,6 +49,5 @@ def size_bytes(model_dir: str | os.PathLike) -> int:
 def checkpoint_steps(model_dir: str | os.PathLike) -> list[int]:
     """The global steps of the checkpoints TensorFlow still keeps, oldest first."""
     import tensorflow as tf
-
     state = tf.train.get_checkpoint_state(str(model_dir))
     return [int(path.rsplit("-", 1)[1]) for path in state.all_model_checkpoint_paths] if state else []

@@ -1,8 +1,5 @@
-"""How fast the input pipeline delivers examples, and how fast the model takes them (notebook 02).
-
-Neither counts one-off costs: ``pipeline_rate`` starts the clock after ``warmup`` batches (opening files, filling
-the shuffle buffer), ``StepTimer`` after the first step (building the graph, starting the session).
-"""
+"""How fast the input pipeline delivers examples, and how fast the model takes them, without one-off costs such as
+opening files, filling the shuffle buffer, building the graph or starting the session (notebook 02)."""
 
 from __future__ import annotations
 

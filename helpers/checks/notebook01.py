@@ -1,5 +1,4 @@
-"""Exercise checks of notebook 01: the final loss read from a captured training log, and an Estimator trained
-after passing the input function that ``make_train_input_fn`` returns (not the factory). No TensorFlow needed."""
+"""Exercise checks of notebook 01 (the training log's final loss, a real input_fn); no TensorFlow needed."""
 
 from __future__ import annotations
 
@@ -48,9 +47,8 @@ def fixed_input_fn(answer, steps: int) -> None:
     """Notebook 01, exercise 2: an Estimator trained ``steps`` steps with a real input_fn."""
     require_answer(answer, "fixed_estimator")
     if isinstance(answer, type) or not callable(getattr(answer, "latest_checkpoint", None)):
-        a_class = " (a class)" if isinstance(answer, type) else ""
-        raise CheckFailed(f"`fixed_estimator` should be the Estimator you trained, not "
-                          f"{type(answer).__name__}{a_class}")
+        note = " (a class)" if isinstance(answer, type) else ""
+        raise CheckFailed(f"`fixed_estimator` should be the Estimator you trained, not {type(answer).__name__}{note}")
     if answer.latest_checkpoint() is None:
         raise CheckFailed("`fixed_estimator` has no checkpoint yet, so it has not trained: train() needs the input "
                           "function that the factory returns, not the factory (section 'The input function')")

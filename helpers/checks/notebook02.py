@@ -1,8 +1,4 @@
-"""Exercise checks of notebook 02 (input_fn).
-
-``dict_input_fn`` and ``int_labels_input_fn`` call the learner's input function as the Estimator would and check
-its dataset against what ``cnn_model_fn`` reads; only the first batch is read, nothing is trained.
-"""
+"""Exercise checks of notebook 02 (input_fn)."""
 
 from __future__ import annotations
 
@@ -38,26 +34,11 @@ def steps_in_one_epoch(answer, examples: int = 60000, batch_size: int = 128) -> 
         raise CheckFailed(f"{answer} is not it: divide the number of training examples by the batch size and round up")
 
 
-def dict_input_fn(answer) -> None:
-    """Notebook 02, exercise 2: the fixed input_fn yields a features dict."""
-    _check_input_fn(answer, "dict_input_fn")
-
-
-def int_labels_input_fn(answer) -> None:
-    """Notebook 02, exercise 3: the fixed input_fn yields integer class ids as labels."""
-    _check_input_fn(answer, "int_labels_input_fn")
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    return text[0] if text else type(error).__name__
-
-
-def _check_input_fn(answer, name: str) -> None:
-    """Call ``answer()`` and check its dataset's element spec, then its first batch."""
+def dict_input_fn(answer, name: str = "dict_input_fn") -> None:
+    """Notebook 02, exercise 2: call the fixed input_fn as the Estimator would and check its dataset against what
+    ``cnn_model_fn`` reads; only the first batch is read, nothing is trained."""
     require_answer(answer, name)
     import tensorflow as tf
-
     if isinstance(answer, tf.data.Dataset):
         raise CheckFailed(f"`{name}` is a Dataset: give the function that returns it (`def {name}(): ...`), "
                           "because the Estimator calls the input_fn itself, inside its own graph")
@@ -70,13 +51,40 @@ def _check_input_fn(answer, name: str) -> None:
     if not isinstance(dataset, tf.data.Dataset):
         raise CheckFailed(f"`{name}()` returned a {type(dataset).__name__}: return a tf.data.Dataset")
     _check_element_spec(dataset.element_spec, name)
-    _check_first_batch(dataset, name)
+    try:
+        batch_features, batch_labels = next(iter(dataset))
+    except StopIteration:
+        raise CheckFailed(f"`{name}()` returned an empty dataset: it yields no batch at all") from None
+    except Exception as error:  # reading the files or a map function failed
+        raise CheckFailed(f"reading the first batch of `{name}()` raised {type(error).__name__}: "
+                          f"{_first_line(error)}") from None
+    pixels = batch_features["image"].numpy()
+    classes = batch_labels.numpy()
+    if len(pixels) != len(classes):
+        raise CheckFailed(f"the first batch has {len(pixels)} images but {len(classes)} labels: zip them one to one")
+    if pixels.max() > 1.0:
+        raise CheckFailed(f"the pixels go up to {pixels.max():.0f}: divide by 255 so that they lie between 0 and 1")
+    if pixels.min() < 0.0:
+        raise CheckFailed(f"some pixels are negative ({pixels.min():.2f}): the model wants pixels between 0 and 1")
+    if classes.min() < 0 or classes.max() > 9:
+        raise CheckFailed(f"the labels range from {classes.min()} to {classes.max()}: class ids are 0 to 9")
+    correct(f"`{name}()` yields batches of {len(classes)} (features, labels): features['image'] float32 "
+            f"[batch, 28, 28] in 0–1 and {classes.dtype.name} class ids, what cnn_model_fn reads")
+
+
+def int_labels_input_fn(answer) -> None:
+    """Notebook 02, exercise 3: the same check, of the input_fn fixed to yield integer class ids as labels."""
+    dict_input_fn(answer, "int_labels_input_fn")
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
 
 
 def _check_element_spec(spec, name: str) -> None:
     """Features a dict holding ``image`` float32 [batch, 28, 28], labels integer class ids [batch]."""
     import tensorflow as tf
-
     if isinstance(spec, dict):
         raise CheckFailed(f"each element of `{name}()` is a dict only, with no labels beside it: yield "
                           "(features, labels) pairs, because cnn_model_fn takes the labels as its own argument")
@@ -112,28 +120,3 @@ def _check_element_spec(spec, name: str) -> None:
     if labels.shape.rank != 1:
         raise CheckFailed(f"the labels have shape {labels.shape}: the model wants one class id per image, "
                           "shape [batch]")
-
-
-def _check_first_batch(dataset, name: str) -> None:
-    """As many images as labels, pixels in 0–1, class ids 0–9."""
-    import numpy as np
-
-    try:
-        batch_features, batch_labels = next(iter(dataset))
-    except StopIteration:
-        raise CheckFailed(f"`{name}()` returned an empty dataset: it yields no batch at all") from None
-    except Exception as error:  # reading the files or a map function failed
-        raise CheckFailed(f"reading the first batch of `{name}()` raised {type(error).__name__}: "
-                          f"{_first_line(error)}") from None
-    pixels = batch_features["image"].numpy()
-    classes = batch_labels.numpy()
-    if len(pixels) != len(classes):
-        raise CheckFailed(f"the first batch has {len(pixels)} images but {len(classes)} labels: zip them one to one")
-    if pixels.max() > 1.0:
-        raise CheckFailed(f"the pixels go up to {pixels.max():.0f}: divide by 255 so that they lie between 0 and 1")
-    if pixels.min() < 0.0:
-        raise CheckFailed(f"some pixels are negative ({pixels.min():.2f}): the model wants pixels between 0 and 1")
-    if classes.min() < 0 or classes.max() > 9:
-        raise CheckFailed(f"the labels range from {classes.min()} to {classes.max()}: class ids are 0 to 9")
-    correct(f"`{name}()` yields batches of {len(classes)} (features, labels): features['image'] float32 "
-            f"[batch, 28, 28] in 0–1 and {np.dtype(classes.dtype).name} class ids, what cnn_model_fn reads")
