@@ -1,7 +1,6 @@
 """MNIST and Fashion-MNIST: fetch, verify, cache and read the IDX ``.gz`` files (notebook 00).
 
-``load`` returns the arrays, ``ensure`` (which every input function calls) the verified paths; ``python -m
-helpers.data fetch|verify`` fills or re-checks ``data/``; ``data/README.md`` says what is checked when.
+``python -m helpers.data fetch|verify`` fills or re-checks ``data/``; ``data/README.md`` says what is checked when.
 """
 
 from __future__ import annotations

@@ -14,13 +14,11 @@ from . import data
 from .problems import UsageProblem
 from .settings import SEED
 
-FEATURE = "image"
 InputFn = Callable[[], tf.data.Dataset]
 
 
 def _decode_image(record: tf.Tensor) -> tf.Tensor:
-    pixels = tf.io.decode_raw(record, tf.uint8)
-    return tf.reshape(tf.cast(pixels, tf.float32) / 255.0, [28, 28])
+    return tf.reshape(tf.cast(tf.io.decode_raw(record, tf.uint8), tf.float32) / 255.0, [28, 28])
 
 
 def image_dataset(dataset: str | data.DatasetSpec = "mnist", split: str = "train") -> tf.data.Dataset:
@@ -37,7 +35,7 @@ def image_dataset(dataset: str | data.DatasetSpec = "mnist", split: str = "train
 
 
 def _as_features(image: tf.Tensor, label: tf.Tensor) -> tuple[dict[str, tf.Tensor], tf.Tensor]:
-    return {FEATURE: image}, label
+    return {"image": image}, label
 
 
 def make_train_input_fn(dataset: str = "mnist", batch_size: int = 100, epochs: int | None = None,

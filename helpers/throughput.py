@@ -40,10 +40,8 @@ def pipeline_rate(dataset: tf.data.Dataset, batches: int, warmup: int = 1,
     try:
         for _ in range(warmup):
             next(iterator)
-        examples = 0
         started = clock()
-        for _ in range(batches):
-            examples += batch_size_of(next(iterator))
+        examples = sum([batch_size_of(next(iterator)) for _ in range(batches)])  # a list: StopIteration reaches except
         return Rate(examples, clock() - started)
     except StopIteration:
         raise UsageProblem(f"the dataset ran out before {warmup} + {batches} batches: time fewer batches "
