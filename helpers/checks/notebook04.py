@@ -11,29 +11,30 @@ __all__ = ["global_steps_after", "steps_after_rerun", "fixed_estimator"]
 
 # Exercise 1: the train() calls, in order, on a fresh model_dir (the notebook lists the same).
 EXERCISE_1_CALLS = (("steps", 200), ("max_steps", 500), ("max_steps", 400), ("steps", 100))
-# Exercise 2: checkpoints every 100 steps, a crash at global step 750, the same call run again.
-EXERCISE_2 = {"save_checkpoints_steps": 100, "crash_at": 750, "count": 1000}
-# Exercise 3: how far a warm-started kernel may move from its source in the first steps.
-WARM_TOLERANCE = 0.08
+EXERCISE_2 = {"save_checkpoints_steps": 100, "crash_at": 750, "count": 1000}  # a crash, the same call again
+WARM_TOLERANCE = 0.08  # exercise 3: how far a warm-started kernel may move from its source in the first steps
+
+
+def train_ranges(calls) -> list[range]:
+    """The global steps that each ``(kind, count)`` call, train(kind=count), runs on a fresh model (also 05)."""
+    ranges, step = [], 0
+    for kind, count in calls:
+        ranges.append(range(step, step + count if kind == "steps" else max(step, count)))
+        step = ranges[-1].stop
+    return ranges
 
 
 def global_steps_after(answer, calls=EXERCISE_1_CALLS) -> None:
     """Notebook 04, exercise 1: the global step after each train() call of ``calls``."""
     require_answer(answer, "global_steps")
-    calls = [tuple(call) for call in calls]
     if not isinstance(answer, (list, tuple)) or not all(is_whole_number(v) for v in answer):
         raise CheckFailed(f"`global_steps` should be a list of {len(calls)} whole numbers, one per train() call")
-    answer = [int(v) for v in answer]
     if len(answer) != len(calls):
         raise CheckFailed(f"`global_steps` has {len(answer)} numbers: give one per train() call, {len(calls)} in all")
-    expected, step = [], 0
-    for kind, count in calls:
-        step = step + count if kind == "steps" else max(step, count)
-        expected.append(step)
-    for index, ((kind, count), got, want) in enumerate(zip(calls, answer, expected)):
-        before = expected[index - 1] if index else 0
-        call = f"call {index + 1}, train(..., {kind}={count})"
-        if got == want:
+    ranges = train_ranges(calls)
+    for index, ((kind, count), got, run) in enumerate(zip(calls, map(int, answer), ranges)):
+        before, call = run.start, f"call {index + 1}, train(..., {kind}={count})"
+        if got == run.stop:
             continue
         if kind == "max_steps" and got == before + count:
             raise CheckFailed(f"{call}: max_steps is not a number of steps to add but the global step to stop at; "
@@ -44,7 +45,8 @@ def global_steps_after(answer, calls=EXERCISE_1_CALLS) -> None:
         if kind == "steps" and got == count:
             raise CheckFailed(f"{call}: steps counts from where the model is ({before}), not from 0")
         raise CheckFailed(f"{call}: {got} is not it; the model was at {before} before this call")
-    correct(f"the global steps are {expected}: `steps` adds, `max_steps` stops at a global step and never goes back")
+    correct(f"the global steps are {[run.stop for run in ranges]}: `steps` adds, `max_steps` stops at a global step "
+            "and never goes back")
 
 
 def steps_after_rerun(answer, scenario: dict | None = None) -> None:
@@ -59,13 +61,13 @@ def steps_after_rerun(answer, scenario: dict | None = None) -> None:
             raise CheckFailed(f"after_rerun[{key!r}] should be a whole number (a global step), not {value!r}")
     restored = (crash_at // every) * every  # the scenario never crashes on a saving step
     with_steps, with_max = int(answer["steps"]), int(answer["max_steps"])
-    if with_steps != restored + count and with_steps == crash_at + count:
-        raise CheckFailed(f"after_rerun['steps']: the re-run does not start at {crash_at}, where it crashed: "
-                          "it starts from the last checkpoint")
-    if with_steps != restored + count and with_steps == count:
-        raise CheckFailed(f"after_rerun['steps']: steps={count} adds {count} steps to the restored model; "
-                          "where does the re-run start?")
     if with_steps != restored + count:
+        if with_steps == crash_at + count:
+            raise CheckFailed(f"after_rerun['steps']: the re-run does not start at {crash_at}, where it crashed: "
+                              "it starts from the last checkpoint")
+        if with_steps == count:
+            raise CheckFailed(f"after_rerun['steps']: steps={count} adds {count} steps to the restored model; "
+                              "where does the re-run start?")
         raise CheckFailed(f"after_rerun['steps']: {with_steps} is not it; find the last checkpoint written before "
                           f"the crash, then add {count}")
     if with_max != count:
@@ -80,7 +82,6 @@ def fixed_estimator(answer, old_model_dir, params: dict, steps: int, warm_variab
     require_answer(answer, "fixed_estimator")
     import numpy as np
     import tensorflow as tf
-
     if not isinstance(answer, tf.estimator.Estimator):
         raise CheckFailed(f"`fixed_estimator` should be a tf.estimator.Estimator, not {type(answer).__name__}")
     if os.path.realpath(str(answer.model_dir)) == os.path.realpath(str(old_model_dir)):
@@ -102,8 +103,7 @@ def fixed_estimator(answer, old_model_dir, params: dict, steps: int, warm_variab
     source = tf.train.load_variable(str(old_model_dir), warm_variable)
     oldest = state.all_model_checkpoint_paths[0]
     start = tf.train.load_variable(oldest, warm_variable)
-    same_shape = start.shape == source.shape
-    if not same_shape or not (np.array_equal(start, source) if oldest.endswith("-0")
+    if start.shape != source.shape or not (np.array_equal(start, source) if oldest.endswith("-0")
                               else float(np.mean(np.abs(start - source))) < WARM_TOLERANCE):
         raise CheckFailed(
             f"`fixed_estimator` started {warm_variable} from new random values, so nothing was warm-started from "

@@ -1,5 +1,4 @@
-"""Exercise checks of notebook 05 (hooks): names resolved in the model_fn's graph, a hook class trained with a
-one-variable model, and arithmetic."""
+"""Exercise checks of notebook 05 (hooks): tensor names, a hook class trained on a one-variable model, arithmetic."""
 
 from __future__ import annotations
 
@@ -8,6 +7,7 @@ import tempfile
 
 from ..problems import CheckFailed
 from .common import correct, is_whole_number, require_answer
+from .notebook04 import train_ranges
 
 __all__ = ["fixed_tensor_names", "fixed_step_recorder", "logged_steps"]
 
@@ -24,36 +24,31 @@ def fixed_tensor_names(answer, model_fn, params: dict, expected: dict = EXERCISE
     require_answer(answer, "fixed_tensors")
     from ..hooks import MissingTensor, resolve_tensors
     from ..model_fn_checker import build_graph
-
     if not isinstance(answer, dict):
         raise CheckFailed("`fixed_tensors` should be a dict {tag: tensor name}, like the one the hook is given")
     if set(answer) != set(expected):
         raise CheckFailed(f"`fixed_tensors` should keep the tags {sorted(expected)}, not {sorted(map(str, answer))}: "
                           "fix the names, not the tags")
+    graph = build_graph(model_fn, params)
     for tag, name in answer.items():
         if not isinstance(name, str):
             raise CheckFailed(f"fixed_tensors[{tag!r}] should be a tensor *name* (a string), as the hook is given")
-    graph = build_graph(model_fn, params)
-    found = {}
-    for tag, name in answer.items():
         try:
-            found.update(resolve_tensors({tag: name}, graph))
+            found = resolve_tensors([name], graph)[name].name
         except MissingTensor:
             raise CheckFailed(
                 f"fixed_tensors[{tag!r}] = {name!r} names no tensor in the model_fn's graph, so a hook would fail "
                 "when training starts: a tensor made inside a name scope carries the scope in its name, and "
                 f"tensor_table lists the names there ({NAMING_SECTION})") from None
-    for tag, want in expected.items():
-        if found[tag].name != want:
-            raise CheckFailed(f"fixed_tensors[{tag!r}] finds the tensor {found[tag].name}, which the model_fn did "
+        if found != expected[tag]:
+            raise CheckFailed(f"fixed_tensors[{tag!r}] finds the tensor {found}, which the model_fn did "
                               f"not name for {tag!r} ({NAMING_SECTION})")
-    correct("every name is in the graph: " + ", ".join(f"{tag} -> {found[tag].name}" for tag in expected))
+    correct("every name is in the graph: " + ", ".join(f"{tag} -> {name}" for tag, name in expected.items()))
 
 
 def _train_tiny(model_dir: str, hook, **how_long) -> list:
     """Train a one-variable model with the learner's ``hook``; return the ``steps`` it recorded."""
     import tensorflow as tf
-
     from ..logs import quiet_log
 
     def tiny_model_fn(features, labels, mode):
@@ -88,7 +83,6 @@ def fixed_step_recorder(answer, steps: int = 5, resume_to: int = 8) -> None:
     """Notebook 05, exercise 2: a hook class whose ``steps`` list ends at the real global step."""
     require_answer(answer, "FixedStepRecorder")
     import tensorflow as tf
-
     if isinstance(answer, tf.estimator.SessionRunHook):
         raise CheckFailed("`FixedStepRecorder` should be the class itself, not an instance of it "
                           "(FixedStepRecorder, not FixedStepRecorder())")
@@ -122,23 +116,18 @@ def fixed_step_recorder(answer, steps: int = 5, resume_to: int = 8) -> None:
 def logged_steps(answer, calls=EXERCISE_3_CALLS, every_n_iter: int = EXERCISE_3_EVERY) -> None:
     """Notebook 05, exercise 3: the values of ``step`` a LoggingTensorHook prints over ``calls``."""
     require_answer(answer, "logged_steps")
-    calls = [tuple(call) for call in calls]
     if not isinstance(answer, (list, tuple)) or not all(is_whole_number(value) for value in answer):
         raise CheckFailed("`logged_steps` should be a list of whole numbers: the values of `step` the hook logs, "
                           "in order")
     answer = [int(value) for value in answer]
-    step, runs = 0, []  # for each call: the global steps its runs read (before their updates)
-    for kind, count in calls:
-        end = step + count if kind == "steps" else max(step, count)
-        runs.append(list(range(step, end)))
-        step = end
-    logged = [call_runs[::every_n_iter] for call_runs in runs]  # every_n_iter counts the hook's own runs
+    runs = train_ranges(calls)  # for each call: the global steps its runs read (before their updates)
+    logged = [run[::every_n_iter] for run in runs]  # every_n_iter counts the hook's own runs
     expected = [step for call in logged for step in call]
     if answer == expected:
         correct(f"the hook logs at steps {expected}: every {every_n_iter} of its own runs, starting with the "
                 "first run of each train() call")
         return
-    if answer == [step for step in range(0, step) if step % every_n_iter == 0]:
+    if answer == list(range(0, runs[-1].stop, every_n_iter)):
         raise CheckFailed("every_n_iter counts the hook's own runs, and they start again from 0 in every train() "
                           "call: the global step does not decide when it logs")
     if answer == [step for call in logged for step in call[1:]]:

@@ -1,5 +1,4 @@
-"""Exercise checks of notebook 06: a ``metric_fn`` run on two batches as ``evaluate()`` would (1), a number read
-from ``events.scalars`` (2), the most confused pair of a confusion matrix (3)."""
+"""Exercise checks of notebook 06: a ``metric_fn`` on two batches, a number from ``events.scalars``, a confused pair."""
 
 from __future__ import annotations
 
@@ -21,18 +20,21 @@ TOLERANCE = 1e-6
 AVERAGES_SECTION = "section \"The reference: scikit-learn on the model's predictions\""
 
 
-def precisions(labels, classes, num_classes: int = NUM_CLASSES) -> dict:
+def precisions(labels, classes) -> dict:
     """Precision of ``classes`` against ``labels``: macro, micro, weighted and "is not 0" (binary, as TF1's)."""
     from sklearn.metrics import precision_score
-
-    found = {average: float(precision_score(labels, classes, labels=range(num_classes), average=average,
+    found = {average: float(precision_score(labels, classes, labels=range(NUM_CLASSES), average=average,
                                             zero_division=0)) for average in ("macro", "micro", "weighted")}
     found["is_not_0"] = float(precision_score(np.asarray(labels) != 0, np.asarray(classes) != 0, zero_division=0))
     return found
 
 
-def _run_metric(metric_fn) -> float:
-    """Build ``metric_fn`` in a graph, feed the two batches through its update op, return the value."""
+def macro_precision_metric(metric_fn) -> None:
+    """Notebook 06, exercise 1: ``{"precision": pair}`` with the macro precision over ten classes."""
+    require_answer(metric_fn, "macro_precision")
+    if not callable(metric_fn):
+        raise CheckFailed("`macro_precision` should be a function of (labels, predictions), "
+                          f"not {type(metric_fn).__name__}")
     import tensorflow as tf
 
     def build(labels, classes):
@@ -43,21 +45,11 @@ def _run_metric(metric_fn) -> float:
                 raise CheckFailed("your function must take two arguments, (labels, predictions), like the "
                                   "metric_fn of tf.estimator.add_metrics") from None
             raise
-
-    result = run_metric_pair(build, "macro_precision", "precision", BATCHES)
-    if result.size != 1:
-        raise CheckFailed(f"the value has shape {result.shape}, one number per class: average them (macro) into one "
+    measured = run_metric_pair(build, "macro_precision", "precision", BATCHES)  # both batches, as evaluate() would
+    if measured.size != 1:
+        raise CheckFailed(f"the value has shape {measured.shape}, one number per class: average them (macro) into one "
                           "number")
-    return float(result.reshape(()))
-
-
-def macro_precision_metric(metric_fn) -> None:
-    """Notebook 06, exercise 1: ``{"precision": pair}`` with the macro precision over ten classes."""
-    require_answer(metric_fn, "macro_precision")
-    if not callable(metric_fn):
-        raise CheckFailed("`macro_precision` should be a function of (labels, predictions), "
-                          f"not {type(metric_fn).__name__}")
-    result = _run_metric(metric_fn)
+    result = float(measured.reshape(()))
     expected = precisions(np.concatenate([b[0] for b in BATCHES]), np.concatenate([b[1] for b in BATCHES]))
     if abs(result - expected["macro"]) <= TOLERANCE:
         correct(f"on two batches of ten-class labels your precision is {result:.4f}, the mean of the ten "
@@ -82,19 +74,15 @@ def macro_precision_metric(metric_fn) -> None:
                       "num_classes is 10")
 
 
-def _as_number(answer, name: str) -> float:
-    require_answer(answer, name)
-    if hasattr(answer, "shape") and getattr(answer, "size", None) == 1 and not isinstance(answer, np.generic):
-        raise CheckFailed(f"`{name}` is a {type(answer).__name__} holding one value: take the number out "
-                          "with `.item()`")
-    if isinstance(answer, bool) or not isinstance(answer, (numbers.Real, np.generic)):
-        raise CheckFailed(f"`{name}` should be one number, not a {type(answer).__name__}")
-    return float(answer)
-
-
 def first_evaluation_f1(answer, table) -> None:
     """Notebook 06, exercise 2: the test set's macro F1 at the first evaluation, from ``events.scalars``."""
-    value = _as_number(answer, "first_f1")
+    require_answer(answer, "first_f1")
+    if hasattr(answer, "shape") and getattr(answer, "size", None) == 1 and not isinstance(answer, np.generic):
+        raise CheckFailed(f"`first_f1` is a {type(answer).__name__} holding one value: take the number out "
+                          "with `.item()`")
+    if isinstance(answer, bool) or not isinstance(answer, (numbers.Real, np.generic)):
+        raise CheckFailed(f"`first_f1` should be one number, not a {type(answer).__name__}")
+    value = float(answer)
     rows = table[(table["run"] == "eval") & (table["tag"] == "f1_macro")].sort_values("step")
     if rows.empty:
         raise CheckFailed("the table has no 'f1_macro' in run 'eval': pass the table of "
@@ -122,7 +110,7 @@ def most_confused_pair(answer, matrix) -> None:
     require_answer(answer, "most_confused")
     matrix = np.asarray(matrix)
     if (not isinstance(answer, (tuple, list)) or len(answer) != 2
-            or not all(isinstance(x, (numbers.Integral, np.integer)) and not isinstance(x, bool) for x in answer)):
+            or not all(isinstance(x, numbers.Integral) and not isinstance(x, bool) for x in answer)):
         raise CheckFailed("`most_confused` should be a pair of two class numbers, (true, predicted), "
                           "for example (4, 9)")
     true, predicted = (int(x) for x in answer)
@@ -132,9 +120,7 @@ def most_confused_pair(answer, matrix) -> None:
     if true == predicted:
         raise CheckFailed(f"({true}, {predicted}) is on the diagonal: those are the correct predictions; leave the "
                           "diagonal out")
-    mistakes = matrix.astype(float)  # a copy
-    np.fill_diagonal(mistakes, -1)
-    top = mistakes.max()
+    top = max(matrix[row, column] for row in range(size) for column in range(size) if row != column)
     count = matrix[true, predicted]
     if count == top:
         correct(f"true {true} predicted as {predicted}: {count:g} test images, the most common mistake")

@@ -20,13 +20,11 @@ def hook_decision(answer, scenario=None) -> None:
     """Notebook 07, exercise 1: the hook's best step and the evaluation after which it stops."""
     require_answer(answer, "decision")
     from ..early_stopping import best_step, stop_after
-
     scenario = dict(EXERCISE_1, **(scenario or {}))
     timeline, patience, min_steps = scenario["timeline"], scenario["patience"], scenario["min_steps"]
     if not isinstance(answer, dict) or set(answer) != {"best_step", "stops_after"}:
         raise CheckFailed("`decision` should be a dict with the two keys 'best_step' and 'stops_after'")
-    for key in ("best_step", "stops_after"):
-        value = answer[key]
+    for key, value in sorted(answer.items()):
         if not (is_whole_number(value) or (key == "stops_after" and value is None)):
             raise CheckFailed(f"decision[{key!r}] should be a global step (a whole number), not {value!r}")
     got_best = int(answer["best_step"])
@@ -34,13 +32,8 @@ def hook_decision(answer, scenario=None) -> None:
     stop = stop_after(timeline, patience, True, min_steps)
     seen = {step: value for step, value in timeline.items() if stop is None or step <= stop}
     best_at, _ = best_step(seen, True, min_steps)  # the best when the hook stops
-    ignoring_min_best, _ = best_step(timeline, True, 0)
-    # Two wrong readings of the rule: an equal value counts as an increase ((value, step) pairs: of equal
-    # values the later step compares higher), and the hook waits for more than the patience (patience + 1).
-    equal_stop = stop_after({step: (value, step) for step, value in timeline.items()}, patience, True, min_steps)
-    strictly_more_stop = stop_after(timeline, patience + 1, True, min_steps)
     if got_best != best_at:
-        if got_best == ignoring_min_best:
+        if got_best == best_step(timeline, True, 0)[0]:  # min_steps ignored
             raise CheckFailed(f"decision['best_step']: the evaluation at step {got_best} is below "
                               f"min_steps={min_steps}, and the hook skips every evaluation below min_steps: it "
                               "cannot be the best")
@@ -58,11 +51,13 @@ def hook_decision(answer, scenario=None) -> None:
         if got_stop == stop + 1:
             raise CheckFailed(f"decision['stops_after']: {got_stop} is where training ends, one step after the "
                               "hook's request; give the step of the evaluation after which the hook asks to stop")
-        if got_stop == strictly_more_stop:
+        if got_stop == stop_after(timeline, patience + 1, True, min_steps):  # waiting for more than the patience
             raise CheckFailed("decision['stops_after']: the hook stops as soon as step - best_step >= "
                               f"max_steps_without_increase ({patience}); reaching it is enough, it need not be "
                               "exceeded")
-        if got_stop is None or got_stop == equal_stop:
+        # an equal value counted as an increase: (value, step) pairs, of equal values the later compares higher
+        if got_stop is None or got_stop == stop_after({step: (value, step) for step, value in timeline.items()},
+                                                      patience, True, min_steps):
             raise CheckFailed("decision['stops_after']: the hook does stop; count the steps since the best "
                               "evaluation (an equal value is not an increase)")
         raise CheckFailed(f"decision['stops_after']: {got_stop} is not it; the hook stops at the first evaluation "
@@ -76,9 +71,7 @@ def stopped_early(answer, broken_model_dir, max_steps: int, eval_name: str, ever
     """Notebook 07, exercise 2: the fixed run stopped before ``max_steps``, evaluating every ``every`` steps."""
     require_answer(answer, "fixed_estimator")
     import tensorflow as tf
-
     from ..early_stopping import read_eval_results
-
     if not isinstance(answer, tf.compat.v1.estimator.Estimator):  # add_metrics returns the v1 class
         raise CheckFailed(f"`fixed_estimator` should be a tf.estimator.Estimator, not {type(answer).__name__}")
     if os.path.realpath(str(answer.model_dir)) == os.path.realpath(str(broken_model_dir)):
