@@ -37,7 +37,7 @@ def image_grid(images, labels=None, class_names=None, rows: int = 3, columns: in
 
 
 def curves(table: pd.DataFrame, panels: dict, title: str | None = None, xlabel: str = "global step") -> plt.Figure:
-    """One panel per ``{panel title: {line label: (run, tag)}}`` of ``events.scalars``; a missing one: ``UsageProblem``."""
+    """One panel per ``{panel title: {line label: (run, tag)}}`` of ``events.scalars``; a missing tag: UsageProblem."""
     figure, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 3.6), squeeze=False)
     for axis, (panel_title, lines) in zip(axes[0], panels.items()):
         for label, (run, tag) in lines.items():
