@@ -1,11 +1,7 @@
-"""A cluster of Estimator processes on this machine, started from notebook 09.
-
-``tf_configs`` writes each task's ``TF_CONFIG``. ``run_cluster`` starts one process per task (``python -m
-helpers.cluster``: ``run_task``), shows selected log lines with a role prefix (all go to ``model_dir/logs/``),
-ends the parameter servers when training is over and returns the final evaluation and each trainer's figures;
-``run_single``: the same job in one process. However it ends, no process is left behind: each has its own
-process group, ended in a ``finally``, and a watchdog that ends it with the launcher.
-"""
+"""Notebook 09's local cluster: ``run_cluster`` starts one process per task of ``tf_configs`` (``python -m
+helpers.cluster``, i.e. ``run_task``), shows selected log lines (all kept in ``model_dir/logs/``) and ends the ps when
+training is over; ``run_single`` runs the same job in one process. No process outlives the launcher: each has its own
+process group, ended in a ``finally``, and a watchdog that ends it with the launcher."""
 
 from __future__ import annotations
 
@@ -32,11 +28,9 @@ PARENT_ENV = "WORKBOOK_CLUSTER_PARENT"  # the launcher's pid: a task dies with i
 TASK_PROGRAM = ("-m", "helpers.cluster")  # what every process runs, after the Python interpreter
 # The lines shown in the notebook by default (every line goes to the log files).
 SHOWN = re.compile(
-    r"^(loss = |Loss for final step|Saving checkpoints for|Saving dict for global step"
-    r"|Waiting \d+ secs before starting training|Exiting evaluation|Requesting early stopping"
-    r"|Early stopping requested|No increase in metric|Waiting for model to be ready|Skipping training"
-    r"|steps run by this process|ERROR)"
-)
+    r"^(loss = |Loss for final step|Saving checkpoints for|Saving dict for global step|Exiting evaluation"
+    r"|Waiting \d+ secs before starting training|Requesting early stopping|Early stopping requested"
+    r"|No increase in metric|Waiting for model to be ready|Skipping training|steps run by this process|ERROR)")
 _PRINTING = threading.Lock()
 ERROR_LINE = re.compile(r"^[A-Za-z_.]*(Error|Exception|Interrupt)\b.*:|^[A-Za-z_.]*Error$")
 LOSS_LINE = re.compile(r"^loss = [-+.\deE]+, step = (\d+)")
@@ -49,12 +43,10 @@ class ClusterProblem(WorkbookProblem):
     """A task of the local cluster failed, or the cluster did not finish in time."""
 
 
-def free_ports(count: int, host: str = "127.0.0.1") -> list[int]:
-    """``count`` distinct free TCP ports on ``host`` (bound to port 0, read back, closed)."""
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct free local TCP ports (bound to port 0, read back, closed)."""
     with contextlib.ExitStack() as stack:
-        sockets = [stack.enter_context(socket.socket()) for _ in range(count)]
-        for sock in sockets:
-            sock.bind((host, 0))
+        sockets = [stack.enter_context(socket.create_server(("127.0.0.1", 0))) for _ in range(count)]
         return [sock.getsockname()[1] for sock in sockets]
 
 
@@ -63,9 +55,8 @@ def tf_configs(workers: int = 1, ps: int = 1, evaluator: bool = True,
                ports: int | list[int] | None = None) -> dict[str, dict]:
     """The ``TF_CONFIG`` of every task, ``{"chief:0": {"cluster": …, "task": …}, …}``, evaluator last.
 
-    ``host``: one name, or a function ``(type, index) -> host``. ``ports``: one port for all tasks, one
-    per cluster member (chief, workers, ps), or None for free local ports. The evaluator is no member.
-    """
+    ``host``: a name or ``(type, index) -> host``; ``ports``: one for all, one per cluster member (chief, workers,
+    ps; the evaluator is none) or None: free local ports."""
     if workers < 0 or ps < 0:
         raise UsageProblem("workers and ps must be 0 or more")
     members = [("chief", 0)] + [("worker", i) for i in range(workers)] + [("ps", i) for i in range(ps)]
@@ -94,7 +85,6 @@ def role_label(name: str) -> str:
 @dataclass
 class ClusterResult:
     """What ``run_cluster`` / ``run_single`` return."""
-
     metrics: dict  # the final evaluation: accuracy, loss, global_step
     wall_seconds: float  # from the first process started to the last one gone
     steps_per_second: float  # global steps (all trainers) between the busiest trainer's first and last loss lines
@@ -106,21 +96,16 @@ class ClusterResult:
     evaluations: list  # the global steps the evaluator evaluated
 
 
-# What a job holds unless run_cluster / run_single are given other values; save_checkpoints_steps: max_steps / 2.
-JOB_DEFAULTS = {"params": {}, "strategy": None, "save_checkpoints_steps": None, "eval_count": None,
-                "throttle_secs": 2, "log_step_count_steps": 100, "start_delay_secs": 0}
-
-
 def job_description(model_dir: str | os.PathLike, max_steps: int, **job) -> dict:
-    """The JSON-able job every task receives (see ``run_task``)."""
-    return {"model_dir": str(model_dir), "max_steps": int(max_steps),
-            **JOB_DEFAULTS, "save_checkpoints_steps": max(1, max_steps // 2), **job}
+    """The JSON-able job every task receives (see ``run_task``): these defaults, updated with ``job``."""
+    return {"model_dir": str(model_dir), "max_steps": int(max_steps), "params": {}, "strategy": None,
+            "save_checkpoints_steps": max(1, max_steps // 2), "eval_count": None, "throttle_secs": 2,
+            "log_step_count_steps": 100, "start_delay_secs": 0, **job}
 
 
 @dataclass
 class _Task:
     """One process of a launch, and what the launcher learns from its output."""
-
     name: str
     process: subprocess.Popen
     log_path: Path
@@ -152,11 +137,9 @@ class _Task:
         for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 30.0)):
             if self.process.poll() is not None:
                 return
-            try:
+            with contextlib.suppress(ProcessLookupError, subprocess.TimeoutExpired):
                 os.killpg(self.process.pid, sig)
                 self.process.wait(timeout=wait)
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                pass
 
     def check(self) -> None:
         """Note the peak memory of a running task; raise if it failed (with the line that says why)."""
@@ -251,11 +234,9 @@ def _trainer_figures(lines: list[tuple[float, str]]) -> dict:
 
 def _result(tasks: list[_Task], model_dir: Path, wall: float) -> ClusterResult:
     from . import events
-
     timeline = events.timeline(model_dir, "eval")  # the evaluator's event files
-    metrics = {} if timeline.empty else {name: float(value) for name, value in timeline.iloc[-1].items()}
-    if not timeline.empty:
-        metrics["global_step"] = int(timeline.index[-1])
+    metrics = {} if timeline.empty else {**{tag: float(value) for tag, value in timeline.iloc[-1].items()},
+                                         "global_step": int(timeline.index[-1])}
     trainers = [task for task in tasks if task.trainer]
     # the rate of the trainer that logged the most loss lines (a worker may train one step, late)
     busiest = max(trainers, key=lambda t: sum(bool(LOSS_LINE.match(line)) for _, line in t.lines))
@@ -303,17 +284,14 @@ def make_strategy(name: str | None, tf):
 
 def steps_run_hook(tf):
     """A training hook that counts the steps this process runs and logs the count when it ends."""
-
     class StepsRun(tf.compat.v1.train.SessionRunHook):
-        def begin(self):
-            self.steps = 0
+        steps = 0
 
         def after_run(self, run_context, run_values):
             self.steps += 1
 
         def end(self, session):
             tf.compat.v1.logging.info("steps run by this process: %d", self.steps)
-
     return StepsRun()
 
 
@@ -352,9 +330,9 @@ def run_task(job: dict) -> None:
 
 
 class _Plain(logging.Formatter):
+    """A log record as its message alone; a warning or error starts with its level."""
     def format(self, record: logging.LogRecord) -> str:
-        message = record.getMessage()
-        return message if record.levelno <= logging.INFO else f"{record.levelname}: {message}"
+        return record.getMessage() if record.levelno <= logging.INFO else f"{record.levelname}: {record.getMessage()}"
 
 
 def task_main() -> None:
@@ -365,14 +343,11 @@ def task_main() -> None:
         while os.getppid() == parent:
             time.sleep(1.0)
         os._exit(3)
-
     if parent:
         threading.Thread(target=watch, daemon=True).start()
     warnings.filterwarnings("ignore")
     import tensorflow as tf
-
     from .logs import install_noise_filter
-
     handler = logging.StreamHandler(sys.stdout)
     handler.setFormatter(_Plain())
     logger = tf.get_logger()
