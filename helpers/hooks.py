@@ -1,8 +1,4 @@
-"""Tensor names a hook can log, checked (notebook 05, whose ``CheckedLoggingTensorHook`` and ``Collector`` use it).
-
-``resolve_tensors`` looks names up as hooks do and says in one line what the graph has instead (similar names,
-the mode whose graph has the name, a variable's value tensor) where TensorFlow raises ``KeyError``.
-"""
+"""Tensor names a hook can log, checked: one line on what the graph has instead (notebook 05's hooks use it)."""
 
 from __future__ import annotations
 
@@ -38,26 +34,22 @@ class BareName(WorkbookProblem, TypeError):
 
 
 def resolve_tensors(tensors, graph: tf.Graph | None = None) -> dict:
-    """``{tag: Tensor}`` for ``{tag: name or Tensor}`` (or a list of names), as hooks resolve them.
-
-    Without ``graph`` (a hook's ``begin()``), the default graph; there, a missing name is also looked up in
-    the ``model_fn``'s graph of each mode, to tell a name that exists only in another mode.
-    """
+    """``{tag: Tensor}`` for ``{tag: name or Tensor}`` (or a list of names), as hooks resolve them. Without ``graph``
+    (in a hook's ``begin()``) in the default graph, and a missing name is looked up in each mode's graph too."""
     refuse_bare_name(tensors)
-    in_session = graph is None
-    graph = graph if graph is not None else tf.compat.v1.get_default_graph()
+    in_session, graph = graph is None, graph or tf.compat.v1.get_default_graph()
     if not isinstance(tensors, dict):
         tensors = {item: item for item in tensors}
     found, missing, handles = {}, [], []
     for tag, name in tensors.items():
         if not isinstance(name, str):
             found[tag] = name
-        elif not _has_tensor(graph, name):
+        elif (element := _tensor(graph, name)) is None:
             missing.append(name)
-        elif (element := graph.as_graph_element(name if ":" in name else name + ":0")).dtype == tf.resource:
+        elif element.dtype == tf.resource:
             op_name = name.partition(":")[0]
             read = f"{op_name}/Read/ReadVariableOp"
-            instead = (f"log '{read}', its value" if _has_tensor(graph, read)
+            instead = (f"log '{read}', its value" if _tensor(graph, read) is not None
                        else f"log tf.identity({op_name}) named in the model_fn")
             handles.append(f"'{name}' is a variable, and the tensor '{op_name}:0' is its handle (dtype resource), "
                            f"not its value: {instead}")
@@ -81,12 +73,11 @@ def refuse_bare_name(tensors) -> None:
                        f"e.g. {{{tensors!r}: {tensors!r}}}, or a list [{tensors!r}]")
 
 
-def _has_tensor(graph: tf.Graph, name: str) -> bool:
+def _tensor(graph: tf.Graph, name: str) -> tf.Tensor | None:
     try:
-        graph.as_graph_element(name if ":" in name else name + ":0")
+        return graph.as_graph_element(name if ":" in name else name + ":0")
     except (KeyError, ValueError):
-        return False
-    return True
+        return None
 
 
 def _problem(name: str, graph: tf.Graph, candidates: list, mode_graphs: dict, running: str | None) -> str:
@@ -95,7 +86,7 @@ def _problem(name: str, graph: tf.Graph, candidates: list, mode_graphs: dict, ru
         outputs = len(graph.get_operation_by_name(op_name).outputs)
         return (f"the operation '{op_name}' has {outputs} output{'s' if outputs != 1 else ''}, "
                 f"so there is no tensor '{op_name}:{index or 0}'")
-    modes = [mode for mode, other in mode_graphs.items() if _has_tensor(other, name)]
+    modes = [mode for mode, other in mode_graphs.items() if _tensor(other, name) is not None]
     complete = len(mode_graphs) == len(_MODE_NAMES)
     # The running mode's own graph must be there to lack the name too (a name uniquified differently in
     # the real graph is not "in another mode"); without the running mode, all three must be there.
@@ -115,15 +106,11 @@ def _problem(name: str, graph: tf.Graph, candidates: list, mode_graphs: dict, ru
 
 
 def _mode_graphs(names: list) -> tuple[str | None, dict]:
-    """The mode of the Estimator call running now, and the graphs its ``model_fn`` builds, to look ``names`` up in.
-
-    The call is read from the stack: the innermost ``train`` / ``evaluate`` / ``predict`` gives the mode (an
-    evaluation inside ``train_and_evaluate`` runs within ``train``), the innermost frames with ``features`` and
-    ``input_fn`` the inputs (under ``evaluate`` only ``input_fn`` is there; the course's input when neither works).
-    A mode whose graph cannot be built is left out; the running mode's graph is built only when another mode's
-    graph has one of ``names``.
-    """
-    entry_points = {"train": ModeKeys.TRAIN, "evaluate": ModeKeys.EVAL, "predict": ModeKeys.PREDICT}
+    """The mode of the Estimator call running now and its ``model_fn``'s graph in each mode, read from the stack: the
+    innermost ``train``/``evaluate``/``predict`` gives the mode (``train_and_evaluate`` evaluates within ``train``),
+    the innermost ``features``/``input_fn`` the inputs (else the course's). A mode that fails to build is left out;
+    the running mode's is built only when another mode's graph has one of ``names``."""
+    entry_points = {call: mode for mode, call in _MODE_CALLS.items()}
     estimator = running = inputs = input_fn = None
     frame = inspect.currentframe()
     while frame is not None:
@@ -148,7 +135,7 @@ def _mode_graphs(names: list) -> tuple[str | None, dict]:
     graphs = {}
     for mode in [mode for mode in _MODE_NAMES if mode != running] + [running]:
         if mode is None or (mode == running and not any(
-                _has_tensor(graph, name) for graph in graphs.values() for name in names)):
+                _tensor(graph, name) is not None for graph in graphs.values() for name in names)):
             continue
         try:
             with logger_level(logging.WARNING):  # "Calling model_fn." belongs to the real calls

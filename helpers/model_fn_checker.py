@@ -1,15 +1,12 @@
-"""Run a ``model_fn`` through PREDICT, EVAL and TRAIN on a tiny batch and say what to change (notebook 03).
-
-``check_model_fn`` reads the signature as Estimator does, builds and runs each mode in a fresh graph on a batch
-shaped like the course's input, and returns a ``ModelFnReport`` (``findings``, ``warnings``, ``ok``, ``table()``).
-``estimator_graph``, ``call_like_estimator`` and ``build_graph`` build a ``model_fn``'s graph as Estimator does,
-for ``hooks``, ``early_stopping`` and notebooks 04-05.
+"""Run a ``model_fn`` through PREDICT, EVAL and TRAIN on a tiny batch and say what to change (notebook 03);
+``estimator_graph`` and ``build_graph`` build its graph as Estimator does (for hooks, early_stopping, notebooks 04-05).
 """
 
 from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import html
 import inspect
 import linecache
@@ -23,6 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -40,9 +38,12 @@ MODES = (("PREDICT", ModeKeys.PREDICT), ("EVAL", ModeKeys.EVAL), ("TRAIN", ModeK
 ACCEPTED_ARGS = ("features", "labels", "mode", "params", "config")
 FIX_GLOBAL_STEP = "optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())"
 FIX_TRAINING_FLAG = "training=(mode == tf.estimator.ModeKeys.TRAIN)"
+FIX_ARGMAX = "reduces over axis 0, the batch: write `tf.argmax(logits, axis=1)`"
 FEATURES_IN = 'features {"image": float32 [batch, 28, 28]}'
 LABELS_IN = "labels int32 [batch] (class ids, not one-hot)"
 _MODE_PREFIXES = (("train", "TRAIN"), ("eval", "EVAL"), ("pred", "PREDICT"), ("infer", "PREDICT"))  # "TRAIN" -> TRAIN
+_CHECKER_FILE = str(Path(__file__).resolve())  # frames in this file or under these folders are not the learner's
+_LIBRARY_DIRS = tuple(sorted({str(Path(p).resolve()) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}))
 
 
 class Finding(NamedTuple):
@@ -69,22 +70,9 @@ class Branch:
     metrics: dict = field(default_factory=dict)  # name -> shape of the value after one update
     train_op: bool | None = None
     global_step: tuple | None = None  # (before, after) one run of train_op
-    trainable_parameters: int | None = None
     variables: dict = field(default_factory=dict)  # trainable variable name -> shape
     used_variables: frozenset = frozenset()  # the variables the predictions (PREDICT) or loss depend on
     untrained: tuple = ()  # TRAIN: trainable variables the loss has no gradient for
-
-    def row(self) -> dict:
-        """This branch as one row of ``ModelFnReport.table()``."""
-        if not self.built:
-            return {"returned": self.returned}
-        before, after = self.global_step or (None, None)
-        train_op = "-" if self.train_op is None else "no" if not self.train_op else (
-            "yes, not run" if before is None else f"yes, global step {before} → {after}")
-        return {"returned": self.returned, "predictions": _describe_shapes(self.predictions),
-                "export_outputs": ", ".join(self.export_outputs) or "-",
-                "loss": "-" if self.loss_shape is None else _describe_shapes({"": self.loss_shape}).strip(),
-                "eval_metric_ops": _describe_shapes(self.metrics), "train_op": train_op}
 
 
 @dataclass
@@ -102,12 +90,13 @@ class ModelFnReport:
         return not self.findings
 
     @property
-    def trainable_parameters(self) -> int | None:
-        return next((b.trainable_parameters for b in self.branches.values() if b.built), None)
+    def variables(self) -> dict:  # the trainable variables {name: shape} of the first branch built
+        return next((dict(b.variables) for b in self.branches.values() if b.built), {})
 
     @property
-    def variables(self) -> dict:  # the trainable variables, {name: shape}
-        return next((dict(b.variables) for b in self.branches.values() if b.built), {})
+    def trainable_parameters(self) -> int | None:
+        built = any(b.built for b in self.branches.values())
+        return int(sum(np.prod(shape) for shape in self.variables.values())) if built else None
 
     def problem(self, mode: str, sentence: str) -> None:
         self.findings.append(Finding(mode, sentence))
@@ -116,22 +105,30 @@ class ModelFnReport:
         self.warnings.append(Finding(mode, sentence))
 
     def table(self) -> pd.DataFrame:
-        modes = [mode for mode, _ in MODES if mode in self.branches]
+        def shapes(named: dict) -> str:
+            return ", ".join(f"{key} {'scalar' if len(s) == 0 else tuple(s)}" for key, s in named.items()) or "-"
+        def row(b: Branch) -> dict:
+            if not b.built:
+                return {"returned": b.returned}
+            train_op = "-" if b.train_op is None else "yes, not run" if b.global_step is None else (
+                "yes, global step {} → {}".format(*b.global_step))
+            return {"returned": b.returned, "predictions": shapes(b.predictions),
+                    "export_outputs": ", ".join(b.export_outputs) or "-",
+                    "loss": "-" if b.loss_shape is None else shapes({"": b.loss_shape}).strip(),
+                    "eval_metric_ops": shapes(b.metrics), "train_op": train_op}
         columns = ["returned", "predictions", "export_outputs", "loss", "eval_metric_ops", "train_op"]
-        frame = pd.DataFrame([self.branches[mode].row() for mode in modes], index=modes, columns=columns)
-        frame.index.name = "mode"
-        return frame.fillna("-")
+        frame = pd.DataFrame([row(b) for b in self.branches.values()], index=list(self.branches), columns=columns)
+        return frame.rename_axis("mode").fillna("-")  # check_model_fn adds the branches in the order of MODES
 
     def raise_if_problems(self) -> None:
         if self.findings:
             raise WorkbookProblem(str(self.findings[0]))
 
     def headline(self) -> str:
-        count = len(self.findings)
+        problems, warnings = len(self.findings), len(self.warnings)
         verdict = ("OK: Estimator can train, evaluate and predict with it" if self.ok
-                   else f"{count} problem{'s' if count != 1 else ''} to fix")
-        if count := len(self.warnings):
-            verdict += f" ({count} warning{'s' if count != 1 else ''})"
+                   else f"{problems} problem{'s' if problems != 1 else ''} to fix")
+        verdict += f" ({warnings} warning{'s' if warnings != 1 else ''})" if warnings else ""
         size = f", {self.trainable_parameters:,} trainable parameters" if self.trainable_parameters is not None else ""
         return f"model_fn check of {self.name} on a batch of {self.batch_size}{size}: {verdict}"
 
@@ -141,10 +138,12 @@ class ModelFnReport:
         return "\n".join(lines + (["", self.table().to_string()] if self.branches else []))
 
     def _repr_html_(self) -> str:
-        parts = [f"<p><b>{_html(self.headline())}</b></p>"]
+        def code(text: str) -> str:  # `code` in backticks becomes <code>code</code>
+            return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text, quote=False))
+        parts = [f"<p><b>{code(self.headline())}</b></p>"]
         for title, findings in (("Problems", self.findings), ("Warnings", self.warnings)):
             if findings:
-                items = "".join(f"<li><b>{_html(f.mode)}</b>: {_html(f.sentence)}</li>" for f in findings)
+                items = "".join(f"<li><b>{code(f.mode)}</b>: {code(f.sentence)}</li>" for f in findings)
                 parts.append(f"<p>{title}:</p><ul>{items}</ul>")
         return "\n".join(parts + ([self.table().to_html()] if self.branches else []))
 
@@ -154,17 +153,15 @@ def check_model_fn(model_fn: Callable, params: dict | None = None, batch_size: i
     report = ModelFnReport(getattr(model_fn, "__name__", None) or type(model_fn).__name__, batch_size)
     if not check_signature(model_fn, params, report):
         return report
-    has_labels = "labels" in function_utils.fn_args(model_fn)
     wrong_modes = wrong_mode_comparisons(model_fn)
     for mode_name, mode in MODES:
-        if mode != ModeKeys.PREDICT and not has_labels:
+        if mode != ModeKeys.PREDICT and "labels" not in function_utils.fn_args(model_fn):
             report.branches[mode_name] = Branch(mode_name, returned="not built (no labels parameter)")
             continue
         report.branches[mode_name], findings, warnings = check_branch(model_fn, mode_name, mode, params, batch_size)
         if mode_name in wrong_modes:  # what went wrong in this branch follows from the comparison
-            literal = wrong_modes[mode_name]
             findings = [Finding(mode_name, (
-                f"the model_fn compares `mode` with {literal!r}, but in {mode_name} Estimator passes "
+                f"the model_fn compares `mode` with {wrong_modes[mode_name]!r}, but in {mode_name} Estimator passes "
                 f"tf.estimator.ModeKeys.{mode_name} == {getattr(ModeKeys, mode_name)!r}, so that branch never "
                 f"runs: compare with `tf.estimator.ModeKeys.{mode_name}`"))]
         report.findings += findings
@@ -209,8 +206,7 @@ def check_branch(model_fn: Callable, mode_name: str, mode: str, params: dict | N
     """Build one mode's branch in a fresh graph and run it: (Branch, findings, warnings)."""
     branch, found = Branch(mode_name), ModelFnReport(mode_name, batch_size)
     with estimator_graph() as graph:
-        spec = build_branch(model_fn, branch, mode, params, found)
-        if spec is not None:
+        if (spec := build_branch(model_fn, branch, mode, params, found)) is not None:
             with tf.compat.v1.Session(graph=graph) as session:
                 session.run([tf.compat.v1.global_variables_initializer(),
                              tf.compat.v1.local_variables_initializer(), tf.compat.v1.tables_initializer()])
@@ -246,15 +242,12 @@ def build_branch(model_fn: Callable, branch: Branch, mode: str, params: dict | N
     branch.built, branch.returned = True, "EstimatorSpec"
     trainable = tf.compat.v1.trainable_variables()
     branch.variables = {variable.op.name: tuple(variable.shape.as_list()) for variable in trainable}
-    branch.trainable_parameters = int(sum(np.prod(shape) for shape in branch.variables.values()))
     outputs = tf.nest.flatten(spec.predictions if mode == ModeKeys.PREDICT else spec.loss)
     branch.used_variables = frozenset(op.name for op in _ancestors(outputs) if op.type in ("VarHandleOp", "VariableV2"))
     if mode == ModeKeys.TRAIN and trainable and spec.loss.dtype.is_floating:  # which weights training changes
-        try:
+        with contextlib.suppress(Exception):  # a loss TensorFlow cannot differentiate is not this check's business
             gradients = tf.compat.v1.gradients(spec.loss, trainable)
             branch.untrained = tuple(var.op.name for var, gradient in zip(trainable, gradients) if gradient is None)
-        except Exception:  # a loss TensorFlow cannot differentiate is not this check's business
-            pass
     for key in keras_metrics:
         found.warn(branch.mode, (
             f"eval_metric_ops[{key!r}] is a Keras Metric object: Estimator accepts it but runs only its first "
@@ -265,7 +258,7 @@ def build_branch(model_fn: Callable, branch: Branch, mode: str, params: dict | N
 
 
 def run_branch(session: tf.compat.v1.Session, spec, branch: Branch, found: ModelFnReport) -> None:
-    """Run what Estimator would run in EVAL or TRAIN: the loss, then the metrics or the train_op."""
+    """Run what Estimator would run in EVAL or TRAIN: the loss, then the metrics or the train_op once."""
     loss = spec.loss
     # EstimatorSpec reshapes a loss of unknown size to []; look at what it was given.
     if loss.op.type == "Reshape" and loss.op.inputs[0].shape.num_elements() is None:
@@ -282,58 +275,54 @@ def run_branch(session: tf.compat.v1.Session, spec, branch: Branch, found: Model
         session.run([update for _, update in metric_ops.values()])
         values = session.run({key: value for key, (value, _) in metric_ops.items()})
         branch.metrics = {key: np.shape(value) for key, value in values.items()}
-    if branch.mode == "TRAIN":
-        check_train_op(session, spec, branch, found)
+    if branch.mode == "TRAIN":  # one run of train_op must move the global step from 0 to exactly 1
+        branch.train_op = spec.train_op is not None
+        global_step = tf.compat.v1.train.get_global_step()
+        before = int(session.run(global_step))
+        session.run(spec.train_op)
+        after = int(session.run(global_step))
+        branch.global_step = (before, after)
+        if after == before:
+            found.problem("TRAIN", (
+                f"the train_op does not increment the global step (still {after} after one run), so Estimator's "
+                "step counting never advances (train(steps=…) would run until the input runs out): write "
+                f"`{FIX_GLOBAL_STEP}`"))
+        elif after != before + 1:
+            found.problem("TRAIN", f"one run of the train_op moved the global step from {before} to {after}: pass "
+                          "`global_step=` to exactly one minimize call")
 
 
 def check_predictions(session: tf.compat.v1.Session, spec, branch: Branch, found: ModelFnReport) -> None:
     """Every prediction must have the batch as its first dimension, and not change with the rest of the batch."""
     predictions = spec.predictions if isinstance(spec.predictions, dict) else {"(tensor)": spec.predictions}
+    where = {key: "predictions" if key == "(tensor)" else f"predictions[{key!r}]" for key in predictions}
     batch_size = found.batch_size
     branch.prediction_values = whole = session.run(predictions)
     branch.predictions = {key: np.shape(value) for key, value in whole.items()}
     branch.export_outputs = tuple(sorted(spec.export_outputs or {}))
     for key, shape in branch.predictions.items():
         if len(shape) == 0 or shape[0] != batch_size:
-            found.problem("PREDICT", f"{_where(key)} has shape {tuple(shape)} for a batch of {batch_size}: every "
+            found.problem("PREDICT", f"{where[key]} has shape {tuple(shape)} for a batch of {batch_size}: every "
                           "prediction needs the batch as its first dimension" + (
-                              "; `tf.argmax(logits)` without `axis` reduces over axis 0, the batch: write "
-                              "`tf.argmax(logits, axis=1)`" if _is_argmax_over_batch(predictions[key]) else ""))
-    if found.findings or check_repeatable(session, predictions, "PREDICT", found) or batch_size < 3:
+                              f"; `tf.argmax(logits)` without `axis` {FIX_ARGMAX}"
+                              if _is_argmax_over_batch(predictions[key]) else ""))
+    named = {where[key]: tensor for key, tensor in predictions.items()}
+    if found.findings or check_repeatable(session, named, "PREDICT", found) or batch_size < 3:
         return
     try:
         image = session.graph.get_tensor_by_name("image:0")
         part = session.run(predictions, {image: session.run(image)[:2]})
     except tf.errors.OpError as error:
         return found.warn("PREDICT", (
-            f"PREDICT works on a batch of {batch_size} but not on 2 examples, where it raised "
-            f"{type(error).__name__}: {_run_error_cause(error.message)}{_place(_op_frame(error))}, so the model "
-            "assumes a batch size and the last, smaller batch of an input would fail: write -1 (or "
+            f"PREDICT works on a batch of {batch_size} but not on 2 examples, where it raised {_run_error(error)}, "
+            "so the model assumes a batch size and the last, smaller batch of an input would fail: write -1 (or "
             "`tf.shape(...)[0]`) for the batch dimension"))
     key, change = _largest_change({key: value[:2] for key, value in whole.items()}, part)
     if key is not None:
         found.warn("PREDICT", (
-            f"{_where(key)} for the first two examples changes by up to {change:.3g} when the other examples of "
+            f"{where[key]} for the first two examples changes by up to {change:.3g} when the other examples of "
             "the batch are left out, so a layer uses batch statistics at prediction time (batch normalization "
             f"called with `training=True`?): pass `{FIX_TRAINING_FLAG}`"))
-
-
-def check_train_op(session: tf.compat.v1.Session, spec, branch: Branch, found: ModelFnReport) -> None:
-    """One run of ``train_op`` must move the global step from 0 to exactly 1."""
-    branch.train_op = spec.train_op is not None
-    global_step = tf.compat.v1.train.get_global_step()
-    before = int(session.run(global_step))
-    session.run(spec.train_op)
-    after = int(session.run(global_step))
-    branch.global_step = (before, after)
-    if after == before:
-        found.problem("TRAIN", (
-            f"the train_op does not increment the global step (still {after} after one run), so Estimator's step "
-            "counting never advances (train(steps=…) would run until the input runs out): write "
-            f"`{FIX_GLOBAL_STEP}`"))
-    elif after != before + 1:
-        found.problem("TRAIN", f"one run of the train_op moved the global step from {before} to {after}: pass "
-                      "`global_step=` to exactly one minimize call")
 
 
 def check_repeatable(session: tf.compat.v1.Session, tensors: dict, mode_name: str, found: ModelFnReport) -> bool:
@@ -341,9 +330,9 @@ def check_repeatable(session: tf.compat.v1.Session, tensors: dict, mode_name: st
     key, change = _largest_change(session.run(tensors), session.run(tensors))
     if key is not None:
         found.warn(mode_name, (
-            f"{_where(key) if mode_name == 'PREDICT' else key} differs between two runs of {mode_name} on the same "
-            f"batch (by up to {change:.3g}), so something random is still on in {mode_name}, dropout or another "
-            f"layer called with `training=True`: pass `{FIX_TRAINING_FLAG}`"))
+            f"{key} differs between two runs of {mode_name} on the same batch (by up to {change:.3g}), so something "
+            f"random is still on in {mode_name}, dropout or another layer called with `training=True`: pass "
+            f"`{FIX_TRAINING_FLAG}`"))
     return key is not None
 
 
@@ -367,6 +356,15 @@ def check_bool_casts(session: tf.compat.v1.Session, spec, found: ModelFnReport) 
 
 def check_variables(report: ModelFnReport) -> None:
     """Compare the trainable variables of the modes, and what TRAIN trains."""
+    def listed(names, shapes: dict) -> str:
+        first = ", ".join(f"{name} {shapes[name]}" for name in list(names)[:3])
+        return first + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    def twice(branch: Branch) -> str:  # when the branch's variable shapes are one list repeated
+        shapes, half = list(branch.variables.values()), len(branch.variables) // 2
+        if half and len(shapes) % 2 == 0 and shapes[:half] == shapes[half:]:
+            return (f" (the {branch.mode} branch builds the network twice: its {len(shapes)} variables are the "
+                    f"same {half} shapes two times)")
+        return ""
     built = {mode: branch for mode, branch in report.branches.items() if branch.built}
     reference = built.get("TRAIN") or built.get("EVAL")
     if reference is None:
@@ -376,28 +374,27 @@ def check_variables(report: ModelFnReport) -> None:
     if untrained_used:  # restored by name, these are the weights training never changed
         names = [name for name in train.variables if name in untrained_used]
         report.problem("PREDICT", (
-            f"the predictions use {_list_variables(names, train.variables)}, which training never changes "
-            f"because the TRAIN loss does not depend on them{_twice(train)}: compute the logits once and "
+            f"the predictions use {listed(names, train.variables)}, which training never changes "
+            f"because the TRAIN loss does not depend on them{twice(train)}: compute the logits once and "
             "use them for the predictions and the loss"))
     elif train is not None and train.untrained:
         report.warn("TRAIN", (
             f"the TRAIN loss does not depend on {len(train.untrained)} of the {len(train.variables)} trainable "
-            f"variables ({_list_variables(train.untrained, train.variables)}), so training never changes "
-            f"them{_twice(train)}: build the network once and use its logits"))
+            f"variables ({listed(train.untrained, train.variables)}), so training never changes "
+            f"them{twice(train)}: build the network once and use its logits"))
     for branch in (built.get("PREDICT") if not untrained_used else None, built.get("EVAL")):
         if branch is None or branch is reference or branch.variables == reference.variables:
             continue
         here, there, parts = branch.variables, reference.variables, []
-        if only_here := [n for n in here if n not in there]:
-            parts.append(f"only in {branch.mode}: {_list_variables(only_here, here)}")
-        if only_there := [n for n in there if n not in here]:
-            parts.append(f"only in {reference.mode}: {_list_variables(only_there, there)}")
+        for one, other in ((branch, reference), (reference, branch)):
+            if only := [n for n in one.variables if n not in other.variables]:
+                parts.append(f"only in {one.mode}: {listed(only, one.variables)}")
         if reshaped := [n for n in here if n in there and here[n] != there[n]]:
             parts.append("other shapes: " + ", ".join(
                 f"{n} {here[n]} in {branch.mode}, {there[n]} in {reference.mode}" for n in reshaped[:3]))
         report.problem(branch.mode, (
             f"the {branch.mode} branch builds other trainable variables than {reference.mode} "
-            f"({'; '.join(parts)}){_twice(branch)}, but Estimator restores the weights trained in TRAIN into it by "
+            f"({'; '.join(parts)}){twice(branch)}, but Estimator restores the weights trained in TRAIN into it by "
             "name: build the same network in every mode (compute the logits once, before branching on `mode`)"))
 
 
@@ -421,15 +418,15 @@ def wrong_mode_comparisons(model_fn: Callable) -> dict:
     return wrong
 
 
-def explain_build_error(mode_name: str, error: Exception, params: dict | None = None,
-                        needs_labels: bool = False) -> str:
+def explain_build_error(mode_name: str, error: Exception, params: dict | None, needs_labels: bool) -> str:
     """The sentence for an exception raised while the model_fn built a branch."""
-    message = _first_line(str(error).replace(str(PROJECT_ROOT) + "/", ""))
+    message = (str(error).replace(str(PROJECT_ROOT) + "/", "").strip().splitlines() or [""])[0].strip()
     for pattern, sentence in SPEC_ERRORS:
         if match := re.search(pattern, message):
             return sentence(mode_name, match)
-    frame = _learner_frame(error.__traceback__)
-    place, line = _place(frame), _source(frame)
+    frame = _learner_frame([_Frame(f.f_code.co_filename, line, f.f_code.co_name, {**f.f_globals, **f.f_locals})
+                            for f, line in traceback.walk_tb(error.__traceback__)])  # the names, for NameError
+    place, line = _place(frame), frame.source if frame else ""
     if isinstance(error, NameError) and getattr(error, "name", None):
         known = set(dir(__builtins__) if not isinstance(__builtins__, dict) else __builtins__)
         if close := similar_names(error.name, known | set(frame.namespace if frame else {}), limit=1):
@@ -453,22 +450,18 @@ def explain_build_error(mode_name: str, error: Exception, params: dict | None = 
                 "return the EstimatorSpec before anything uses the labels")
     if v1_name := _tf1_name(message) if isinstance(error, AttributeError) else None:
         return raised + f"; that is a TensorFlow 1 name, which TensorFlow 2 keeps as `{v1_name}`: write that"
-    given = [text for word, text in (("features", FEATURES_IN), ("labels", LABELS_IN))
-             if isinstance(error, (ValueError, TypeError)) and re.search(rf"\b{word}\b", line)]
-    if given:
+    if given := [text for word, text in (("features", FEATURES_IN), ("labels", LABELS_IN))
+                 if isinstance(error, (ValueError, TypeError)) and re.search(rf"\b{word}\b", line)]:
         return raised + f"; the course's input functions deliver {' and '.join(given)}: make that line accept them"
     return raised + ": fix that line"
 
 
 def explain_run_error(mode_name: str, error: tf.errors.OpError, batch_size: int) -> str:
     """The sentence for an error TensorFlow raised while running a branch: its cause, where, and a hint."""
-    op = getattr(error, "op", None)
-    sentence = (f"running the {mode_name} branch on a batch of {batch_size} raised {type(error).__name__}: "
-                f"{_run_error_cause(error.message)}{_place(_op_frame(error))}")
-    ancestors = _ancestors([op]) if op is not None else set()
+    sentence = f"running the {mode_name} branch on a batch of {batch_size} raised {_run_error(error)}"
+    ancestors = _ancestors([getattr(error, "op", None)])
     if any(_is_argmax_over_batch(a.outputs[0]) for a in ancestors if a.type == "ArgMax"):
-        return sentence + ("; it uses `tf.argmax(logits)` without `axis`, which reduces over axis 0, the batch: "
-                           "write `tf.argmax(logits, axis=1)`")
+        return sentence + f"; it uses `tf.argmax(logits)` without `axis`, which {FIX_ARGMAX}"
     names = {a.name for a in ancestors if a.type == "PlaceholderWithDefault"}
     if given := [text for name, text in (("image", FEATURES_IN), ("labels", LABELS_IN)) if name in names]:
         return sentence + f"; it ran on {' and '.join(given)}: make that line work on them"
@@ -503,8 +496,14 @@ SPEC_ERRORS = (  # EstimatorSpec's own ValueError -> the sentence
 
 @contextlib.contextmanager
 def estimator_graph() -> Iterator[tf.Graph]:
-    """A fresh default graph with a global step and the course's seeds, as Estimator builds one."""
-    with tf.Graph().as_default() as graph, _keras_seeds():
+    """A fresh default graph with a global step and the course's seeds, as Estimator builds one. Keras layers built
+    in it get seeds from their own generator: the same weights on every run, the learner's random streams untouched."""
+    from keras.src import backend as keras_backend  # the Keras 2.15 that TensorFlow 2.15 uses
+    class IntegerSeeds(random.Random):  # Keras asks for randint(1, 1e9); Python 3.11 deprecates the float bound
+        def randint(self, a, b):
+            return super().randint(int(a), int(b))
+    seeds = mock.patch.object(keras_backend._SEED_GENERATOR, "generator", IntegerSeeds(SEED), create=True)
+    with seeds, tf.Graph().as_default() as graph:
         tf.compat.v1.set_random_seed(SEED)
         tf.compat.v1.train.get_or_create_global_step()
         yield graph
@@ -528,7 +527,6 @@ def build_graph(model_fn: Callable, params: dict | None = None, mode: str = Mode
     def placeholders(like):
         return tf.nest.map_structure(lambda x: tf.compat.v1.placeholder(
             x.dtype, x.shape, name=x.name if isinstance(x, tf.TensorSpec) else None), like)
-
     with estimator_graph() as graph:
         features = placeholders(features_like)
         labels = None if mode == ModeKeys.PREDICT or labels_like is None else placeholders(labels_like)
@@ -546,8 +544,6 @@ def tiny_batch(batch_size: int = 4, with_labels: bool = True) -> tuple[dict, tf.
 
 def _builds_with_labels(model_fn: Callable, params: dict | None, batch_size: int) -> bool:
     """True when the PREDICT branch builds once it is given labels (so labels=None made it fail)."""
-    if "labels" not in function_utils.fn_args(model_fn):
-        return False
     with estimator_graph():
         try:
             call_like_estimator(model_fn, *tiny_batch(batch_size), ModeKeys.PREDICT, params)
@@ -561,49 +557,12 @@ def _recording_keras_metrics() -> Iterator[list]:
     """Note the eval_metric_ops keys whose values are Keras Metric objects (EstimatorSpec replaces such a metric
     by ``(metric.result(), metric.updates[0])``, so the returned spec no longer shows it)."""
     keys, original = [], model_fn_lib._validate_eval_metric_ops
-
     def recording(eval_metric_ops):
         if isinstance(eval_metric_ops, dict):
             keys.extend(k for k, v in eval_metric_ops.items() if isinstance(v, tf.keras.metrics.Metric))
         return original(eval_metric_ops)
-
-    model_fn_lib._validate_eval_metric_ops = recording
-    try:
+    with mock.patch.object(model_fn_lib, "_validate_eval_metric_ops", recording):
         yield keys
-    finally:
-        model_fn_lib._validate_eval_metric_ops = original
-
-
-class _IntegerSeeds(random.Random):
-    """Keras asks its seed generator for ``randint(1, 1e9)``; Python 3.11 deprecates the float bound."""
-
-    def randint(self, a, b):
-        return super().randint(int(a), int(b))
-
-
-@contextlib.contextmanager
-def _keras_seeds() -> Iterator[None]:
-    """Keras layers built inside get seeds from their own generator: the same weights on every run, and the
-    learner's random streams untouched."""
-    from keras.src import backend as keras_backend  # the Keras 2.15 that TensorFlow 2.15 uses
-
-    state = keras_backend._SEED_GENERATOR
-    saved, state.generator = getattr(state, "generator", None), _IntegerSeeds(SEED)
-    try:
-        yield
-    finally:
-        state.generator = saved
-
-
-def _ancestors(items) -> set:
-    """Every op that the given tensors or ops depend on (data and control inputs), themselves included."""
-    stack, seen = [item if isinstance(item, tf.Operation) else item.op for item in items if item is not None], set()
-    while stack:
-        op = stack.pop()
-        if op not in seen:
-            seen.add(op)
-            stack.extend([tensor.op for tensor in op.inputs] + list(op.control_inputs))
-    return seen
 
 
 def _largest_change(first: dict, second: dict) -> tuple[str | None, float]:
@@ -621,6 +580,17 @@ def _largest_change(first: dict, second: dict) -> tuple[str | None, float]:
     return worst, change
 
 
+def _ancestors(items) -> set:
+    """Every op that the given tensors or ops depend on (data and control inputs), themselves included."""
+    stack, seen = [item if isinstance(item, tf.Operation) else item.op for item in items if item is not None], set()
+    while stack:
+        op = stack.pop()
+        if op not in seen:
+            seen.add(op)
+            stack.extend([tensor.op for tensor in op.inputs] + list(op.control_inputs))
+    return seen
+
+
 def _is_argmax_over_batch(tensor: tf.Tensor) -> bool:
     """True when ``tensor`` is (a cast or identity of) an ArgMax over axis 0."""
     op = tensor.op
@@ -636,41 +606,19 @@ class _Frame(NamedTuple):  # one line of the learner's code: where an error or a
     name: str
     namespace: dict  # the frame's globals and locals (empty for an op's traceback)
 
+    @property
+    def source(self) -> str:
+        return linecache.getline(self.filename, self.lineno).strip()
 
-_CHECKER_FILE = str(Path(__file__).resolve())
-_LIBRARY_DIRS = tuple(sorted({str(Path(p).resolve()) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}))
 
-
-def _learner_frame(frames) -> _Frame | None:
-    """The innermost frame of the learner's code in a Python traceback or an op's traceback."""
-    if frames is None:
-        return None
-    if hasattr(frames, "tb_frame"):  # a Python traceback: keep the frames' names for NameError
-        frames = [_Frame(f.f_code.co_filename, line, f.f_code.co_name, {**f.f_globals, **f.f_locals})
-                  for f, line in traceback.walk_tb(frames)]
-    elif not all(isinstance(f, _Frame) for f in frames):  # an op's traceback, outermost first
-        frames = [_Frame(f.filename, f.lineno, f.name, {}) for f in frames]
+def _learner_frame(frames: list[_Frame]) -> _Frame | None:
+    """The innermost of ``frames`` (outermost first) that is the learner's code."""
     for frame in reversed(frames):
-        name = frame.filename
-        if name.startswith("<frozen") or "site-packages" in name or "dist-packages" in name:
-            continue
-        path = str(Path(name).resolve())
-        if path != _CHECKER_FILE and not path.startswith(_LIBRARY_DIRS):
+        path = str(Path(frame.filename).resolve())
+        installed = frame.filename.startswith("<frozen") or re.search(r"(site|dist)-packages", frame.filename)
+        if not installed and path != _CHECKER_FILE and not path.startswith(_LIBRARY_DIRS):
             return frame
     return None
-
-
-def _op_frame(error: tf.errors.OpError) -> _Frame | None:
-    """The learner's line that built the op a run-time error comes from (op traceback, else the message)."""
-    op = getattr(error, "op", None)
-    frame = _learner_frame(getattr(op, "traceback", None)) if op is not None else None
-    # else the frames TensorFlow lists after "Detected at node … defined at (most recent call last):"
-    return frame or _learner_frame([_Frame(path, int(line), name, {}) for path, line, name
-                                    in re.findall(r'File "([^"]+)", line (\d+), in (\S+)', str(error.message))])
-
-
-def _source(frame: _Frame | None) -> str:
-    return linecache.getline(frame.filename, frame.lineno).strip() if frame is not None else ""
 
 
 def _place(frame: _Frame | None) -> str:
@@ -680,7 +628,7 @@ def _place(frame: _Frame | None) -> str:
     path = Path(frame.filename).resolve()
     inside = path.is_relative_to(PROJECT_ROOT) and path.exists()
     where = f" in {path.relative_to(PROJECT_ROOT).as_posix()}" if inside else ""
-    line = _source(frame).replace("`", "'")
+    line = frame.source.replace("`", "'")
     line = line[:77] + "…" if len(line) > 80 else line
     return f" (line {frame.lineno} of `{frame.name}`{where}{': `' + line + '`' if line else ''})"
 
@@ -691,11 +639,9 @@ def _tf1_name(message: str) -> str | None:
     if not match:
         return None
     path = re.sub(r"^tensorflow(\._api\.v2)?(\.compat\.v[12])?\.?", "", match.group(1))
-    parts, target = [part for part in path.split(".") if part] + [match.group(2)], tf.compat.v1
-    for part in parts:
-        if (target := getattr(target, part, None)) is None:
-            return None
-    return "tf.compat.v1." + ".".join(parts)
+    parts = [part for part in path.split(".") if part] + [match.group(2)]
+    target = functools.reduce(lambda module, part: getattr(module, part, None), parts, tf.compat.v1)
+    return None if target is None else "tf.compat.v1." + ".".join(parts)
 
 
 def shorten_graph_message(message: str) -> str:
@@ -710,41 +656,15 @@ def shorten_graph_message(message: str) -> str:
     return "\n".join(kept).strip()
 
 
-def _run_error_cause(message: str) -> str:
-    """The line TensorFlow puts after ``Graph execution error:`` and the node's traceback."""
-    for line in shorten_graph_message(message.replace(str(PROJECT_ROOT) + "/", "")).splitlines():
-        text = re.sub(r"\s*\[\[\{\{node [^}]*\}\}\]\].*$", "", line).strip()
-        if text and text != "Graph execution error:" and not text.startswith("Node: "):
-            return text.rstrip(".")
-    return _first_line(message)
-
-
-def _where(key: str) -> str:
-    return "predictions" if key == "(tensor)" else f"predictions[{key!r}]"
-
-
-def _list_variables(names, shapes: dict) -> str:
-    listed = ", ".join(f"{name} {shapes[name]}" for name in list(names)[:3])
-    return listed + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-
-
-def _twice(branch: Branch) -> str:
-    """`` (the network is built twice …)`` when the branch's variable shapes are one list repeated."""
-    shapes = list(branch.variables.values())
-    half = len(shapes) // 2
-    if half and len(shapes) % 2 == 0 and shapes[:half] == shapes[half:]:
-        return (f" (the {branch.mode} branch builds the network twice: its {len(shapes)} variables are the "
-                f"same {half} shapes two times)")
-    return ""
-
-
-def _html(text: str) -> str:  # `code` in backticks becomes <code>code</code>
-    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text, quote=False))
-
-
-def _first_line(text: str) -> str:
-    return next((line.strip() for line in str(text).strip().splitlines() if line.strip()), "")
-
-
-def _describe_shapes(shapes: dict) -> str:
-    return ", ".join(f"{key} {'scalar' if len(s) == 0 else tuple(s)}" for key, s in shapes.items()) or "-"
+def _run_error(error: tf.errors.OpError) -> str:
+    """``InvalidArgumentError: <cause> (line …)``: the line TensorFlow puts after its header and the node's traceback,
+    and the learner's line that built the op (from the op's traceback, else from the frames the message lists)."""
+    lines = shorten_graph_message(error.message.replace(str(PROJECT_ROOT) + "/", "")).splitlines()
+    causes = [re.sub(r"\s*\[\[\{\{node [^}]*\}\}\]\].*$", "", line).strip() for line in lines]
+    cause = next((c for c in causes if c and c != "Graph execution error:" and not c.startswith("Node: ")), None)
+    cause = cause.rstrip(".") if cause else (error.message.strip().splitlines() or [""])[0].strip()
+    op_frames = getattr(getattr(error, "op", None), "traceback", None) or []
+    listed = re.findall(r'File "([^"]+)", line (\d+), in (\S+)', str(error.message))  # after "Detected at node …"
+    frame = (_learner_frame([_Frame(f.filename, f.lineno, f.name, {}) for f in op_frames])
+             or _learner_frame([_Frame(path, int(line), name, {}) for path, line, name in listed]))
+    return f"{type(error).__name__}: {cause}{_place(frame)}"

@@ -412,10 +412,11 @@ def test_a_line_in_a_notebook_cell_is_named_without_its_path():
 
 
 def test_the_line_is_read_from_the_error_message_when_the_op_has_no_traceback():
-    from helpers.model_fn_checker import _op_frame, _place
+    from helpers.model_fn_checker import _run_error
 
     message = ("Graph execution error:\n\nDetected at node 'Reshape' defined at (most recent call last):\n"
                f'    File "{__file__}", line 3, in model_fn\n'
                "Node: 'Reshape'\nInput to reshape is a tensor with 3136 values\n\t [[{{node Reshape}}]]")
     error = tf.errors.InvalidArgumentError(None, None, message)  # no op, so no op traceback
-    assert _place(_op_frame(error)).startswith(f" (line 3 of `model_fn` in {HERE}")
+    assert _run_error(error).startswith(
+        f"InvalidArgumentError: Input to reshape is a tensor with 3136 values (line 3 of `model_fn` in {HERE}")
