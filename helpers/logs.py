@@ -54,12 +54,8 @@ class NoiseFilter(logging.Filter):
         return True
 
 
-def install_noise_filter(logger: logging.Logger | None = None) -> NoiseFilter:
+def install_noise_filter(logger: logging.Logger) -> NoiseFilter:
     """Put one ``NoiseFilter`` on TensorFlow's logger (idempotent); set it to INFO."""
-    if logger is None:
-        import tensorflow as tf
-
-        logger = tf.get_logger()
     for existing in logger.filters:
         if isinstance(existing, NoiseFilter):
             return existing
