@@ -2,13 +2,11 @@
 w_t = 2 - 0.98**t under gradient descent (about a second of training per test), the naive step recorder, and
 the course CNN with notebook 05's ``monitor`` tensors."""
 
-import ast
-import json
-from pathlib import Path
-
 import tensorflow as tf
 
 from helpers import models
+
+from .notebook_code import definitions
 
 LEARNING_RATE = 0.01
 SMALL = {"filters": (8, 16), "dense_units": 32}
@@ -74,14 +72,5 @@ def monitored_model_fn(features, labels, mode, params):
 def notebook_05(*names: str) -> list:
     """The named classes and functions of notebook 05's cells, run with the notebook's imports only (its other
     definitions need the values its cells compute, e.g. ``small_estimator``'s default ``SMALL``)."""
-    notebook = Path(__file__).resolve().parent.parent / "notebooks" / "05_hooks.ipynb"
-    namespace: dict = {"__name__": "notebook_05"}
-    for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
-        if cell["cell_type"] != "code":
-            continue
-        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-        tree = ast.parse("\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()))
-        tree.body = [node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))
-                     or isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in names]
-        exec(compile(tree, str(notebook), "exec"), namespace)  # noqa: S102 - the course's own cells
+    namespace = definitions("05_hooks.ipynb", names)
     return [namespace[name] for name in names]

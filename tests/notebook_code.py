@@ -10,9 +10,10 @@ NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 KEPT = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)
 
 
-def definitions(notebook: str) -> dict:
+def definitions(notebook: str, names: tuple = ()) -> dict:
     """Run the imports, functions and classes of every code cell of ``notebooks/<notebook>`` (nothing
-    else: nothing trains) in one namespace, and return it; IPython lines (``%…``, ``!…``) are skipped."""
+    else: nothing trains) in one namespace, and return it; IPython lines (``%…``, ``!…``) are skipped.
+    With ``names``, only those functions and classes are defined (others may need values the cells compute)."""
     namespace: dict = {"__name__": Path(notebook).stem}
     cells = json.loads((NOTEBOOKS / notebook).read_text(encoding="utf-8"))["cells"]
     for index, cell in enumerate(cells):
@@ -21,6 +22,7 @@ def definitions(notebook: str) -> dict:
         source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
         lines = ["" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()]
         tree = ast.parse("\n".join(lines))
-        tree.body = [node for node in tree.body if isinstance(node, KEPT)]
+        tree.body = [node for node in tree.body if isinstance(node, KEPT) and (
+            not names or isinstance(node, (ast.Import, ast.ImportFrom)) or node.name in names)]
         exec(compile(tree, f"<{notebook} cell {index}>", "exec"), namespace)  # noqa: S102 - the course's own cells
     return namespace
