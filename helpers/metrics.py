@@ -214,3 +214,8 @@ def classification_metrics(labels, classes, probabilities, num_classes: int = 10
     auc = auc_ovr(labels, probabilities, num_classes)
     ops.update({key: auc[key] for key in ("auc_ovr_macro", "auc_ovr_macro_error_bound")})
     return {prefix + key: pair for key, pair in ops.items()}
+
+
+def course_metrics(labels, predictions):
+    """The course's multi-class metrics as a metric_fn for tf.estimator.add_metrics (predictions: the model_fn's dict)."""
+    return classification_metrics(labels, predictions["classes"], predictions["probabilities"])

@@ -27,19 +27,19 @@ def good_model_fn(features, labels, mode, params):
     return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=minimize(loss))
 
 
-def variant(predict=None, loss=None, metrics=None, train=None):
+def variant(predict=None, loss=None, metrics=None, train=None, classes=None):
     """``good_model_fn`` with one part replaced: each replacement is a function of the built tensors."""
 
     def model_fn(features, labels, mode, params):
         logits = dense_logits(features)
-        classes = tf.argmax(logits, axis=1, output_type=tf.int32)
+        classes_ = classes(logits) if classes else tf.argmax(logits, axis=1, output_type=tf.int32)
         if mode == ModeKeys.PREDICT:
-            predictions = predict(logits) if predict else {"classes": classes}
+            predictions = predict(logits) if predict else {"classes": classes_}
             return tf.estimator.EstimatorSpec(mode, predictions=predictions)
         value = (loss or (lambda: tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)))()
         if mode == ModeKeys.EVAL:
-            ops = metrics(labels, classes) if metrics else {
-                "accuracy": tf.compat.v1.metrics.accuracy(labels=labels, predictions=classes)}
+            ops = metrics(labels, classes_) if metrics else {
+                "accuracy": tf.compat.v1.metrics.accuracy(labels=labels, predictions=classes_)}
             return tf.estimator.EstimatorSpec(mode, loss=value, eval_metric_ops=ops)
         if train:
             return train(mode, value)

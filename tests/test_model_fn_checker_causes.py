@@ -84,22 +84,13 @@ def test_an_index_out_of_range_names_the_index_and_the_labels():
 
 
 def test_the_eval_side_of_argmax_without_axis_is_explained():
-    def model_fn(features, labels, mode, params):
-        logits = dense_logits(features)
-        classes = tf.argmax(logits)  # over the batch
-        if mode == ModeKeys.PREDICT:
-            return tf.estimator.EstimatorSpec(mode, predictions={"classes": classes})
-        loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
-        if mode == ModeKeys.EVAL:
-            accuracy = tf.compat.v1.metrics.accuracy(labels=labels, predictions=classes)
-            return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops={"accuracy": accuracy})
-        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=minimize(loss))
-
+    model_fn = variant(classes=lambda logits: tf.argmax(logits))  # over the batch
     report = check_model_fn(model_fn)
     assert [f.mode for f in report.findings] == ["PREDICT", "EVAL"]
     sentence = report.findings[1].sentence
     assert "raised InvalidArgumentError: Incompatible shapes: [10] vs. [4]" in sentence
-    assert f"(line {_line_of(model_fn, 'accuracy = tf.compat')} of `model_fn`" in sentence
+    line = _line_of(model_fn, '"accuracy": tf.compat')  # in tests/model_fn_fixtures.py
+    assert f"(line {line} of `model_fn`" in sentence
     assert sentence.endswith("write `tf.argmax(logits, axis=1)`")
 
 
