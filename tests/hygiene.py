@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import sys
+from html import unescape
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,6 +26,25 @@ MACHINE_PATH = re.compile(
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)")
 GRADE_ID = re.compile(r"^[A-Za-z0-9_-]+$")  # what nbgrader accepts in a grade_id
 
+MAX_OUTPUT_LINES = 30
+LONG_OUTPUT_TAG = "long-output"  # the output is the subject of the cell (notebook 01's tour of the log)
+# Values that change on every run. No tag lets one through: each can be shown in a stable form
+# (a placeholder such as `events.out.tfevents.<time>.<host>`, the folder's name pattern, no pid).
+VARYING = {
+    "a timestamp": re.compile(r"\b\d{4}-\d{2}-\d{2}[ T-]\d{2}:\d{2}(:\d{2})?|\b[IWEF]\d{4} \d{2}:\d{2}:\d{2}"),
+    "an event-file name with its time and host": re.compile(r"events\.out\.tfevents\.\d+\.[\w-]+"),
+    "a temp-<time> export folder": re.compile(r"\btemp-\d+"),
+    "a 10-digit export-folder number (a time)": re.compile(r"(?:[/\\]|export\W{1,3})1\d{9}(?!\d)"),
+    "a process id": re.compile(r"\bpid\b\W{0,3}\d+|\bprocess(?: id)? \d{3,}", re.IGNORECASE),
+}
+# pandas' truncation: a row or column of "..." (max_rows, max_columns), or a value cut to its default
+# max_colwidth of 50 characters ending in "..." (a log line that itself ends in "..." is not cut).
+HTML_CELL = re.compile(r"<t[dh][^>]*>([^<]*)</t[dh]>")
+PANDAS_COLWIDTH = 50
+PANDAS_TEXT = re.compile(r"^(\[\d+ rows x \d+ columns\]|(Name: .*)?dtype: \w+|Length: \d+, dtype: \w+)$", re.MULTILINE)
+TEXT_CUT = re.compile(r"(?:^|\s)\.{2,3}(?:\s|$)|\w\.\.\.(?:\s{2,}|$)", re.MULTILINE)
+XMODE = re.compile(r"^\s*%xmode\s+(\w+)", re.MULTILINE | re.IGNORECASE)
+
 
 def _output_text(output) -> str:
     parts = [output.get("text", ""), output.get("evalue", "")]
@@ -33,6 +53,79 @@ def _output_text(output) -> str:
         if mime.startswith("text/") or mime == "application/json":
             parts.append(value if isinstance(value, str) else "".join(value) if isinstance(value, list) else str(value))
     return "\n".join(part if isinstance(part, str) else "".join(part) for part in parts)
+
+
+def _text(value) -> str:
+    return value if isinstance(value, str) else "".join(value)
+
+
+def output_lines(cell) -> int:
+    """The lines a reader scrolls through: streams, text/plain results and errors, counted together."""
+    lines = 0
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "stream":
+            text = _text(output.get("text", ""))
+        elif output.get("output_type") == "error":
+            text = "\n".join(output.get("traceback", []))
+        else:
+            text = _text(output.get("data", {}).get("text/plain", ""))
+        lines += len(text.rstrip("\n").splitlines())
+    return lines
+
+
+def truncated_table(output) -> bool:
+    """A pandas table (or Series) shown cut: a cell value ending in "...", or a row or column of "..."."""
+    data = output.get("data", {})
+    html = _text(data.get("text/html", ""))
+    if "<table" in html:  # what Jupyter and GitHub show
+        values = (unescape(match.group(1)).strip() for match in HTML_CELL.finditer(html))
+        return any(value == "..." or (value.endswith("...") and PANDAS_COLWIDTH - 2 <= len(value) <= PANDAS_COLWIDTH)
+                   for value in values)
+    plain = _text(data.get("text/plain", ""))
+    return bool(PANDAS_TEXT.search(plain) and TEXT_CUT.search(plain))
+
+
+def output_problems(notebook) -> list:
+    """Outputs a reader wants: short unless tagged long-output, no per-run values, tables not cut, one line each."""
+    problems = []
+    code_cells = [c for c in notebook.cells if c.cell_type == "code" and c.source.strip()]
+    for index, cell in enumerate(code_cells):
+        lines = output_lines(cell)
+        if lines > MAX_OUTPUT_LINES and LONG_OUTPUT_TAG not in cell.metadata.get("tags", []):
+            problems.append(f"code cell {index + 1}: {lines} lines of output (more than {MAX_OUTPUT_LINES}): show "
+                            f"only the lines the text talks about, or tag the cell {LONG_OUTPUT_TAG} if the "
+                            "output is its subject")
+        for output in cell.get("outputs", []):
+            text = _output_text(output)
+            for what, pattern in VARYING.items():
+                match = pattern.search(text)
+                if match:
+                    problems.append(f"code cell {index + 1}: {what} ({match.group(0)!r}) changes on every run: "
+                                    "show it in a stable form")
+                    break
+            if truncated_table(output):
+                problems.append(f"code cell {index + 1}: a table cut with '...' by pandas: show fewer rows or "
+                                "columns, or widen pandas' display options for it")
+    return problems + xmode_problems(notebook)
+
+
+def xmode_problems(notebook) -> list:
+    """`%xmode` set away from Context must be set back before each exercise's solution runs and by the end, so
+    that a learner's own errors keep their traceback."""
+    problems, mode, where = [], "Context", None
+    code_cells = [c for c in notebook.cells if c.cell_type == "code" and c.source.strip()]
+    for index, cell in enumerate(code_cells):
+        before, marker, _ = cell.source.partition("### BEGIN SOLUTION")
+        for match in XMODE.finditer(before):
+            mode, where = match.group(1).capitalize(), index + 1
+        if marker and mode != "Context":
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", f"code cell {index + 1}")
+            problems.append(f"code cell {where} sets `%xmode {mode}` and it is still in effect when the learner runs "
+                            f"exercise {grade_id}: set `%xmode Context` back after the demonstration")
+    if mode != "Context":
+        problems.append(f"code cell {where} sets `%xmode {mode}` and nothing sets it back: end with `%xmode "
+                        "Context` after the demonstration")
+    return problems
 
 
 def nbgrader_problems(notebook, prefix: str) -> list:
@@ -119,6 +212,8 @@ def notebook_problems(notebook, size_bytes: int) -> list:
                 problems.append(f"code cell {index + 1}: an error in a cell not tagged raises-exception")
     if counts != list(range(1, len(counts) + 1)):
         problems.append("execution counts are not 1, 2, 3, ... in order: re-execute top to bottom")
+
+    problems.extend(output_problems(notebook))
 
     stamp = notebook.metadata.get("workbook", {})
     if stamp.get("code_sha256") != code_hash(notebook):
