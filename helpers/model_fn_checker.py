@@ -207,6 +207,8 @@ def check_branch(model_fn: Callable, mode_name: str, mode: str, params: dict | N
     branch, found = Branch(mode_name), ModelFnReport(mode_name, batch_size)
     with estimator_graph() as graph:
         if (spec := build_branch(model_fn, branch, mode, params, found)) is not None:
+            if mode == ModeKeys.TRAIN:
+                check_softmax_logits(spec.loss, found)
             with tf.compat.v1.Session(graph=graph) as session:
                 session.run([tf.compat.v1.global_variables_initializer(),
                              tf.compat.v1.local_variables_initializer(), tf.compat.v1.tables_initializer()])
@@ -225,8 +227,11 @@ def build_branch(model_fn: Callable, branch: Branch, mode: str, params: dict | N
         with _recording_keras_metrics() as keras_metrics:
             spec = call_like_estimator(model_fn, features, labels, mode, params)
     except Exception as error:  # the learner's code can raise anything
-        needs_labels = mode == ModeKeys.PREDICT and _builds_with_labels(model_fn, params, found.batch_size)
         branch.returned = f"raised {type(error).__name__}"
+        if sentence := features_as_tensor(model_fn, error, features, mode, params):
+            return found.problem(branch.mode, sentence)
+        needs_labels = (mode == ModeKeys.PREDICT
+                        and _builds_with_labels(model_fn, params, found.batch_size))
         return found.problem(branch.mode, explain_build_error(branch.mode, error, params, needs_labels))
     if not isinstance(spec, tf.estimator.EstimatorSpec):
         branch.returned = type(spec).__name__
@@ -278,9 +283,11 @@ def run_branch(session: tf.compat.v1.Session, spec, branch: Branch, found: Model
     if branch.mode == "TRAIN":  # one run of train_op must move the global step from 0 to exactly 1
         branch.train_op = spec.train_op is not None
         global_step = tf.compat.v1.train.get_global_step()
-        before = int(session.run(global_step))
+        skipped = skipped_updates(spec.train_op)
+        before, averages = int(session.run(global_step)), session.run(list(skipped))
         session.run(spec.train_op)
         after = int(session.run(global_step))
+        check_moving_averages(session, skipped, averages, found)
         branch.global_step = (before, after)
         if after == before:
             found.problem("TRAIN", (
@@ -290,6 +297,78 @@ def run_branch(session: tf.compat.v1.Session, spec, branch: Branch, found: Model
         elif after != before + 1:
             found.problem("TRAIN", f"one run of the train_op moved the global step from {before} to {after}: pass "
                           "`global_step=` to exactly one minimize call")
+
+
+
+_PASS_THROUGH = ("Identity", "Reshape", "Cast", "Squeeze", "ExpandDims")  # keep the values
+_CROSS_ENTROPIES = ("SparseSoftmaxCrossEntropyWithLogits", "SoftmaxCrossEntropyWithLogits")
+_ASSIGNS = ("AssignSubVariableOp", "AssignAddVariableOp", "AssignVariableOp",
+            "AssignSub", "AssignAdd", "Assign")
+FIX_UPDATE_OPS = ("with tf.control_dependencies(tf.compat.v1.get_collection("
+                  "tf.compat.v1.GraphKeys.UPDATE_OPS)): train_op = optimizer.minimize(...)")
+FIX_KERAS_UPDATES = "with tf.control_dependencies(bn.updates): train_op = optimizer.minimize(...)"
+
+
+def check_softmax_logits(loss: tf.Tensor, found: ModelFnReport) -> None:
+    """Warn when a softmax cross-entropy in the loss is given a softmax's output as its logits."""
+    for op in _ancestors([loss]):
+        source = op.inputs[0].op if op.type in _CROSS_ENTROPIES else None
+        while source is not None and source.type in _PASS_THROUGH and source.inputs:
+            source = source.inputs[0].op
+        if source is None or source.type != "Softmax":
+            continue
+        frame = _learner_frame([_Frame(f.filename, f.lineno, f.name, {}) for f in source.traceback])
+        classes = source.outputs[0].shape[-1]  # the lowest loss: all probability on the right class
+        floor = f" (with {classes} classes, above {np.log(np.e + classes - 1) - 1:.2f})"
+        return found.warn("TRAIN", (
+            f"the loss's logits are the output of a softmax{_place(frame)}, and the cross-entropy "
+            "loss applies softmax again, so it gets probabilities (0 to 1) where it expects "
+            f"logits: the loss stays high however right the classes are{floor if classes else ''} "
+            "and its gradients are weak, so the model learns more slowly and ends less accurate: "
+            "give the loss the last layer's output before the softmax (no "
+            "`activation=tf.nn.softmax`), and apply `tf.nn.softmax(logits)` only for the "
+            "predicted probabilities"))
+
+
+def skipped_updates(train_op) -> dict:
+    """``{moving-average variable: its update ops}`` for the update ops ``train_op`` does not
+    run (batch normalization's moving_mean and moving_variance)."""
+    run = _ancestors([train_op])
+    variables = {variable.op: variable for variable in tf.compat.v1.global_variables()
+                 if variable.op.name.rsplit("/", 1)[-1].startswith("moving_")}
+    skipped = {}
+    for op in train_op.graph.get_operations() if variables else []:
+        target = op.inputs[0].op if op.type in _ASSIGNS and op.inputs else None
+        while target is not None and target.type == "Identity":
+            target = target.inputs[0].op
+        if target in variables and op is not variables[target].initializer and op not in run:
+            skipped.setdefault(variables[target], []).append(op)
+    return skipped
+
+
+def check_moving_averages(session: tf.compat.v1.Session, skipped: dict, initial: list,
+                          found: ModelFnReport) -> None:
+    """Warn when moving averages whose update ops the train_op skips did not move in one step."""
+    unchanged = [variable for variable, value in zip(skipped, initial)
+                 if np.array_equal(session.run(variable), value)]
+    if not unchanged:
+        return
+    names = " and ".join(f"`{variable.op.name}`" for variable in unchanged[:4])
+    collected = set(tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS))
+    if all(op in collected for variable in unchanged for op in skipped[variable]):
+        fix = ("`tf.compat.v1.layers.batch_normalization` puts its update ops in the UPDATE_OPS "
+               "collection, and in Estimator's graph they run only when the train_op asks for "
+               f"them (whatever its deprecation warning says): `{FIX_UPDATE_OPS}`")
+    else:
+        fix = ("a Keras BatchNormalization layer called in a model_fn keeps its update ops in the "
+               "layer's `.updates` (not in the UPDATE_OPS collection), so keep the layer in a "
+               f"variable and build the train_op under them: `{FIX_KERAS_UPDATES}` (a Keras "
+               "model: `model.updates`)")
+    found.warn("TRAIN", (
+        f"the train_op does not run the update ops of {names}"
+        f"{' and more' if len(unchanged) > 4 else ''}, so these moving averages stay at their "
+        "initial values (unchanged after a training step) while EVAL and PREDICT normalize with "
+        f"them: {fix}"))
 
 
 def check_predictions(session: tf.compat.v1.Session, spec, branch: Branch, found: ModelFnReport) -> None:
@@ -454,6 +533,61 @@ def explain_build_error(mode_name: str, error: Exception, params: dict | None, n
                  if isinstance(error, (ValueError, TypeError)) and re.search(rf"\b{word}\b", line)]:
         return raised + f"; the course's input functions deliver {' and '.join(given)}: make that line accept them"
     return raised + ": fix that line"
+
+
+def features_as_tensor(model_fn: Callable, error: Exception, features: dict, mode: str,
+                       params: dict | None) -> str | None:
+    """The sentence when ``error`` came from using the features dict as a tensor, else None."""
+    if not isinstance(error, (TypeError, AttributeError, ValueError)):
+        return None
+    message = (str(error).strip().splitlines() or [""])[0]
+    frame = _learner_frame([_Frame(f.f_code.co_filename, line, f.f_code.co_name, f.f_locals)
+                            for f, line in traceback.walk_tb(error.__traceback__)])
+    on_the_dict = getattr(error, "obj", None) is features  # 'dict' object has no attribute …
+    about_a_dict = on_the_dict or re.search(r"\bdict\b|non-tensor type|\{'", message)
+    name = _tensor_use(features, frame) if about_a_dict else None
+    if name is None and not on_the_dict and not _builds_with_a_tensor(model_fn, mode, params):
+        return None
+    name = name or "features"
+    who = f"`{name}`" if name == "features" else f"`{name}` (the model_fn's `features`)"
+    take = " or ".join(f'`{name}["{key}"]`' for key in features)
+    first_sentence = re.sub(r"^(.{20,}?\.)\s.*$", r"\1", message)
+    return (f"{who} is used as a tensor{_place(frame)}, but Estimator passes the input function's "
+            f"features as a dict, {_describe(features)}: take the tensor out of it, {take} "
+            f"(TensorFlow raised `{type(error).__name__}: {first_sentence}`)")
+
+
+def _tensor_use(features: dict, frame: _Frame | None) -> str | None:
+    """The name that ``frame``'s line uses as a tensor while it holds the ``features`` dict."""
+    try:
+        nodes = list(ast.walk(ast.parse(frame.source))) if frame else []
+    except SyntaxError:  # a line of a statement that spans several lines
+        return None
+    key = (ast.Constant, ast.Name)
+    as_dict = {id(node.value) for node in nodes  # features["image"], features[key], features.get
+               if isinstance(node, ast.Subscript) and isinstance(node.slice, key)
+               or isinstance(node, ast.Attribute) and hasattr(dict, node.attr)}
+    return next((node.id for node in nodes if isinstance(node, ast.Name) and id(node) not in as_dict
+                 and frame.namespace.get(node.id) is features), None)
+
+
+def _builds_with_a_tensor(model_fn: Callable, mode: str, params: dict | None) -> bool:
+    """True when the model_fn builds once its features are the image tensor instead of the dict."""
+    with estimator_graph():
+        features, labels = tiny_batch(with_labels=(mode != ModeKeys.PREDICT))
+        try:
+            call_like_estimator(model_fn, features["image"], labels, mode, params)
+        except Exception:  # still failing: the dict was not the cause
+            return False
+    return True
+
+
+def _describe(features: dict) -> str:
+    """``{"image": float32 [batch, 28, 28]}``: the keys, dtypes and shapes of a features dict."""
+    def shape(tensor) -> str:
+        return ", ".join("batch" if d is None else str(d) for d in tensor.shape.as_list())
+    return "{" + ", ".join(f'"{key}": {value.dtype.name} [{shape(value)}]'
+                           for key, value in features.items()) + "}"
 
 
 def explain_run_error(mode_name: str, error: tf.errors.OpError, batch_size: int) -> str:
