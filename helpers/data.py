@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import gzip
 import hashlib
 import http.client
 import json
 import os
 import re
-import shutil
 import socket
 import sys
 import time
@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .problems import DatasetProblem
+from .problems import DatasetProblem, StorageProblem
 from .settings import DATA_DIR, DATASETS_ENV, PROJECT_ROOT, display_path
 
 DOWNLOAD_TIMEOUT_SECONDS = 60
@@ -34,6 +34,9 @@ STALE_PARTIAL_SECONDS = 600  # a fetch that is running writes far more often tha
 USER_AGENT = "estimator-workbook/1.0 (+python urllib)"
 HOST = re.sub(r"[^A-Za-z0-9._]", "_", socket.gethostname()) or "host"  # as it appears in partial files' names
 KEYS = ("train_images", "train_labels", "test_images", "test_labels")
+DISK_NEEDED = "about 42 MB for both datasets"  # the eight .gz files and their records
+GZIP_LEVEL = 6  # unpacked files are gzipped for the cache: 0.8 s for MNIST's train images (level 9: 12 s)
+TORCHVISION = {"mnist": "MNIST/raw", "fashion-mnist": "FashionMNIST/raw"}  # where torchvision keeps the files
 
 
 @dataclass(frozen=True)
@@ -111,14 +114,17 @@ def spec_for(name: str | DatasetSpec) -> DatasetSpec:
 
 def _checked(path: Path, spec: FileSpec, where: str) -> tuple[bytes, np.ndarray]:
     """The file's bytes and a read-only view of its array, after checking gzip, IDX header, size and SHA-256."""
-    if path.is_dir():
-        raise DatasetProblem(f"{where} is a folder, not a file: name the .gz file itself")
-    if not path.is_file():
-        raise DatasetProblem(f"{where} does not exist: run `python -m helpers.data fetch` to fetch it")
-    try:
+    with _refused(f"{where} cannot be read", "read"):
+        if path.is_dir():
+            raise DatasetProblem(f"{where} is a folder, not a file: name the .gz file itself")
+        if not path.is_file():
+            raise DatasetProblem(f"{where} does not exist: run `python -m helpers.data fetch` to fetch it")
         blob = path.read_bytes()
-    except OSError as error:
-        raise DatasetProblem(f"{where} cannot be read ({error.strerror or error})") from None
+    return blob, _verified_gzip(blob, spec, where)
+
+
+def _verified_gzip(blob: bytes, spec: FileSpec, where: str) -> np.ndarray:
+    """The array in ``blob``, the bytes of an IDX ``.gz`` file, after checking the gzip stream and the IDX bytes."""
     if not blob:
         raise DatasetProblem(f"{where} is empty (0 bytes)")
     if not blob.startswith(b"\x1f\x8b"):
@@ -129,6 +135,11 @@ def _checked(path: Path, spec: FileSpec, where: str) -> tuple[bytes, np.ndarray]
         raw = gzip.decompress(blob)
     except (EOFError, gzip.BadGzipFile, zlib.error) as error:
         raise DatasetProblem(f"{where} is not a complete gzip file ({error})") from None
+    return _verified_idx(raw, spec, where)
+
+
+def _verified_idx(raw: bytes, spec: FileSpec, where: str) -> np.ndarray:
+    """A read-only view of the array in ``raw``, IDX bytes, after checking its header, size and SHA-256."""
     header = 4 + 4 * len(spec.shape)
     if len(raw) < header:
         raise DatasetProblem(f"{where} is too short to be an IDX file ({len(raw)} bytes)")
@@ -147,12 +158,56 @@ def _checked(path: Path, spec: FileSpec, where: str) -> tuple[bytes, np.ndarray]
     if digest != spec.sha256:
         raise DatasetProblem(f"{where}: SHA-256 of the decompressed data is {digest[:12]}…, "
                              f"expected {spec.sha256[:12]}… (not the official file)")
-    return blob, np.frombuffer(raw, dtype=np.uint8, offset=header).reshape(spec.shape)
+    return np.frombuffer(raw, dtype=np.uint8, offset=header).reshape(spec.shape)
 
 
 def read_verified(path: str | Path, spec: FileSpec) -> np.ndarray:
     """A writable copy (learners change pixels in place) of the array in one IDX ``.gz`` file, after the full check."""
     return _checked(Path(path), spec, display_path(path))[1].copy()
+
+
+# --- what the disk refuses: one line saying what failed, why, and what to do ----------------------
+
+_KINDS = {errno.ENOSPC: "full", getattr(errno, "EDQUOT", errno.ENOSPC): "full", errno.EROFS: "read-only",
+          errno.EACCES: "denied", errno.EPERM: "denied", errno.ENOENT: "gone"}
+_CAUSES = {"full": "no space left on the disk", "read-only": "it is on a read-only file system",
+           "denied": "permission denied", "locked": "another program has the file locked",
+           "gone": "the file vanished while it was in use"}
+_WRITABLE = ("make it writable for you, or have someone who can write there run `python -m helpers.data fetch` "
+             "once, or work in a copy of the course in a folder you can write to")
+_UNLOCK = "close the program that has it open, then run again"
+_FIXES = {  # (side, kind): side "cache" writes into the cache, "read" reads a file; kind None: any other fault
+    ("cache", "full"): f"free space on that disk ({DISK_NEEDED}), then run again", ("cache", "read-only"): _WRITABLE,
+    ("cache", "denied"): _WRITABLE, ("cache", "locked"): _UNLOCK, ("cache", None): "check that disk, then run again",
+    ("read", "denied"): "make it readable for you, then run again", ("read", "locked"): _UNLOCK,
+    ("read", "gone"): "put it back (is the USB stick still in?), then run again",
+    ("read", None): "check the disk or USB stick that holds it, then run again",
+}
+
+
+@contextlib.contextmanager
+def _refused(what: str, side: str, after: str = ""):
+    """An ``OSError`` in the block becomes one line: ``what`` failed, the cause (not the error's text: it holds
+    absolute paths), ``after``, and the fix for ``side`` ("cache", "read", or "source": reading WORKBOOK_DATASETS)."""
+    try:
+        yield
+    except OSError as error:
+        locked = getattr(error, "winerror", None) in (32, 33)  # Windows: a sharing or lock violation
+        kind = "locked" if locked else _KINDS.get(error.errno)
+        cause = _CAUSES.get(kind) or (error.strerror or "input/output error").lower()
+        base = "cache" if side == "cache" else "read"
+        fix = _FIXES.get((base, kind)) or _FIXES[(base, None)]
+        fix += f", or unset {DATASETS_ENV} to download" if side == "source" else ""
+        raise StorageProblem(f"{what} ({cause}); {after}{fix}") from None
+
+
+def _writing(final: Path):
+    """Faults while writing ``final`` into the cache, as one line that says nothing was kept."""
+    return _refused(f"could not write {final.parent.name}/{final.name} to the cache folder "
+                    f"{display_path(final.parent)}", "cache", "nothing was kept: ")
+
+
+# --- the cache and its records ----------------------------------------------------------------
 
 
 _verified_here: dict[Path, tuple] = {}  # path -> its os.stat key when its bytes verified in this process
@@ -171,8 +226,11 @@ def _remember(path: Path, spec: FileSpec, blob: bytes) -> None:
     """Note that ``path``, holding ``blob``, verified: in this process and, by a record beside it, for later ones."""
     _verified_here[path] = _stat_key(path)
     record = {"size": len(blob), "gz_sha256": hashlib.sha256(blob).hexdigest(), "idx_sha256": spec.sha256}
-    with contextlib.suppress(OSError):  # a read-only cache: each process then checks the file in full
+    try:
         _record_path(path).write_text(json.dumps(record) + "\n")
+    except OSError:  # a read-only or full cache: each process then checks the file in full
+        with contextlib.suppress(OSError):  # no half-written record (a bad one would only cost a full check)
+            _record_path(path).unlink(missing_ok=True)
 
 
 def _still_verified(path: Path, spec: FileSpec) -> bool:
@@ -195,16 +253,18 @@ def _cache_path(spec: DatasetSpec, file_spec: FileSpec, cache_dir: Path | None) 
     """``<cache>/<dataset>/<file>``, after removing stale ``.partial-*`` files from its folder."""
     folder = Path(DATA_DIR if cache_dir is None else cache_dir) / spec.name
     path = folder / file_spec.filename
-    if folder.exists() and not folder.is_dir():
-        raise DatasetProblem(f"{display_path(folder)} is a file where the cache keeps the folder {spec.name}/: "
-                             "remove or rename it, then run again")
-    if path.is_dir():
-        raise DatasetProblem(f"{display_path(path)} is a folder, where the cache keeps the file {spec.name}/"
-                             f"{file_spec.filename}: remove or rename that folder, then run again to fetch the file")
-    for partial in folder.glob(f"{PARTIAL_PREFIX}*.gz"):
-        if _is_stale(partial):
-            with contextlib.suppress(OSError):  # removed meanwhile, or not ours to remove
-                partial.unlink()
+    with _refused(f"could not open the cache folder {display_path(folder)}", "cache"):
+        if folder.exists() and not folder.is_dir():
+            raise DatasetProblem(f"{display_path(folder)} is a file where the cache keeps the folder {spec.name}/: "
+                                 "remove or rename it, then run again")
+        if path.is_dir():
+            raise DatasetProblem(f"{display_path(path)} is a folder, where the cache keeps the file {spec.name}/"
+                                 f"{file_spec.filename}: remove or rename that folder, then run again to fetch "
+                                 "the file")
+        for partial in folder.glob(f"{PARTIAL_PREFIX}*.gz"):
+            if _is_stale(partial):
+                with contextlib.suppress(OSError):  # removed meanwhile, or not ours to remove
+                    partial.unlink()
     return path
 
 
@@ -234,12 +294,14 @@ def local_source(needed: str | None = None) -> Path | None:
         return None
     given = Path(value).expanduser()
     folder = given if given.is_absolute() else PROJECT_ROOT / given
-    if folder.is_dir():
-        return folder
+    with _refused(f"{DATASETS_ENV}={value} could not be opened", "source"):
+        if folder.is_dir():
+            return folder
+        here = not given.is_absolute() and (Path.cwd() / given).is_dir()
     looked = ""
     if not given.is_absolute():
         looked = f" (a relative path is taken from the project folder: looked for {display_path(folder)}"
-        if (Path.cwd() / given).is_dir():
+        if here:
             looked += f"; to use {display_path(Path.cwd() / given)} in the current folder, give its full path"
         looked += ")"
     missing = f"{needed} is not in the cache and " if needed else ""
@@ -249,66 +311,101 @@ def local_source(needed: str | None = None) -> Path | None:
 
 def fetch_file(spec: DatasetSpec, key: str, cache_dir: Path | None = None, source: Path | None = None,
                mirrors: tuple[str, ...] | None = None, progress: bool = True) -> Path:
-    """Put one file into the cache from ``source`` or the mirrors, via a ``.partial-`` file renamed once verified."""
+    """Put one file into the cache from ``source`` or the mirrors: verified, then written whole or not at all."""
     file_spec = spec.files[key]
     final = _cache_path(spec, file_spec, cache_dir)
-    final.parent.mkdir(parents=True, exist_ok=True)
+    if source is not None:
+        blob = _copy_from_folder(spec, file_spec, source)
+    else:
+        blob = _download_from_mirrors(spec, file_spec, mirrors or spec.mirrors, progress)
+    _store(final, blob)
+    _remember(final, file_spec, blob)  # replaces any record: it holds the SHA-256 of the bytes it vouches for
+    return final
+
+
+def _store(final: Path, blob: bytes) -> None:
+    """Write ``blob`` to a ``.partial-`` file beside ``final`` and rename it into place; a fault leaves neither."""
     temporary = final.with_name(f"{_partial_prefix()}{os.urandom(4).hex()}.gz")
     try:
-        if source is not None:
-            blob = _copy_from_folder(spec, file_spec, source, temporary)
-        else:
-            blob = _download_from_mirrors(spec, file_spec, temporary, mirrors or spec.mirrors, progress)
-        os.replace(temporary, final)
-        _remember(final, file_spec, blob)  # replaces any record: it holds the SHA-256 of the bytes it vouches for
-        return final
+        with _writing(final):
+            final.parent.mkdir(parents=True, exist_ok=True)
+            with open(temporary, "wb") as out:
+                out.write(blob)
+            os.replace(temporary, final)
     finally:
-        temporary.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # never created (a read-only folder), or already renamed
+            temporary.unlink(missing_ok=True)
 
 
-def _copy_from_folder(spec: DatasetSpec, file_spec: FileSpec, source: Path, temporary: Path) -> bytes:
-    """Copy ``<source>/<dataset>/<file>`` to ``temporary`` and verify the copy; return its bytes."""
+def _file_names(file_spec: FileSpec) -> tuple[str, str, str]:
+    """The names a dataset file goes by: ``….gz``, unpacked (``…-idx3-ubyte``), unpacked with a dot (Kaggle)."""
+    unpacked = file_spec.filename.removesuffix(".gz")
+    return file_spec.filename, unpacked, unpacked.replace("-idx", ".idx")
+
+
+def _source_forms(spec: DatasetSpec, file_spec: FileSpec, source: Path):
+    """Where a file may lie in ``source``, in the order tried: in ``<dataset>/`` or torchvision's ``MNIST/raw/``,
+    under any of its names, or unpacked in a folder of its own name (as Kaggle's copy has it)."""
+    packed, unpacked, dotted = _file_names(file_spec)
+    for folder in (source / spec.name, *([source / TORCHVISION[spec.name]] if spec.name in TORCHVISION else [])):
+        yield from (folder / packed, folder / unpacked, folder / unpacked / unpacked, folder / dotted)
+
+
+def _find_in_source(spec: DatasetSpec, file_spec: FileSpec, source: Path) -> Path:
+    """The first form of the file in ``source``; when there is none, a problem that says what is there instead."""
+    with _refused(f"{DATASETS_ENV} folder {display_path(source)} could not be opened", "source"):
+        found = next((path for path in _source_forms(spec, file_spec, source) if path.is_file()), None)
+        if found is None:
+            raise DatasetProblem(f"{DATASETS_ENV} folder {display_path(source)} "
+                                 f"{_why_missing(spec, file_spec, source)}")
+    return found
+
+
+def _why_missing(spec: DatasetSpec, file_spec: FileSpec, source: Path) -> str:
+    """What ``source`` holds instead of the file, and what to do."""
     name = f"{spec.name}/{file_spec.filename}"
-    original = source / name
-    if not original.is_file():
-        if original.is_dir():
-            why = f"has {name} as a folder, not a file: put the .gz file itself there"
-        elif source.name in {spec.name, *DATASETS}:
-            why = (f"is the {source.name}/ folder itself: name its parent, the folder that holds mnist/ and "
-                   "fashion-mnist/")
-        elif (source / file_spec.filename).exists():
-            why = (f"holds {file_spec.filename} directly: put the files of {spec.name} in its {spec.name}/ "
-                   "subfolder (see data/README.md)")
-        else:
-            why = f"has no {name}: copy the dataset there (see data/README.md) or unset {DATASETS_ENV} to download"
-        raise DatasetProblem(f"{DATASETS_ENV} folder {display_path(source)} {why}")
-    shutil.copyfile(original, temporary)
+    top_folders = {spec.name, *DATASETS, *(folder.split("/")[0] for folder in TORCHVISION.values())}
+    flat = [form for form in _file_names(file_spec) if (source / form).exists()]
+    if (source / name).is_dir():
+        return f"has {name} as a folder, not a file: put the .gz file itself there"
+    if source.name in top_folders:
+        return f"is the {source.name}/ folder itself: name its parent, the folder that holds mnist/ and fashion-mnist/"
+    if flat:
+        return f"holds {flat[0]} directly: put the files of {spec.name} in its {spec.name}/ subfolder (see data/README.md)"
+    if (source / f"{spec.name}.npz").is_file():
+        return (f"holds {spec.name}.npz (Keras' copy), which the course does not read: put the four IDX files of "
+                f"{spec.name} in its {spec.name}/ subfolder (see data/README.md) or unset {DATASETS_ENV} to download")
+    return f"has no {name}: copy the dataset there (see data/README.md) or unset {DATASETS_ENV} to download"
+
+
+def _copy_from_folder(spec: DatasetSpec, file_spec: FileSpec, source: Path) -> bytes:
+    """The verified ``.gz`` bytes of the file in ``source``; an unpacked one is verified, then gzipped."""
+    original = _find_in_source(spec, file_spec, source)
+    where = display_path(original)
+    with _refused(f"{DATASETS_ENV} folder {display_path(source)}: could not read "
+                  f"{original.relative_to(source).as_posix()}", "source", "nothing was kept: "):
+        blob = original.read_bytes()
     try:
-        return _checked(temporary, file_spec, display_path(original))[0]
+        if original.name == file_spec.filename or blob.startswith(b"\x1f\x8b"):
+            _verified_gzip(blob, file_spec, where)
+            return blob
+        _verified_idx(blob, file_spec, where)
+        return gzip.compress(blob, compresslevel=GZIP_LEVEL, mtime=0)
     except DatasetProblem as problem:
         raise DatasetProblem(f"{problem}; it was not copied: replace it with a good copy "
                              "(checksums in data/README.md)") from None
 
 
-def _download_from_mirrors(spec: DatasetSpec, file_spec: FileSpec, temporary: Path, mirrors: tuple[str, ...],
+def _download_from_mirrors(spec: DatasetSpec, file_spec: FileSpec, mirrors: tuple[str, ...],
                            progress: bool) -> bytes:
-    """Download the file to ``temporary`` from the first mirror whose copy verifies; return its bytes."""
-    from tqdm.std import tqdm  # a plain-text bar: never a widget
+    """The ``.gz`` bytes from the first mirror whose copy verifies."""
     label = f"{spec.name}/{file_spec.filename}"
     failures = []
     for url in (base + file_spec.filename for base in mirrors):
-        request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
         try:
-            with urllib.request.urlopen(request, timeout=DOWNLOAD_TIMEOUT_SECONDS) as response:
-                total = int(response.headers.get("Content-Length") or 0) or None
-                with open(temporary, "wb") as out, tqdm(total=total, unit="B", unit_scale=True, file=sys.stdout,
-                                                        desc=label, disable=not progress) as bar:
-                    while chunk := response.read(1 << 16):
-                        bar.update(out.write(chunk))
-                    if total is not None and out.tell() != total:
-                        raise DatasetProblem(f"download of {url} stopped after {out.tell()} of {total} bytes; "
-                                             "try again")
-            return _checked(temporary, file_spec, url)[0]
+            blob = _download(url, label, progress)
+            _verified_gzip(blob, file_spec, url)
+            return blob
         except DatasetProblem as problem:
             failures.append(str(problem))
         except (OSError, http.client.HTTPException) as error:  # urllib's URLError is an OSError
@@ -316,6 +413,23 @@ def _download_from_mirrors(spec: DatasetSpec, file_spec: FileSpec, temporary: Pa
     raise DatasetProblem(f"could not fetch {label} ({'; '.join(failures)}); nothing was "
                          f"kept: try again, or without internet set {DATASETS_ENV} to a folder holding the dataset "
                          "files (see data/README.md)")
+
+
+def _download(url: str, label: str, progress: bool) -> bytes:
+    """The whole body at ``url``, with a plain-text progress bar (never a widget) on stdout."""
+    from tqdm.std import tqdm
+    request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
+    with urllib.request.urlopen(request, timeout=DOWNLOAD_TIMEOUT_SECONDS) as response:
+        total = int(response.headers.get("Content-Length") or 0) or None
+        body = bytearray()
+        with tqdm(total=total, unit="B", unit_scale=True, file=sys.stdout, desc=label,
+                  disable=not progress) as bar:
+            while chunk := response.read(1 << 16):
+                body += chunk
+                bar.update(len(chunk))
+    if total is not None and len(body) != total:
+        raise DatasetProblem(f"download of {url} stopped after {len(body)} of {total} bytes; try again")
+    return bytes(body)
 
 
 def _cached(spec: DatasetSpec, key: str, cache_dir: Path | None, progress: bool = True) -> Path:
@@ -328,11 +442,20 @@ def _cached(spec: DatasetSpec, key: str, cache_dir: Path | None, progress: bool 
             if not _still_verified(path, file_spec):
                 _remember(path, file_spec, _checked(path, file_spec, display_path(path))[0])
             return path
+        except StorageProblem:  # a file the disk will not hand over is not a bad file: it stays
+            raise
         except DatasetProblem as problem:
-            _record_path(path).unlink(missing_ok=True)
-            path.unlink(missing_ok=True)
-            print(f"{problem} -- removed from the cache; fetching it again")
+            _remove_damaged(path, problem)
     return fetch_file(spec, key, cache_dir, local_source(needed=display_path(path)), progress=progress)
+
+
+def _remove_damaged(path: Path, problem: DatasetProblem) -> None:
+    """Remove a cached file that failed its check, and its record, saying so in one printed line."""
+    with _refused(f"{problem}, and it could not be removed from the cache folder {display_path(path.parent)}",
+                  "cache"):
+        _record_path(path).unlink(missing_ok=True)
+        path.unlink(missing_ok=True)
+    print(f"{problem} -- removed from the cache; fetching it again")
 
 
 def ensure(name: str | DatasetSpec, cache_dir: Path | None = None, progress: bool = True) -> dict[str, Path]:

@@ -20,6 +20,10 @@ class DatasetProblem(WorkbookProblem):
     """A dataset file is missing, corrupt or cannot be fetched (notebook 00)."""
 
 
+class StorageProblem(DatasetProblem):
+    """The disk refused a dataset file: no space left, read-only, no permission, locked or gone (notebook 00)."""
+
+
 class CheckFailed(WorkbookProblem, AssertionError):
     """An exercise answer is not right yet; the message says what is wrong."""
 
