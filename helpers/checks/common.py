@@ -1,20 +1,138 @@
-"""What the exercise checks share: the answer-missing message, the success line, and running a
-learner's streaming metric (notebooks 03 and 06)."""
+"""What the exercise checks share: the answer-missing message, the success line, the one line that
+reports an error in the learner's own code, and running a learner's streaming metric (notebooks 03 and 06)."""
 
 from __future__ import annotations
 
+import functools
+import linecache
 import numbers
+import os
+import re
+import sys
+import sysconfig
+import traceback
 
-from ..problems import CheckFailed
+from ..problems import CheckFailed, WorkbookProblem
+
+# Code that is not the learner's: the helpers package, and Python's and the environment's libraries.
+_LIBRARIES = tuple(sorted({os.path.realpath(path) + os.sep for path in (
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), sys.prefix, sys.base_prefix, sys.exec_prefix,
+    *(sysconfig.get_paths().get(key) for key in ("stdlib", "platstdlib", "purelib", "platlib"))) if path}))
 
 
 def require_answer(answer, name: str) -> None:
-    """Fail plainly when the exercise was left blank (the answer still None)."""
+    """Fail plainly when the exercise has no answer yet (still None): because the cell that sets it raised,
+    naming the error and the line, or because it was left blank."""
     if answer is None:
+        error = solution_cell_error(name)
+        if error is not None and not isinstance(error, NotImplementedError):
+            raise CheckFailed(f"`{name}` is still None because the cell that sets it raised {describe_error(error)}: "
+                              "fix that line and run the cell again")
         raise CheckFailed(
             f"`{name}` is still None: write your code where the exercise says "
             "`# YOUR CODE HERE` (and remove `raise NotImplementedError()`)"
         )
+
+
+def is_learners(filename: str) -> bool:
+    """Whether code from ``filename`` is the learner's: a notebook cell, or a file outside the helpers and
+    the installed libraries (a test's answers, a learner's own module)."""
+    if filename.startswith("<"):
+        return filename.startswith("<ipython-input-")  # IPython's cells without ipykernel's file names
+    if "__autograph_generated" in filename:
+        return False
+    return not os.path.realpath(filename).startswith(_LIBRARIES)
+
+
+def _learner_frames(error: BaseException, not_learners=()) -> list:
+    """(filename, line number, function) of the learner's frames an error came through, outermost first: for an
+    error TensorFlow raised while running a graph, those where the failing op was built; else its traceback's.
+    Frames of the code objects in ``not_learners`` (the check's own) are not the learner's, wherever they are."""
+    op = getattr(error, "op", None)  # tf.errors.OpError: the op's creation stack holds the learner's line
+    try:
+        built = [(f.filename, f.lineno, f.name) for f in op.traceback if is_learners(f.filename)] if op else []
+    except Exception:  # noqa: BLE001 - an op without a creation stack: use the traceback
+        built = []
+    frames = [(frame.f_code.co_filename, lineno, frame.f_code.co_name)
+              for frame, lineno in traceback.walk_tb(error.__traceback__) if frame.f_code not in not_learners]
+    if isinstance(error, SyntaxError) and error.filename and error.lineno:  # the line that does not parse
+        frames.append((error.filename, error.lineno, "<module>"))
+    return built or [frame for frame in frames if is_learners(frame[0])]
+
+
+def learner_line(error: BaseException, not_learners=()) -> str | None:
+    """``line 3 of macro_precision: `return metric.…``` — the innermost learner's line the error came from."""
+    frames = _learner_frames(error, not_learners)
+    if not frames:
+        return None
+    filename, lineno, function = frames[-1]
+    line = linecache.getline(filename, lineno).strip()
+    return f"line {lineno}" + ("" if function == "<module>" else f" of {function}") + (f": `{line}`" if line else "")
+
+
+# TensorFlow's graph errors start with lines about where; the first other line says what.
+_TF_PREAMBLE = re.compile(r"^(Graph execution error:|Detected at node|File |Node: )")
+
+
+def describe_error(error: BaseException, not_learners=()) -> str:
+    """The error's type and first line that says what, and the learner's line it came from, in one line."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    text = next((line for line in lines if not _TF_PREAMBLE.match(line)), lines[0] if lines else "")
+    text = text if len(text) <= 200 else text[:199] + "…"
+    described = f"{type(error).__name__}: {text}" if text else type(error).__name__
+    where = learner_line(error, not_learners)
+    return f"{described}, at {where}" if where else described
+
+
+def reporting_learner_errors(check):
+    """``check``, reporting an error raised in the learner's code while it runs as one line that names the error
+    and the learner's line, instead of a traceback through the check module. An error that did not come through
+    the learner's code is the check's own and is raised unchanged, and so is a ``CheckFailed``."""
+    own = {check.__code__}
+
+    @functools.wraps(check)
+    def checked(*args, **kwargs):
+        try:
+            return check(*args, **kwargs)
+        except WorkbookProblem:
+            raise
+        except Exception as error:
+            if not _learner_frames(error, own):
+                raise
+            raise CheckFailed(f"your code raised {describe_error(error, own)}: fix it and run its cell again"
+                              ) from None
+    return checked
+
+
+def solution_cell_error(name: str):
+    """The error the cell that sets ``name`` raised when it last ran, if that is the latest run of a cell that
+    sets ``name``; else None (no IPython, no error, or a stale one: another cell's, or one since re-run).
+
+    IPython keeps the last uncaught error in ``sys.last_value`` until another replaces it, so an error shown on
+    purpose earlier (a ``raises-exception`` cell) stays there: the cell it came from is found by its file name
+    (IPython's compiler maps it to the execution count) and must be one that assigns ``name``."""
+    error = getattr(sys, "last_value", None)
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    shell = get_ipython()
+    if error is None or shell is None:
+        return None
+    numbers_by_file = getattr(shell.compile, "_filename_map", {})
+    files = [summary.filename for summary in traceback.extract_tb(error.__traceback__)]
+    files += [error.filename] if isinstance(error, SyntaxError) else []
+    cells = [numbers_by_file[filename] for filename in files if filename in numbers_by_file]
+    history = shell.user_ns.get("In", [])
+    if not cells or not 0 < cells[0] < len(history):
+        return None
+    sets_name = re.compile(rf"^\s*(?:(?:def|class)\s+{re.escape(name)}\b|{re.escape(name)}\s*(?::[^=]*)?=(?!=))",
+                           re.MULTILINE)
+    if not sets_name.search(history[cells[0]]):
+        return None  # the error came from a cell that does not set the answer
+    if any(sets_name.search(source) for source in history[cells[0] + 1:shell.execution_count]):
+        return None  # a cell that sets the answer ran since, without an error reaching IPython
+    return error
 
 
 def correct(message: str) -> None:
