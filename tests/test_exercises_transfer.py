@@ -66,10 +66,23 @@ def solution_lines(source: str) -> list[str]:
     body = source.split(BEGIN, 1)[1].split(END, 1)[0]
     lines = []
     for line in body.splitlines():
-        line = re.sub(r"\s+#[^\"']*$", "", line).strip()  # a trailing comment (none inside a string)
+        line = strip_comment(line).strip().rstrip(";").strip()  # `;` only hides a cell's result
         if line and not line.startswith(("#", "%", "!")) and not trivial(line):
             lines.append(line)
     return lines
+
+
+def strip_comment(line: str) -> str:
+    """The line without its comment: from the first ``#`` outside a string literal."""
+    quote = None
+    for index, char in enumerate(line):
+        if quote:
+            quote = None if char == quote and line[index - 1] != "\\" else quote
+        elif char in "\"'":
+            quote = char
+        elif char == "#":
+            return line[:index]
+    return line
 
 
 def trivial(line: str) -> bool:
