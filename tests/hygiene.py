@@ -85,26 +85,35 @@ def truncated_table(output) -> bool:
     return bool(PANDAS_TEXT.search(plain) and TEXT_CUT.search(plain))
 
 
+def _cell(index: int, cell) -> str:
+    """``code cell 7 (`first line…`)``: the number the other messages use, and a line to find it by."""
+    first = next((line.strip() for line in cell.source.splitlines() if line.strip()), "")
+    return f"code cell {index + 1} (`{first[:40]}{'…' if len(first) > 40 else ''}`)"
+
+
 def output_problems(notebook) -> list:
     """Outputs a reader wants: short unless tagged long-output, no per-run values, tables not cut, one line each."""
     problems = []
     code_cells = [c for c in notebook.cells if c.cell_type == "code" and c.source.strip()]
     for index, cell in enumerate(code_cells):
-        lines = output_lines(cell)
-        if lines > MAX_OUTPUT_LINES and LONG_OUTPUT_TAG not in cell.metadata.get("tags", []):
-            problems.append(f"code cell {index + 1}: {lines} lines of output (more than {MAX_OUTPUT_LINES}): show "
+        lines, tagged = output_lines(cell), LONG_OUTPUT_TAG in cell.metadata.get("tags", [])
+        if lines > MAX_OUTPUT_LINES and not tagged:
+            problems.append(f"{_cell(index, cell)}: {lines} lines of output (more than {MAX_OUTPUT_LINES}): show "
                             f"only the lines the text talks about, or tag the cell {LONG_OUTPUT_TAG} if the "
                             "output is its subject")
+        elif tagged and lines <= MAX_OUTPUT_LINES and cell.execution_count is not None:
+            problems.append(f"{_cell(index, cell)}: tagged {LONG_OUTPUT_TAG} but its output is {lines} lines: "
+                            "remove the tag")
         for output in cell.get("outputs", []):
             text = _output_text(output)
             for what, pattern in VARYING.items():
                 match = pattern.search(text)
                 if match:
-                    problems.append(f"code cell {index + 1}: {what} ({match.group(0)!r}) changes on every run: "
+                    problems.append(f"{_cell(index, cell)}: {what} ({match.group(0)!r}) changes on every run: "
                                     "show it in a stable form")
                     break
             if truncated_table(output):
-                problems.append(f"code cell {index + 1}: a table cut with '...' by pandas: show fewer rows or "
+                problems.append(f"{_cell(index, cell)}: a table cut with '...' by pandas: show fewer rows or "
                                 "columns, or widen pandas' display options for it")
     return problems + xmode_problems(notebook)
 
@@ -112,18 +121,18 @@ def output_problems(notebook) -> list:
 def xmode_problems(notebook) -> list:
     """`%xmode` set away from Context must be set back before each exercise's solution runs and by the end, so
     that a learner's own errors keep their traceback."""
-    problems, mode, where = [], "Context", None
+    problems, mode, where = [], "Context", ""
     code_cells = [c for c in notebook.cells if c.cell_type == "code" and c.source.strip()]
     for index, cell in enumerate(code_cells):
         before, marker, _ = cell.source.partition("### BEGIN SOLUTION")
         for match in XMODE.finditer(before):
-            mode, where = match.group(1).capitalize(), index + 1
+            mode, where = match.group(1).capitalize(), _cell(index, cell)
         if marker and mode != "Context":
             grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", f"code cell {index + 1}")
-            problems.append(f"code cell {where} sets `%xmode {mode}` and it is still in effect when the learner runs "
+            problems.append(f"{where} sets `%xmode {mode}` and it is still in effect when the learner runs "
                             f"exercise {grade_id}: set `%xmode Context` back after the demonstration")
     if mode != "Context":
-        problems.append(f"code cell {where} sets `%xmode {mode}` and nothing sets it back: end with `%xmode "
+        problems.append(f"{where} sets `%xmode {mode}` and nothing sets it back: end with `%xmode "
                         "Context` after the demonstration")
     return problems
 

@@ -174,6 +174,8 @@ OUTPUT_BAD = {  # defect: (a word the problem must hold, the change)
     "%xmode never set back": ("nothing sets it back", lambda nb: _shown(
         nb, tags=["raises-exception"], source="%xmode Minimal\n1 / 0")),
     "%xmode set back only after the exercise": ("still in effect", lambda nb: _xmode_reset_after_exercise(nb)),
+    "long-output on a short output": ("remove the tag", lambda nb: _shown(nb, _stream("line\n" * 30),
+                                                                        tags=["long-output"])),
 }
 
 
