@@ -20,6 +20,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 KERNEL := estimator-workbook
 KERNEL_SPEC := $(VENV)/share/jupyter/kernels/$(KERNEL)/kernel.json
+LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.d/$(KERNEL).json
 INSTALLED := $(VENV)/.installed
 DATASETS ?=
 ifneq ($(strip $(DATASETS)),)
@@ -32,7 +33,7 @@ NBVAL_ARGS := --nbval-lax --nbval-current-env --nbval-cell-timeout=1200 \
 
 .PHONY: setup data lab test notebooks student benchmark clean
 
-setup: $(INSTALLED) $(KERNEL_SPEC) data
+setup: $(INSTALLED) $(KERNEL_SPEC) $(LAB_OVERRIDES) data
 
 # tools/make-venv: a Python 3.9-3.11 (found, or provided by uv), the lock installed with uv (else pip).
 $(INSTALLED): requirements.lock
@@ -44,6 +45,13 @@ $(INSTALLED): requirements.lock
 $(KERNEL_SPEC): $(INSTALLED)
 	$(PY) -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Estimator workbook (TF 2.15)" > /dev/null
 	@echo "Registered the Jupyter kernel '$(KERNEL)'"
+
+# JupyterLab's defaults for the course (tools/jupyterlab_overrides.json): no "Jupyter news" prompt
+# and no update check. In overrides.d, so a teacher's own overrides.json still has the last word.
+$(LAB_OVERRIDES): tools/jupyterlab_overrides.json $(INSTALLED)
+	@mkdir -p $(dir $@)
+	@cp $< $@
+	@echo "Installed JupyterLab's settings overrides for the course"
 
 data: $(INSTALLED)
 	@$(PY) -m helpers.data fetch
