@@ -27,6 +27,7 @@ What counts as a line, and when it "stands" somewhere:
 
 from __future__ import annotations
 
+import copy
 import itertools
 import keyword
 import re
@@ -170,6 +171,18 @@ def _cell_label(index: int, cell) -> str:
     return f"cell {index + 1} ({cell.cell_type}: `{first[:50]}{'…' if len(first) > 50 else ''}`)"
 
 
+def _stale_cell(teacher, above: list, grade_id: str) -> str | None:
+    """The first cell above the exercise where the student copy is not the notebook (nbgrader changes only the
+    solution cells), else None: a stale copy would test what the learner no longer reads."""
+    ids = [cell.metadata.get("nbgrader", {}).get("grade_id") for cell in teacher.cells]
+    mine = teacher.cells[:ids.index(grade_id)]
+    for index, (cell, theirs) in enumerate(itertools.zip_longest(mine, above)):
+        if cell is None or theirs is None or cell.get("id") != theirs.get("id") or (
+                cell.source != theirs.source and not cell.metadata.get("nbgrader", {}).get("solution")):
+            return f"cell {index + 1}"
+    return None
+
+
 def given_away(teacher, student, name: str) -> list[str]:
     """One message per exercise whose solution stands, half or more, in the student copy above it."""
     problems = []
@@ -180,6 +193,11 @@ def given_away(teacher, student, name: str) -> list[str]:
                             "(tools/make_student.py)")
             continue
         above = student.cells[:student_ids.index(exercise.grade_id)]
+        stale = _stale_cell(teacher, above, exercise.grade_id)
+        if stale is not None:
+            problems.append(f"{name}: exercise {exercise.grade_id}: the student copy is out of date above it ({stale} "
+                            "differs from the notebook's): regenerate it (tools/make_student.py), then run this test")
+            continue
         texts = [readable_text(cell) for cell in above]
         found = []
         for line in exercise.lines:
@@ -247,6 +265,7 @@ def _pair(*cells):
             teacher.cells.append(new_code_cell(f"answer = None\n{BEGIN}\n{source}\n{END}", metadata=meta))
             student.cells.append(new_code_cell("answer = None\n# YOUR CODE HERE\nraise NotImplementedError()",
                                                metadata=meta))
+        student.cells[-1].id = teacher.cells[-1].id  # nbgrader keeps the cell ids
     return teacher, student
 
 
@@ -322,6 +341,15 @@ NOT_GIVEN_AWAY = {
         ("code", "total_steps = [200, 500, 500, 600]"),
         ("solution", "steps = [200, 500, 500]")),
 }
+
+
+def test_a_stale_student_copy_fails_instead_of_testing_old_cells():
+    teacher, student = NOT_GIVEN_AWAY["one of three lines above"]
+    teacher = copy.deepcopy(teacher)
+    teacher.cells[0].source = "np.fill_diagonal(mistakes, 0)\nmistakes = matrix.copy()"
+    problems = given_away(teacher, student, "XX.ipynb")
+    assert problems == ["XX.ipynb: exercise nbXX-ex1-solution: the student copy is out of date above it (cell 1 differs "
+                        "from the notebook's): regenerate it (tools/make_student.py), then run this test"]
 
 
 @pytest.mark.parametrize("case", sorted(NOT_GIVEN_AWAY))
