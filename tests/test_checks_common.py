@@ -175,6 +175,14 @@ def test_a_solution_cell_that_raised_is_named_with_its_error_and_line(shell):
                            "line and run the cell again")
 
 
+def test_running_the_check_again_names_the_error_again(shell):
+    """The check's own failure replaces the solution cell's error in sys.last_value."""
+    assert isinstance(run(shell, "share = None\nshare = mnist_labels.mean()"), NameError)
+    first, second = run(shell, "number_check(share)"), run(shell, "number_check(share)")
+    assert str(first) == str(second)
+    assert str(second).startswith("`share` is still None because the cell that sets it raised NameError: ")
+
+
 def test_a_syntax_error_in_the_solution_cell_is_named(shell):
     assert isinstance(run(shell, "share = None\nshare = (1 + 2"), SyntaxError)
     failed = run(shell, "number_check(share)")
@@ -200,8 +208,9 @@ def test_a_solution_cell_run_again_without_an_error_is_not_blamed_for_its_old_on
     assert str(run(shell, "number_check(share)")).startswith("`share` is still None: write your code")
 
 
-def test_an_error_in_a_cell_between_does_not_hide_the_solution_cells(shell):
-    """The solution cell raised, then another cell that does not set the answer: the latest error is that one."""
+def test_an_error_of_another_cell_run_after_the_solution_cell_is_not_blamed_on_it(shell):
+    """The solution cell raised, then another cell that does not set the answer: IPython kept only that cell's
+    error, which is not the answer's, so the check says the plain thing."""
     assert isinstance(run(shell, "share = None\nshare = (mnist_labels == 1).mean()"), NameError)
     assert isinstance(run(shell, "print(undefined_name)"), NameError)
     assert str(run(shell, "number_check(share)")).startswith("`share` is still None: write your code")

@@ -104,33 +104,39 @@ def reporting_learner_errors(check):
     return checked
 
 
+_SOLUTION_ERRORS: dict = {}  # name -> (execution count of the cell that set it and raised, the error)
+
+
 def solution_cell_error(name: str):
     """The error the cell that sets ``name`` raised when it last ran, if that is the latest run of a cell that
     sets ``name``; else None (no IPython, no error, or a stale one: another cell's, or one since re-run).
 
     IPython keeps the last uncaught error in ``sys.last_value`` until another replaces it, so an error shown on
     purpose earlier (a ``raises-exception`` cell) stays there: the cell it came from is found by its file name
-    (IPython's compiler maps it to the execution count) and must be one that assigns ``name``."""
-    error = getattr(sys, "last_value", None)
+    (IPython's compiler maps it to the execution count) and must be one that assigns ``name``. The check's own
+    failure then replaces it, so it is remembered for the next run of the check."""
     try:
         from IPython import get_ipython
     except ImportError:
         return None
     shell = get_ipython()
-    if error is None or shell is None:
+    if shell is None:
         return None
-    numbers_by_file = getattr(shell.compile, "_filename_map", {})
-    files = [summary.filename for summary in traceback.extract_tb(error.__traceback__)]
-    files += [error.filename] if isinstance(error, SyntaxError) else []
-    cells = [numbers_by_file[filename] for filename in files if filename in numbers_by_file]
     history = shell.user_ns.get("In", [])
-    if not cells or not 0 < cells[0] < len(history):
-        return None
     sets_name = re.compile(rf"^\s*(?:(?:def|class)\s+{re.escape(name)}\b|{re.escape(name)}\s*(?::[^=]*)?=(?!=))",
                            re.MULTILINE)
-    if not sets_name.search(history[cells[0]]):
-        return None  # the error came from a cell that does not set the answer
-    if any(sets_name.search(source) for source in history[cells[0] + 1:shell.execution_count]):
+    error = getattr(sys, "last_value", None)
+    if error is not None:
+        numbers_by_file = getattr(shell.compile, "_filename_map", {})
+        files = [summary.filename for summary in traceback.extract_tb(error.__traceback__)]
+        files += [error.filename] if isinstance(error, SyntaxError) else []
+        cells = [numbers_by_file[filename] for filename in files if filename in numbers_by_file]
+        if cells and 0 < cells[0] < len(history) and sets_name.search(history[cells[0]]):
+            _SOLUTION_ERRORS[name] = (cells[0], error)
+    count, error = _SOLUTION_ERRORS.get(name, (0, None))
+    if error is None or count >= len(history):
+        return None
+    if any(sets_name.search(source) for source in history[count + 1:shell.execution_count]):
         return None  # a cell that sets the answer ran since, without an error reaching IPython
     return error
 
