@@ -2,7 +2,7 @@
 
 Every message a check can give is produced here once: a blank answer (the
 student copy), each kind of wrong answer, and the right one. No TensorFlow:
-exercise 1 gets a hand-written log, exercise 2 a stand-in for an Estimator
+exercise 1 gets a hand-written log (and a bank of wrong sums), exercise 2 a stand-in for an Estimator
 that answers ``latest_checkpoint()`` and ``get_variable_value("global_step")``.
 """
 
@@ -31,7 +31,8 @@ LINES = [
     "Saving checkpoints for 300 into ../models/01_dnn/model.ckpt.",
     "Loss for final step: 0.18953124.",
 ]
-FINAL = 0.18953124
+TIMES = (1.585, 1.736)
+TOTAL = 1.585 + 1.736
 
 
 def _fails(check, *args, match):
@@ -41,46 +42,50 @@ def _fails(check, *args, match):
     return str(raised.value)
 
 
-# ---- exercise 1: final_step_loss -------------------------------------------------
+# ---- exercise 1: logged_seconds --------------------------------------------------
 
-def test_final_loss_blank():
-    _fails(checks.final_step_loss, None, LINES, match=r"`final_step_loss` is still None")
-
-
-@pytest.mark.parametrize("text", ["0.18953124", b"0.18953124"])
-def test_final_loss_as_text(text):
-    _fails(checks.final_step_loss, text, LINES, match=r"is the text .*float\(\.\.\.\)")
+def test_seconds_blank():
+    _fails(checks.logged_seconds, None, LINES, match=r"`logged_seconds` is still None")
 
 
-@pytest.mark.parametrize("wrong", [[FINAL], True, {"loss": FINAL}])
-def test_final_loss_not_a_number(wrong):
-    _fails(checks.final_step_loss, wrong, LINES, match=r"should be a float, not")
+@pytest.mark.parametrize("text", ["3.321", b"3.321"])
+def test_seconds_as_text(text):
+    _fails(checks.logged_seconds, text, LINES, match=r"is the text .*float\(\.\.\.\)")
 
 
-def test_final_loss_without_a_final_line_in_the_log():
-    _fails(checks.final_step_loss, FINAL, LINES[:-1], match=r"no 'Loss for final step' line")
+@pytest.mark.parametrize("wrong", [[TOTAL], True, {"seconds": TOTAL}])
+def test_seconds_not_a_number(wrong):
+    _fails(checks.logged_seconds, wrong, LINES, match=r"should be a number of seconds, not")
 
 
-@pytest.mark.parametrize("loss, step", [(0.2990716, "200"), (2.2781284, "0")])
-def test_final_loss_from_a_loss_line(loss, step):
-    message = _fails(checks.final_step_loss, loss, LINES, match=r"is the loss of the line")
-    assert f"step = {step}" in message
+def test_seconds_without_timed_lines_in_the_log():
+    _fails(checks.logged_seconds, TOTAL, LINES[:9], match=r"no 'loss = …, step = … \(x.xxx sec\)' line")
 
 
-def test_final_loss_rounded():
-    _fails(checks.final_step_loss, 0.19, LINES, match=r"close but rounded")
+# The bank of plausible wrong answers: each names its mistake, none hands over the code.
+WRONG = [
+    (1.736, r"the time on one loss line: each line times only the steps since the line before"),
+    (1.585, r"the time on one loss line"),
+    (TOTAL / 2, r"the mean time per line: the exercise asks for the total"),
+    (63.2565 + 57.6665, r"global_step/sec lines, which are rates, not times"),
+    ((63.2565 + 57.6665) / 2, r"global_step/sec lines, which are rates"),
+    (2, r"a count of lines"),
+    (3.32, r"close but rounded"),
+    (300 / 60.0, r"is not it: find the loss lines that end with '\(… sec\)'"),
+]
 
 
-def test_final_loss_wrong():
-    _fails(checks.final_step_loss, 1.5, LINES, match=r"is not the final loss")
+@pytest.mark.parametrize("answer, words", WRONG)
+def test_seconds_wrong_answers_are_named(answer, words):
+    message = _fails(checks.logged_seconds, answer, LINES, match=words)
+    assert "sum(" not in message and "re." not in message  # the cause, not the code
 
 
-@pytest.mark.parametrize("answer", [FINAL, np.float32(FINAL), np.float64(FINAL)])
-def test_final_loss_correct(answer, capsys):
-    checks.final_step_loss(answer, LINES)
+@pytest.mark.parametrize("answer", [TOTAL, np.float32(TOTAL), np.float64(TOTAL), sum(TIMES)])
+def test_seconds_correct(answer, capsys):
+    checks.logged_seconds(answer, LINES)
     out = capsys.readouterr().out
-    assert out.startswith("Correct: ") and out.count("\n") == 1
-    assert "0.18953124" in out and "step 0" in out
+    assert out.startswith("Correct: the 2 timed loss lines add up to 3.321 s") and out.count("\n") == 1
 
 
 # ---- exercise 2: fixed_input_fn --------------------------------------------------

@@ -12,6 +12,7 @@ import pytest
 import tensorflow as tf
 
 from helpers import checks
+from helpers.data import Dataset
 from helpers.problems import CheckFailed
 
 
@@ -26,166 +27,221 @@ def fails(check, answer, *words, **kwargs):
     return message
 
 
-# --- exercise 1: steps in one epoch ---------------------------------------------
+# --- exercise 1: steps for three epochs, repeated before batching --------------------
 
 
 def test_steps_blank():
-    fails(checks.steps_in_one_epoch, None, "`steps_in_one_epoch` is still None", "# YOUR CODE HERE")
+    fails(checks.steps_for_epochs, None, "`steps_for_three_epochs` is still None", "# YOUR CODE HERE")
 
 
-@pytest.mark.parametrize("answer", ["469", [469], True])
+@pytest.mark.parametrize("answer", ["704", [704], True])
 def test_steps_not_a_number(answer):
-    fails(checks.steps_in_one_epoch, answer, "should be a number")
+    fails(checks.steps_for_epochs, answer, "should be a number")
 
 
-def test_steps_fraction():
-    fails(checks.steps_in_one_epoch, 60000 / 128, "468.75", "round up")
+# The bank of plausible wrong answers for 3 epochs of 60,000 in batches of 256 (right: 704).
+@pytest.mark.parametrize("answer, words", [
+    (180000 / 256, ("703.125", "round up")),
+    (705, ("short batch at the end of every epoch", "batch-then-repeat", "section '`repeat`'")),
+    (703, ("leaves out the last, shorter batch", "drop_remainder")),
+    (235, ("about one epoch", "3 times")),
+    (234, ("about one epoch",)),
+    (180000, ("number of examples", "batch of 256")),
+    (60000, ("number of examples",)),
+    (469 * 3, ("1407 is not it", "count the examples all the epochs hold together")),
+])
+def test_steps_wrong_answers_are_named(answer, words):
+    message = fails(checks.steps_for_epochs, answer, *words)
+    assert "ceil" not in message and "704" not in message  # the cause, not the answer
 
 
-def test_steps_rounded_down():
-    fails(checks.steps_in_one_epoch, 468, "last, shorter batch of 96 examples", "drop_remainder")
-
-
-def test_steps_examples():
-    fails(checks.steps_in_one_epoch, 60000, "number of examples", "batch of 128")
-
-
-def test_steps_other():
-    fails(checks.steps_in_one_epoch, 600, "600 is not it", "round up")
-
-
-@pytest.mark.parametrize("answer", [469, 469.0, np.int64(469)])
+@pytest.mark.parametrize("answer", [704, 704.0, np.int64(704)])
 def test_steps_correct(answer, capsys):
-    checks.steps_in_one_epoch(answer)
-    assert capsys.readouterr().out == "Correct: 60000 examples in batches of 128 make 469 steps, the last one with 96 examples\n"
+    checks.steps_for_epochs(answer)
+    assert capsys.readouterr().out == ("Correct: 3 × 60000 examples, repeated and then batched by 256, make 704 "
+                                       "steps; only the very last batch is short (32 examples)\n")
 
 
 def test_steps_correct_without_remainder(capsys):
-    checks.steps_in_one_epoch(600, examples=60000, batch_size=100)
-    assert capsys.readouterr().out == "Correct: 60000 examples in batches of 100 make 600 steps\n"
-
-
-def test_steps_floor_equals_ceil_is_not_a_trap():
-    fails(checks.steps_in_one_epoch, 601, "601 is not it", examples=60000, batch_size=100)
+    checks.steps_for_epochs(1800, examples=60000, batch_size=100, epochs=3)
+    assert capsys.readouterr().out == "Correct: 3 × 60000 examples, repeated and then batched by 100, make 1800 steps\n"
 
 
 # --- exercises 2 and 3: input functions ------------------------------------------
 
 IMAGES = np.linspace(0, 1, 6 * 28 * 28, dtype=np.float32).reshape(6, 28, 28)
 LABELS = np.array([3, 1, 4, 1, 5, 9], dtype=np.int32)
+# What the exercise-2 check compares with: the tiny test split is IMAGES/LABELS, in this order.
+TEST = Dataset("Tiny-Fashion", IMAGES, LABELS[::-1].copy(), IMAGES, LABELS, tuple("abcdefghij"))
+OTHER = Dataset("Tiny-MNIST", IMAGES, LABELS, IMAGES, np.array([7, 7, 2, 2, 0, 0], dtype=np.int32),
+                tuple("0123456789"))
 
 
-def pipeline(images=IMAGES, labels=LABELS, batch=4, features=lambda image: {"image": image}):
-    """An input_fn over a tiny in-memory dataset: (features(image), label), batched."""
+def pipeline(images=IMAGES, labels=LABELS, batch=4, features=lambda image: {"image": image}, then=None):
+    """An input_fn over a tiny in-memory dataset: (features(image), label), batched, then ``then``."""
 
     def input_fn():
         dataset = tf.data.Dataset.from_tensor_slices((images, labels))
         dataset = dataset.map(lambda image, label: (features(image), label))
-        return dataset.batch(batch) if batch else dataset
+        dataset = dataset.batch(batch) if batch else dataset
+        return then(dataset) if then else dataset
 
     return input_fn
 
 
-@pytest.mark.parametrize("check,name", [(checks.dict_input_fn, "dict_input_fn"),
-                                        (checks.int_labels_input_fn, "int_labels_input_fn")])
-def test_input_fn_blank(check, name):
-    fails(check, None, f"`{name}` is still None")
+def check(answer):
+    """Exercise 2's check on the tiny datasets, in batches of 4."""
+    checks.eval_input_fn(answer, TEST, OTHER, batch_size=4)
 
 
-def test_input_fn_correct(capsys):
-    checks.dict_input_fn(pipeline())
-    assert capsys.readouterr().out == (
-        "Correct: `dict_input_fn()` yields batches of 4 (features, labels): features['image'] "
-        "float32 [batch, 28, 28] in 0–1 and int32 class ids, what cnn_model_fn reads\n"
-    )
+def check3(answer):
+    """Exercise 3's check against the one-hot version of ``pipeline()``."""
+    checks.class_id_input_fn(answer, ONE_HOT)
 
 
-def test_int64_labels_are_fine(capsys):
-    checks.int_labels_input_fn(pipeline(labels=LABELS.astype(np.int64)))
-    assert "Correct: `int_labels_input_fn()`" in capsys.readouterr().out
+ONE_HOT = pipeline(then=lambda d: d.map(lambda f, label: (f, tf.one_hot(label, 10))))
+
+
+@pytest.mark.parametrize("check_fn,name", [(check, "fashion_eval_input_fn"), (check3, "class_id_input_fn")])
+def test_input_fn_blank(check_fn, name):
+    fails(check_fn, None, f"`{name}` is still None")
+
+
+def test_eval_input_fn_correct(capsys):
+    check(pipeline())
+    assert capsys.readouterr().out == ("Correct: 2 batches of 4 (the last of 2), every test image once and in "
+                                       "order: evaluate() returns after one pass\n")
+
+
+# The bank of plausible wrong answers to exercise 2, beyond the shape mistakes below.
+@pytest.mark.parametrize("answer, words", [
+    (pipeline(then=lambda d: d.repeat()), ("more than the 6 test images", "it repeats", "one pass")),
+    (pipeline(labels=LABELS[::-1].copy(), then=lambda d: d.repeat()), ("the training split",)),
+    (pipeline(batch=3), ("first batch holds 3 images", "batches of 4")),
+    (lambda: pipeline(batch=0)().batch(4, drop_remainder=True), ("yields 4 of the 6 test images", "drop_remainder")),
+    (pipeline(labels=OTHER.test_labels), ("labels of Tiny-MNIST's test split", "read Tiny-Fashion's")),
+    (pipeline(labels=np.array([1, 1, 3, 4, 5, 9], dtype=np.int32)), ("another order", "does not shuffle")),
+    (pipeline(labels=LABELS + 0 * LABELS - np.array([0, 0, 0, 0, 0, 1], dtype=np.int32)),
+     ("not those of Tiny-Fashion's test split",)),
+    (pipeline(images=IMAGES * 255), ("go up to 170", "between 0 and 1")),
+    (pipeline(labels=np.eye(10, dtype=np.float32)[LABELS]), ("one-hot",)),
+    (pipeline(features=lambda image: image), ("bare tensor",)),
+    (pipeline()(), ("is a Dataset", "give the function")),
+])
+def test_eval_input_fn_wrong_answers_are_named(answer, words):
+    fails(check, answer, *words)
+
+
+def test_class_id_input_fn_correct(capsys):
+    check3(lambda: ONE_HOT().map(lambda f, one_hot: (f, tf.argmax(one_hot, axis=1))))
+    assert capsys.readouterr().out == ("Correct: `class_id_input_fn()` yields the same batches with int64 class "
+                                       "ids, shape [batch]: what the model's loss reads\n")
+
+
+def test_class_id_input_fn_int32_is_fine(capsys):
+    check3(lambda: ONE_HOT().map(lambda f, one_hot: (f, tf.cast(tf.argmax(one_hot, -1), tf.int32))))
+    assert "int32 class ids" in capsys.readouterr().out
+
+
+# The bank of plausible wrong answers to exercise 3.
+@pytest.mark.parametrize("answer, words", [
+    (ONE_HOT, ("one-hot", "one integer class id per image")),
+    (lambda: ONE_HOT().map(lambda f, one_hot: (f, tf.argmax(one_hot))), ("reduced over the batch", "axis 0")),
+    (lambda: ONE_HOT().map(lambda f, one_hot: (f, tf.reduce_max(one_hot, axis=1))), ("labels are float32",)),
+    (lambda: ONE_HOT().map(lambda f, one_hot: (f, tf.cast(one_hot, tf.int32))), ("one-hot",)),
+    (lambda: ONE_HOT().map(lambda f, one_hot: (f, tf.argmin(one_hot, axis=1))),
+     ("not the classes of one_hot_input_fn()'s first batch",)),
+    (pipeline(labels=LABELS[::-1].copy()), ("not the classes of one_hot_input_fn()'s first batch",)),
+    (lambda: ONE_HOT().unbatch().batch(2).map(lambda f, h: (f, tf.argmax(h, axis=1))), ("holds 2 labels",)),
+    (lambda: ONE_HOT().map(lambda f, one_hot: (f["image"], tf.argmax(one_hot, axis=1))), ("bare tensor",)),
+    (ONE_HOT(), ("is a Dataset",)),
+])
+def test_class_id_input_fn_wrong_answers_are_named(answer, words):
+    message = fails(check3, answer, *words)
+    assert "argmax(" not in message  # the cause, not the code
 
 
 def test_input_fn_given_a_dataset():
-    fails(checks.dict_input_fn, pipeline()(), "is a Dataset", "give the function")
+    fails(check, pipeline()(), "is a Dataset", "give the function")
 
 
 def test_input_fn_not_callable():
-    fails(checks.dict_input_fn, 42, "should be a function", "not int")
+    fails(check, 42, "should be a function", "not int")
 
 
 def test_input_fn_raises():
     def broken():
         raise RuntimeError("no such file\nsecond line")
 
-    fails(checks.dict_input_fn, broken, "calling `dict_input_fn()` raised RuntimeError: no such file")
+    fails(check, broken, "calling `fashion_eval_input_fn()` raised RuntimeError: no such file")
 
 
 def test_input_fn_returns_no_dataset():
-    fails(checks.dict_input_fn, lambda: (IMAGES, LABELS), "returned a tuple", "tf.data.Dataset")
+    fails(check, lambda: (IMAGES, LABELS), "returned a tuple", "tf.data.Dataset")
 
 
 def test_input_fn_dict_only():
     def dict_only():
         return tf.data.Dataset.from_tensor_slices({"image": IMAGES, "label": LABELS}).batch(4)
 
-    fails(checks.dict_input_fn, dict_only, "dict only", "(features, labels) pairs")
+    fails(check, dict_only, "dict only", "(features, labels) pairs")
 
 
 def test_input_fn_not_a_pair():
     def triple():
         return tf.data.Dataset.from_tensor_slices(({"image": IMAGES}, LABELS, LABELS)).batch(4)
 
-    fails(checks.dict_input_fn, triple, "should be a pair (features, labels)")
+    fails(check, triple, "should be a pair (features, labels)")
 
 
 def test_input_fn_bare_tensor():
-    fails(checks.dict_input_fn, pipeline(features=lambda image: image), "bare tensor", "features['image']", "(section 'What an input function returns')")
+    fails(check, pipeline(features=lambda image: image), "bare tensor", "features['image']", "(section 'What an input function returns')")
 
 
 def test_input_fn_features_not_a_dict():
-    fails(checks.dict_input_fn, pipeline(features=lambda image: (image, image)), "should be a dict")
+    fails(check, pipeline(features=lambda image: (image, image)), "should be a dict")
 
 
 def test_input_fn_wrong_key():
-    fails(checks.dict_input_fn, pipeline(features=lambda image: {"x": image}), "keys ['x']", "features['image']")
+    fails(check, pipeline(features=lambda image: {"x": image}), "keys ['x']", "features['image']")
 
 
 def test_input_fn_image_not_one_tensor():
-    fails(checks.dict_input_fn, pipeline(features=lambda image: {"image": {"pixels": image}}), "should be one tensor")
+    fails(check, pipeline(features=lambda image: {"image": {"pixels": image}}), "should be one tensor")
 
 
 def test_input_fn_uint8_images():
-    fails(checks.dict_input_fn, pipeline(images=(IMAGES * 255).astype(np.uint8)), "is uint8", "float32")
+    fails(check, pipeline(images=(IMAGES * 255).astype(np.uint8)), "is uint8", "float32")
 
 
 def test_input_fn_unbatched():
-    fails(checks.dict_input_fn, pipeline(batch=0), "single images of shape (28, 28)", ".batch(100)")
+    fails(check, pipeline(batch=0), "single images of shape (28, 28)", ".batch(100)")
 
 
 def test_input_fn_flat_images():
-    fails(checks.dict_input_fn, pipeline(images=IMAGES.reshape(6, 784)), "shape (None, 784)", "[batch, 28, 28]")
+    fails(check, pipeline(images=IMAGES.reshape(6, 784)), "shape (None, 784)", "[batch, 28, 28]")
 
 
 def test_input_fn_labels_not_one_tensor():
-    fails(checks.int_labels_input_fn, pipeline(labels={"label": LABELS}), "one tensor of class ids")
+    fails(check, pipeline(labels={"label": LABELS}), "one tensor of class ids")
 
 
 def test_input_fn_one_hot_labels():
     one_hot = np.eye(10, dtype=np.float32)[LABELS]
-    fails(checks.int_labels_input_fn, pipeline(labels=one_hot), "one-hot, shape (None, 10) float32",
+    fails(check, pipeline(labels=one_hot), "one-hot, shape (None, 10) float32",
                  "one integer class id per image", "(section 'What an input function returns')")
 
 
 def test_input_fn_float_labels():
-    fails(checks.int_labels_input_fn, pipeline(labels=LABELS.astype(np.float32)), "labels are float32", "tf.int32")
+    fails(check, pipeline(labels=LABELS.astype(np.float32)), "labels are float32", "tf.int32")
 
 
 def test_input_fn_label_matrix():
-    fails(checks.int_labels_input_fn, pipeline(labels=LABELS.reshape(6, 1)), "shape (None, 1)", "shape [batch]")
+    fails(check, pipeline(labels=LABELS.reshape(6, 1)), "shape (None, 1)", "shape [batch]")
 
 
 def test_input_fn_empty():
-    fails(checks.dict_input_fn, lambda: pipeline()().take(0), "empty dataset")
+    fails(check, lambda: pipeline()().take(0), "empty dataset")
 
 
 def test_input_fn_fails_while_reading():
@@ -196,19 +252,15 @@ def test_input_fn_fails_while_reading():
 
         return pipeline()().map(fail)
 
-    fails(checks.dict_input_fn, bad_map, "reading the first batch", "InvalidArgumentError")
+    fails(check, bad_map, "reading the batches", "InvalidArgumentError")
 
 
 def test_input_fn_unscaled_pixels():
-    fails(checks.dict_input_fn, pipeline(images=IMAGES * 255, batch=6), "go up to 255", "divide by 255")
+    fails(check, pipeline(images=IMAGES * 255), "go up to 170", "between 0 and 1")
 
 
 def test_input_fn_negative_pixels():
-    fails(checks.dict_input_fn, pipeline(images=IMAGES - 0.5), "negative (-0.50)")
-
-
-def test_input_fn_labels_out_of_range():
-    fails(checks.int_labels_input_fn, pipeline(labels=LABELS + 1, batch=6), "from 2 to 10", "0 to 9")
+    fails(check, pipeline(images=IMAGES - 0.5), "negative (-0.50)")
 
 
 def test_input_fn_counts_differ():
@@ -217,4 +269,4 @@ def test_input_fn_counts_differ():
         labels = tf.data.Dataset.from_tensor_slices(LABELS).batch(3)
         return tf.data.Dataset.zip(({"image": images}, labels))
 
-    fails(checks.dict_input_fn, uneven, "4 images but 3 labels")
+    fails(check, uneven, "4 images but 3 labels")

@@ -9,26 +9,45 @@ import numpy as np
 from ..problems import CheckFailed
 from .common import correct, require_answer
 
-__all__ = ["share_of_ones", "brightest_class"]
+__all__ = ["majority_accuracy", "brightest_class"]
 
 
-def share_of_ones(answer, dataset) -> None:
-    """Notebook 00, exercise 1: the fraction of training images showing a 1."""
-    require_answer(answer, "share_of_ones")
-    if not isinstance(answer, numbers.Real):
-        raise CheckFailed(f"`share_of_ones` should be a number, not {type(answer).__name__}")
-    expected = float(np.mean(dataset.train_labels == 1))
+def majority_accuracy(answer, dataset) -> None:
+    """Notebook 00, exercise 1: the test accuracy of a model that always answers the training set's most
+    common digit."""
+    require_answer(answer, "majority_accuracy")
+    if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
+        raise CheckFailed(f"`majority_accuracy` should be a number, not {type(answer).__name__}")
+    counts = np.bincount(dataset.train_labels, minlength=10)
+    digit = int(np.argmax(counts))
+    expected = float(np.mean(dataset.test_labels == digit))
     answer = float(answer)
-    if abs(answer - 100 * expected) < 1e-3:
-        raise CheckFailed(f"{answer:.2f} is a percentage: give the fraction, between 0 and 1")
-    if abs(answer - float(np.mean(dataset.test_labels == 1))) < 1e-6:
-        raise CheckFailed("that is the share in the test set: use the training labels")
-    if abs(answer - float(np.sum(dataset.train_labels == 1))) < 1e-6:
-        raise CheckFailed("that is the count of ones: divide it by the number of training labels")
-    if abs(answer - expected) > 1e-6:
-        raise CheckFailed(f"{answer:.5f} is not the fraction of training labels that are 1 (section 'Class balance' "
-                          "counts the labels)")
-    correct(f"{answer:.2%} of the training digits are ones, the most common digit")
+    close = lambda value: abs(answer - value) < 1e-6  # noqa: E731
+    if close(expected):
+        correct(f"a model that always answers {digit} is right on {expected:.2%} of the test digits: the "
+                "baseline any accuracy on MNIST must beat")
+        return
+    if close(100 * expected):
+        raise CheckFailed(f"{answer:.2f} is a percentage: give the accuracy as a fraction, between 0 and 1")
+    if close(float(np.sum(dataset.test_labels == digit))):
+        raise CheckFailed(f"{answer:.0f} is a count of test images: an accuracy is that count divided by the "
+                          "number of test images")
+    if close(float(digit)):
+        raise CheckFailed(f"{answer:.0f} is the digit such a model answers: the exercise asks how often that "
+                          "answer is right on the test set")
+    if close(float(np.mean(dataset.train_labels == digit))):
+        raise CheckFailed("that is how often the digit occurs in the training set: the model is scored on the "
+                          "test images, so count there")
+    if close(0.1):
+        raise CheckFailed("0.1 is what guessing at random scores on ten classes: this model always gives the "
+                          "same answer, the training set's most common digit")
+    rarest = int(np.argmin(np.where(counts > 0, counts, counts.max() + 1)))
+    if close(float(np.mean(dataset.test_labels == rarest))):
+        raise CheckFailed("that is the share of the rarest digit: the model answers the most common one")
+    if not 0 <= answer <= 1:
+        raise CheckFailed(f"{answer} is not between 0 and 1, as an accuracy is")
+    raise CheckFailed(f"{answer:.5f} is not it: find the most common digit of the training labels (section "
+                      "'Class balance'), then the share of test labels equal to it")
 
 
 def brightest_class(answer, dataset) -> None:

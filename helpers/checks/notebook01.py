@@ -1,4 +1,4 @@
-"""Exercise checks of notebook 01 (the training log's final loss, a real input_fn); no TensorFlow needed."""
+"""Exercise checks of notebook 01 (the training log's times, a real input_fn); no TensorFlow needed."""
 
 from __future__ import annotations
 
@@ -8,39 +8,45 @@ import re
 from ..problems import CheckFailed
 from .common import correct, require_answer
 
-__all__ = ["final_step_loss", "fixed_input_fn"]
+__all__ = ["logged_seconds", "fixed_input_fn"]
 
-FINAL_LINE = re.compile(r"^Loss for final step: (?P<loss>\S+?)\.?$")
-LOSS_LINE = re.compile(r"^loss = (?P<loss>[^,]+), step = (?P<step>\d+)")
+SECONDS = re.compile(r"^loss = [^,]+, step = (?P<step>\d+) \((?P<seconds>\d+\.\d+) sec\)$")
+RATE = re.compile(r"^global_step/sec: (?P<rate>\S+)")
 
 
-def final_step_loss(answer, lines: list[str]) -> None:
-    """Notebook 01, exercise 1: the loss on the "Loss for final step" line, as a float."""
-    require_answer(answer, "final_step_loss")
+def logged_seconds(answer, lines: list[str]) -> None:
+    """Notebook 01, exercise 1: the sum of the ``(x.xxx sec)`` times on the training log's loss lines."""
+    require_answer(answer, "logged_seconds")
     if isinstance(answer, (str, bytes)):
-        raise CheckFailed(f"`final_step_loss` is the text {answer!r}: turn the number into a float with float(...)")
+        raise CheckFailed(f"`logged_seconds` is the text {answer!r}: turn the numbers into floats with float(...)")
     if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
-        raise CheckFailed(f"`final_step_loss` should be a float, not {type(answer).__name__}")
-    finals = [float(match["loss"]) for match in map(FINAL_LINE.match, map(str, lines)) if match]
-    if not finals:
-        raise CheckFailed("the log passed to the check has no 'Loss for final step' line: "
+        raise CheckFailed(f"`logged_seconds` should be a number of seconds, not {type(answer).__name__}")
+    timed = [float(match["seconds"]) for match in map(SECONDS.match, map(str, lines)) if match]
+    if not timed:
+        raise CheckFailed("the log passed to the check has no 'loss = …, step = … (x.xxx sec)' line: "
                           "run the training cell, whose `lines` hold the training log")
-    expected = finals[-1]
+    expected = sum(timed)
     answer = float(answer)
-    logged = [match for match in map(LOSS_LINE.match, map(str, lines)) if match]
-    if abs(answer - expected) <= 1e-6 * max(1.0, abs(expected)):
-        first = logged[0] if logged else None
-        start = f"; the first loss line, at step {first['step']}, said {float(first['loss']):.4f}" if first else ""
-        correct(f"the last batch's loss was {expected}{start}")
-        return
-    for match in logged:
-        if abs(answer - float(match["loss"])) <= 1e-6 * max(1.0, abs(answer)):
-            raise CheckFailed(f"{answer} is the loss of the line 'loss = …, step = {match['step']}': take the value "
-                              "on the line that starts with 'Loss for final step'")
-    if abs(answer - expected) < 0.01:
+    near = lambda value: abs(answer - value) <= 1e-6 * max(1.0, abs(value))  # noqa: E731
+    rates = [float(match["rate"]) for match in map(RATE.match, map(str, lines)) if match]
+    if near(expected):
+        correct(f"the {len(timed)} timed loss lines add up to {expected:.3f} s; the step-0 line has no time, "
+                "because no earlier line started the clock")
+    elif near(timed[-1]) or near(timed[0]):
+        raise CheckFailed(f"{answer} is the time on one loss line: each line times only the steps since the "
+                          "line before, so add them all")
+    elif near(expected / len(timed)):
+        raise CheckFailed(f"{answer} is the mean time per line: the exercise asks for the total")
+    elif rates and (near(sum(rates)) or near(sum(rates) / len(rates))):
+        raise CheckFailed(f"{answer} comes from the global_step/sec lines, which are rates, not times: "
+                          "take the seconds in parentheses on the loss lines")
+    elif near(len(timed)) or near(len(timed) + 1):
+        raise CheckFailed(f"{answer} is a count of lines: add the seconds they show")
+    elif abs(answer - expected) < 0.05:
         raise CheckFailed(f"{answer} is close but rounded: keep every digit the log shows")
-    raise CheckFailed(f"{answer} is not the final loss: find the line that starts with 'Loss for final step: ' "
-                      "and convert the number after it")
+    else:
+        raise CheckFailed(f"{answer} is not it: find the loss lines that end with '(… sec)' and add the numbers "
+                          "in the parentheses (section 'The training log, line by line')")
 
 
 def fixed_input_fn(answer, steps: int) -> None:
