@@ -32,12 +32,15 @@ def test_exercises_are_nbgrader_cells(path):
     assert nbgrader_problems(notebook, "nb" + path.name[:2]) == []
 
 
+TEMPLATE = ROOT / "tools" / "NN_template.ipynb"
+
+
 @pytest.fixture(scope="module")
 def good():
-    """The first notebook, known clean by the test above."""
-    path = NOTEBOOKS[0]
-    notebook = nbformat.read(path, as_version=4)
-    assert notebook_problems(notebook, path.stat().st_size) == []
+    """The template a notebook starts from (tools/NN_template.ipynb), clean by tests/test_template_notebook.py:
+    the bad notebooks below are copies of it, so they do not change while the notebooks are rewritten."""
+    notebook = nbformat.read(TEMPLATE, as_version=4)
+    assert notebook_problems(notebook, TEMPLATE.stat().st_size) == []
     return notebook
 
 
@@ -108,20 +111,19 @@ NBGRADER_BAD = {
 
 @pytest.mark.parametrize("defect", sorted(NBGRADER_BAD))
 def test_nbgrader_check_fails_on_bad_metadata(good, defect):
-    assert nbgrader_problems(good, "nb00") == []
+    assert nbgrader_problems(good, "nbNN") == []
     notebook = copy.deepcopy(good)
     NBGRADER_BAD[defect](notebook)
-    assert nbgrader_problems(notebook, "nb00"), f"the nbgrader check missed: {defect}"
+    assert nbgrader_problems(notebook, "nbNN"), f"the nbgrader check missed: {defect}"
 
 
 # Outputs a reader wants (issue 21): each rule of hygiene.output_problems on a deliberately bad copy of the
 # template (tools/NN_template.ipynb, clean by tests/test_template_notebook.py), and the case it must let through.
 
 @pytest.fixture(scope="module")
-def template():
-    notebook = nbformat.read(ROOT / "tools" / "NN_template.ipynb", as_version=4)
-    assert output_problems(notebook) == []
-    return notebook
+def template(good):
+    assert output_problems(good) == []
+    return good
 
 
 def _shown(notebook, *outputs, tags=(), source=None):
