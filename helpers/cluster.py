@@ -190,7 +190,9 @@ def launch(configs: dict[str, dict] | None, job: dict, timeout: float = 900.0,
     try:
         for name, config in ({"local:0": None} if configs is None else configs).items():
             tasks.append(_start(name, config, job, log_dir))
-        _say("started " + ", ".join(f"{role_label(t.name)} (pid {t.process.pid})" for t in tasks))
+        pids = ", ".join(f"{role_label(t.name)} (pid {t.process.pid})" for t in tasks)
+        (log_dir / "launcher.log").write_text(f"[launcher] started {pids}\n")  # ids change every run: not shown
+        _say("started " + ", ".join(role_label(t.name) for t in tasks))
         while any(task.process.poll() is None for task in tasks):
             time.sleep(0.25)
             for task in tasks:
@@ -306,6 +308,7 @@ def run_task(job: dict) -> None:
     config = tf.estimator.RunConfig(
         tf_random_seed=settings.SEED,
         save_checkpoints_steps=job.get("save_checkpoints_steps"),
+        keep_checkpoint_max=job.get("keep_checkpoint_max", 5),
         log_step_count_steps=job.get("log_step_count_steps", 100),
         train_distribute=strategy,
     )

@@ -4,6 +4,7 @@ import copy
 import json
 import os
 
+import numpy as np
 import pytest
 
 from helpers import checks
@@ -60,28 +61,62 @@ def test_exercise_1_the_broken_config_is_refused_by_run_config():
         checks.notebook09._run_config_under(config(index=2))
 
 
-# --- exercise 2: the start delay of each trainer -----------------------------------
+# --- exercise 2: which workers are still waiting -------------------------------------
 
 
-def right(task_type, index):
-    return 0 if task_type == "chief" else min(60, (index + 1) * 5)
+def right(workers, seconds):
+    return [index for index in range(workers) if min(60, (index + 1) * 5) > seconds]
 
 
-def test_exercise_2_correct(capsys):
-    checks.start_delay_rule(right)
-    assert capsys.readouterr().out.startswith("Correct: a worker with index i waits min(60, (i + 1) × 5) s")
+RIGHT_ANSWERS = {
+    "list comprehension": right,
+    "NumPy, as issue 21 reported (np.minimum gives NumPy integers)":
+        lambda w, s: np.flatnonzero(np.minimum(60, (np.arange(w) + 1) * 5) > s),
+    "NumPy integers in a list": lambda w, s: [np.int64(i) for i in range(w) if np.minimum(60, (i + 1) * 5) > s],
+    "a tuple": lambda w, s: tuple(right(w, s)),
+    "a set": lambda w, s: set(right(w, s)),
+    "a generator": lambda w, s: (i for i in range(w) if min(60, 5 + 5 * i) > s),
+    "float waits": lambda w, s: [i for i in range(w) if min(60.0, (i + 1) * 5.0) > s],
+}
 
 
-@pytest.mark.parametrize("answer, message", [
-    (None, "`start_delay` is still None"),
-    (5, "should be a function of \\(task_type, index\\)"),
-    (lambda t, i: 5 * (i + 1), "start_delay\\('chief', 0\\) returned 5, but that task waits 0 s: the chief starts"),
-    (lambda t, i: 0 if t == "chief" else min(60, 5 * i), "start_delay\\('worker', 0\\) returned 0, but that task waits 5 s"),
-    (lambda t, i: 0 if t == "chief" else 5 * (i + 1), "returned 65, but that task waits 60 s: the wait is capped"),
-    (lambda t, i: 0 if t == "chief" else min(60, 5 * (i + 1) + (i == 3)), "one step longer"),
-    (lambda t, i: 1 / 0, "raised ZeroDivisionError"),
-    (lambda t, i: "5", "should be a number of seconds"),
-])
-def test_exercise_2_messages(answer, message):
-    with pytest.raises(CheckFailed, match=message):
-        checks.start_delay_rule(answer)
+@pytest.mark.parametrize("answer", RIGHT_ANSWERS.values(), ids=RIGHT_ANSWERS)
+def test_exercise_2_right_answers_pass(answer, capsys):
+    checks.late_workers_rule(answer)
+    out = capsys.readouterr().out
+    assert out.startswith("Correct: a worker with index i starts after min(60, (i + 1) × 5) s: after 40 s, 5 of 13")
+
+
+# (wrong answer, what the message must say); none may pass, none may give the rule away
+WRONG_ANSWERS = {
+    "unanswered": (None, "`late_workers` is still None"),
+    "a number, not a function": (5, "should be a function of \\(workers, seconds\\)"),
+    "waits counted from index 0": (lambda w, s: [i for i in range(w) if min(60, i * 5) > s],
+                                   "the first worker \\(index 0\\) already waits"),
+    "no cap": (lambda w, s: [i for i in range(w) if (i + 1) * 5 > s], "no worker waits more than 60 s"),
+    "late or just starting (>=)": (lambda w, s: [i for i in range(w) if min(60, (i + 1) * 5) >= s],
+                                   "has started at 40 s: only a longer wait"),
+    "the workers that have started": (lambda w, s: [i for i in range(w) if min(60, (i + 1) * 5) <= s],
+                                      "those are the workers that have started"),
+    "indexes counted from 1": (lambda w, s: [i + 1 for i in range(w) if min(60, (i + 1) * 5) > s],
+                               "worker indexes run from 0 to"),
+    "the chief counted as index 0": (lambda w, s: [i for i in range(w + 1) if i and min(60, i * 5) > s],
+                                     "worker indexes run from 0 to"),
+    "a cap of 50 s": (lambda w, s: [i for i in range(w) if min(50, (i + 1) * 5) > s], "a worker is missing"),
+    "ten seconds per worker": (lambda w, s: [i for i in range(w) if min(60, (i + 1) * 10) > s],
+                               "some of those workers have already started"),
+    "how many, not which": (lambda w, s: len(right(w, s)), "return the indexes of the late workers"),
+    "a mask": (lambda w, s: [min(60, (i + 1) * 5) > s for i in range(w)], "return the indexes of the late workers"),
+    "role names": (lambda w, s: [f"worker:{i}" for i in right(w, s)], "return the indexes of the late workers"),
+    "the waits, not the indexes": (lambda w, s: [min(60, (i + 1) * 5) for i in right(w, s)],
+                                   "some of those workers have already started|worker indexes run"),
+    "raises": (lambda w, s: 1 / 0, "late_workers\\(13, 40\\) raised ZeroDivisionError"),
+    "one argument": (lambda w: right(w, 40), "raised TypeError"),
+}
+
+
+@pytest.mark.parametrize("answer, message", WRONG_ANSWERS.values(), ids=WRONG_ANSWERS)
+def test_exercise_2_wrong_answers_fail_and_say_why(answer, message):
+    with pytest.raises(CheckFailed, match=message) as raised:
+        checks.late_workers_rule(answer)
+    assert "min(60" not in str(raised.value) and "(i + 1)" not in str(raised.value)  # the rule is not handed over

@@ -1,100 +1,150 @@
-"""Every message of notebook 10's exercise checks."""
+"""Every message of notebook 10's exercise checks, tried on the answers learners plausibly give.
+
+Exercise 1 (macro precision with Keras metrics) and exercise 2 (a TF1 piecewise-constant rate as a Keras
+schedule): each right answer passes, each wrong one fails with a sentence that names its mistake and does
+not print the right value.
+"""
 
 import keras
 import numpy as np
 import pytest
 import tensorflow as tf
+from sklearn.metrics import precision_score
 
 from helpers import checks
 from helpers.problems import CheckFailed
 
+RNG = np.random.default_rng(10)
+LABELS = RNG.integers(0, 10, 400)
+PROBABILITIES = RNG.dirichlet(np.ones(10), 400).astype(np.float32)
+PROBABILITIES[np.arange(300), LABELS[:300]] += RNG.uniform(0.3, 2.0, 300).astype(np.float32)
+PROBABILITIES /= PROBABILITIES.sum(axis=1, keepdims=True)
+CLASSES = PROBABILITIES.argmax(axis=1)
+ONE_HOT = tf.one_hot(LABELS, 10)
+MACRO = precision_score(LABELS, CLASSES, average="macro")
 
-@pytest.fixture(scope="module")
-def predictions():
-    rng = np.random.default_rng(10)
-    labels = rng.integers(0, 10, 400)
-    probabilities = rng.dirichlet(np.ones(10), 400).astype(np.float32)
-    probabilities[np.arange(300), labels[:300]] += 2.0
-    probabilities /= probabilities.sum(axis=1, keepdims=True)
-    return labels, probabilities
 
-
-def keras_f1(labels, probabilities, average):
-    metric = keras.metrics.F1Score(average=average)
-    metric.update_state(tf.one_hot(labels, 10), probabilities)
+def keras_result(metric, y_true=ONE_HOT, y_pred=PROBABILITIES):
+    metric.update_state(y_true, y_pred)
     return metric.result()
 
 
-# --- exercise 1: F1Score with one-hot labels ------------------------------------
+def per_class(make):
+    return [float(keras_result(make(k))) for k in range(10)]
 
 
-def test_exercise_1_correct(predictions, capsys):
-    checks.keras_macro_f1(keras_f1(*predictions, "macro"), *predictions)
+# --- exercise 1: macro precision from keras.metrics ------------------------------------
+
+RIGHT_1 = {
+    "Precision(class_id=k, top_k=1), averaged": lambda: np.mean(per_class(
+        lambda k: keras.metrics.Precision(class_id=k, top_k=1))),
+    "the same, as a tensor": lambda: tf.reduce_mean(per_class(lambda k: keras.metrics.Precision(class_id=k, top_k=1))),
+    "the same, a float32": lambda: np.float32(np.mean(per_class(lambda k: keras.metrics.Precision(class_id=k, top_k=1)))),
+    "one-hot predictions through Precision(class_id=k)": lambda: np.mean([float(keras_result(
+        keras.metrics.Precision(class_id=k), ONE_HOT, tf.one_hot(CLASSES, 10))) for k in range(10)]),
+    "scikit-learn": lambda: precision_score(LABELS, CLASSES, average="macro"),
+}
+
+
+@pytest.mark.parametrize("make", RIGHT_1.values(), ids=RIGHT_1)
+def test_exercise_1_right_answers_pass(make, capsys):
+    checks.keras_macro_precision(make(), LABELS, PROBABILITIES)
     out = capsys.readouterr().out
-    assert out.startswith("Correct: F1Score(average='macro') gives") and out.count("\n") == 1
+    assert out.startswith("Correct: ") and "scikit-learn's macro precision" in out and out.count("\n") == 1
 
 
-def test_exercise_1_unanswered(predictions):
-    with pytest.raises(CheckFailed, match="`f1_macro` is still None"):
-        checks.keras_macro_f1(None, *predictions)
+WRONG_1 = {
+    "unanswered": (lambda: None, "`precision_macro` is still None"),
+    "the metric object": (lambda: keras.metrics.Precision(top_k=1), "is a metric object: store the number"),
+    "ten per-class values": (lambda: per_class(lambda k: keras.metrics.Precision(class_id=k, top_k=1)),
+                             "holds 10 values, one per class"),
+    "a string": (lambda: "0.9", "should be a number, not a str"),
+    "no valid data": (lambda: float("nan"), "got no valid data"),
+    "Precision() on one-hot labels: threshold 0.5, all columns": (
+        lambda: keras_result(keras.metrics.Precision()), "counts every probability above 0.5"),
+    "Precision(top_k=1): micro": (lambda: keras_result(keras.metrics.Precision(top_k=1)),
+                                  "micro average, which equals the accuracy"),
+    "accuracy": (lambda: np.mean(CLASSES == LABELS), "micro average, which equals the accuracy"),
+    "Precision(class_id=k) without top_k, averaged": (
+        lambda: np.mean(per_class(lambda k: keras.metrics.Precision(class_id=k))),
+        "passes 0.5 \\(the metrics' default threshold\\)"),
+    "Recall(class_id=k, top_k=1), averaged": (
+        lambda: np.mean(per_class(lambda k: keras.metrics.Recall(class_id=k, top_k=1))), "the macro recall"),
+    "scikit-learn with labels and predictions swapped": (
+        lambda: precision_score(CLASSES, LABELS, average="macro"), "the macro recall"),
+    "weighted": (lambda: precision_score(LABELS, CLASSES, average="weighted"), "the weighted average"),
+    "F1Score(average='macro')": (lambda: keras_result(keras.metrics.F1Score(average="macro")), "the macro F1"),
+    "one class only": (lambda: keras_result(keras.metrics.Precision(class_id=3, top_k=1)),
+                       "the precision of class 3 alone"),
+    "something else": (lambda: 0.1234, "is not the macro precision of these predictions"),
+}
 
 
-@pytest.mark.parametrize("average", ["micro", "weighted"])
-def test_exercise_1_other_average(predictions, average):
-    with pytest.raises(CheckFailed, match=f"is the {average} average of F1, not the macro one"):
-        checks.keras_macro_f1(keras_f1(*predictions, average), *predictions)
+@pytest.mark.parametrize("make, message", WRONG_1.values(), ids=WRONG_1)
+def test_exercise_1_wrong_answers_fail_and_say_why(make, message):
+    with pytest.raises(CheckFailed, match=message) as raised:
+        checks.keras_macro_precision(make(), LABELS, PROBABILITIES)
+    assert f"{MACRO:.4f}" not in str(raised.value)  # the message never hands over the value
 
 
-def test_exercise_1_wrong_value(predictions):
-    with pytest.raises(CheckFailed, match="is not the macro F1 of these predictions.*both must have one column per class \\(section"):
-        checks.keras_macro_f1(0.1234, *predictions)
+def test_exercise_1_the_readings_are_distinct():
+    """The mistakes the check recognises give numbers apart from the right one and from each other on this data,
+    so each wrong answer above gets its own message."""
+    readings = [value for what, value in checks.notebook10._readings(LABELS, PROBABILITIES).items()
+                if "alone" not in what]
+    values = readings + [MACRO]
+    gaps = np.abs(np.subtract.outer(values, values))[np.triu_indices(len(values), 1)]
+    assert gaps.min() > 2 * checks.notebook10.PRECISION_TOLERANCE, values
 
 
-def test_exercise_1_not_a_number(predictions):
-    with pytest.raises(CheckFailed, match="should be a number"):
-        checks.keras_macro_f1(keras.metrics.F1Score(average="macro"), *predictions)
-    with pytest.raises(CheckFailed, match="got no valid data"):
-        checks.keras_macro_f1(float("nan"), *predictions)
+# --- exercise 2: the colleague's piecewise-constant rate as a Keras schedule ----------
+
+BOUNDARIES, VALUES = [500, 1000], [2e-3, 1e-3, 5e-4]
+
+RIGHT_2 = {
+    "PiecewiseConstantDecay": keras.optimizers.schedules.PiecewiseConstantDecay(BOUNDARIES, VALUES),
+    "a function with <=": lambda step: 2e-3 if step <= 500 else 1e-3 if step <= 1000 else 5e-4,
+    "a function with np.searchsorted": lambda step: np.array(VALUES)[np.searchsorted(BOUNDARIES, step)],
+    "TensorFlow ops": lambda step: tf.where(step <= 500, 2e-3, tf.where(step <= 1000, 1e-3, 5e-4)),
+}
 
 
-# --- exercise 2: the Estimator's decay as a Keras schedule ------------------------
+@pytest.mark.parametrize("answer", RIGHT_2.values(), ids=RIGHT_2)
+def test_exercise_2_right_answers_pass(answer, capsys):
+    checks.piecewise_schedule(answer)
+    assert capsys.readouterr().out.startswith("Correct: 0.002 up to step 500, then 0.001, 0.0005")
 
 
-def test_exercise_2_correct_schedule_and_function(capsys):
-    checks.estimator_decay_schedule(keras.optimizers.schedules.ExponentialDecay(2e-3, 1500, 0.1))
-    checks.estimator_decay_schedule(lambda step: 2e-3 * 0.1 ** (step / 1500))
-    lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 2 and all(line.startswith("Correct: the rate goes from 2.00e-03") for line in lines)
+def _broken(step):
+    raise TypeError("no")
 
 
-def test_exercise_2_unanswered():
-    with pytest.raises(CheckFailed, match="`schedule` is still None"):
-        checks.estimator_decay_schedule(None)
+WRONG_2 = {
+    "unanswered": (None, "`schedule` is still None"),
+    "a number": (2e-3, "should be a learning-rate schedule"),
+    "the TF1 function itself (eager: takes no step)": (
+        tf.compat.v1.train.piecewise_constant(tf.Variable(0, dtype=tf.int64), BOUNDARIES, VALUES),
+        "calling `schedule\\(0\\)` failed with TypeError"),
+    "a failing function": (_broken, "calling `schedule\\(0\\)` failed with TypeError: no"),
+    "boundaries exclusive (<)": (lambda step: 2e-3 if step < 500 else 1e-3 if step < 1000 else 5e-4,
+                                 "at step 500 the rate has already changed to 0.001: piecewise_constant keeps"),
+    "staircase ExponentialDecay, halving every 500 steps": (
+        keras.optimizers.schedules.ExponentialDecay(2e-3, 500, 0.5, staircase=True), "has already changed"),
+    "smooth ExponentialDecay": (keras.optimizers.schedules.ExponentialDecay(2e-3, 500, 0.5),
+                                "it should stay constant between two boundaries"),
+    "the course's own decay": (keras.optimizers.schedules.ExponentialDecay(2e-3, 1500, 0.1),
+                               "it should stay constant between two boundaries"),
+    "values in the wrong order": (keras.optimizers.schedules.PiecewiseConstantDecay(BOUNDARIES, VALUES[::-1]),
+                                  "at step 0 the rate is 0.0005, not the first value"),
+    "a third boundary that keeps falling": (
+        keras.optimizers.schedules.PiecewiseConstantDecay([500, 1000, 1500], VALUES + [2.5e-4]),
+        "after the last boundary it should stay at the last value"),
+    "boundaries shifted": (keras.optimizers.schedules.PiecewiseConstantDecay([499, 999], VALUES),
+                           "at step 500 the rate has already changed"),
+}
 
 
-def test_exercise_2_not_callable():
-    with pytest.raises(CheckFailed, match="should be a learning-rate schedule"):
-        checks.estimator_decay_schedule(2e-3)
-
-
-def test_exercise_2_staircase():
-    with pytest.raises(CheckFailed, match="staircase=True"):
-        checks.estimator_decay_schedule(keras.optimizers.schedules.ExponentialDecay(2e-3, 1500, 0.1, staircase=True))
-
-
-def test_exercise_2_wrong_initial_rate():
-    with pytest.raises(CheckFailed, match="at step 0 the rate is 0.001"):
-        checks.estimator_decay_schedule(keras.optimizers.schedules.ExponentialDecay(1e-3, 1500, 0.1))
-
-
-def test_exercise_2_wrong_decay():
-    with pytest.raises(CheckFailed, match="at step 1500 the rate is 0.001, not 0.0002"):
-        checks.estimator_decay_schedule(keras.optimizers.schedules.ExponentialDecay(2e-3, 1500, 0.5))
-
-
-def test_exercise_2_failing_call():
-    def broken(step):
-        raise TypeError("no")
-
-    with pytest.raises(CheckFailed, match=r"calling `schedule\(0\)` failed with TypeError: no"):
-        checks.estimator_decay_schedule(broken)
+@pytest.mark.parametrize("answer, message", WRONG_2.values(), ids=WRONG_2)
+def test_exercise_2_wrong_answers_fail_and_say_why(answer, message):
+    with pytest.raises(CheckFailed, match=message):
+        checks.piecewise_schedule(answer)

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -30,8 +31,10 @@ FAULTY_TASK = (str(ROOT / "tests" / "cluster_fault_task.py"),)  # fails on purpo
 NOTEBOOK_09 = "09_more_than_one_machine.ipynb"  # defines row() and kubernetes_env()
 
 
-def started_pids(out: str) -> dict:
-    """Role -> pid, from the launcher's "[launcher] started chief (pid 12), worker 0 (pid 13), ..." line."""
+def started_pids(model_dir) -> dict:
+    """Role -> pid, from the "[launcher] started chief (pid 12), worker 0 (pid 13), ..." line of the launch's
+    logs/launcher.log (the notebook's output names the roles without their process ids)."""
+    out = (Path(model_dir) / "logs" / "launcher.log").read_text()
     line = next(line for line in out.splitlines() if line.startswith("[launcher] started "))
     return {role: int(pid) for role, pid in re.findall(r"([a-z]+(?: \d+)?) \(pid (\d+)\)", line)}
 
@@ -159,7 +162,7 @@ def _tiny_job(**extra):
 def test_cluster_trains_evaluates_and_leaves_nothing(model_dir, capsys):
     result = cluster.run_cluster(model_dir, 60, save_checkpoints_steps=30, **_tiny_job())
     out = capsys.readouterr().out
-    pids = started_pids(out)
+    pids = started_pids(model_dir)
     assert set(pids) == {"chief", "worker 0", "ps 0", "evaluator"}
     assert all(gone(pid) for pid in pids.values())
     assert result.metrics["global_step"] >= 60 and 0 <= result.metrics["accuracy"] <= 1
@@ -185,7 +188,7 @@ def test_a_failing_task_ends_them_all_and_names_itself(model_dir, monkeypatch, c
     monkeypatch.setattr(cluster, "TASK_PROGRAM", FAULTY_TASK)
     with pytest.raises(cluster.ClusterProblem) as raised:
         cluster.run_cluster(model_dir, 200, fail={"task": "worker:0"}, **_tiny_job())
-    pids = started_pids(capsys.readouterr().out)
+    pids = started_pids(model_dir)
     message = str(raised.value)
     assert message.startswith("worker 0 failed (exit code 1): RuntimeError: injected failure before training")
     assert "\n" not in message
@@ -204,7 +207,7 @@ def test_an_interrupt_ends_them_all_and_is_raised_again(model_dir, capsys):
     finally:
         timer.cancel()
         signal.signal(signal.SIGINT, previous)
-    pids = started_pids(capsys.readouterr().out)
+    pids = started_pids(model_dir)
     assert len(pids) == 4 and all(gone(pid) for pid in pids.values())
 
 
@@ -223,7 +226,7 @@ def test_sigint_to_the_launcher_ends_its_process(model_dir, capsys):
             cluster.run_single(model_dir, 200_000, timeout=120, **_tiny_job())
     finally:
         signal.signal(signal.SIGINT, previous)
-    pids = started_pids(capsys.readouterr().out)
+    pids = started_pids(model_dir)
     assert list(pids) == ["local"] and gone(pids["local"])
 
 
@@ -238,8 +241,8 @@ def test_children_die_with_a_killed_launcher(tmp_path):
     launcher = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT / "notebooks",
                                 stdout=subprocess.PIPE, text=True)
     first = launcher.stdout.readline()
-    assert first.startswith("[launcher] started local (pid ")
-    child = int(first.split("pid ")[1].rstrip(")\n"))
+    assert first == "[launcher] started local\n"
+    child = started_pids(settings.MODELS_DIR / "test_cluster_orphan")["local"]
     time.sleep(1.0)
     launcher.kill()
     launcher.wait()

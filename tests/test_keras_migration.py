@@ -187,3 +187,19 @@ def test_small_train_dataset_is_one_reshuffled_pass_per_epoch(notebook):
     assert not np.array_equal(np.concatenate(first), np.concatenate(second))
     features, _ = next(iter(dataset))
     assert set(features) == {"image"} and features["image"].shape == (100, 28, 28)
+
+
+def test_what_eval_metric_ops_keeps_of_a_keras_metric():
+    """Notebook 10's `as_in_eval_metric_ops` (issue 21): an EstimatorSpec keeps (result(), updates[0]), and Keras
+    2.15 registers the last op `update_state` built as the one update. F1Score's last op adds to
+    `intermediate_weights` only, so its F1 stays 0.0; Precision groups its additions, so it is counted in full."""
+    from tests.notebook_code import definitions
+
+    run = definitions("10_migrating_to_keras.ipynb", names=("as_in_eval_metric_ops",))["as_in_eval_metric_ops"]
+    one_hot = np.eye(3, dtype=np.float32)[[0, 1, 2, 1]]
+    probabilities = np.eye(3, dtype=np.float32)[[0, 1, 2, 2]] * 0.8 + 0.2 / 3
+    f1 = run(lambda: keras.metrics.F1Score(average="macro"), one_hot, probabilities)
+    assert f1 == {"update ops": 1, "result": 0.0, "variables updated": "1 of 4: intermediate_weights"}
+    precision = run(lambda: keras.metrics.Precision(top_k=1), one_hot, probabilities)
+    assert precision["result"] == pytest.approx(0.75)
+    assert precision["variables updated"] == "2 of 2: true_positives, false_positives"

@@ -10,13 +10,13 @@ import numpy as np
 from ..problems import CheckFailed
 from .common import correct, require_answer
 
-__all__ = ["fixed_serving_export", "batch_probabilities"]
-
-PROBABILITY_TOLERANCE = 1e-5  # exercise 2: how far the answer's probabilities may be from the Estimator's
+__all__ = ["fixed_serving_export", "first_wrong_digit"]
 
 
-def fixed_serving_export(answer, images, classes) -> None:
-    """Notebook 08, exercise 1: a SavedModel whose serving signature takes raw images and predicts ``classes``."""
+
+def fixed_serving_export(answer, images, classes, client_key: str = "pixels") -> None:
+    """Notebook 08, exercise 1: a SavedModel whose serving signature takes raw images under ``client_key`` (what
+    the clients send) and predicts ``classes``."""
     require_answer(answer, "fixed_export_dir")
     import tensorflow as tf
 
@@ -38,6 +38,9 @@ def fixed_serving_export(answer, images, classes) -> None:
     if spec.dtype != tf.float32 or spec.shape.as_list()[1:] != [28, 28]:
         raise CheckFailed(f"the serving input {key!r} is {spec.dtype.name} {spec.shape}: it should take raw images, "
                           "float32 [None, 28, 28]")
+    if key != client_key:
+        raise CheckFailed(f"the serving input is called {key!r}, but the clients send {client_key!r} and must not "
+                          "have to change: the name the caller uses and the feature the model reads are two things")
     outputs = signature(**{key: tf.constant(np.asarray(images, dtype=np.float32))})
     if "classes" not in outputs:
         raise CheckFailed(f"the signature returns {sorted(outputs)}, not 'classes': export the course CNN")
@@ -49,31 +52,47 @@ def fixed_serving_export(answer, images, classes) -> None:
             f"Estimator's classes on all {len(got)} digits")
 
 
-def batch_probabilities(answer, reference) -> None:
-    """Notebook 08, exercise 2: the probabilities of the first N test digits as one array [N, 10]."""
-    require_answer(answer, "first_probabilities")
-    reference = np.asarray(reference)
-    count = len(reference)
+def first_wrong_digit(answer, labels, classes) -> None:
+    """Notebook 08, exercise 2: the position of the first test digit the Estimator classifies wrongly (``classes``
+    are its predictions), read from a generator that was then closed."""
+    require_answer(answer, "first_wrong")
+    import tensorflow as tf
+
+    labels, classes = np.asarray(labels), np.asarray(classes)
     if isinstance(answer, types.GeneratorType):
-        raise CheckFailed("`first_probabilities` is still a generator: predict only runs when you read it; "
-                          "read all its batches and np.concatenate them")
+        raise CheckFailed("`first_wrong` is a generator: predict only runs when you read it; read it until the "
+                          "first mistake and keep that digit's position")
     if isinstance(answer, dict):
-        raise CheckFailed(f"`first_probabilities` is a dict (keys {sorted(answer)}): "
-                          "keep only its 'probabilities' array")
-    if isinstance(answer, (list, tuple)) and answer and isinstance(answer[0], dict):
-        raise CheckFailed(f"`first_probabilities` is a list of {len(answer)} dicts: put their 'probabilities' together "
-                          "into one array (np.concatenate for batches, np.stack for single digits)")
-    try:
-        array = np.asarray(answer, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise CheckFailed(f"`first_probabilities` should be a NumPy array of shape ({count}, 10), "
-                          f"not a {type(answer).__name__}") from None
-    if array.shape != (count, 10):
-        raise CheckFailed(f"`first_probabilities` has shape {array.shape}, expected ({count}, 10): "
-                          "one row of ten per digit")
-    gap = float(np.max(np.abs(array - reference)))
-    if gap > PROBABILITY_TOLERANCE:
-        raise CheckFailed(f"`first_probabilities` differs from the Estimator's probabilities by up to {gap:.3g}: "
-                          f"predict the first {count} test digits, in order, with the trained `estimator`")
-    correct(f"one array of shape ({count}, 10), equal to the Estimator's probabilities "
-            f"(within {PROBABILITY_TOLERANCE:g})")
+        raise CheckFailed(f"`first_wrong` is a prediction (a dict with the keys {sorted(answer)}): keep the "
+                          "position of the digit in the test set instead")
+    if isinstance(answer, np.ndarray) and answer.size == 1:
+        answer = answer.item()
+    if isinstance(answer, bool) or not isinstance(answer, (int, np.integer)):
+        raise CheckFailed(f"`first_wrong` should be a whole number, the position of a test digit, "
+                          f"not {answer!r}")
+    wrong = np.flatnonzero(classes != labels)
+    first, answer = int(wrong[0]), int(answer)
+    if answer != first:
+        if answer == first + 1:
+            hint = "one past it: positions count from 0, as in test_labels"
+        elif answer == len(wrong):
+            hint = "that is how many test digits are wrong; the exercise asks where the first one is"
+        elif not 0 <= answer < len(labels):
+            hint = f"there is no test digit {answer}: positions run from 0 to {len(labels) - 1}"
+        elif answer == int(wrong[-1]):
+            hint = "that is the last digit the model gets wrong: stop at the first"
+        elif classes[answer] == labels[answer]:
+            if answer < 10 and answer in (int(labels[first]), int(classes[first])):
+                hint = (f"the model gets test digit {answer} right; a class or a label is not a position in the "
+                        "test set")
+            else:
+                hint = f"the model classifies test digit {answer} correctly (as a {int(classes[answer])})"
+        else:
+            hint = f"the model gets test digit {answer} wrong, but an earlier one too"
+        raise CheckFailed(f"`first_wrong` is {answer}: {hint}")
+    if tf.compat.v1.get_default_graph().finalized:
+        raise CheckFailed("the position is right, but the prediction graph is still TensorFlow's default graph, "
+                          "finalized: a generator you stopped reading is still open (section \"`predict` is a "
+                          "generator\")")
+    correct(f"test digit {first} is the first the model gets wrong (a {int(labels[first])} read as a "
+            f"{int(classes[first])}), and no prediction graph was left open")

@@ -10,7 +10,7 @@ from ..logs import logger_level
 from ..problems import CheckFailed
 from .common import correct, is_whole_number, require_answer
 
-__all__ = ["second_worker_config", "start_delay_rule", "EXERCISE_1_CLUSTER"]
+__all__ = ["second_worker_config", "late_workers_rule", "EXERCISE_1_CLUSTER"]
 
 # Exercise 1: the cluster of a real deployment (as notebook 09's last section writes it).
 EXERCISE_1_CLUSTER = {
@@ -60,33 +60,62 @@ def second_worker_config(answer) -> None:
             "(the chief counts as a worker replica)")
 
 
-def start_delay_rule(answer) -> None:
-    """Notebook 09, exercise 2: a function (task_type, index) -> seconds a trainer waits to start."""
-    require_answer(answer, "start_delay")
+# Exercise 2: (workers, seconds) cases, each catching one slip of the rule (see tests/test_checks_09.py)
+LATE_CASES = ((13, 40), (3, 5), (3, 4), (20, 59), (20, 60), (14, 60), (1, 0), (4, 12.5), (12, 55))
+
+
+def _as_indexes(value):
+    """The learner's answer as a sorted list of ints, or None when it is not a collection of whole numbers."""
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+        return None
+    items = list(value)
+    if not all(is_whole_number(item) for item in items):
+        return None
+    return sorted(int(item) for item in items)
+
+
+def late_workers_rule(answer) -> None:
+    """Notebook 09, exercise 2: the workers of a no-strategy cluster that have not started ``seconds`` after launch."""
+    require_answer(answer, "late_workers")
     if not callable(answer):
-        raise CheckFailed("`start_delay` should be a function of (task_type, index), such as "
-                          "`def start_delay(task_type, index): ...`")
+        raise CheckFailed("`late_workers` should be a function of (workers, seconds), such as "
+                          "`def late_workers(workers, seconds): ...`")
     from tensorflow_estimator.python.estimator import training
 
     per_worker, most = training._DELAY_SECS_PER_WORKER, training._MAX_DELAY_SECS
-    for task_type, index in [("chief", 0)] + [("worker", index) for index in range(20)]:
+
+    def waits(index):
+        return min(most, (index + 1) * per_worker)
+
+    for workers, seconds in LATE_CASES:
+        call = f"late_workers({workers}, {seconds})"
         try:
-            value = answer(task_type, index)
+            value = answer(workers, seconds)
         except Exception as error:  # the learner's function failed: say where
-            raise CheckFailed(f"start_delay({task_type!r}, {index}) raised {type(error).__name__}: {error}") from None
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise CheckFailed(f"start_delay({task_type!r}, {index}) should be a number of seconds, not {value!r}")
-        want = 0 if task_type == "chief" else min(most, (index + 1) * per_worker)
-        if value != want:
-            if task_type == "chief":
-                hint = "the chief starts training at once"
-            elif index == 0:
-                hint = "the first worker (index 0) already waits: the rule is (index + 1) times the step"
-            elif want == most:
-                hint = f"the wait is capped: no worker waits more than {most} s"
-            else:
-                hint = "each worker waits one step longer than the one before it"
-            raise CheckFailed(f"start_delay({task_type!r}, {index}) returned {value!r}, but that task waits "
-                              f"{want} s: {hint}")
-    correct(f"a worker with index i waits min({most}, (i + 1) × {per_worker}) s; the chief does not wait "
-            f"(worker 0: {per_worker} s, worker 11 and after: {most} s)")
+            raise CheckFailed(f"{call} raised {type(error).__name__}: {error}") from None
+        got = _as_indexes(value)
+        if got is None:
+            raise CheckFailed(f"{call} returned {value!r}: return the indexes of the late workers, "
+                              "a list of whole numbers such as [3, 4]")
+        want = [index for index in range(workers) if waits(index) > seconds]
+        if got == want:
+            continue
+        if got and (min(got) < 0 or max(got) >= workers):
+            hint = f"worker indexes run from 0 to {workers - 1}: the chief is not among them"
+        elif got == [index for index in range(workers) if index * per_worker > seconds]:
+            hint = "the first worker (index 0) already waits: each wait is one step longer than the index says"
+        elif got == [index for index in range(workers) if (index + 1) * per_worker > seconds]:
+            hint = f"no worker waits more than {most} s, however high its index"
+        elif got == [index for index in range(workers) if waits(index) >= seconds]:
+            hint = (f"a worker whose wait is exactly {seconds} s has started at {seconds} s: only a longer wait "
+                    "makes it late")
+        elif got == [index for index in range(workers) if waits(index) <= seconds]:
+            hint = "those are the workers that have started; the question is which have not"
+        elif len(got) < len(want):
+            hint = "a worker is missing: check the waits of the highest indexes"
+        else:
+            hint = "some of those workers have already started"
+        raise CheckFailed(f"{call} returned {got}: {hint}")
+    late = len([index for index in range(13) if waits(index) > 40])
+    correct(f"a worker with index i starts after min({most}, (i + 1) × {per_worker}) s: after 40 s, {late} of 13 "
+            f"workers are still waiting, and after {most} s none is")
