@@ -29,7 +29,8 @@ def cnn_logits(images, training: bool, params: dict):
 def cnn_model_fn(features, labels, mode, params):
     """The CNN ``model_fn``: ``features["image"]`` is float32 [batch, 28, 28] in 0–1."""
     params = {**DEFAULT_PARAMS, **(params or {})}
-    logits = cnn_logits(features["image"], training=(mode == ModeKeys.TRAIN), params=params)
+    training = mode == ModeKeys.TRAIN
+    logits = cnn_logits(features["image"], training=training, params=params)
     probabilities = tf.nn.softmax(logits, name="softmax_tensor")
     classes = tf.argmax(logits, axis=1, output_type=tf.int32, name="classes")
     predictions = {"classes": classes, "probabilities": probabilities}
@@ -38,20 +39,33 @@ def cnn_model_fn(features, labels, mode, params):
         return tf.estimator.EstimatorSpec(
             mode,
             predictions=predictions,
-            export_outputs={"serving_default": tf.estimator.export.PredictOutput(predictions)},
+            export_outputs={
+                "serving_default": tf.estimator.export.PredictOutput(predictions)
+            },
         )
 
-    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(
+        labels=labels, logits=logits
+    )
 
     if mode == ModeKeys.EVAL:
-        metrics = {"accuracy": tf.compat.v1.metrics.accuracy(labels=labels, predictions=classes)}
-        return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops=metrics, predictions=predictions)
+        metrics = {
+            "accuracy": tf.compat.v1.metrics.accuracy(
+                labels=labels, predictions=classes
+            )
+        }
+        return tf.estimator.EstimatorSpec(
+            mode, loss=loss, eval_metric_ops=metrics, predictions=predictions
+        )
 
     global_step = tf.compat.v1.train.get_global_step()
     learning_rate = params["learning_rate"]
     if params["decay_steps"]:
         learning_rate = tf.compat.v1.train.exponential_decay(
-            learning_rate, global_step, decay_steps=params["decay_steps"], decay_rate=0.1
+            learning_rate,
+            global_step,
+            decay_steps=params["decay_steps"],
+            decay_rate=0.1,
         )
     optimizer = tf.compat.v1.train.AdamOptimizer(learning_rate=learning_rate)
     train_op = optimizer.minimize(loss, global_step=global_step)

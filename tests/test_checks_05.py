@@ -1,144 +1,191 @@
-"""Notebook 05's exercise checks: names a hook can find, a recorder of the real global step, the steps a
-hook logs; messages that name the cause, not the answer.
+"""Notebook 05's exercise checks on right answers and on a bank of plausible wrong ones: no wrong answer passes,
+no right one fails, and each message names the mistake without handing over the answer.
 
-Exercise 1's graph is the notebook's: the course CNN plus a `monitor` name scope with `confidence` and
-`first_classes` (the check's default expected tensors).
+Exercise 1's graph is the notebook's: the small course CNN, whose output layer the learner finds by name;
+exercise 2 trains a one-variable model with the learner's stopping hook; exercise 3 is arithmetic.
 """
 
 import pytest
 import tensorflow as tf
 
-from helpers import checks
+from helpers import checks, hooks, models
 from helpers.problems import CheckFailed
-from tests.hook_fixtures import SMALL, NaiveRecorder, monitored_model_fn
+from tests.hook_fixtures import SMALL
 
-RIGHT = {"confidence": "monitor/confidence", "predicted": "monitor/first_classes"}
+# --------------------------------------------------------------------------- exercise 1
 
-
-def test_the_notebooks_names_pass(capsys):
-    checks.fixed_tensor_names(RIGHT, monitored_model_fn, SMALL)
-    assert capsys.readouterr().out.startswith(
-        "Correct: every name is in the graph: confidence -> monitor/confidence:0, "
-        "predicted -> monitor/first_classes:0")
+RIGHT = {"logits": "dense_1/BiasAdd", "output bias": "dense_1/bias/Read/ReadVariableOp"}
 
 
-def test_names_with_the_output_index_pass(capsys):
-    checks.fixed_tensor_names({tag: name + ":0" for tag, name in RIGHT.items()}, monitored_model_fn, SMALL)
-    assert "Correct" in capsys.readouterr().out
+@pytest.mark.parametrize("answer", [
+    RIGHT,
+    {tag: name + ":0" for tag, name in RIGHT.items()},
+    {"logits": "dense_1/BiasAdd", "output bias": "dense_1/BiasAdd/ReadVariableOp"},
+], ids=["names", "with :0", "the read inside BiasAdd"])
+def test_exercise_1_right_answers_pass(capsys, answer):
+    checks.output_layer_tensors(answer, models.cnn_model_fn, SMALL)
+    assert capsys.readouterr().out.startswith("Correct: both names are in the graph: logits -> dense_1/BiasAdd:0")
 
 
-@pytest.mark.parametrize("answer, message", [
-    (None, "`fixed_tensors` is still None"),
-    (["monitor/confidence", "monitor/first_classes"], "should be a dict {tag: tensor name}"),
-    ({"confidence": "monitor/confidence"}, "should keep the tags ['confidence', 'predicted']"),
-    ({"confidence": "monitor/confidence", "predicted": 3}, "fixed_tensors['predicted'] should be a tensor *name*"),
-])
-def test_wrong_shapes_of_answer(answer, message):
+EXERCISE_1_WRONG = {
+    "blank": (None, "`output_tensors` is still None"),
+    "a list": (["dense_1/BiasAdd", "dense_1/bias"], "should be a dict {tag: tensor name}"),
+    "a tag renamed": ({"logits": "dense_1/BiasAdd", "bias": "dense_1/bias"}, "should have the tags"),
+    "a tensor, not a name": ({"logits": "dense_1/BiasAdd", "output bias": 3}, "should be a tensor *name*"),
+    "the break-it names": ({"logits": "logits", "output bias": "dense_1/bias"},
+                           "'logits' names no tensor in the CNN's graph"),
+    "the layer's name": ({"logits": "dense_1", "output bias": RIGHT["output bias"]}, "names no tensor"),
+    "a second output": ({"logits": "dense_1/BiasAdd:1", "output bias": RIGHT["output bias"]}, "names no tensor"),
+    "the probabilities": ({"logits": "softmax_tensor", "output bias": RIGHT["output bias"]},
+                          "is the probabilities"),
+    "before the bias": ({"logits": "dense_1/MatMul", "output bias": RIGHT["output bias"]},
+                        "before the output layer adds its bias"),
+    "the hidden layer": ({"logits": "dense/BiasAdd", "output bias": RIGHT["output bias"]},
+                         "belongs to the hidden layer"),
+    "the classes": ({"logits": "classes", "output bias": RIGHT["output bias"]}, "is not the output layer's result"),
+    "the bias variable": ({"logits": "dense_1/BiasAdd", "output bias": "dense_1/bias"}, "names a variable"),
+    "the bias with :0": ({"logits": "dense_1/BiasAdd", "output bias": "dense_1/bias:0"}, "names a variable"),
+    "the hidden bias": ({"logits": "dense_1/BiasAdd", "output bias": "dense/bias/Read/ReadVariableOp"},
+                        "the hidden layer's"),
+    "the kernel": ({"logits": "dense_1/BiasAdd", "output bias": "dense_1/kernel/Read/ReadVariableOp"},
+                   "is a kernel"),
+    "the logits as bias": ({"logits": "dense_1/BiasAdd", "output bias": "dense_1/BiasAdd"}, "one row per example"),
+    "Adam's slot": ({"logits": "dense_1/BiasAdd", "output bias": "dense_1/bias/Adam/Read/ReadVariableOp"},
+                    "has the bias's shape but is not its value"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXERCISE_1_WRONG))
+def test_exercise_1_wrong_answers_fail_and_say_why(name):
+    answer, words = EXERCISE_1_WRONG[name]
     with pytest.raises(CheckFailed) as caught:
-        checks.fixed_tensor_names(answer, monitored_model_fn, SMALL)
-    assert message in str(caught.value)
-
-
-def test_the_break_it_names_get_the_cause_and_the_section_not_the_names():
-    """The notebook's "break it" cell: a name without its scope, and a misspelt one."""
-    with pytest.raises(CheckFailed) as caught:
-        checks.fixed_tensor_names({"confidence": "confidence", "predicted": "first_class"}, monitored_model_fn, SMALL)
+        checks.output_layer_tensors(answer, models.cnn_model_fn, SMALL)
     message = str(caught.value)
-    assert message == (
-        "fixed_tensors['confidence'] = 'confidence' names no tensor in the model_fn's graph, so a hook would fail "
-        "when training starts: a tensor made inside a name scope carries the scope in its name, and "
-        "tensor_table lists the names there (section 'Naming tensors so a hook can find them')")
-    assert "monitor/" not in message
+    assert words in message, message
+    assert "BiasAdd'" not in message.replace(f"'{answer.get('logits') if isinstance(answer, dict) else ''}", "")
+    assert "Read/ReadVariableOp" not in message or "Read/ReadVariableOp" in str(answer), message
 
 
-def test_a_name_of_another_tensor():
+def test_exercise_1_right_names_are_in_the_graph_the_hook_sees():
+    """The expected tensors exist in the CNN's training graph, as `hooks.resolve_tensors` finds them."""
+    from helpers.model_fn_checker import build_graph
+    found = hooks.resolve_tensors(list(RIGHT.values()), build_graph(models.cnn_model_fn, SMALL))
+    assert [tensor.name for tensor in found.values()] == ["dense_1/BiasAdd:0", "dense_1/bias/Read/ReadVariableOp:0"]
+
+
+# --------------------------------------------------------------------------- exercise 2
+
+
+class StopBelow(tf.estimator.SessionRunHook):
+    """The notebook's solution."""
+
+    def __init__(self, tensor_name, threshold):
+        self.tensor_name, self.threshold = tensor_name, threshold
+
+    def begin(self):
+        self.tensor = hooks.resolve_tensors([self.tensor_name])[self.tensor_name]
+
+    def before_run(self, run_context):
+        return tf.estimator.SessionRunArgs(self.tensor)
+
+    def after_run(self, run_context, run_values):
+        if run_values.results < self.threshold:
+            run_context.request_stop()
+
+
+class ByGraphName(StopBelow):
+    def begin(self):
+        self.tensor = tf.compat.v1.get_default_graph().get_tensor_by_name(self.tensor_name + ":0")
+
+
+class Never(StopBelow):
+    def after_run(self, run_context, run_values):
+        pass
+
+
+class Reversed(StopBelow):
+    def after_run(self, run_context, run_values):
+        if run_values.results > self.threshold:
+            run_context.request_stop()
+
+
+class Late(StopBelow):
+    """Remembers the value and asks to stop before the next run."""
+    below = False
+
+    def before_run(self, run_context):
+        if self.below:
+            run_context.request_stop()
+        return super().before_run(run_context)
+
+    def after_run(self, run_context, run_values):
+        self.below = run_values.results < self.threshold
+
+
+class ReadsAgain(StopBelow):
+    """Reads the tensor in a run of its own after the step: the loss with the updated weight."""
+
+    def before_run(self, run_context):
+        return None
+
+    def after_run(self, run_context, run_values):
+        if run_context.session.run(self.tensor) < self.threshold:
+            run_context.request_stop()
+
+
+class Swapped(StopBelow):
+    def __init__(self, threshold, tensor_name):
+        super().__init__(tensor_name, threshold)
+
+
+class BareName(StopBelow):
+    def begin(self):
+        self.tensor = tf.compat.v1.get_default_graph().get_tensor_by_name(self.tensor_name)
+
+
+class NoArguments(StopBelow):
+    def __init__(self):
+        super().__init__("tiny/loss", 0.5)
+
+
+class NotAHook:
+    def __init__(self, tensor_name, threshold):
+        pass
+
+
+@pytest.mark.parametrize("answer", [StopBelow, ByGraphName], ids=["resolve_tensors", "get_tensor_by_name"])
+def test_exercise_2_right_answers_pass(capsys, answer):
+    checks.stop_below_hook(answer)
+    assert capsys.readouterr().out.startswith("Correct: on a model whose loss falls below 0.5 in the step that "
+                                              "starts at global step 18, training should end at global step 19")
+
+
+EXERCISE_2_WRONG = {
+    "blank": (None, "`StopBelow` is still None"),
+    "an instance": (StopBelow("tiny/loss", 0.5), "the class itself, not an instance"),
+    "not a hook": (NotAHook, "should be a class that subclasses tf.estimator.SessionRunHook"),
+    "a function": (lambda tensor_name, threshold: None, "should be a class"),
+    "no arguments": (NoArguments, "it should take the tensor's name and the threshold"),
+    "never stops": (Never, "the hook never ended the run"),
+    "comparison reversed": (Reversed, "the comparison is the wrong way round"),
+    "one step late": (Late, "one step late"),
+    "reads again after the step": (ReadsAgain, "too early"),
+    "arguments swapped": (Swapped, "training with your hook raised"),
+    "bare name to get_tensor_by_name": (BareName, "training with your hook raised ValueError"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXERCISE_2_WRONG))
+def test_exercise_2_wrong_answers_fail_and_say_why(name):
+    answer, words = EXERCISE_2_WRONG[name]
     with pytest.raises(CheckFailed) as caught:
-        checks.fixed_tensor_names({"confidence": "monitor/confidence", "predicted": "softmax_tensor"},
-                                  monitored_model_fn, SMALL)
+        checks.stop_below_hook(answer)
     message = str(caught.value)
-    assert message.startswith("fixed_tensors['predicted'] finds the tensor softmax_tensor:0, which the model_fn "
-                              "did not name for 'predicted'")
-    assert "first_classes" not in message
+    assert words in message, message
+    assert "request_stop" not in message and "SessionRunArgs" not in message, message
 
 
-# --- exercises 1 (other expected tensors), 2 and 3 --------------------------------------------------------------
-
-EXPECTED = {"confidence": "monitor/confidence:0", "predicted": "classes:0"}  # another choice of tensors
-
-
-def test_exercise_1_correct(capsys):
-    checks.fixed_tensor_names({"confidence": "monitor/confidence", "predicted": "classes:0"},
-                              monitored_model_fn, SMALL, EXPECTED)
-    assert capsys.readouterr().out.startswith(
-        "Correct: every name is in the graph: confidence -> monitor/confidence:0, predicted -> classes:0")
-
-
-@pytest.mark.parametrize("answer, message", [
-    (None, "`fixed_tensors` is still None"),
-    (["monitor/confidence", "classes"], "should be a dict {tag: tensor name}"),
-    ({"confidence": "monitor/confidence"}, "should keep the tags ['confidence', 'predicted']"),
-    ({"confidence": "monitor/confidence", "predicted": 3}, "fixed_tensors['predicted'] should be a tensor *name*"),
-    ({"confidence": "confidence", "predicted": "classes"},
-     "fixed_tensors['confidence'] = 'confidence' names no tensor in the model_fn's graph"),
-    ({"confidence": "monitor/confidence", "predicted": "softmax_tensor"},
-     "fixed_tensors['predicted'] finds the tensor softmax_tensor:0, which the model_fn did not name"),
-])
-def test_exercise_1_messages(answer, message):
-    with pytest.raises(CheckFailed) as caught:
-        checks.fixed_tensor_names(answer, monitored_model_fn, SMALL, EXPECTED)
-    assert message in str(caught.value)
-
-
-class GoodRecorder(NaiveRecorder):
-    def after_run(self, run_context, run_values):
-        self.steps.append(int(run_values.results) + 1)
-
-
-class OwnRunsRecorder(NaiveRecorder):
-    def after_run(self, run_context, run_values):
-        self.steps.append(len(self.steps) + 1)
-
-
-class NoStepsRecorder(tf.estimator.SessionRunHook):
-    pass
-
-
-class NeedsArguments(NaiveRecorder):
-    def __init__(self, every):
-        super().__init__()
-
-
-class Failing(NaiveRecorder):
-    def after_run(self, run_context, run_values):
-        raise ZeroDivisionError("division by zero")
-
-
-class ReReadingRecorder(NaiveRecorder):
-    def after_run(self, run_context, run_values):
-        self.steps.append(int(run_context.session.run(self.global_step)))
-
-
-@pytest.mark.parametrize("recorder", [GoodRecorder, ReReadingRecorder])
-def test_exercise_2_correct(capsys, recorder):
-    checks.fixed_step_recorder(recorder)
-    assert capsys.readouterr().out.startswith("Correct: `steps` ends at the real global step: 1 … 5")
-
-
-@pytest.mark.parametrize("answer, message", [
-    (None, "`FixedStepRecorder` is still None"),
-    (GoodRecorder(), "the class itself, not an instance"),
-    (42, "should be a class that subclasses tf.estimator.SessionRunHook"),
-    (dict, "should subclass tf.estimator.SessionRunHook"),
-    (NeedsArguments, "it should need no arguments"),
-    (NoStepsRecorder, "keep the global steps in a list `self.steps`"),
-    (NaiveRecorder, "`steps` ends at 4, as StepRecorder's did"),
-    (OwnRunsRecorder, "record the global step, do not count the hook's own runs"),
-    (Failing, "training with your hook raised ZeroDivisionError: division by zero"),
-])
-def test_exercise_2_messages(answer, message):
-    with pytest.raises(CheckFailed) as caught:
-        checks.fixed_step_recorder(answer)
-    assert message in str(caught.value)
+# --------------------------------------------------------------------------- exercise 3
 
 
 def test_exercise_3_correct(capsys):
@@ -146,21 +193,30 @@ def test_exercise_3_correct(capsys):
     assert capsys.readouterr().out.startswith("Correct: the hook logs at steps [0, 40, 80, 100, 140]")
 
 
-@pytest.mark.parametrize("answer, message", [
-    (None, "`logged_steps` is still None"),
-    ("0, 40", "should be a list of whole numbers"),
-    ([0, 40, True], "should be a list of whole numbers"),
-    ([0, 40, 80, 120], "every_n_iter counts the hook's own runs"),
-    ([40, 80, 140], "also logs on its first run"),
-    ([1, 41, 81, 101, 141], "the global step before it"),
-    ([0, 40, 80, 100], "call 2, train(..., max_steps=150), runs at global steps 100 to 149"),
-])
-def test_exercise_3_messages(answer, message):
+EXERCISE_3_WRONG = {
+    "blank": (None, "`logged_steps` is still None"),
+    "a string": ("0, 40", "should be a list of whole numbers"),
+    "a bool": ([0, 40, True], "should be a list of whole numbers"),
+    "by the global step": ([0, 40, 80, 120], "every_n_iter counts the hook's own runs"),
+    "not on the first run": ([40, 80, 140], "also logs on its first run"),
+    "after the update": ([1, 41, 81, 101, 141], "the global step before it"),
+    "the second call forgotten": ([0, 40, 80, 100], "call 2, train(..., max_steps=150), runs at global steps 100 to 149"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXERCISE_3_WRONG))
+def test_exercise_3_wrong_answers_fail_and_say_why(name):
+    answer, words = EXERCISE_3_WRONG[name]
     with pytest.raises(CheckFailed) as caught:
         checks.logged_steps(answer)
-    assert message in str(caught.value)
+    assert words in str(caught.value)
 
 
 def test_exercise_3_other_calls(capsys):
     checks.logged_steps([0, 3, 5], calls=[("steps", 5), ("max_steps", 5), ("steps", 1)], every_n_iter=3)
     assert "[0, 3, 5]" in capsys.readouterr().out
+
+
+def test_the_banks_are_counted():
+    """The closing note of notebook 05 counts these banks: keep it in step."""
+    assert (len(EXERCISE_1_WRONG), len(EXERCISE_2_WRONG), len(EXERCISE_3_WRONG)) == (17, 11, 7)

@@ -1,4 +1,5 @@
-"""Exercise checks of notebook 05 (hooks): tensor names, a hook class trained on a one-variable model, arithmetic."""
+"""Exercise checks of notebook 05 (hooks): the names of unnamed tensors, a stopping hook trained on a one-variable
+model, the steps a hook logs."""
 
 from __future__ import annotations
 
@@ -9,108 +10,137 @@ from ..problems import CheckFailed
 from .common import correct, is_whole_number, require_answer
 from .notebook04 import train_ranges
 
-__all__ = ["fixed_tensor_names", "fixed_step_recorder", "logged_steps"]
+__all__ = ["output_layer_tensors", "stop_below_hook", "logged_steps"]
 
-# Exercise 1: the tensors that monitored_model_fn names for the hook's two tags.
-EXERCISE_1_EXPECTED = {"confidence": "monitor/confidence:0", "predicted": "monitor/first_classes:0"}
+# Exercise 1: the tensors of the course CNN's output layer a hook should log, for each tag (any of the names).
+EXERCISE_1_EXPECTED = {
+    "logits": {"dense_1/BiasAdd:0"},
+    "output bias": {"dense_1/bias/Read/ReadVariableOp:0", "dense_1/BiasAdd/ReadVariableOp:0"},
+}
 # Exercise 3: the train() calls, in order, on a fresh model_dir, and the hook's every_n_iter.
 EXERCISE_3_CALLS = (("steps", 100), ("max_steps", 150))
 EXERCISE_3_EVERY = 40
 NAMING_SECTION = "section 'Naming tensors so a hook can find them'"
+HANDLE_SECTION = "section 'A variable's name is not its value'"
 
 
-def fixed_tensor_names(answer, model_fn, params: dict, expected: dict = EXERCISE_1_EXPECTED) -> None:
-    """Notebook 05, exercise 1: ``{tag: name}`` whose names resolve to the ``expected`` tensors."""
-    require_answer(answer, "fixed_tensors")
-    from ..hooks import MissingTensor, resolve_tensors
+def _which_tensor(tag: str, tensor) -> str:
+    """What is wrong with ``tensor`` for ``tag``, in words that do not name the right tensor."""
+    op, shape = tensor.op, tuple(tensor.shape.as_list()) if tensor.shape.rank is not None else None
+    found = f"'{tensor.name}' (a {op.type} op, shape {shape})"
+    if tag == "logits":
+        if op.type == "Softmax":
+            return f"{found} is the probabilities: the logits are what the softmax is applied to"
+        if shape == (None, 10) and op.type == "MatMul":
+            return f"{found} comes before the output layer adds its bias"
+        if shape and len(shape) == 2 and shape[-1] != 10:
+            return f"{found} belongs to the hidden layer: the logits are the output layer's, one per class"
+        return f"{found} is not the output layer's result, the ten numbers per example the softmax reads"
+    if shape and shape[0] is None:
+        return f"{found} has one row per example: the bias is a variable, the same for every example"
+    if shape == (10,):
+        return f"{found} has the bias's shape but is not its value as a hook reads it"
+    if shape and len(shape) == 2:
+        return f"{found} is a kernel, a matrix of weights: the bias is the vector added after it"
+    if shape and shape[0] != 10:
+        return f"{found} is the hidden layer's, not the output layer's (one per class)"
+    return f"{found} is not the value of the output layer's bias"
+
+
+def output_layer_tensors(answer, model_fn, params: dict, expected: dict = EXERCISE_1_EXPECTED) -> None:
+    """Notebook 05, exercise 1: ``{tag: name}`` whose names resolve to the output layer's logits and bias value."""
+    require_answer(answer, "output_tensors")
+    from ..hooks import MissingTensor, VariableHandle, resolve_tensors
     from ..model_fn_checker import build_graph
     if not isinstance(answer, dict):
-        raise CheckFailed("`fixed_tensors` should be a dict {tag: tensor name}, like the one the hook is given")
+        raise CheckFailed("`output_tensors` should be a dict {tag: tensor name}, like the one a hook is given")
     if set(answer) != set(expected):
-        raise CheckFailed(f"`fixed_tensors` should keep the tags {sorted(expected)}, not {sorted(map(str, answer))}: "
-                          "fix the names, not the tags")
+        raise CheckFailed(f"`output_tensors` should have the tags {sorted(expected)}, not "
+                          f"{sorted(map(str, answer))}: a hook logs each tag's tensor under that tag")
     graph = build_graph(model_fn, params)
     for tag, name in answer.items():
         if not isinstance(name, str):
-            raise CheckFailed(f"fixed_tensors[{tag!r}] should be a tensor *name* (a string), as the hook is given")
+            raise CheckFailed(f"output_tensors[{tag!r}] should be a tensor *name* (a string), as a hook is given")
         try:
-            found = resolve_tensors([name], graph)[name].name
+            tensor = resolve_tensors([name], graph)[name]
+        except VariableHandle:
+            raise CheckFailed(f"output_tensors[{tag!r}] = {name!r} names a variable: a hook would get its handle "
+                              f"(dtype resource), not its value ({HANDLE_SECTION})") from None
         except MissingTensor:
             raise CheckFailed(
-                f"fixed_tensors[{tag!r}] = {name!r} names no tensor in the model_fn's graph, so a hook would fail "
-                "when training starts: a tensor made inside a name scope carries the scope in its name, and "
-                f"tensor_table lists the names there ({NAMING_SECTION})") from None
-        if found != expected[tag]:
-            raise CheckFailed(f"fixed_tensors[{tag!r}] finds the tensor {found}, which the model_fn did "
-                              f"not name for {tag!r} ({NAMING_SECTION})")
-    correct("every name is in the graph: " + ", ".join(f"{tag} -> {name}" for tag, name in expected.items()))
+                f"output_tensors[{tag!r}] = {name!r} names no tensor in the CNN's graph, so a hook would fail when "
+                f"training starts: tensor_table lists the names there ({NAMING_SECTION})") from None
+        if tensor.name not in expected[tag]:
+            raise CheckFailed(f"output_tensors[{tag!r}]: {_which_tensor(tag, tensor)} ({NAMING_SECTION})")
+    correct("both names are in the graph: " + ", ".join(
+        f"{tag} -> {resolve_tensors([answer[tag]], graph)[answer[tag]].name}" for tag in expected))
 
 
-def _train_tiny(model_dir: str, hook, **how_long) -> list:
-    """Train a one-variable model with the learner's ``hook``; return the ``steps`` it recorded."""
+STOP_THRESHOLD = 0.5  # exercise 2: the tiny model's loss 0.98**(2t) at global step t is first below it at t = 18
+TINY_LOSS = "tiny/loss"
+
+
+def _train_tiny(hook, **how_long) -> int:
+    """Train a one-variable model (loss 0.98**(2t) at global step t) with the learner's hook; the last step."""
     import tensorflow as tf
     from ..logs import quiet_log
 
     def tiny_model_fn(features, labels, mode):
-        loss = tf.reduce_mean((features["x"] * tf.compat.v1.get_variable("w", initializer=1.0) - labels) ** 2)
-        # A fetched global step comes from this read op, and nothing orders it before the update in the same run: in
-        # so small a model the update can win the race, so the update waits for the read (the old step, always).
-        read = tf.compat.v1.get_default_graph().get_tensor_by_name("global_step/Read/ReadVariableOp:0")
-        with tf.control_dependencies([read]):
-            train_op = tf.compat.v1.train.GradientDescentOptimizer(0.01).minimize(
-                loss, global_step=tf.compat.v1.train.get_global_step())
+        weight = tf.compat.v1.get_variable("w", initializer=1.0)  # gradient descent: w_t = 2 - 0.98**t
+        loss = tf.identity(tf.reduce_mean((features["x"] * weight - labels) ** 2), name=TINY_LOSS)
+        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.01).minimize(
+            loss, global_step=tf.compat.v1.train.get_global_step())
         return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
     config = tf.estimator.RunConfig(tf_random_seed=1, log_step_count_steps=None, save_summary_steps=None)
-    estimator = tf.estimator.Estimator(tiny_model_fn, model_dir=model_dir, config=config)
-    with quiet_log("ERROR"):
-        try:
-            estimator.train(lambda: tf.data.Dataset.from_tensors(({"x": [1.0]}, [2.0])).repeat(),
-                            hooks=[hook], **how_long)
-        except Exception as error:  # the learner's hook failed: say so in one line
-            first_line = (str(error).strip().splitlines() or [""])[0]
-            raise CheckFailed(f"training with your hook raised {type(error).__name__}: {first_line}") from None
-    steps = getattr(hook, "steps", None)
-    if not isinstance(steps, (list, tuple)):
-        raise CheckFailed("your hook should keep the global steps in a list `self.steps`, as StepRecorder does")
-    try:
-        return [int(step) for step in steps]
-    except (TypeError, ValueError):
-        raise CheckFailed("`self.steps` should hold whole numbers (global steps)") from None
+    with tempfile.TemporaryDirectory() as model_dir:
+        estimator = tf.estimator.Estimator(tiny_model_fn, model_dir=model_dir, config=config)
+        with quiet_log("ERROR"):
+            try:
+                estimator.train(lambda: tf.data.Dataset.from_tensors(({"x": [1.0]}, [2.0])).repeat(),
+                                hooks=[hook], **how_long)
+            except Exception as error:  # the learner's hook failed: say so in one line
+                first_line = (str(error).strip().splitlines() or [""])[0]
+                raise CheckFailed(f"training with your hook raised {type(error).__name__}: {first_line}") from None
+        return int(estimator.get_variable_value("global_step"))
 
 
-def fixed_step_recorder(answer, steps: int = 5, resume_to: int = 8) -> None:
-    """Notebook 05, exercise 2: a hook class whose ``steps`` list ends at the real global step."""
-    require_answer(answer, "FixedStepRecorder")
+def stop_below_hook(answer, threshold: float = STOP_THRESHOLD, steps: int = 100) -> None:
+    """Notebook 05, exercise 2: a hook class ``StopBelow(tensor_name, threshold)`` that ends training after the first
+    step whose value of the tensor is below ``threshold``."""
+    require_answer(answer, "StopBelow")
     import tensorflow as tf
     if isinstance(answer, tf.estimator.SessionRunHook):
-        raise CheckFailed("`FixedStepRecorder` should be the class itself, not an instance of it "
-                          "(FixedStepRecorder, not FixedStepRecorder())")
-    if not inspect.isclass(answer):
-        raise CheckFailed("`FixedStepRecorder` should be a class that subclasses tf.estimator.SessionRunHook")
-    if not issubclass(answer, tf.estimator.SessionRunHook):
-        raise CheckFailed("`FixedStepRecorder` should subclass tf.estimator.SessionRunHook")
+        raise CheckFailed("`StopBelow` should be the class itself, not an instance of it (the check makes its own)")
+    if not inspect.isclass(answer) or not issubclass(answer, tf.estimator.SessionRunHook):
+        raise CheckFailed("`StopBelow` should be a class that subclasses tf.estimator.SessionRunHook")
     try:
-        first, second = answer(), answer()
+        hook = answer(TINY_LOSS, threshold)
     except TypeError as error:
-        raise CheckFailed(f"FixedStepRecorder() failed ({error}): it should need no arguments") from None
-    with tempfile.TemporaryDirectory() as model_dir:
-        got, want = _train_tiny(model_dir, first, steps=steps), list(range(1, steps + 1))
-        if got == list(range(0, steps)):
-            raise CheckFailed(f"after train(steps={steps}) `steps` ends at {steps - 1}, as StepRecorder's did: the "
-                              "global step fetched with train_op is the value before that step's update; record "
-                              "the value after it")
-        if got != want:
-            raise CheckFailed(f"after train(steps={steps}) on a fresh model, `steps` should be {want}, not {got}")
-        got, want = _train_tiny(model_dir, second, max_steps=resume_to), list(range(steps + 1, resume_to + 1))
-        if got == list(range(1, resume_to - steps + 1)):
-            raise CheckFailed(f"resumed from global step {steps}, a new recorder should record {want}, not {got}: "
-                              "record the global step, do not count the hook's own runs")
-        if got != want:
-            raise CheckFailed(f"resumed from global step {steps} with max_steps={resume_to}, `steps` should be "
-                              f"{want}, not {got}")
-    correct(f"`steps` ends at the real global step: 1 … {steps} on a fresh model, then "
-            f"{steps + 1} … {resume_to} when resumed")
+        raise CheckFailed(f"StopBelow({TINY_LOSS!r}, {threshold}) failed ({error}): it should take the tensor's "
+                          "name and the threshold") from None
+    losses = [0.98 ** (2 * step) for step in range(steps + 1)]  # the loss each step computes, before its update
+    first_below = next(step for step, loss in enumerate(losses) if loss < threshold)
+    expected = first_below + 1  # that step's update is done when the hook asks to stop
+    last = _train_tiny(hook, steps=steps)
+    where = (f"on a model whose loss falls below {threshold} in the step that starts at global step "
+             f"{first_below}, training should end at global step {expected}")
+    if last == expected:
+        correct(f"{where}, and it did: the run ended without an error after the first step below the threshold")
+        return
+    if last == steps:
+        raise CheckFailed(f"training ran all {steps} steps: {where}; the hook never ended the run "
+                          "(the table of the five methods says how a hook ends it)")
+    if last == 1:
+        raise CheckFailed(f"training ended after the first step, whose loss {losses[0]:g} is above {threshold}: "
+                          "the comparison is the wrong way round")
+    if last == expected + 1:
+        raise CheckFailed(f"training ended at global step {last}, one step late: {where}; ask to stop in the run "
+                          "that computed the value, when its result arrives")
+    if last < expected:
+        raise CheckFailed(f"training ended at global step {last}, too early: {where}; compare the value that the "
+                          "step itself fetched, not one read in a run of its own or after the update")
+    raise CheckFailed(f"training ended at global step {last}: {where}")
 
 
 def logged_steps(answer, calls=EXERCISE_3_CALLS, every_n_iter: int = EXERCISE_3_EVERY) -> None:
