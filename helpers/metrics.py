@@ -217,5 +217,7 @@ def classification_metrics(labels, classes, probabilities, num_classes: int = 10
 
 
 def course_metrics(labels, predictions):
-    """The course's multi-class metrics as a metric_fn for tf.estimator.add_metrics (predictions: the model_fn's dict)."""
-    return classification_metrics(labels, predictions["classes"], predictions["probabilities"])
+    """The course's metrics as a metric_fn for tf.estimator.add_metrics."""
+    return classification_metrics(
+        labels, predictions["classes"], predictions["probabilities"]
+    )

@@ -9,24 +9,62 @@ import numpy as np
 from ..problems import CheckFailed
 from .common import correct, require_answer, run_metric_pair
 
-__all__ = ["macro_precision_metric", "first_evaluation_f1", "most_confused_pair"]
+__all__ = ["macro_precision_metric", "sample_f1_at_best_test_step", "most_confused_pair"]
 
 NUM_CLASSES = 10
-# Two batches of (labels, predicted classes), chosen so that the macro, micro (= accuracy), weighted and
-# "is not 0" precisions, and the macro precision of the second batch alone, all differ.
-BATCHES = (([0, 0, 0, 1, 1, 2, 2, 3, 4, 5, 6, 7], [0, 1, 1, 1, 0, 2, 3, 3, 4, 5, 6, 1]),
-           ([7, 8, 8, 9, 9, 9, 0, 3], [7, 8, 2, 9, 9, 0, 0, 3]))
+# Two batches of (labels, predicted classes), every digit among the labels. Digits 2, 6 and 9 are never predicted
+# (so a mean over the predicted digits only is told apart), and the macro, micro (= accuracy), weighted and
+# "is not 0" precisions, the macro recall, each batch's macro precision alone and their mean all differ.
+BATCHES = (
+    ([8, 5, 5, 4, 7, 7, 6, 8, 2, 5, 4], [8, 5, 5, 4, 7, 7, 5, 8, 4, 5, 3]),
+    ([9, 0, 3, 0, 0, 1, 8, 3, 4], [5, 3, 3, 0, 0, 1, 8, 3, 4]),
+)
 TOLERANCE = 1e-6
-AVERAGES_SECTION = "section \"The reference: scikit-learn on the model's predictions\""
+PAIR_SECTION = "section 'A metric is a `(value, update_op)` pair'"
+AVERAGES_SECTION = "section 'Every metric of the trained model'"
 
 
 def precisions(labels, classes) -> dict:
-    """Precision of ``classes`` against ``labels``: macro, micro, weighted and "is not 0" (binary, as TF1's)."""
-    from sklearn.metrics import precision_score
+    """What ``macro_precision`` may return, right and wrong, by scikit-learn (``zero_division=0``)."""
+    from sklearn.metrics import precision_score, recall_score
+
+    labels, classes = np.asarray(labels), np.asarray(classes)
     found = {average: float(precision_score(labels, classes, labels=range(NUM_CLASSES), average=average,
                                             zero_division=0)) for average in ("macro", "micro", "weighted")}
-    found["is_not_0"] = float(precision_score(np.asarray(labels) != 0, np.asarray(classes) != 0, zero_division=0))
+    found["is_not_0"] = float(precision_score(labels != 0, classes != 0, zero_division=0))
+    found["recall"] = float(recall_score(labels, classes, labels=range(NUM_CLASSES), average="macro",
+                                         zero_division=0))
+    per_class = precision_score(labels, classes, labels=range(NUM_CLASSES), average=None, zero_division=0)
+    found["predicted_only"] = float(per_class[np.isin(range(NUM_CLASSES), classes)].mean())
     return found
+
+
+def _mistakes(result: float) -> str | None:
+    """The sentence naming the mistake whose value ``result`` is, or None."""
+    everything = precisions(np.concatenate([b[0] for b in BATCHES]), np.concatenate([b[1] for b in BATCHES]))
+    per_batch = [precisions(*batch)["macro"] for batch in BATCHES]
+    for value, what in [
+        (everything["is_not_0"], "the precision of 'the digit is not 0': tf.compat.v1.metrics.precision casts "
+         "labels and predictions to bool, so on the class ids themselves it sees two classes, not ten (section "
+         "\"The source article's metrics dict, run on this model\"); give it one digit at a time"),
+        (everything["micro"], "the micro precision, which equals the accuracy on single-label data: the exercise "
+         f"asks for the plain mean of the ten per-digit precisions ({AVERAGES_SECTION})"),
+        (everything["weighted"], "the weighted average, by each digit's number of labels: the macro average "
+         f"weighs every digit the same ({AVERAGES_SECTION})"),
+        (everything["recall"], "the macro recall, the share of each true digit that was found (what you get when "
+         "labels and predictions trade places, or from tf.compat.v1.metrics.mean_per_class_accuracy): precision "
+         "divides by how often each digit was predicted"),
+        (everything["predicted_only"], "a mean over the digits that were predicted: a digit never predicted has "
+         "precision 0 (as with zero_division=0) and still counts, one of ten"),
+        (float(np.mean(per_batch)), "the mean of the two batches' own precisions: the update op must add each "
+         f"batch's counts to running totals, and the value divide those totals once ({PAIR_SECTION})"),
+        (per_batch[1], f"the second batch alone: the update op must add each batch to running totals ({PAIR_SECTION})"),
+        (per_batch[0], "the first batch alone: the value must read totals that every batch's update adds to "
+         f"({PAIR_SECTION})"),
+    ]:
+        if abs(result - value) <= TOLERANCE:
+            return what
+    return None
 
 
 def macro_precision_metric(metric_fn) -> None:
@@ -50,59 +88,69 @@ def macro_precision_metric(metric_fn) -> None:
         raise CheckFailed(f"the value has shape {measured.shape}, one number per class: average them (macro) into one "
                           "number")
     result = float(measured.reshape(()))
-    expected = precisions(np.concatenate([b[0] for b in BATCHES]), np.concatenate([b[1] for b in BATCHES]))
-    if abs(result - expected["macro"]) <= TOLERANCE:
+    expected = precisions(np.concatenate([b[0] for b in BATCHES]), np.concatenate([b[1] for b in BATCHES]))["macro"]
+    if abs(result - expected) <= TOLERANCE:
         correct(f"on two batches of ten-class labels your precision is {result:.4f}, the mean of the ten "
-                "per-class precisions, as scikit-learn's precision_score(average='macro') gives")
+                "per-digit precisions, as scikit-learn's precision_score(average='macro', zero_division=0) gives")
         return
-    described = (f"on two batches of ten-class labels your precision is {result:.4f}; the macro precision is "
-                 f"{expected['macro']:.4f}")
-    for value, what in [
-        (expected["is_not_0"], "the precision of 'the digit is not 0': tf.compat.v1.metrics.precision casts labels "
-         "and predictions to bool, so it sees two classes, not ten (section \"The source article's metrics, run on "
-         "this model\"); a macro precision is built class by class, as the course's metrics are"),
-        (expected["micro"], "the micro precision, which equals the accuracy on single-label data: the exercise asks "
-         f"for the plain mean of the ten per-class precisions ({AVERAGES_SECTION})"),
-        (expected["weighted"], "the weighted average, by each class's examples: the macro average weighs every "
-         f"class the same ({AVERAGES_SECTION})"),
-        (precisions(*BATCHES[1])["macro"], "the second batch alone: the update op must add each batch to running "
-         "totals (section 'A metric is a `(value, update_op)` pair')"),
-    ]:
-        if abs(result - value) <= TOLERANCE:
-            raise CheckFailed(f"{described}. {result:.4f} is {what}")
-    raise CheckFailed(f"{described}: check that the labels and classes are passed in this order and that "
-                      "num_classes is 10")
+    described = f"on two batches of ten-class labels your precision is {result:.4f}; the macro precision is {expected:.4f}"
+    what = _mistakes(result)
+    if what is not None:
+        raise CheckFailed(f"{described}. {result:.4f} is {what}")
+    raise CheckFailed(f"{described}, and {result:.4f} is none of the usual slips (a binary, micro, weighted or "
+                      "per-batch precision, a recall): each digit's precision is its true positives over all the "
+                      "examples predicted as that digit, counted over both batches; then take the plain mean of ten")
 
 
-def first_evaluation_f1(answer, table) -> None:
-    """Notebook 06, exercise 2: the test set's macro F1 at the first evaluation, from ``events.scalars``."""
-    require_answer(answer, "first_f1")
+def _is_one_number(answer, name: str) -> float:
+    """``answer`` as a float, or a one-line failure that says how to get one number."""
     if hasattr(answer, "shape") and getattr(answer, "size", None) == 1 and not isinstance(answer, np.generic):
-        raise CheckFailed(f"`first_f1` is a {type(answer).__name__} holding one value: take the number out "
+        raise CheckFailed(f"`{name}` is a {type(answer).__name__} holding one value: take the number out "
                           "with `.item()`")
     if isinstance(answer, bool) or not isinstance(answer, (numbers.Real, np.generic)):
-        raise CheckFailed(f"`first_f1` should be one number, not a {type(answer).__name__}")
-    value = float(answer)
-    rows = table[(table["run"] == "eval") & (table["tag"] == "f1_macro")].sort_values("step")
-    if rows.empty:
-        raise CheckFailed("the table has no 'f1_macro' in run 'eval': pass the table of "
-                          "events.scalars(estimator.model_dir) after the training above")
-    first, last = rows.iloc[0], rows.iloc[-1]
-    if abs(value - first["value"]) <= 1e-9:
-        correct(f"the first evaluation (step {first['step']}) had a test macro F1 of {first['value']:.4f}; "
-                f"the last (step {last['step']}) reached {last['value']:.4f}")
+        raise CheckFailed(f"`{name}` should be one number, not a {type(answer).__name__}")
+    return float(answer)
+
+
+def sample_f1_at_best_test_step(answer, table) -> None:
+    """Notebook 06, exercise 2: the training sample's macro F1 at the step of the test set's best macro F1."""
+    require_answer(answer, "sample_f1")
+    value = _is_one_number(answer, "sample_f1")
+    runs = {run: table[(table["run"] == run) & (table["tag"] == "f1_macro")].sort_values("step")
+            for run in ("eval", "eval_training_sample")}
+    for run, rows in runs.items():
+        if rows.empty:
+            raise CheckFailed(f"the table has no 'f1_macro' in run '{run}': pass the table of "
+                              "events.scalars(estimator.model_dir) after the training above")
+    test, sample = runs["eval"], runs["eval_training_sample"]
+    best_steps = set(test.loc[test["value"] == test["value"].max(), "step"])
+    at_best = sample[sample["step"].isin(best_steps)]
+    hit = at_best[np.isclose(at_best["value"], value, rtol=0, atol=1e-9)]
+    if not hit.empty:
+        step = int(hit.iloc[0]["step"])
+        correct(f"the test set's macro F1 was highest at step {step} ({test['value'].max():.4f}); the training "
+                f"sample's was {value:.4f} there")
         return
-    if abs(value - last["value"]) <= 1e-9:
-        raise CheckFailed(f"{value:.4f} is the last evaluation's, at step {last['step']}: the first evaluation is "
-                          "the row with the smallest step")
     same = table[np.isclose(table["value"], value, rtol=0, atol=1e-9)]
-    if not same.empty:
-        row = same.iloc[0]
-        hint = ("the test set's evaluations are run 'eval'" if row["run"] != "eval"
-                else "the tag of the macro F1 is 'f1_macro'")
-        raise CheckFailed(f"{value:.4f} is tag '{row['tag']}' of run '{row['run']}' at step {row['step']}: {hint}")
-    raise CheckFailed(f"{value:.4f} is not a value in the event files: the table has one row per run, tag "
-                      "and step (section 'Event files as a pandas table')")
+    same = same.assign(is_f1=same["tag"] == "f1_macro").sort_values("is_f1", ascending=False)
+    if same.empty:
+        raise CheckFailed(f"{value:.4f} is not a value in the event files: the table has one row per run, tag "
+                          "and step (section 'Event files as a pandas table')")
+    row = same.iloc[0]
+    step = int(row["step"])
+    where = f"{value:.4f} is tag '{row['tag']}' of run '{row['run']}' at step {step}"
+    if row["tag"] != "f1_macro":
+        raise CheckFailed(f"{where}: the macro F1's tag is 'f1_macro'")
+    if row["run"] == "eval":
+        raise CheckFailed(f"{where}, the test set's: take the step from run 'eval', then read the value of run "
+                          "'eval_training_sample' at that step")
+    if row["run"] != "eval_training_sample":
+        raise CheckFailed(f"{where}: the training sample's evaluations are run 'eval_training_sample'")
+    which = (" (the training sample's own best)" if value == sample["value"].max()
+             else " (the last evaluation)" if step == sample["step"].max()
+             else " (the first evaluation)" if step == sample["step"].min() else "")
+    raise CheckFailed(f"{where}{which}: the right step is the one where run 'eval', the test set, has its highest "
+                      "'f1_macro'")
 
 
 def most_confused_pair(answer, matrix) -> None:
@@ -126,8 +174,8 @@ def most_confused_pair(answer, matrix) -> None:
         correct(f"true {true} predicted as {predicted}: {count:g} test images, the most common mistake")
         return
     if matrix[predicted, true] == top:
-        raise CheckFailed(f"({true}, {predicted}) happened {count:g} times; the other way round, "
-                          f"({predicted}, {true}), is the most common mistake: rows are the true class, "
-                          "columns the predicted one")
+        raise CheckFailed(f"a {true} read as a {predicted} happened {count:g} times, fewer than the most common "
+                          "mistake: the pair is (true digit, predicted digit), and the matrix's rows are the true "
+                          "digit, its columns the predicted one: check which is which")
     raise CheckFailed(f"true {true} predicted as {predicted} happened {count:g} times; the most common "
                       f"mistake happened {top:g} times: look for the largest count off the diagonal")
