@@ -1,6 +1,6 @@
 """Early stopping (notebook 07): ``preflight`` finds, before training, the hook set-ups that would raise
 ``KeyError`` mid-training or never stop; ``best_step``/``stop_after`` are the hook's rule written out
-(tensorflow_estimator's ``early_stopping.py``); ``read_eval_results`` is what it reads.
+(tensorflow_estimator's ``early_stopping.py``, whose ``read_eval_metrics`` reads what the hook reads).
 """
 
 from __future__ import annotations
@@ -8,11 +8,10 @@ from __future__ import annotations
 import logging
 import os
 import re
-from typing import NamedTuple
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import tensorflow as tf
-from tensorflow_estimator.python.estimator.early_stopping import read_eval_metrics
 
 from .logs import logger_level
 from .model_fn_checker import check_branch
@@ -23,9 +22,8 @@ class EarlyStoppingProblem(WorkbookProblem):
     """An early-stopping hook that would crash mid-training or never fire (notebook 07)."""
 
 
-# The dtypes of the scalar results that Estimator's ``_write_dict_to_summary`` writes as v1 scalars
-# (``simple_value``), the only kind the hooks read; it skips the others with a warning (the tests check this list
-# against Estimator's own writer).
+# The dtypes whose scalar results Estimator's ``_write_dict_to_summary`` writes as v1 scalars, the only kind the
+# hooks read; it skips the others with a warning (the tests check this list against Estimator's own writer).
 SCALAR_DTYPES = ("float32", "float64", "int32", "int64")
 
 
@@ -67,27 +65,6 @@ def evaluation_results(estimator, batch_size: int = 4) -> dict[str, Result]:
     return dict(sorted(results.items()))
 
 
-def _natural_key(name: str) -> list:
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
-
-
-def compact_names(names) -> str:
-    """Names joined by commas, with runs of three or more numbered names shortened: ``f1_class_0…9``."""
-    names = sorted(names, key=_natural_key)
-    parts, index = [], 0
-    while index < len(names):
-        match = re.fullmatch(r"(.*?)(\d+)", names[index])
-        end = index
-        while match and end + 1 < len(names) and names[end + 1] == f"{match[1]}{int(match[2]) + end + 1 - index}":
-            end += 1
-        if end - index >= 2:
-            parts.append(f"{names[index]}…{int(match[2]) + end - index}")
-        else:
-            parts.extend(names[index:end + 1])
-        index = end + 1
-    return ", ".join(parts)
-
-
 @dataclass
 class PreflightReport:
     """What a passed ``preflight`` found; it prints as one line."""
@@ -96,22 +73,18 @@ class PreflightReport:
     results: dict  # name -> Result of every evaluation result
     hook_reads: str
     steps: str = ""  # what min_steps / max_steps leave the hook, when they were given
-    ok: bool = True  # preflight raises instead of returning a failed report
-
-    @property
-    def scalars(self) -> list[str]:
-        return [name for name, result in self.results.items() if result.readable]
 
     def __repr__(self) -> str:
-        return (f"Pre-flight check passed: {self.metric_name!r} is one of the {len(self.scalars)} scalar "
-                f"evaluation results ({compact_names(self.scalars)}), and the hook reads "
+        scalars = [name for name, result in self.results.items() if result.readable]
+        return (f"Pre-flight check passed: {self.metric_name!r} is one of the {len(scalars)} scalar "
+                f"evaluation results ({', '.join(scalars)}), and the hook reads "
                 f"{display_path(self.hook_reads)}, where the evaluations are written." + self.steps)
 
 
 def metric_problem(metric_name: str, results: dict[str, Result]) -> str | None:
     """The sentence for a ``metric_name`` the hook could not read, or None."""
     scalars = [name for name, result in results.items() if result.readable]
-    listing = compact_names(scalars)
+    listing = ", ".join(scalars)
     keyerror = f"so the hook would raise KeyError: {metric_name!r} at its first check after an evaluation"
     if metric_name not in results:
         close = similar_names(metric_name, scalars)
@@ -134,10 +107,7 @@ def metric_problem(metric_name: str, results: dict[str, Result]) -> str | None:
 
 
 def steps_problem(min_steps: int, max_steps: int | None, patience: int | None) -> str | None:
-    """The sentence for a hook that cannot stop before ``max_steps``, or None.
-
-    Its earliest stop is ``min_steps + patience``; the evaluation at ``max_steps`` comes too late to stop anything.
-    """
+    """The sentence for a hook that cannot stop before ``max_steps`` (its earliest stop: min_steps + patience)."""
     if max_steps is None:
         return None
     if min_steps >= max_steps:
@@ -173,11 +143,8 @@ def folder_problem(hook_reads, eval_name: str | None, evaluation_writes) -> str 
 
 def preflight(estimator, eval_spec, metric_name: str, eval_dir=None, min_steps: int = 0,
               max_steps: int | None = None, patience: int | None = None) -> PreflightReport:
-    """Check an early-stopping set-up before training; raise ``EarlyStoppingProblem`` if it cannot work.
-
-    Give what the hook gets, the ``EvalSpec`` of ``train_and_evaluate`` and, to check the steps, the
-    ``TrainSpec``'s ``max_steps`` and the hook's patience. One sentence per problem found.
-    """
+    """Check an early-stopping set-up before training (what the hook gets, the ``EvalSpec`` and, for the steps,
+    ``max_steps`` and the patience); raise ``EarlyStoppingProblem`` with one sentence per problem found."""
     if not isinstance(eval_spec, tf.estimator.EvalSpec):
         raise EarlyStoppingProblem("expected the tf.estimator.EvalSpec given to train_and_evaluate, "
                                    f"not {type(eval_spec).__name__}")
@@ -190,12 +157,6 @@ def preflight(estimator, eval_spec, metric_name: str, eval_dir=None, min_steps: 
     if problems:
         raise EarlyStoppingProblem(" ".join(problems))
     return PreflightReport(metric_name, results, str(hook_reads), _steps_sentence(min_steps, max_steps, patience))
-
-
-
-def read_eval_results(eval_dir) -> dict[int, dict[str, float]]:
-    """``{step: {name: value}}``: the v1 scalars of ``eval_dir``'s event files, read by the hook's own reader."""
-    return dict(read_eval_metrics(str(eval_dir)))
 
 
 def _best_so_far(values, higher_is_better: bool, min_steps: int):

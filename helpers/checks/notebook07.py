@@ -67,21 +67,65 @@ def hook_decision(answer, scenario=None) -> None:
             f"stop there, and training ends at {stop + 1}")
 
 
-def stopped_early(answer, broken_model_dir, max_steps: int, eval_name: str, every: int) -> None:
-    """Notebook 07, exercise 2: the fixed run stopped before ``max_steps``, evaluating every ``every`` steps."""
+# Exercise 2: the key the exercise's metric_fn gives the macro precision, and the model's other results.
+EXERCISE_2 = {"metric": "precision_", "other_results": ("accuracy", "loss")}
+
+
+def _hook_problem(hook, estimator, eval_name: str, every: int, patience: int) -> str | None:
+    """The first way ``hook`` differs from the exercise's, read from its should_stop_fn's closure and its timer."""
+    import inspect
+    import operator
+    from ..settings import display_path
+    rule = getattr(hook, "_should_stop_fn", None)
+    found = inspect.getclosurevars(rule).nonlocals if callable(rule) and hasattr(hook, "_timer") else {}
+    if "max_steps_without_improvement" not in found:
+        return f"`fixed_hook` should be what stop_if_no_increase_hook returns, not {type(hook).__name__}"
+    name, steps, reads = found["metric_name"], found["max_steps_without_improvement"], found["eval_dir"]
+    secs, looks = hook._timer._every_secs, hook._timer._every_steps
+    if found["is_lhs_better"] is not operator.gt:
+        return ("`fixed_hook` waits for a decrease, as for a loss: the exercise keeps stop_if_no_increase_hook, "
+                "for a metric that should rise")
+    if name != EXERCISE_2["metric"]:
+        return f"`fixed_hook` watches {name!r}, " + (
+            "another of the model's results: the exercise stops on its macro precision"
+            if name in EXERCISE_2["other_results"]
+            else "which is not among this model's evaluation results (the hook raises KeyError once it reads one): "
+            "find the name its metric_fn gives the precision (section 'Trap 2: a metric name that evaluation does "
+            "not produce')")
+    if steps != patience:
+        unit = " (patience counts global steps, not evaluations)" if steps * every == patience else ""
+        return f"`fixed_hook` has max_steps_without_increase={steps}: keep PATIENCE_DEMO, {patience} steps{unit}"
+    if found["min_steps"]:
+        return f"`fixed_hook` has min_steps={found['min_steps']}: it skips the first evaluations and stops late"
+    if os.path.realpath(str(reads)) != os.path.realpath(str(estimator.eval_dir(eval_name))):
+        return (f"`fixed_hook` reads {display_path(reads)}, but fixed_estimator's EvalSpec(name={eval_name!r}) "
+                f"writes to {display_path(estimator.eval_dir(eval_name))} (section 'Trap 1: a named evaluation, "
+                "and a hook that never fires')")
+    if secs is not None:
+        return (f"`fixed_hook` looks every {secs} seconds: a run of a few seconds gets one look, before any "
+                "evaluation (section 'Trap 3: the 60-second timer')")
+    if looks > every:
+        return f"`fixed_hook` looks every {looks} steps, less often than evaluation runs (every {every}): it stops late"
+    return None
+
+
+def stopped_early(answer, hook, broken_model_dir, max_steps: int, eval_name: str, every: int, patience: int) -> None:
+    """Notebook 07, exercise 2: the exercise's hook, fixed, stopped the run where a working hook stops it."""
     require_answer(answer, "fixed_estimator")
+    require_answer(hook, "fixed_hook")
     import tensorflow as tf
-    from ..early_stopping import read_eval_results
+    from tensorflow_estimator.python.estimator.early_stopping import read_eval_metrics
     if not isinstance(answer, tf.compat.v1.estimator.Estimator):  # add_metrics returns the v1 class
         raise CheckFailed(f"`fixed_estimator` should be a tf.estimator.Estimator, not {type(answer).__name__}")
+    if problem := _hook_problem(hook, answer, eval_name, every, patience):
+        raise CheckFailed(problem)
     if os.path.realpath(str(answer.model_dir)) == os.path.realpath(str(broken_model_dir)):
         raise CheckFailed("`fixed_estimator` uses the broken run's model_dir, whose old evaluations and checkpoint "
                           "the hook would read, so it stops at once (section 'Trap 5: running the same cell again')")
     if tf.train.latest_checkpoint(str(answer.model_dir)) is None:
         raise CheckFailed("`fixed_estimator` has no checkpoint yet: run tf.estimator.train_and_evaluate with it")
-    final = int(answer.get_variable_value("global_step"))
-    folder = Path(answer.eval_dir(eval_name))
-    evaluated = sorted(read_eval_results(folder))
+    final, folder = int(answer.get_variable_value("global_step")), Path(answer.eval_dir(eval_name))
+    evaluated = sorted(read_eval_metrics(str(folder)))
     if not evaluated:
         others = sorted(path.name for path in Path(answer.model_dir).glob("eval*") if path.is_dir())
         raise CheckFailed(f"no evaluations in {folder.name}/ (found: {', '.join(others) or 'none'}): keep "
@@ -91,10 +135,9 @@ def stopped_early(answer, broken_model_dir, max_steps: int, eval_name: str, ever
         raise CheckFailed(f"training {ran} evaluations were skipped (only at steps {evaluated}): by default "
                           "train_and_evaluate evaluates at most every 10 minutes (section 'Trap 4: evaluations "
                           "skipped by `throttle_secs`')")
-    if final >= max_steps:
-        raise CheckFailed(f"training ran to max_steps={max_steps} although an evaluation was written to "
-                          f"{folder.name}/ every {every} steps: the hook never saw them, because it reads another "
-                          "folder or looks too rarely (sections 'Trap 1: a named evaluation, and a hook that never "
-                          "fires' and 'Trap 3: the 60-second timer')")
-    correct(f"training stopped at step {final}, before max_steps={max_steps}: evaluation ran at every checkpoint "
-            f"into {folder.name}/ and the hook read it there every {every} steps")
+    if final != every + patience + 1:
+        raise CheckFailed(f"training ended at step {final}, and a working hook stops this model at step "
+                          f"{every + patience + 1}: run train_and_evaluate with fixed_hook in the TrainSpec, with the "
+                          "broken run's metric_fn (a run that raised ends at its last checkpoint)")
+    correct(f"the hook watched the macro precision in {folder.name}/, looked after each evaluation, and stopped training "
+            f"at step {final}, {patience} steps after the first evaluation, before max_steps={max_steps}")
