@@ -101,6 +101,8 @@ EXERCISE_1_WRONG = {
                         "which optimizer, which learning rate"),
     "clipped to 0.1": (_with_train_op(_clipped(lambda g: tf.clip_by_norm(g, 0.1))), "moved dense/kernel by only"),
     "gradient ascent": (_with_train_op(_clipped(lambda g: -tf.clip_by_norm(g, 1.0))), "against its gradient"),
+    "a typo": (_with_train_op(lambda loss: tf.compat.v1.train.GradientDescentOptimiser(0.1).minimize(loss)),
+               "raised AttributeError"),
     "no train_op": (variant(train=lambda mode, loss: tf.estimator.EstimatorSpec("eval", loss=loss)),
                     "should return an EstimatorSpec with a train_op"),
 }
@@ -165,6 +167,7 @@ EXERCISE_2_WRONG = {
     "not a function": ({"top_2": 0}, "should be a function of the logits"),
     "a tuple": (lambda logits: tf.math.top_k(logits, k=2), "return the predictions dict"),
     "other keys": (lambda logits: {"classes": tf.argmax(logits, 1)}, "use exactly 'top_2' and 'confidence'"),
+    "a typo": (lambda logits: {"top_2": tf.math.topk(logits, k=2).indices}, "raised AttributeError"),
     "raises": (lambda logits: {"top_2": tf.math.top_k(logits, k=20).indices}, "raised"),
     "confidence over the whole batch": (_top(values=lambda top: tf.reduce_max(top.values)),
                                         "'confidence' has shape () for a batch of 4 (it reduced over the batch"),
@@ -259,6 +262,8 @@ EXERCISE_3_WRONG = {
     "first batch": (_first_batch, "the first batch alone"),
     "accuracy": (lambda labels, classes: {"error_rate": tf.compat.v1.metrics.accuracy(labels, classes)},
                  "the accuracy"),
+    "a typo (metric. for metrics.)": (lambda labels, classes: {"error_rate": tf.compat.v1.metric.mean(
+        _batch_error(labels, classes))}, "raised AttributeError"),
     "count, not rate": (lambda labels, classes: {"error_rate": tf.compat.v1.metrics.true_positives(
         tf.not_equal(labels, classes), tf.not_equal(labels, classes))}, "is 2.0000"),
 }
@@ -277,4 +282,4 @@ def test_exercise_3_wrong_answers_fail_and_say_why(name):
 
 def test_the_banks_are_counted():
     """The closing note of notebook 03 counts these banks: keep it in step."""
-    assert (len(EXERCISE_1_WRONG), len(EXERCISE_2_WRONG), len(EXERCISE_3_WRONG)) == (15, 15, 12)
+    assert (len(EXERCISE_1_WRONG), len(EXERCISE_2_WRONG), len(EXERCISE_3_WRONG)) == (16, 16, 13)

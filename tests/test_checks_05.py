@@ -148,6 +148,11 @@ class NoArguments(StopBelow):
         super().__init__("tiny/loss", 0.5)
 
 
+class TypoInInit(StopBelow):
+    def __init__(self, tensor_name, threshold):
+        self.tensor_name, self.treshold = tensor_name, threshhold  # noqa: F821 - the learner's typo
+
+
 class NotAHook:
     def __init__(self, tensor_name, threshold):
         pass
@@ -171,6 +176,7 @@ EXERCISE_2_WRONG = {
     "one step late": (Late, "one step late"),
     "reads again after the step": (ReadsAgain, "too early"),
     "arguments swapped": (Swapped, "training with your hook raised"),
+    "a typo in __init__": (TypoInInit, "raised NameError"),
     "bare name to get_tensor_by_name": (BareName, "training with your hook raised ValueError"),
 }
 
@@ -219,4 +225,4 @@ def test_exercise_3_other_calls(capsys):
 
 def test_the_banks_are_counted():
     """The closing note of notebook 05 counts these banks: keep it in step."""
-    assert (len(EXERCISE_1_WRONG), len(EXERCISE_2_WRONG), len(EXERCISE_3_WRONG)) == (17, 11, 7)
+    assert (len(EXERCISE_1_WRONG), len(EXERCISE_2_WRONG), len(EXERCISE_3_WRONG)) == (17, 12, 7)

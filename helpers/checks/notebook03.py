@@ -164,9 +164,16 @@ def error_rate_metric_ops(metric_fn) -> None:
         raise CheckFailed(f"`error_rate_ops` should be a function of (labels, classes), not "
                           f"{type(metric_fn).__name__}")
     batches = [([0, 1, 2, 3], [0, 1, 2, 0]), ([4, 5], [4, 4])]  # 1 wrong of 4, then 1 of 2: 2 of 6
-    result = float(run_metric_pair(metric_fn, "error_rate_ops", "error_rate", batches,
-                                   keras_hint=f"a (value, update_op) pair ({PAIR_SECTION})",
-                                   pair_hint=f" ({PAIR_SECTION})", value_hint=f" ({PAIR_SECTION})"))
+    try:
+        result = float(run_metric_pair(metric_fn, "error_rate_ops", "error_rate", batches,
+                                       keras_hint=f"a (value, update_op) pair ({PAIR_SECTION})",
+                                       pair_hint=f" ({PAIR_SECTION})", value_hint=f" ({PAIR_SECTION})"))
+    except CheckFailed:
+        raise
+    except Exception as error:  # the learner's function failed (a typo, a wrong argument): one line
+        first_line = (str(error).strip().splitlines() or [""])[0]
+        raise CheckFailed(f"running error_rate_ops(labels, classes) on two batches raised "
+                          f"{type(error).__name__}: {first_line}") from None
     wrong = {
         0.5: "the second batch alone: the update op must add each batch to running totals",
         0.375: "the mean of the two batches' error rates (1/4 and 1/2), which weighs the batch of 2 like the "

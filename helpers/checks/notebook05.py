@@ -119,6 +119,10 @@ def stop_below_hook(answer, threshold: float = STOP_THRESHOLD, steps: int = 100)
     except TypeError as error:
         raise CheckFailed(f"StopBelow({TINY_LOSS!r}, {threshold}) failed ({error}): it should take the tensor's "
                           "name and the threshold") from None
+    except Exception as error:  # a typo in the learner's __init__: one line, not a traceback through here
+        first_line = (str(error).strip().splitlines() or [""])[0]
+        raise CheckFailed(f"StopBelow({TINY_LOSS!r}, {threshold}) raised {type(error).__name__}: "
+                          f"{first_line}") from None
     losses = [0.98 ** (2 * step) for step in range(steps + 1)]  # the loss each step computes, before its update
     first_below = next(step for step, loss in enumerate(losses) if loss < threshold)
     expected = first_below + 1  # that step's update is done when the hook asks to stop
