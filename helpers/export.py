@@ -26,7 +26,8 @@ def serving_input_receiver_fn():
 
 
 def estimator_predictions(estimator, input_fn, predict_keys=None) -> dict:
-    """Every prediction of ``estimator.predict`` as ``{key: array}``, read a batch at a time."""
+    """Every prediction of ``estimator.predict`` as ``{key: array}``, read a batch at
+    a time."""
     batches = list(estimator.predict(input_fn, predict_keys=predict_keys, yield_single_examples=False))
     return {key: np.concatenate([batch[key] for batch in batches]) for key in batches[0]}
 
