@@ -21,6 +21,7 @@ def test_every_helpers_module_is_imported_by_a_notebook():
     sources = "\n".join(cell.source for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
                         for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code")
     unused = [name for name in MODULES if not re.search(
-        rf"^\s*(from helpers import [^\n]*\b{name}\b|from helpers\.{name} import|import helpers\.{name}\b)",
+        rf"^\s*(from helpers import (\([^)]*|[^\n]*)\b{name}\b|from helpers\.{name} import"
+        rf"|import helpers\.{name}\b)",
         sources, re.M)]
     assert not unused, f"no notebook imports helpers.{', helpers.'.join(unused)}: move it to tools/ or tests/"
