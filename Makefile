@@ -120,7 +120,7 @@ keras-latest: $(INSTALLED_LATEST)
 
 # The locks: every package of each environment pinned with hashes, for every
 # platform the course supports (tools/lock, with uv; needs the network). Run after
-# changing a requirements*.txt; tests/test_lock.py fails until then.
+# changing a requirements*.txt; tests/tools/test_lock.py fails until then.
 .PHONY: lock
 lock:
 	tools/lock requirements.txt requirements.lock "3.9 3.10 3.11" \

@@ -1,6 +1,6 @@
 """The course's CNN ``model_fn``, defined in notebook 03's cells marked ``#@save models``, where it is taught.
 
-Notebooks 04–10 import it from here; ``tests/test_lesson_cells.py`` fails when a function here differs
+Notebooks 04–10 import it from here; ``tests/notebooks/test_lesson_cells.py`` fails when a function here differs
 from its notebook cell: change both. ``params``: ``learning_rate``, ``decay_steps`` (None, or a tenfold
 decay every N steps), ``filters``, ``dense_units``, ``dropout`` (defaults in ``cnn_params``).
 """

@@ -3,6 +3,7 @@ them, notebook 07's ``HookProbe`` and ``replay`` (taken from the notebook's cell
 
 from __future__ import annotations
 
+from tests import ROOT
 import itertools
 import json
 import os
@@ -13,7 +14,7 @@ import tensorflow as tf
 
 from helpers import early_stopping
 
-NOTEBOOK_07 = Path(__file__).resolve().parent.parent / "notebooks" / "07_early_stopping.ipynb"
+NOTEBOOK_07 = ROOT / "notebooks" / "07_early_stopping.ipynb"
 _WRITERS = itertools.count()  # event files are named after the second they were opened in: a suffix per writer
 
 

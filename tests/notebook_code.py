@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from tests import ROOT
 import ast
 import json
 from pathlib import Path
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+NOTEBOOKS = ROOT / "notebooks"
 KEPT = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)
 
 

@@ -10,7 +10,7 @@ import sys
 import textwrap
 
 from .conftest import SLOW, slow_reason
-from .hygiene import ROOT
+from tests import ROOT
 
 
 def test_every_slow_entry_names_a_test_that_exists():
@@ -29,11 +29,11 @@ def test_every_slow_entry_names_a_test_that_exists():
 
 
 def test_an_entry_covers_its_module_its_test_and_its_parameters_only():
-    assert slow_reason("tests/test_make_lab.py::test_make_lab_serves_the_notebooks_and_the_kernel")
-    assert slow_reason("tests/test_logs.py::test_real_training_log_is_clean")
-    assert slow_reason("tests/test_logs.py::test_real_training_log_is_clean[param]")
-    assert slow_reason("tests/test_logs.py::test_real_training_log_is_clean_too") is None
-    assert slow_reason("tests/test_logs.py::test_noise_is_dropped") is None
+    assert slow_reason("tests/tools/test_make_lab.py::test_make_lab_serves_the_notebooks_and_the_kernel")
+    assert slow_reason("tests/helpers/test_logs.py::test_real_training_log_is_clean")
+    assert slow_reason("tests/helpers/test_logs.py::test_real_training_log_is_clean[param]")
+    assert slow_reason("tests/helpers/test_logs.py::test_real_training_log_is_clean_too") is None
+    assert slow_reason("tests/helpers/test_logs.py::test_noise_is_dropped") is None
 
 
 def test_a_test_over_the_time_limit_fails_unless_it_is_slow(tmp_path):

@@ -5,7 +5,7 @@ everything those import in turn (``from . import x``, ``from helpers.y import
 z``, a child process started with ``-m helpers.cluster``), including the
 ``__init__.py`` of each package on the way. ``tools/run_notebooks.py`` stores
 the hash of exactly those files in the notebook's metadata, and
-``tests/test_helpers_hash.py`` compares it with today's files: a change to
+``tests/notebooks/test_helpers_hash.py`` compares it with today's files: a change to
 ``helpers/checks/notebook02.py`` makes only notebook 02 stale, a change to
 ``helpers/settings.py`` every notebook that imports it.
 

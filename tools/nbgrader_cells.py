@@ -2,7 +2,7 @@
 
     python tools/nbgrader_cells.py notebooks/03_model_fn_and_estimatorspec.ipynb ...
 
-Run it after adding or moving an exercise; `tests/hygiene.py` fails until the
+Run it after adding or moving an exercise; `tests/notebooks/hygiene.py` fails until the
 cells are marked. Only cell metadata changes (sources and outputs stay as they
 are). In the `## Exercises` section of a notebook:
 

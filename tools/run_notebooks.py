@@ -13,7 +13,7 @@ removed, and a hash of the code cells and of the `helpers/` files the notebook
 runs (tools/helpers_deps.py) is stored in the notebook's metadata. A notebook
 whose hashes are unchanged is skipped, so running the target twice does no work
 twice. The tests compare the stored hashes with today's code and helpers
-(tests/hygiene.py, tests/test_helpers_hash.py), so a notebook edited, or run
+(tests/notebooks/hygiene.py, tests/notebooks/test_helpers_hash.py), so a notebook edited, or run
 with helpers that have changed since, fails the tests until it is re-executed.
 """
 

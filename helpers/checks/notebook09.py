@@ -60,7 +60,7 @@ def second_worker_config(answer) -> None:
             "(the chief counts as a worker replica)")
 
 
-# Exercise 2: (workers, seconds) cases, each catching one slip of the rule (see tests/test_checks_09.py)
+# Exercise 2: (workers, seconds) cases, each catching one slip of the rule (see tests/helpers/checks/test_notebook09.py)
 LATE_CASES = ((13, 40), (3, 5), (3, 4), (20, 59), (20, 60), (14, 60), (1, 0), (4, 12.5), (12, 55))
 
 

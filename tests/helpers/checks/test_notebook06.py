@@ -1,0 +1,328 @@
+"""Every message of notebook 06's exercise checks, on a bank of plausible wrong answers.
+
+Exercise 1 builds real metric functions (right ones, and each mistake a learner can
+make) and runs them through the check's two batches; the expected numbers are
+checked against scikit-learn. Exercises 2 and 3 use a small event table and a
+small confusion matrix made here. No wrong answer passes, no right one fails, and
+no message hands over the answer.
+"""
+
+from tests import ROOT
+import numpy as np
+import pandas as pd
+import pytest
+import tensorflow as tf
+from sklearn.metrics import precision_score, recall_score
+
+from helpers import checks, metrics
+from helpers.checks import notebook06
+from helpers.problems import CheckFailed
+
+# --- exercise 1: macro precision as a (value, update_op) pair -----------------
+
+LABELS = np.concatenate([b[0] for b in notebook06.BATCHES])
+CLASSES = np.concatenate([b[1] for b in notebook06.BATCHES])
+
+
+def test_the_batches_tell_every_mistake_apart():
+    ours = notebook06.precisions(LABELS, CLASSES)
+    for average in ("macro", "micro", "weighted"):
+        assert ours[average] == pytest.approx(
+            precision_score(LABELS, CLASSES, labels=range(10), average=average, zero_division=0))
+    assert ours["is_not_0"] == pytest.approx(precision_score(LABELS != 0, CLASSES != 0))
+    assert ours["recall"] == pytest.approx(recall_score(LABELS, CLASSES, average="macro"))
+    per_batch = [notebook06.precisions(*batch)["macro"] for batch in notebook06.BATCHES]
+    values = list(ours.values()) + per_batch + [np.mean(per_batch)]
+    assert min(abs(a - b) for i, a in enumerate(values) for b in values[i + 1:]) > 0.01
+
+
+def test_some_digits_are_never_predicted_but_all_are_labels():
+    assert set(LABELS) == set(range(10))
+    assert set(range(10)) - set(CLASSES)  # a mean over predicted digits only is told apart
+
+
+def _per_digit(swap=False, digits=range(10)):
+    """The intended answer: binary precision of "is digit k", averaged; swap trades labels and classes."""
+    def metric_fn(labels, predictions):
+        classes = predictions["classes"]
+        if swap:
+            labels, classes = classes, labels
+        pairs = [tf.compat.v1.metrics.precision(labels=tf.equal(labels, k), predictions=tf.equal(classes, k))
+                 for k in digits]
+        values, updates = zip(*pairs)
+        return {"precision": (tf.reduce_mean(tf.stack(values)), tf.group(*updates))}
+    return metric_fn
+
+
+def _helpers_macro(labels, predictions):
+    return {"precision": metrics.precision_recall_f1(labels, predictions["classes"], num_classes=10)["precision_macro"]}
+
+
+def _from_counts(labels, predictions):
+    """Another right answer: streaming true and false positives per digit."""
+    tps, fps = [], []
+    for k in range(10):
+        is_label, is_class = tf.equal(labels, k), tf.equal(predictions["classes"], k)
+        tps.append(tf.compat.v1.metrics.true_positives(is_label, is_class))
+        fps.append(tf.compat.v1.metrics.false_positives(is_label, is_class))
+    tp = tf.stack([v for v, _ in tps])
+    fp = tf.stack([v for v, _ in fps])
+    value = tf.reduce_mean(tf.math.divide_no_nan(tp, tp + fp))
+    return {"precision": (value, tf.group([u for _, u in tps + fps]))}
+
+
+@pytest.mark.parametrize("answer", [_per_digit(), _helpers_macro, _from_counts], ids=["binary per digit",
+                                                                                     "course", "counts"])
+def test_macro_precision_correct(answer, capsys):
+    checks.macro_precision_metric(answer)
+    out = capsys.readouterr().out
+    assert out.startswith("Correct: on two batches of ten-class labels your precision is "
+                          f"{notebook06.precisions(LABELS, CLASSES)['macro']:.4f}")
+
+
+def _binary(labels, predictions):
+    return {"precision": tf.compat.v1.metrics.precision(labels=labels, predictions=predictions["classes"])}
+
+
+def _named(key, average):
+    def metric_fn(labels, predictions):
+        return {key: metrics.precision_recall_f1(labels, predictions["classes"], 10)[f"precision_{average}"]}
+    return metric_fn
+
+
+def _keras(labels, predictions):
+    metric = tf.keras.metrics.Precision()
+    metric.update_state(tf.one_hot(labels, 10), predictions["probabilities"])
+    return {"precision": metric}
+
+
+def _batch_precision(labels, classes):
+    matrix = tf.math.confusion_matrix(labels, classes, num_classes=10, dtype=tf.float32)
+    return tf.reduce_mean(tf.math.divide_no_nan(tf.linalg.diag_part(matrix), tf.reduce_sum(matrix, axis=0)))
+
+
+def _last_batch(labels, predictions):
+    value = tf.Variable(0.0, trainable=False, collections=[tf.compat.v1.GraphKeys.LOCAL_VARIABLES])
+    return {"precision": (tf.identity(value), tf.compat.v1.assign(value, _batch_precision(labels,
+                                                                                          predictions["classes"])))}
+
+
+def _first_batch(labels, predictions):
+    """Reads the first batch only: the update assigns once, the value never moves again."""
+    value = tf.Variable(-1.0, trainable=False, collections=[tf.compat.v1.GraphKeys.LOCAL_VARIABLES])
+    batch = _batch_precision(labels, predictions["classes"])
+    update = tf.compat.v1.assign(value, tf.where(value < 0, batch, value))
+    return {"precision": (tf.identity(value), update)}
+
+
+def _mean_of_batches(labels, predictions):
+    return {"precision": tf.compat.v1.metrics.mean(_batch_precision(labels, predictions["classes"]))}
+
+
+def _mean_per_class_accuracy(labels, predictions):
+    return {"precision": tf.compat.v1.metrics.mean_per_class_accuracy(labels, predictions["classes"], 10)}
+
+
+def _predicted_only(labels, predictions):
+    """Precision per digit from counts, averaged over the digits that were predicted at least once."""
+    tps, fps = [], []
+    for k in range(10):
+        is_label, is_class = tf.equal(labels, k), tf.equal(predictions["classes"], k)
+        tps.append(tf.compat.v1.metrics.true_positives(is_label, is_class))
+        fps.append(tf.compat.v1.metrics.false_positives(is_label, is_class))
+    tp = tf.stack([v for v, _ in tps])
+    predicted = tp + tf.stack([v for v, _ in fps])
+    seen = predicted > 0
+    value = tf.reduce_mean(tf.boolean_mask(tp / tf.where(seen, predicted, 1.0), seen))
+    return {"precision": (value, tf.group([u for _, u in tps + fps]))}
+
+
+def _per_class(labels, predictions):
+    return {"precision": metrics.precision_recall_f1(labels, predictions["classes"], num_classes=10)["precision"]}
+
+
+def _swapped(labels, predictions):
+    return {"precision": metrics.precision_recall_f1(predictions["classes"], labels, num_classes=10)["precision_macro"]}
+
+
+def _f1(labels, predictions):
+    return {"precision": metrics.precision_recall_f1(labels, predictions["classes"], num_classes=10)["f1_macro"]}
+
+
+def _only_last_update(labels, predictions):
+    """Ten binary precisions averaged, but the update op of the last digit only."""
+    pairs = [tf.compat.v1.metrics.precision(labels=tf.equal(labels, k),
+                                            predictions=tf.equal(predictions["classes"], k)) for k in range(10)]
+    return {"precision": (tf.reduce_mean(tf.stack([v for v, _ in pairs])), pairs[-1][1])}
+
+
+def _raising(labels, predictions):
+    raise ValueError("a learner's own bug")
+
+
+WRONG_EX1 = [
+    (None, "`macro_precision` is still None"),
+    ("precision", "should be a function"),
+    (lambda labels: {}, "must take two arguments"),
+    (lambda labels, predictions: _binary(labels, predictions)["precision"], "returned a tuple: return a dict"),
+    (_named("prec", "macro"), "name the metric 'precision'"),
+    (_keras, "Keras Metric object"),
+    (lambda labels, predictions: {"precision": tf.constant(1.0)}, "not a \\(value, update_op\\) pair"),
+    (_binary, "is the precision of 'the digit is not 0'"),
+    (_named("precision", "micro"), "micro precision, which equals the accuracy"),
+    (_named("precision", "weighted"), "the weighted average"),
+    (_last_batch, "the second batch alone"),
+    (_first_batch, "the first batch alone"),
+    (_mean_of_batches, "the mean of the two batches' own precisions"),
+    (_per_class, "one number per class"),
+    (_swapped, "is the macro recall"),
+    (_per_digit(swap=True), "is the macro recall"),
+    (_mean_per_class_accuracy, "is the macro recall"),
+    (_predicted_only, "a mean over the digits that were predicted"),
+    (_per_digit(digits=range(1, 10)), "none of the usual slips"),
+    (_f1, "none of the usual slips"),
+    (_only_last_update, "none of the usual slips"),
+]
+IDS_EX1 = ["blank", "not callable", "one argument", "bare pair", "wrong key", "keras", "bare tensor", "binary",
+           "micro", "weighted", "last batch", "first batch", "mean of batches", "per class", "swapped course",
+           "swapped binary", "mean_per_class_accuracy", "predicted only", "nine digits", "f1", "one update"]
+
+
+@pytest.mark.parametrize("answer, words", WRONG_EX1, ids=IDS_EX1)
+def test_macro_precision_explains_mistakes(answer, words):
+    with pytest.raises(CheckFailed, match=words) as caught:
+        checks.macro_precision_metric(answer)
+    message = str(caught.value)
+    assert "precision_macro" not in message and "tf.equal" not in message  # nothing to paste
+    assert "passed in this order" not in message  # the old hint that fitted none of the mistakes
+
+
+def test_a_solution_that_raises_shows_the_learners_error():
+    with pytest.raises(Exception, match="a learner's own bug"):  # the learner's error, never "still None"
+        checks.macro_precision_metric(_raising)
+
+
+def test_macro_precision_binary_names_the_cause_and_the_section():
+    with pytest.raises(CheckFailed) as caught:
+        checks.macro_precision_metric(_binary)
+    assert "tf.compat.v1.metrics.precision casts labels and predictions to bool" in str(caught.value)
+    assert "section \"The source article's metrics dict, run on this model\"" in str(caught.value)
+
+
+# --- exercise 2: the training sample's F1 at the test set's best step ----------
+
+TABLE = pd.DataFrame(
+    [(".", "loss", 1, 2.3), (".", "loss", 101, 0.4),
+     ("eval", "accuracy", 100, 0.91), ("eval", "accuracy", 200, 0.95), ("eval", "accuracy", 300, 0.94),
+     ("eval", "f1_macro", 100, 0.905), ("eval", "f1_macro", 200, 0.948), ("eval", "f1_macro", 300, 0.941),
+     ("eval_training_sample", "accuracy", 200, 0.963),
+     ("eval_training_sample", "f1_macro", 100, 0.912), ("eval_training_sample", "f1_macro", 200, 0.96),
+     ("eval_training_sample", "f1_macro", 300, 0.97)],
+    columns=["run", "tag", "step", "value"],
+)
+
+
+@pytest.mark.parametrize("answer", [0.96, np.float64(0.96), np.float32(0.96)], ids=["float", "numpy", "float32"])
+def test_sample_f1_correct(answer, capsys):
+    table = TABLE.assign(value=TABLE["value"].astype(np.float32).astype(float))  # as events.scalars reads them
+    checks.sample_f1_at_best_test_step(answer if isinstance(answer, np.float32) else table.loc[10, "value"], table)
+    assert capsys.readouterr().out.startswith(
+        "Correct: the test set's macro F1 was highest at step 200 (0.9480); the training sample's was 0.9600 there")
+
+
+def test_sample_f1_a_tie_accepts_either_step(capsys):
+    tied = TABLE.copy()
+    tied.loc[(tied["run"] == "eval") & (tied["tag"] == "f1_macro") & (tied["step"] == 300), "value"] = 0.948
+    checks.sample_f1_at_best_test_step(0.97, tied)
+    assert "Correct" in capsys.readouterr().out
+
+
+WRONG_EX2 = [
+    (None, "`sample_f1` is still None"),
+    (pd.Series([0.96]), "a Series holding one value: take the number out with `.item()`"),
+    ("0.96", "should be one number, not a str"),
+    (0.948, "is tag 'f1_macro' of run 'eval' at step 200, the test set's: take the step from run 'eval', then read "
+     "the value of run 'eval_training_sample' at that step"),
+    (0.905, "is tag 'f1_macro' of run 'eval' at step 100, the test set's"),
+    (0.97, "is tag 'f1_macro' of run 'eval_training_sample' at step 300 (the training sample's own best): the right "
+     "step is the one where run 'eval', the test set, has its highest 'f1_macro'"),
+    (0.912, "of run 'eval_training_sample' at step 100 (the first evaluation): the right step"),
+    (0.963, "is tag 'accuracy' of run 'eval_training_sample' at step 200: the macro F1's tag is 'f1_macro'"),
+    (0.95, "is tag 'accuracy' of run 'eval' at step 200: the macro F1's tag is 'f1_macro'"),
+    (0.4, "is tag 'loss' of run '.' at step 101"),
+    (0.5, "is not a value in the event files"),
+]
+
+
+@pytest.mark.parametrize("answer, words", WRONG_EX2, ids=["blank", "series", "string", "test best", "test first",
+                                                         "sample best", "sample first", "sample accuracy",
+                                                         "test accuracy", "loss", "unknown"])
+def test_sample_f1_explains_mistakes(answer, words):
+    with pytest.raises(CheckFailed) as caught:
+        checks.sample_f1_at_best_test_step(answer, TABLE)
+    message = str(caught.value)
+    assert words in message
+    assert "0.96" not in message.replace(f"{answer}", "") if isinstance(answer, float) else True  # never the answer
+
+
+def test_sample_f1_messages_never_contradict_themselves():
+    """The old check said "is tag 'f1_macro' of run 'eval' ...: the tag of the macro F1 is 'f1_macro'"."""
+    for answer, _ in WRONG_EX2[3:]:
+        with pytest.raises(CheckFailed) as caught:
+            checks.sample_f1_at_best_test_step(answer, TABLE)
+        message = str(caught.value)
+        tag = message.split("is tag '")[1].split("'")[0] if "is tag '" in message else None
+        assert not (tag == "f1_macro" and "tag is 'f1_macro'" in message)
+
+
+def test_sample_f1_without_the_runs():
+    with pytest.raises(CheckFailed, match="has no 'f1_macro' in run 'eval'"):
+        checks.sample_f1_at_best_test_step(0.9, TABLE[TABLE["run"] == "."])
+    with pytest.raises(CheckFailed, match="has no 'f1_macro' in run 'eval_training_sample'"):
+        checks.sample_f1_at_best_test_step(0.9, TABLE[TABLE["run"] != "eval_training_sample"])
+
+
+# --- exercise 3: the most common mistake in a confusion matrix ------------------
+
+MATRIX = np.array([[50, 1, 0],
+                   [7, 40, 2],
+                   [0, 3, 45]])
+
+
+@pytest.mark.parametrize("answer", [(1, 0), [np.int64(1), np.int64(0)], (np.int32(1), 0)],
+                         ids=["tuple", "list of numpy", "mixed"])
+def test_most_confused_pair_correct(answer, capsys):
+    checks.most_confused_pair(answer, MATRIX)
+    assert capsys.readouterr().out.startswith("Correct: true 1 predicted as 0: 7 test images")
+
+
+WRONG_EX3 = [
+    (None, "`most_confused` is still None"),
+    (7, "should be a pair of two class numbers"),
+    ((1.0, 0.0), "should be a pair of two class numbers"),
+    ((True, False), "should be a pair of two class numbers"),
+    ((1, 0, 7), "should be a pair of two class numbers"),
+    ((1, 5), "outside"),
+    ((0, 0), "on the diagonal"),
+    ((0, 1), "a 0 read as a 1 happened 1 times, fewer than the most common mistake: the pair is (true digit, "
+     "predicted digit)"),
+    ((2, 1), "happened 3 times; the most common mistake happened 7 times"),
+    ((1, 1), "on the diagonal"),
+]
+
+
+@pytest.mark.parametrize("answer, words", WRONG_EX3, ids=["blank", "number", "floats", "bools", "triple",
+                                                         "outside", "diagonal", "swapped", "smaller", "largest count"])
+def test_most_confused_pair_explains_mistakes(answer, words):
+    with pytest.raises(CheckFailed) as caught:
+        checks.most_confused_pair(answer, MATRIX)
+    assert words in str(caught.value)
+    assert "(1, 0)" not in str(caught.value) and "1 read as a 0" not in str(caught.value)  # never the answer
+
+
+def test_the_bank_is_counted_in_the_closing_note():
+    import json
+    notebook = ROOT / "notebooks" / "06_metrics_and_tensorboard.ipynb"
+    text = "".join("".join(cell["source"]) for cell in json.loads(notebook.read_text())["cells"])
+    count = len(WRONG_EX1) + len(WRONG_EX2) + len(WRONG_EX3)
+    assert f"tried on {count} wrong answers" in text

@@ -1,0 +1,245 @@
+"""Every message of notebook 07's exercise checks.
+
+Exercise 1 is arithmetic on a timeline. Exercise 2's check reads the hook the
+learner made (its should_stop_fn's settings) and a real Estimator's model_dir:
+here a tiny model is trained for a few steps with ``train()`` and its
+evaluation files are written by hand, so each outcome (stopped where a working
+hook stops, ran to max_steps with or without skipped evaluations, wrong folder)
+is reached in a second or two. Each plausible wrong answer is one case of
+``WRONG_HOOKS`` or one test below.
+"""
+
+from tests import ROOT
+
+import pytest
+import tensorflow as tf
+
+from helpers import checks
+from helpers.problems import CheckFailed
+from tests.eval_fixtures import write_eval_events
+
+# --- exercise 1: the hook's decision on a timeline ------------------------------
+
+
+def test_exercise_1_correct(capsys):
+    checks.hook_decision({"best_step": 1200, "stops_after": 1800})
+    out = capsys.readouterr().out
+    assert out.startswith("Correct: the best evaluation counted is at step 1200")
+    assert "training ends at 1801" in out
+
+
+def test_exercise_1_accepts_whole_floats(capsys):
+    checks.hook_decision({"best_step": 1200.0, "stops_after": 1800})
+    assert "Correct" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("answer, message", [
+    (None, "`decision` is still None"),
+    ([1200, 1800], "should be a dict with the two keys 'best_step' and 'stops_after'"),
+    ({"best_step": 1200}, "should be a dict with the two keys"),
+    ({"best_step": "1200", "stops_after": 1800}, "decision['best_step'] should be a global step"),
+    ({"best_step": 1200, "stops_after": 1800.5}, "decision['stops_after'] should be a global step"),
+    ({"best_step": 600, "stops_after": 1200}, "is below min_steps=1000"),
+    ({"best_step": 1600, "stops_after": None}, "an equal value is not an increase"),
+    ({"best_step": 2000, "stops_after": None}, "an equal value is not an increase"),
+    ({"best_step": 2200, "stops_after": None}, "the hook asks to stop before step 2200"),
+    ({"best_step": 1300, "stops_after": 1800}, "there is no evaluation at step 1300"),
+    ({"best_step": 1000, "stops_after": 1600}, "decision['best_step']: 1000 is not it"),
+    ({"best_step": 1200, "stops_after": 1801}, "1801 is where training ends"),
+    ({"best_step": 1200, "stops_after": 2000}, "reaching it is enough"),
+    ({"best_step": 1200, "stops_after": None}, "the hook does stop"),
+    ({"best_step": 1200, "stops_after": 1600}, "1600 is not it"),
+])
+def test_exercise_1_messages(answer, message):
+    with pytest.raises(CheckFailed) as caught:
+        checks.hook_decision(answer)
+    assert message in str(caught.value)
+    for right in ("1200", "1800"):  # the message names the mistake, never the answer
+        assert right not in str(caught.value) or right in repr(answer)
+
+
+def test_exercise_1_other_scenario(capsys):
+    scenario = {"timeline": {100: 0.5, 200: 0.6, 300: 0.6, 400: 0.55}, "patience": 200, "min_steps": 0}
+    checks.hook_decision({"best_step": 200, "stops_after": 400}, scenario=scenario)
+    assert "training ends at 401" in capsys.readouterr().out
+
+
+# --- exercise 2: the fixed hook and the run it stopped --------------------------------
+
+EVERY, PATIENCE, MAX_STEPS = 20, 20, 100
+STOP = EVERY + PATIENCE + 1  # where a working hook stops the model that cannot learn
+increase = tf.estimator.experimental.stop_if_no_increase_hook
+decrease = tf.estimator.experimental.stop_if_no_decrease_hook
+
+
+def tiny_model_fn(features, labels, mode):
+    weight = tf.compat.v1.get_variable("w", initializer=1.0)
+    loss = tf.reduce_mean((features["x"] * weight - labels) ** 2)
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.01).minimize(
+        loss, global_step=tf.compat.v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def tiny_input_fn():
+    return tf.data.Dataset.from_tensors(({"x": [1.0]}, [2.0])).repeat()
+
+
+def run_like(model_dir, final_step, evaluated_at, eval_name="holdout"):
+    """An Estimator trained to ``final_step`` whose evaluations (the exercise's keys) are at ``evaluated_at``."""
+    estimator = tf.estimator.Estimator(tiny_model_fn, model_dir=str(model_dir),
+                                       config=tf.estimator.RunConfig(log_step_count_steps=1000))
+    estimator.train(tiny_input_fn, max_steps=final_step)
+    write_eval_events(estimator.eval_dir(eval_name),
+                      {step: {"accuracy": 0.1, "precision_": 0.01, "loss": 2.3} for step in evaluated_at})
+    return estimator
+
+
+def good_hook(estimator, **changes):
+    """The exercise's hook, fixed, with ``changes`` to its arguments (a wrong answer)."""
+    arguments = dict(metric_name="precision_", max_steps_without_increase=PATIENCE,
+                     eval_dir=estimator.eval_dir("holdout"), run_every_secs=None, run_every_steps=EVERY)
+    return increase(estimator, **dict(arguments, **changes))
+
+
+def check(estimator, hook=None, broken="elsewhere"):
+    hook = good_hook(estimator) if hook is None else hook
+    checks.stopped_early(estimator, hook, broken_model_dir=broken, max_steps=MAX_STEPS, eval_name="holdout",
+                         every=EVERY, patience=PATIENCE)
+
+
+@pytest.fixture(scope="module")
+def stopped(tmp_path_factory):
+    """A run that stopped where a working hook stops it."""
+    return run_like(tmp_path_factory.mktemp("stopped"), STOP, [20, 40, STOP])
+
+
+def test_exercise_2_correct(stopped, capsys):
+    check(stopped)
+    out = capsys.readouterr().out
+    assert out.startswith("Correct: the hook watched the macro precision in eval_holdout/")
+    assert "stopped training at step 41, 20 steps after the first evaluation, before max_steps=100" in out
+
+
+def test_exercise_2_accepts_a_hook_that_looks_more_often(stopped, capsys):
+    check(stopped, good_hook(stopped, run_every_steps=1))
+    assert "Correct" in capsys.readouterr().out
+
+
+# The issue's case first: the decrease hook on the loss stops this model at the same step, and is not the exercise.
+WRONG_HOOKS = {
+    "decrease hook on the loss": (
+        lambda e: decrease(e, "loss", PATIENCE, eval_dir=e.eval_dir("holdout"), run_every_secs=None,
+                           run_every_steps=EVERY),
+        "waits for a decrease, as for a loss: the exercise keeps stop_if_no_increase_hook"),
+    "decrease hook on the precision": (
+        lambda e: decrease(e, "precision_", PATIENCE, eval_dir=e.eval_dir("holdout"), run_every_secs=None,
+                           run_every_steps=EVERY),
+        "waits for a decrease"),
+    "the accuracy instead of the precision": (
+        lambda e: good_hook(e, metric_name="accuracy"), "watches 'accuracy', another of the model's results"),
+    "the increase hook on the loss": (
+        lambda e: good_hook(e, metric_name="loss"), "watches 'loss', another of the model's results"),
+    "the broken run's name kept": (
+        lambda e: good_hook(e, metric_name="precision"),
+        "watches 'precision', which is not among this model's evaluation results"),
+    "the helpers' name for it": (
+        lambda e: good_hook(e, metric_name="precision_macro"), "watches 'precision_macro', which is not among"),
+    "the article's key for accuracy": (
+        lambda e: good_hook(e, metric_name="acc"), "watches 'acc', which is not among"),
+    "patience in evaluations": (
+        lambda e: good_hook(e, max_steps_without_increase=1),
+        "max_steps_without_increase=1: keep PATIENCE_DEMO, 20 steps (patience counts global steps, not evaluations)"),
+    "a longer patience": (
+        lambda e: good_hook(e, max_steps_without_increase=40), "max_steps_without_increase=40: keep PATIENCE_DEMO"),
+    "min_steps added": (lambda e: good_hook(e, min_steps=EVERY + 1), "has min_steps=21"),
+    "eval_dir left out": (
+        lambda e: good_hook(e, eval_dir=None), "/eval, but fixed_estimator's EvalSpec(name='holdout') writes to"),
+    "the broken run's folder": (
+        lambda e: good_hook(e, eval_dir="elsewhere/eval_holdout"), "reads elsewhere/eval_holdout, but"),
+    "the default timer": (
+        lambda e: increase(e, "precision_", PATIENCE, eval_dir=e.eval_dir("holdout")), "looks every 60 seconds"),
+    "the article's timer": (
+        lambda e: good_hook(e, run_every_secs=120, run_every_steps=None), "looks every 120 seconds"),
+    "looks less often than it evaluates": (
+        lambda e: good_hook(e, run_every_steps=50), "looks every 50 steps, less often than evaluation runs"),
+    "a hook of its own rule": (
+        lambda e: tf.estimator.experimental.make_early_stopping_hook(e, lambda: False, run_every_secs=None,
+                                                                     run_every_steps=EVERY),
+        "should be what stop_if_no_increase_hook returns, not _StopOnPredicateHook"),
+    "the hook's should_stop_fn": (
+        lambda e: good_hook(e)._should_stop_fn, "should be what stop_if_no_increase_hook returns, not function"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(WRONG_HOOKS))
+def test_exercise_2_wrong_hooks(stopped, case):
+    make, message = WRONG_HOOKS[case]
+    with pytest.raises(CheckFailed) as caught:
+        check(stopped, make(stopped))
+    assert message in str(caught.value)
+    assert "precision_'" not in str(caught.value)  # the message names the mistake, never the answer
+
+
+def test_exercise_2_blank():
+    with pytest.raises(CheckFailed, match="`fixed_estimator` is still None"):
+        check(None, hook="unused")
+
+
+def test_exercise_2_hook_left_blank(stopped):
+    with pytest.raises(CheckFailed, match="`fixed_hook` is still None"):
+        checks.stopped_early(stopped, None, broken_model_dir="elsewhere", max_steps=MAX_STEPS,
+                             eval_name="holdout", every=EVERY, patience=PATIENCE)
+
+
+def test_exercise_2_not_an_estimator():
+    with pytest.raises(CheckFailed, match="should be a tf.estimator.Estimator, not str"):
+        check("model", hook="unused")
+
+
+def test_exercise_2_same_model_dir(tmp_path):
+    estimator = tf.estimator.Estimator(tiny_model_fn, model_dir=str(tmp_path))
+    with pytest.raises(CheckFailed, match="uses the broken run's model_dir"):
+        check(estimator, broken=tmp_path)
+
+
+def test_exercise_2_not_run(tmp_path):
+    with pytest.raises(CheckFailed, match="has no checkpoint yet"):
+        check(tf.estimator.Estimator(tiny_model_fn, model_dir=str(tmp_path)))
+
+
+def test_exercise_2_evaluations_elsewhere(tmp_path):
+    with pytest.raises(CheckFailed, match=r"no evaluations in eval_holdout/ \(found: eval\)"):
+        check(run_like(tmp_path, STOP, [20, 40, STOP], eval_name=None))
+
+
+def test_exercise_2_throttled(tmp_path):
+    with pytest.raises(CheckFailed, match="ran to max_steps=100 and evaluations were skipped .* by default "
+                       "train_and_evaluate evaluates at most every 10 minutes "
+                       "\\(section 'Trap 4: evaluations skipped by `throttle_secs`'\\)"):
+        check(run_like(tmp_path, MAX_STEPS, [20, MAX_STEPS]))
+
+
+def test_exercise_2_stopped_but_skipped(tmp_path):
+    with pytest.raises(CheckFailed, match="training stopped at step 41, but evaluations were skipped"):
+        check(run_like(tmp_path, STOP, [20, STOP]))
+
+
+def test_exercise_2_run_with_another_hook(tmp_path):
+    # fixed_hook right, but the run used the broken cell's hook: every evaluation written, no stop
+    with pytest.raises(CheckFailed, match="training ended at step 100, and a working hook stops this model at step "
+                       "41: run train_and_evaluate with fixed_hook in the TrainSpec"):
+        check(run_like(tmp_path, MAX_STEPS, list(range(20, MAX_STEPS + 1, 20))))
+
+
+def test_exercise_2_run_that_raised(tmp_path):
+    # the solution cell raised (KeyError) after the first evaluation: the run ended at its last checkpoint
+    with pytest.raises(CheckFailed, match=r"training ended at step 20, .* \(a run that raised ends at its last "
+                       "checkpoint"):
+        check(run_like(tmp_path, 20, [20]))
+
+
+def test_exercise_2_messages_never_give_the_answer():
+    source = (ROOT / "helpers" / "checks" / "notebook07.py").read_text(
+        encoding="utf-8")
+    start = source.index("def _hook_problem")
+    assert "precision_'" not in source[start:] and '"precision_"' not in source[start:]  # in EXERCISE_2 only

@@ -1,0 +1,138 @@
+"""Every message of notebook 08's exercise checks.
+
+Exercise 1's check loads a real SavedModel: a tiny CNN is trained for one
+step on random images and exported here, once with a raw-image receiver and
+once with a parsing receiver, in a few seconds.
+"""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from helpers import checks, export
+from helpers.problems import CheckFailed
+from tests.helpers.test_export import tiny_estimator
+
+
+@pytest.fixture(scope="module")
+def exports(tmp_path_factory):
+    root = tmp_path_factory.mktemp("checks08")
+    estimator = tiny_estimator(root / "model")
+
+    def pixels_receiver_fn():
+        images = tf.compat.v1.placeholder(tf.float32, [None, 28, 28], name="pixels")
+        return tf.estimator.export.ServingInputReceiver({"image": images}, {"pixels": images})
+
+    raw = estimator.export_saved_model(str(root / "raw"), pixels_receiver_fn).decode()
+    spec = {"image": tf.io.FixedLenFeature([28, 28], tf.float32)}
+    parsing = estimator.export_saved_model(
+        str(root / "parsing"), tf.estimator.export.build_parsing_serving_input_receiver_fn(spec)).decode()
+    renamed = estimator.export_saved_model(str(root / "renamed"), export.serving_input_receiver_fn).decode()
+    images = np.random.default_rng(3).random((6, 28, 28), dtype=np.float32)
+    classes = tf.saved_model.load(raw).signatures["serving_default"](pixels=tf.constant(images))["classes"].numpy()
+    return {"raw": raw, "parsing": parsing, "renamed": renamed, "images": images, "classes": classes, "root": root}
+
+
+# --- exercise 1: the fixed serving receiver ------------------------------------
+
+
+def test_exercise_1_correct(exports, capsys):
+    checks.fixed_serving_export(exports["raw"], exports["images"], exports["classes"])
+    out = capsys.readouterr().out
+    assert out.startswith("Correct: the serving input 'pixels' feeds the model's feature 'image'")
+    assert "on all 6 digits" in out
+
+
+def test_exercise_1_accepts_bytes(exports, capsys):
+    checks.fixed_serving_export(exports["raw"].encode(), exports["images"], exports["classes"])
+    assert "Correct" in capsys.readouterr().out
+
+
+def test_exercise_1_blank(exports):
+    with pytest.raises(CheckFailed, match="`fixed_export_dir` is still None"):
+        checks.fixed_serving_export(None, exports["images"], exports["classes"])
+
+
+def test_exercise_1_not_a_path(exports):
+    with pytest.raises(CheckFailed, match="should be the export directory .* not a dict"):
+        checks.fixed_serving_export({}, exports["images"], exports["classes"])
+
+
+def test_exercise_1_no_saved_model(exports):
+    with pytest.raises(CheckFailed, match="there is no saved_model.pb in"):
+        checks.fixed_serving_export(str(exports["root"]), exports["images"], exports["classes"])
+
+
+def test_exercise_1_parsing_receiver(exports):
+    with pytest.raises(CheckFailed, match=r"the serving input 'examples' is string .* float32 \[None, 28, 28\]"):
+        checks.fixed_serving_export(exports["parsing"], exports["images"], exports["classes"])
+
+
+def test_exercise_1_clients_must_not_change(exports):
+    """Everything renamed to 'image': it exports, but the clients that send 'pixels' break."""
+    with pytest.raises(CheckFailed, match="the serving input is called 'image', but the clients send 'pixels'"):
+        checks.fixed_serving_export(exports["renamed"], exports["images"], exports["classes"])
+
+
+def test_exercise_1_other_predictions(exports):
+    wrong = (exports["classes"] + 1) % 10
+    with pytest.raises(CheckFailed, match="predicts a different class for 6 of 6 test digits"):
+        checks.fixed_serving_export(exports["raw"], exports["images"], wrong)
+
+
+# --- exercise 2: the first digit the model gets wrong --------------------------
+
+LABELS = np.array([7, 2, 1, 0, 4, 1, 4, 9, 5, 9, 0, 6, 9, 0, 1, 5])
+CLASSES = LABELS.copy()
+CLASSES[[12, 14]] = [4, 7]  # digit 12 (a 9 read as a 4) is the first mistake, digit 14 the last
+
+
+def test_exercise_2_correct(capsys):
+    checks.first_wrong_digit(12, LABELS, CLASSES)
+    assert capsys.readouterr().out.startswith("Correct: test digit 12 is the first the model gets wrong (a 9 read "
+                                              "as a 4), and no prediction graph was left open")
+
+
+@pytest.mark.parametrize("answer", [np.int64(12), np.array(12), np.array([12])], ids=["np.int64", "0-d", "1 item"])
+def test_exercise_2_accepts_numpy_numbers(answer, capsys):
+    checks.first_wrong_digit(answer, LABELS, CLASSES)
+    assert "Correct" in capsys.readouterr().out
+
+
+def _generator():
+    yield {"classes": 7}
+
+
+# (a wrong answer a learner gives, what the message must say); the position itself is never in the message
+WRONG_ANSWERS = {
+    "unanswered": (None, "`first_wrong` is still None"),
+    "the generator itself": (_generator(), "is a generator: predict only runs when you read it"),
+    "the prediction dict": ({"classes": 4}, "is a prediction (a dict with the keys ['classes'])"),
+    "a float position": (12.0, "should be a whole number"),
+    "a string": ("12", "should be a whole number"),
+    "True for 'there is one'": (True, "should be a whole number"),
+    "counted from 1": (13, "one past it: positions count from 0"),
+    "how many are wrong": (2, "that is how many test digits are wrong"),
+    "the last wrong digit": (14, "that is the last digit the model gets wrong"),
+    "the true label of that digit": (9, "the model gets test digit 9 right; a class or a label is not a position"),
+    "the predicted class": (4, "the model gets test digit 4 right; a class or a label is not a position"),
+    "a right digit": (3, "the model classifies test digit 3 correctly"),
+    "past the end": (16, "there is no test digit 16"),
+    "minus one (not found)": (-1, "there is no test digit -1"),
+}
+
+
+@pytest.mark.parametrize("answer, message", WRONG_ANSWERS.values(), ids=WRONG_ANSWERS)
+def test_exercise_2_wrong_answers(answer, message):
+    with pytest.raises(CheckFailed) as caught:
+        checks.first_wrong_digit(answer, LABELS, CLASSES)
+    assert message in str(caught.value)
+    assert "12" not in str(caught.value).replace(repr(answer), "")
+
+
+def test_exercise_2_a_generator_left_open():
+    """The right position, read from a predict generator that was never closed: its graph is still the default."""
+    with tf.Graph().as_default() as graph:
+        graph.finalize()
+        with pytest.raises(CheckFailed, match="the position is right, but the prediction graph is still"):
+            checks.first_wrong_digit(12, LABELS, CLASSES)

@@ -1,0 +1,77 @@
+"""`make lab` serves JupyterLab with the course's notebooks and kernel.
+
+Starts the README's first command on a free loopback port and asks the Jupyter
+server's REST API what it serves, and JupyterLab's settings API whether the
+course's overrides (tools/jupyterlab_overrides.json: no "Jupyter news" prompt)
+are in force; then stops it (and everything it started).
+"""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+
+from tests import ROOT
+
+TOKEN = "workbook-test-token"
+NOTIFICATION = "@jupyterlab/apputils-extension:notification"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _get(url: str):
+    request = urllib.request.Request(url, headers={"Authorization": f"token {TOKEN}"})
+    with urllib.request.urlopen(request, timeout=5) as response:
+        return json.load(response)
+
+
+def test_make_lab_serves_the_notebooks_and_the_kernel(tmp_path):
+    port = _free_port()
+    args = f"--no-browser --ip=127.0.0.1 --port={port} --IdentityProvider.token={TOKEN}"
+    server = subprocess.Popen(
+        ["make", "--no-print-directory", "lab", f"LAB_ARGS={args}"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True,
+        env={**{k: v for k, v in os.environ.items() if k != "WORKBOOK_FAST"},
+             "JUPYTERLAB_SETTINGS_DIR": str(tmp_path)},  # no user's settings: the defaults decide
+    )
+    base = f"http://127.0.0.1:{port}/api"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                contents = _get(f"{base}/contents")
+                break
+            except (urllib.error.URLError, ConnectionError):
+                assert server.poll() is None, f"make lab exited:\n{server.stdout.read()}"
+                assert time.monotonic() < deadline, "JupyterLab did not answer within 120 s"
+                time.sleep(1)
+        names = {item["name"] for item in contents["content"]}
+        assert "00_setup_and_data.ipynb" in names, names
+        assert "student" in names
+        kernels = _get(f"{base}/kernelspecs")["kernelspecs"]
+        assert "estimator-workbook" in kernels
+        assert kernels["estimator-workbook"]["spec"]["display_name"] == "Estimator workbook (TF 2.15)"
+        lab_page = urllib.request.urlopen(f"http://127.0.0.1:{port}/lab?token={TOKEN}", timeout=5)
+        assert lab_page.status == 200
+        # JupyterLab asks about the news when the setting's composite (the user's value, else the
+        # schema's default, which the overrides set) is "none"; no user's value here.
+        notification = _get(f"http://127.0.0.1:{port}/lab/api/settings/{NOTIFICATION}")
+        assert notification["settings"] == {}, notification["settings"]
+        assert notification["schema"]["properties"]["fetchNews"]["default"] == "false"
+        assert notification["schema"]["properties"]["checkForUpdates"]["default"] is False
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
