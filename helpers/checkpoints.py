@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import tensorflow as tf
 
-from .model_fn_checker import shorten_graph_message
+from .model_graph import shorten_graph_message
 from .problems import NotReady, UsageProblem
 
 

@@ -11,7 +11,6 @@ import html
 import inspect
 import linecache
 import logging
-import random
 import re
 import sys
 import textwrap
@@ -29,8 +28,9 @@ from tensorflow.python.util import function_utils
 from tensorflow_estimator.python.estimator import model_fn as model_fn_lib
 
 from .logs import logger_level
+from .model_graph import call_like_estimator, estimator_graph, shorten_graph_message, tiny_batch
 from .problems import WorkbookProblem, similar_names
-from .settings import PROJECT_ROOT, SEED
+from .settings import PROJECT_ROOT
 
 ModeKeys = tf.estimator.ModeKeys
 
@@ -628,54 +628,6 @@ SPEC_ERRORS = (  # EstimatorSpec's own ValueError -> the sentence
 )
 
 
-@contextlib.contextmanager
-def estimator_graph() -> Iterator[tf.Graph]:
-    """A fresh default graph with a global step and the course's seeds, as Estimator builds one. Keras layers built
-    in it get seeds from their own generator: the same weights on every run, the learner's random streams untouched."""
-    from keras.src import backend as keras_backend  # the Keras 2.15 that TensorFlow 2.15 uses
-    class IntegerSeeds(random.Random):  # Keras asks for randint(1, 1e9); Python 3.11 deprecates the float bound
-        def randint(self, a, b):
-            return super().randint(int(a), int(b))
-    seeds = mock.patch.object(keras_backend._SEED_GENERATOR, "generator", IntegerSeeds(SEED), create=True)
-    with seeds, tf.Graph().as_default() as graph:
-        tf.compat.v1.set_random_seed(SEED)
-        tf.compat.v1.train.get_or_create_global_step()
-        yield graph
-
-
-def call_like_estimator(model_fn: Callable, features, labels, mode: str, params: dict | None) -> object:
-    """Call ``model_fn`` with the keyword arguments an Estimator would pass it."""
-    args = function_utils.fn_args(model_fn)
-    given = {"labels": labels, "mode": mode, "params": dict(params or {}),
-             "config": tf.estimator.RunConfig(tf_random_seed=SEED) if "config" in args else None}
-    return model_fn(features=features, **{name: value for name, value in given.items() if name in args})
-
-
-def build_graph(model_fn: Callable, params: dict | None = None, mode: str = ModeKeys.TRAIN,
-                features_like=None, labels_like=None) -> tf.Graph:
-    """The graph ``model_fn`` builds in ``mode`` (nothing runs), on placeholders like the course's input or like
-    ``features_like`` / ``labels_like``; labels are None in PREDICT, as Estimator passes them."""
-    if features_like is None:
-        features_like = {"image": tf.TensorSpec([None, 28, 28], tf.float32, name="image")}
-        labels_like = tf.TensorSpec([None], tf.int32, name="labels")
-    def placeholders(like):
-        return tf.nest.map_structure(lambda x: tf.compat.v1.placeholder(
-            x.dtype, x.shape, name=x.name if isinstance(x, tf.TensorSpec) else None), like)
-    with estimator_graph() as graph:
-        features = placeholders(features_like)
-        labels = None if mode == ModeKeys.PREDICT or labels_like is None else placeholders(labels_like)
-        call_like_estimator(model_fn, features, labels, mode, params)
-    return graph
-
-
-def tiny_batch(batch_size: int = 4, with_labels: bool = True) -> tuple[dict, tf.Tensor | None]:
-    """Features (uniform noise) and labels as the course's input functions deliver them, batch size unknown."""
-    images = np.random.RandomState(SEED).uniform(0.0, 1.0, size=(batch_size, 28, 28)).astype(np.float32)
-    features = {"image": tf.compat.v1.placeholder_with_default(images, [None, 28, 28], name="image")}
-    ids = (np.arange(batch_size) % 10).astype(np.int32)
-    return features, tf.compat.v1.placeholder_with_default(ids, [None], name="labels") if with_labels else None
-
-
 def _builds_with_labels(model_fn: Callable, params: dict | None, batch_size: int) -> bool:
     """True when the PREDICT branch builds once it is given labels (so labels=None made it fail)."""
     with estimator_graph():
@@ -776,18 +728,6 @@ def _tf1_name(message: str) -> str | None:
     parts = [part for part in path.split(".") if part] + [match.group(2)]
     target = functools.reduce(lambda module, part: getattr(module, part, None), parts, tf.compat.v1)
     return None if target is None else "tf.compat.v1." + ".".join(parts)
-
-
-def shorten_graph_message(message: str) -> str:
-    """``message`` without the "Detected at node … defined at (most recent call last)" file lines."""
-    kept, skipping = [], False
-    for line in message.splitlines():
-        if line.startswith("Detected at node") and "defined at" in line:
-            skipping = True
-        elif not (skipping and line.lstrip().startswith("File ")):
-            skipping = False
-            kept.append(line)
-    return "\n".join(kept).strip()
 
 
 def _run_error(error: tf.errors.OpError) -> str:

@@ -1,5 +1,5 @@
-"""Exercise checks of notebook 05 (hooks): the names of unnamed tensors, a stopping hook trained on a one-variable
-model, the steps a hook logs."""
+"""Exercise checks of notebook 05 (hooks): the names of unnamed tensors, a stopping hook trained on
+a one-variable model, the steps a hook logs."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from .notebook04 import train_ranges
 
 __all__ = ["output_layer_tensors", "stop_below_hook", "logged_steps"]
 
-# Exercise 1: the tensors of the course CNN's output layer a hook should log, for each tag (any of the names).
+# Exercise 1: the tensors of the course CNN's output layer a hook should log, for each tag (any of
+# the names).
 EXERCISE_1_EXPECTED = {
     "logits": {"dense_1/BiasAdd:0"},
     "output bias": {"dense_1/bias/Read/ReadVariableOp:0", "dense_1/BiasAdd/ReadVariableOp:0"},
@@ -34,10 +35,13 @@ def _which_tensor(tag: str, tensor) -> str:
         if shape == (None, 10) and op.type == "MatMul":
             return f"{found} comes before the output layer adds its bias"
         if shape and len(shape) == 2 and shape[-1] != 10:
-            return f"{found} belongs to the hidden layer: the logits are the output layer's, one per class"
-        return f"{found} is not the output layer's result, the ten numbers per example the softmax reads"
+            return (f"{found} belongs to the hidden layer: the logits are the output layer's, one "
+                    "per class")
+        return (f"{found} is not the output layer's result, the ten numbers per example the "
+                "softmax reads")
     if shape and shape[0] is None:
-        return f"{found} has one row per example: the bias is a variable, the same for every example"
+        return (f"{found} has one row per example: the bias is a variable, the same for every "
+                "example")
     if shape == (10,):
         return f"{found} has the bias's shape but is not its value as a hook reads it"
     if shape and len(shape) == 2:
@@ -47,103 +51,127 @@ def _which_tensor(tag: str, tensor) -> str:
     return f"{found} is not the value of the output layer's bias"
 
 
-def output_layer_tensors(answer, model_fn, params: dict, expected: dict = EXERCISE_1_EXPECTED) -> None:
-    """Notebook 05, exercise 1: ``{tag: name}`` whose names resolve to the output layer's logits and bias value."""
+def output_layer_tensors(
+    answer, model_fn, params: dict, expected: dict = EXERCISE_1_EXPECTED
+) -> None:
+    """Notebook 05, exercise 1: ``{tag: name}`` whose names resolve to the output layer's logits and
+    bias value."""
     require_answer(answer, "output_tensors")
-    from ..hooks import MissingTensor, VariableHandle, resolve_tensors
-    from ..model_fn_checker import build_graph
+    from ..model_graph import build_graph
+    from ..tensor_names import MissingTensor, VariableHandle, resolve_tensors
     if not isinstance(answer, dict):
-        raise CheckFailed("`output_tensors` should be a dict {tag: tensor name}, like the one a hook is given")
+        raise CheckFailed("`output_tensors` should be a dict {tag: tensor name}, like the one a "
+                          "hook is given")
     if set(answer) != set(expected):
         raise CheckFailed(f"`output_tensors` should have the tags {sorted(expected)}, not "
-                          f"{sorted(map(str, answer))}: a hook logs each tag's tensor under that tag")
+                          f"{sorted(map(str, answer))}: a hook logs each tag's tensor under that "
+                          "tag")
     graph = build_graph(model_fn, params)
     for tag, name in answer.items():
         if not isinstance(name, str):
-            raise CheckFailed(f"output_tensors[{tag!r}] should be a tensor *name* (a string), as a hook is given")
+            raise CheckFailed(f"output_tensors[{tag!r}] should be a tensor *name* (a string), as a "
+                              "hook is given")
         try:
             tensor = resolve_tensors([name], graph)[name]
         except VariableHandle:
-            raise CheckFailed(f"output_tensors[{tag!r}] = {name!r} names a variable: a hook would get its handle "
-                              f"(dtype resource), not its value ({HANDLE_SECTION})") from None
+            raise CheckFailed(f"output_tensors[{tag!r}] = {name!r} names a variable: a hook would "
+                              "get its handle (dtype resource), not its value "
+                              f"({HANDLE_SECTION})") from None
         except MissingTensor:
             raise CheckFailed(
-                f"output_tensors[{tag!r}] = {name!r} names no tensor in the CNN's graph, so a hook would fail when "
-                f"training starts: tensor_table lists the names there ({NAMING_SECTION})") from None
+                f"output_tensors[{tag!r}] = {name!r} names no tensor in the CNN's graph, so a hook "
+                "would fail when training starts: tensor_table lists the names there "
+                f"({NAMING_SECTION})") from None
         if tensor.name not in expected[tag]:
-            raise CheckFailed(f"output_tensors[{tag!r}]: {_which_tensor(tag, tensor)} ({NAMING_SECTION})")
+            raise CheckFailed(f"output_tensors[{tag!r}]: {_which_tensor(tag, tensor)} "
+                              f"({NAMING_SECTION})")
     correct("both names are in the graph: " + ", ".join(
         f"{tag} -> {resolve_tensors([answer[tag]], graph)[answer[tag]].name}" for tag in expected))
 
 
-STOP_THRESHOLD = 0.5  # exercise 2: the tiny model's loss 0.98**(2t) at global step t is first below it at t = 18
+# exercise 2: the tiny model's loss 0.98**(2t) at global step t is first below it at t = 18
+STOP_THRESHOLD = 0.5
 TINY_LOSS = "tiny/loss"
 
 
 def _train_tiny(hook, **how_long) -> int:
-    """Train a one-variable model (loss 0.98**(2t) at global step t) with the learner's hook; the last step."""
+    """Train a one-variable model (loss 0.98**(2t) at global step t) with the learner's hook; the
+    last step."""
     import tensorflow as tf
-    from ..logs import quiet_log
+    from ..logs import logger_level
 
     def tiny_model_fn(features, labels, mode):
-        weight = tf.compat.v1.get_variable("w", initializer=1.0)  # gradient descent: w_t = 2 - 0.98**t
+        # gradient descent: w_t = 2 - 0.98**t
+        weight = tf.compat.v1.get_variable("w", initializer=1.0)
         loss = tf.identity(tf.reduce_mean((features["x"] * weight - labels) ** 2), name=TINY_LOSS)
         train_op = tf.compat.v1.train.GradientDescentOptimizer(0.01).minimize(
             loss, global_step=tf.compat.v1.train.get_global_step())
         return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
-    config = tf.estimator.RunConfig(tf_random_seed=1, log_step_count_steps=None, save_summary_steps=None)
+    config = tf.estimator.RunConfig(
+        tf_random_seed=1, log_step_count_steps=None, save_summary_steps=None
+    )
     with tempfile.TemporaryDirectory() as model_dir:
         estimator = tf.estimator.Estimator(tiny_model_fn, model_dir=model_dir, config=config)
-        with quiet_log("ERROR"):
+        with logger_level("ERROR"):
             try:
-                estimator.train(lambda: tf.data.Dataset.from_tensors(({"x": [1.0]}, [2.0])).repeat(),
-                                hooks=[hook], **how_long)
+                estimator.train(
+                    lambda: tf.data.Dataset.from_tensors(({"x": [1.0]}, [2.0])).repeat(),
+                    hooks=[hook],
+                    **how_long,
+                )
             except Exception as error:  # the learner's hook failed: say so in one line
                 first_line = (str(error).strip().splitlines() or [""])[0]
-                raise CheckFailed(f"training with your hook raised {type(error).__name__}: {first_line}") from None
+                raise CheckFailed(f"training with your hook raised {type(error).__name__}: "
+                                  f"{first_line}") from None
         return int(estimator.get_variable_value("global_step"))
 
 
 def stop_below_hook(answer, threshold: float = STOP_THRESHOLD, steps: int = 100) -> None:
-    """Notebook 05, exercise 2: a hook class ``StopBelow(tensor_name, threshold)`` that ends training after the first
-    step whose value of the tensor is below ``threshold``."""
+    """Notebook 05, exercise 2: a hook class ``StopBelow(tensor_name, threshold)`` that ends
+    training after the first step whose value of the tensor is below ``threshold``."""
     require_answer(answer, "StopBelow")
     import tensorflow as tf
     if isinstance(answer, tf.estimator.SessionRunHook):
-        raise CheckFailed("`StopBelow` should be the class itself, not an instance of it (the check makes its own)")
+        raise CheckFailed("`StopBelow` should be the class itself, not an instance of it (the "
+                          "check makes its own)")
     if not inspect.isclass(answer) or not issubclass(answer, tf.estimator.SessionRunHook):
-        raise CheckFailed("`StopBelow` should be a class that subclasses tf.estimator.SessionRunHook")
+        raise CheckFailed("`StopBelow` should be a class that subclasses "
+                          "tf.estimator.SessionRunHook")
     try:
         hook = answer(TINY_LOSS, threshold)
     except TypeError as error:
-        raise CheckFailed(f"StopBelow({TINY_LOSS!r}, {threshold}) failed ({error}): it should take the tensor's "
-                          "name and the threshold") from None
-    except Exception as error:  # a typo in the learner's __init__: one line, not a traceback through here
+        raise CheckFailed(f"StopBelow({TINY_LOSS!r}, {threshold}) failed ({error}): it should take "
+                          "the tensor's name and the threshold") from None
+    # a typo in the learner's __init__: one line, not a traceback through here
+    except Exception as error:
         first_line = (str(error).strip().splitlines() or [""])[0]
         raise CheckFailed(f"StopBelow({TINY_LOSS!r}, {threshold}) raised {type(error).__name__}: "
                           f"{first_line}") from None
-    losses = [0.98 ** (2 * step) for step in range(steps + 1)]  # the loss each step computes, before its update
+    # the loss each step computes, before its update
+    losses = [0.98 ** (2 * step) for step in range(steps + 1)]
     first_below = next(step for step, loss in enumerate(losses) if loss < threshold)
     expected = first_below + 1  # that step's update is done when the hook asks to stop
     last = _train_tiny(hook, steps=steps)
-    where = (f"on a model whose loss falls below {threshold} in the step that starts at global step "
-             f"{first_below}, training should end at global step {expected}")
+    where = (f"on a model whose loss falls below {threshold} in the step that starts at global "
+             f"step {first_below}, training should end at global step {expected}")
     if last == expected:
-        correct(f"{where}, and it did: the run ended without an error after the first step below the threshold")
+        correct(f"{where}, and it did: the run ended without an error after the first step below "
+                "the threshold")
         return
     if last == steps:
         raise CheckFailed(f"training ran all {steps} steps: {where}; the hook never ended the run "
                           "(the table of the five methods says how a hook ends it)")
     if last == 1:
-        raise CheckFailed(f"training ended after the first step, whose loss {losses[0]:g} is above {threshold}: "
-                          "the comparison is the wrong way round")
+        raise CheckFailed(f"training ended after the first step, whose loss {losses[0]:g} is above "
+                          f"{threshold}: the comparison is the wrong way round")
     if last == expected + 1:
-        raise CheckFailed(f"training ended at global step {last}, one step late: {where}; ask to stop in the run "
-                          "that computed the value, when its result arrives")
+        raise CheckFailed(f"training ended at global step {last}, one step late: {where}; ask to "
+                          "stop in the run that computed the value, when its result arrives")
     if last < expected:
-        raise CheckFailed(f"training ended at global step {last}, too early: {where}; compare the value that the "
-                          "step itself fetched, not one read in a run of its own or after the update")
+        raise CheckFailed(f"training ended at global step {last}, too early: {where}; compare the "
+                          "value that the step itself fetched, not one read in a run of its own "
+                          "or after the update")
     raise CheckFailed(f"training ended at global step {last}: {where}")
 
 
@@ -151,26 +179,29 @@ def logged_steps(answer, calls=EXERCISE_3_CALLS, every_n_iter: int = EXERCISE_3_
     """Notebook 05, exercise 3: the values of ``step`` a LoggingTensorHook prints over ``calls``."""
     require_answer(answer, "logged_steps")
     if not isinstance(answer, (list, tuple)) or not all(is_whole_number(value) for value in answer):
-        raise CheckFailed("`logged_steps` should be a list of whole numbers: the values of `step` the hook logs, "
-                          "in order")
+        raise CheckFailed("`logged_steps` should be a list of whole numbers: the values of `step` "
+                          "the hook logs, in order")
     answer = [int(value) for value in answer]
-    runs = train_ranges(calls)  # for each call: the global steps its runs read (before their updates)
+    # for each call: the global steps its runs read (before their updates)
+    runs = train_ranges(calls)
     logged = [run[::every_n_iter] for run in runs]  # every_n_iter counts the hook's own runs
     expected = [step for call in logged for step in call]
     if answer == expected:
-        correct(f"the hook logs at steps {expected}: every {every_n_iter} of its own runs, starting with the "
-                "first run of each train() call")
+        correct(f"the hook logs at steps {expected}: every {every_n_iter} of its own runs, "
+                "starting with the first run of each train() call")
         return
     if answer == list(range(0, runs[-1].stop, every_n_iter)):
-        raise CheckFailed("every_n_iter counts the hook's own runs, and they start again from 0 in every train() "
-                          "call: the global step does not decide when it logs")
+        raise CheckFailed("every_n_iter counts the hook's own runs, and they start again from 0 "
+                          "in every train() call: the global step does not decide when it logs")
     if answer == [step for call in logged for step in call[1:]]:
-        raise CheckFailed("the hook also logs on its first run, the first step of every train() call")
+        raise CheckFailed("the hook also logs on its first run, the first step of every train() "
+                          "call")
     if answer == [step + 1 for step in expected]:
-        raise CheckFailed("`step` is read in the same run as the update, so it is the global step before it: "
-                          "a fresh model's first line says step = 0")
+        raise CheckFailed("`step` is read in the same run as the update, so it is the global step "
+                          "before it: a fresh model's first line says step = 0")
     described = "; ".join(
-        f"call {index + 1}, train(..., {kind}={count}), runs at global steps {call[0]} to {call[-1]}"
+        f"call {index + 1}, train(..., {kind}={count}), runs at global steps {call[0]} to "
+        f"{call[-1]}"
         if call else f"call {index + 1}, train(..., {kind}={count}), does not train at all"
         for index, ((kind, count), call) in enumerate(zip(calls, runs)))
     raise CheckFailed(f"{answer} is not it: {described}")

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from helpers import checkpoints, model_dirs, model_fn_checker, models
-from helpers.model_fn_checker import shorten_graph_message
+from helpers import checkpoints, model_dirs, model_graph, models
+from helpers.model_graph import shorten_graph_message
 from tests.notebook_code import definitions
 
 compare_with_checkpoint = definitions("04_training_and_checkpoints.ipynb")["compare_with_checkpoint"]
@@ -65,7 +65,7 @@ def test_crash_step_must_be_positive():
 
 def variable_shapes(model_fn, params):
     """``{name: shape}`` of the variables of ``model_fn``'s training graph, as compare_with_checkpoint reads them."""
-    graph = model_fn_checker.build_graph(model_fn, params)
+    graph = model_graph.build_graph(model_fn, params)
     variables = graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES)
     return {var.op.name: tuple(var.shape.as_list()) for var in variables}
 

@@ -8,7 +8,7 @@ exercise 2 trains a one-variable model with the learner's stopping hook; exercis
 import pytest
 import tensorflow as tf
 
-from helpers import checks, hooks, models
+from helpers import checks, models, tensor_names
 from helpers.problems import CheckFailed
 from tests.hook_fixtures import SMALL
 
@@ -67,9 +67,9 @@ def test_exercise_1_wrong_answers_fail_and_say_why(name):
 
 
 def test_exercise_1_right_names_are_in_the_graph_the_hook_sees():
-    """The expected tensors exist in the CNN's training graph, as `hooks.resolve_tensors` finds them."""
-    from helpers.model_fn_checker import build_graph
-    found = hooks.resolve_tensors(list(RIGHT.values()), build_graph(models.cnn_model_fn, SMALL))
+    """The expected tensors exist in the CNN's training graph, as `tensor_names.resolve_tensors` finds them."""
+    from helpers.model_graph import build_graph
+    found = tensor_names.resolve_tensors(list(RIGHT.values()), build_graph(models.cnn_model_fn, SMALL))
     assert [tensor.name for tensor in found.values()] == ["dense_1/BiasAdd:0", "dense_1/bias/Read/ReadVariableOp:0"]
 
 
@@ -83,7 +83,7 @@ class StopBelow(tf.estimator.SessionRunHook):
         self.tensor_name, self.threshold = tensor_name, threshold
 
     def begin(self):
-        self.tensor = hooks.resolve_tensors([self.tensor_name])[self.tensor_name]
+        self.tensor = tensor_names.resolve_tensors([self.tensor_name])[self.tensor_name]
 
     def before_run(self, run_context):
         return tf.estimator.SessionRunArgs(self.tensor)

@@ -1,4 +1,4 @@
-"""helpers.hooks (through notebook 05's CheckedLoggingTensorHook and Collector): a name that exists only in
+"""helpers.tensor_names (through notebook 05's CheckedLoggingTensorHook and Collector): a name that exists only in
 another mode's graph, and one string for many names.
 
 Each training or evaluation here fails in the hook's ``begin()``, before any
@@ -8,7 +8,7 @@ step runs, so the tests cost the graph builds only.
 import pytest
 import tensorflow as tf
 
-from helpers import hooks, models
+from helpers import models, tensor_names
 from tests.hook_fixtures import notebook_05
 
 CheckedLoggingTensorHook, Collector = notebook_05("CheckedLoggingTensorHook", "Collector")
@@ -37,7 +37,7 @@ def image_input_fn():  # the course's input: {"image": float32 [batch, 28, 28]},
     return tf.data.Dataset.from_tensors(({"image": tf.zeros([28, 28])}, tf.constant(3))).repeat(4).batch(2)
 
 
-def estimator_in(folder, model_fn=mode_model_fn, **kwargs):
+def quiet_estimator(folder, model_fn=mode_model_fn, **kwargs):
     config = tf.estimator.RunConfig(tf_random_seed=1, log_step_count_steps=None, save_summary_steps=None)
     return tf.estimator.Estimator(model_fn, model_dir=str(folder), config=config, **kwargs)
 
@@ -47,8 +47,8 @@ def estimator_in(folder, model_fn=mode_model_fn, **kwargs):
 
 def test_an_eval_only_tensor_given_to_train_is_said_to_be_eval_only(tmp_path):
     hook = CheckedLoggingTensorHook({"loss": "monitor/eval_loss"}, every_n_iter=1)
-    with pytest.raises(hooks.MissingTensor) as caught:
-        estimator_in(tmp_path).train(input_fn, steps=2, hooks=[hook])
+    with pytest.raises(tensor_names.MissingTensor) as caught:
+        quiet_estimator(tmp_path).train(input_fn, steps=2, hooks=[hook])
     assert str(caught.value) == (
         "'monitor/eval_loss' exists only in the EVAL graph of the model_fn, not in the TRAIN graph this hook "
         "runs in (train()): give the hook to evaluate(hooks=[...]), or build the tensor before the model_fn "
@@ -56,10 +56,10 @@ def test_an_eval_only_tensor_given_to_train_is_said_to_be_eval_only(tmp_path):
 
 
 def test_a_train_only_tensor_given_to_evaluate_is_said_to_be_train_only(tmp_path):
-    estimator = estimator_in(tmp_path)
+    estimator = quiet_estimator(tmp_path)
     estimator.train(input_fn, steps=1)
     hook = CheckedLoggingTensorHook(["monitor/train_loss", "monitor/eval_loss"], every_n_iter=1)
-    with pytest.raises(hooks.MissingTensor) as caught:
+    with pytest.raises(tensor_names.MissingTensor) as caught:
         estimator.evaluate(input_fn, hooks=[hook])
     assert str(caught.value).startswith(
         "'monitor/train_loss' exists only in the TRAIN graph of the model_fn, not in the EVAL graph this hook "
@@ -68,9 +68,9 @@ def test_a_train_only_tensor_given_to_evaluate_is_said_to_be_train_only(tmp_path
 
 
 def test_the_course_cnn_accuracy_given_to_train(tmp_path):
-    estimator = estimator_in(tmp_path, model_fn=models.cnn_model_fn, params={"filters": (8, 16), "dense_units": 32})
+    estimator = quiet_estimator(tmp_path, model_fn=models.cnn_model_fn, params={"filters": (8, 16), "dense_units": 32})
     hook = CheckedLoggingTensorHook({"accuracy": "accuracy/value", "p": "sofmax_tensor"}, every_n_iter=1)
-    with pytest.raises(hooks.MissingTensor) as caught:
+    with pytest.raises(tensor_names.MissingTensor) as caught:
         estimator.train(image_input_fn, steps=1, hooks=[hook])
     first, second = str(caught.value).split(" | ")
     assert first.startswith("'accuracy/value' exists only in the EVAL graph of the model_fn, not in the TRAIN graph")
@@ -84,30 +84,30 @@ def test_without_a_predict_branch_it_does_not_say_only(tmp_path):
         return mode_model_fn(features, labels, mode)
 
     hook = CheckedLoggingTensorHook({"loss": "monitor/eval_loss"}, every_n_iter=1)
-    with pytest.raises(hooks.MissingTensor, match=r"^'monitor/eval_loss' exists in the EVAL graph of the model_fn, "
+    with pytest.raises(tensor_names.MissingTensor, match=r"^'monitor/eval_loss' exists in the EVAL graph of the model_fn, "
                                                   r"not in the TRAIN graph this hook runs in \(train\(\)\)"):
-        estimator_in(tmp_path, model_fn=no_predict_model_fn).train(input_fn, steps=2, hooks=[hook])
+        quiet_estimator(tmp_path, model_fn=no_predict_model_fn).train(input_fn, steps=2, hooks=[hook])
 
 
 def test_the_collector_says_so_too(tmp_path):
     collector = Collector({"loss": "monitor/eval_loss"}, every_n_steps=1)
-    with pytest.raises(hooks.MissingTensor, match=r"^'monitor/eval_loss' exists only in the EVAL graph"):
-        estimator_in(tmp_path).train(input_fn, steps=2, hooks=[collector])
+    with pytest.raises(tensor_names.MissingTensor, match=r"^'monitor/eval_loss' exists only in the EVAL graph"):
+        quiet_estimator(tmp_path).train(input_fn, steps=2, hooks=[collector])
 
 
 def test_outside_an_estimator_call_the_message_is_unchanged():
     graph = tf.Graph()
     with graph.as_default():
         tf.constant(1.0, name="softmax_tensor")
-        with pytest.raises(hooks.MissingTensor) as caught:
-            hooks.resolve_tensors({"p": "sofmax_tensor"})
+        with pytest.raises(tensor_names.MissingTensor) as caught:
+            tensor_names.resolve_tensors({"p": "sofmax_tensor"})
     assert str(caught.value) == "no tensor named 'sofmax_tensor' in the graph; similar names: softmax_tensor"
 
 
 def test_a_name_missing_in_every_mode_keeps_the_similar_names(tmp_path):
     hook = CheckedLoggingTensorHook({"loss": "monitor/eval_los"}, every_n_iter=1)
-    with pytest.raises(hooks.MissingTensor, match=r"^no tensor named 'monitor/eval_los' in the graph; similar names: "):
-        estimator_in(tmp_path).train(input_fn, steps=2, hooks=[hook])
+    with pytest.raises(tensor_names.MissingTensor, match=r"^no tensor named 'monitor/eval_los' in the graph; similar names: "):
+        quiet_estimator(tmp_path).train(input_fn, steps=2, hooks=[hook])
 
 
 # --- item 16: one string instead of a dict or a list -----------------------------------------
@@ -118,13 +118,13 @@ def test_the_stock_hook_reads_a_string_as_one_name_per_character():
 
 
 def test_one_string_is_refused_in_one_line():
-    with pytest.raises(hooks.BareName) as caught:
+    with pytest.raises(tensor_names.BareName) as caught:
         CheckedLoggingTensorHook("softmax_tensor", every_n_iter=10)
     assert str(caught.value) == (
         "tensors='softmax_tensor' is one string, which LoggingTensorHook reads as 14 tensor names of one "
         "character each ('s', 'o', 'f', …): give a dict {tag: name}, e.g. {'softmax_tensor': 'softmax_tensor'}, "
         "or a list ['softmax_tensor']")
     assert isinstance(caught.value, TypeError) and caught.value._render_traceback_()[0].startswith("BareName: ")
-    with pytest.raises(hooks.BareName):
-        hooks.resolve_tensors("softmax_tensor", tf.Graph())
+    with pytest.raises(tensor_names.BareName):
+        tensor_names.resolve_tensors("softmax_tensor", tf.Graph())
     CheckedLoggingTensorHook(["softmax_tensor"], every_n_iter=10)  # a list is fine

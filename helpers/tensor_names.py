@@ -8,7 +8,7 @@ import logging
 import tensorflow as tf
 
 from .logs import logger_level
-from .model_fn_checker import build_graph
+from .model_graph import build_graph
 from .problems import WorkbookProblem, similar_names
 
 ModeKeys = tf.estimator.ModeKeys

@@ -1,4 +1,4 @@
-"""helpers.hooks (checked tensor names) and the hooks notebook 05 defines in its cells with it.
+"""helpers.tensor_names (checked tensor names) and the hooks notebook 05 defines in its cells with it.
 
 Names are resolved in small hand-made graphs. The hooks run in real Estimator trainings of the one-variable
 model of ``hook_fixtures``, so collected values can be compared with a formula.
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from helpers import hooks, logs, model_fn_checker, models
+from helpers import logs, model_graph, models, tensor_names
 from helpers.problems import WorkbookProblem
 from tests.hook_fixtures import (NaiveRecorder, finite_input_fn, notebook_05, tiny_estimator, tiny_input_fn,
                                  tiny_model_fn, weight_at)
@@ -43,46 +43,46 @@ def small_graph():
 def test_resolves_plain_scoped_and_indexed_names_and_tensors():
     graph = small_graph()
     tensor = graph.get_tensor_by_name("softmax_tensor:0")
-    found = hooks.resolve_tensors({"a": "softmax_tensor", "b": "softmax_tensor:0", "c": "monitor/confidence",
+    found = tensor_names.resolve_tensors({"a": "softmax_tensor", "b": "softmax_tensor:0", "c": "monitor/confidence",
                                    "d": tensor}, graph)
     assert {tag: t.name for tag, t in found.items()} == {
         "a": "softmax_tensor:0", "b": "softmax_tensor:0", "c": "monitor/confidence:0", "d": "softmax_tensor:0"}
-    assert list(hooks.resolve_tensors(["softmax_tensor"], graph)) == ["softmax_tensor"]
+    assert list(tensor_names.resolve_tensors(["softmax_tensor"], graph)) == ["softmax_tensor"]
 
 
 def test_uses_the_default_graph():
     with small_graph().as_default():
-        assert hooks.resolve_tensors({"p": "softmax_tensor"})["p"].name == "softmax_tensor:0"
+        assert tensor_names.resolve_tensors({"p": "softmax_tensor"})["p"].name == "softmax_tensor:0"
 
 
 def test_misspelled_name_names_the_similar_one():
-    with pytest.raises(hooks.MissingTensor) as caught:
-        hooks.resolve_tensors({"probabilities": "sofmax_tensor"}, small_graph())
+    with pytest.raises(tensor_names.MissingTensor) as caught:
+        tensor_names.resolve_tensors({"probabilities": "sofmax_tensor"}, small_graph())
     assert str(caught.value) == "no tensor named 'sofmax_tensor' in the graph; similar names: softmax_tensor"
 
 
 def test_forgotten_scope_suggests_the_scoped_name():
-    with pytest.raises(hooks.MissingTensor, match=r"no tensor named 'confidence' in the graph; similar names: "
+    with pytest.raises(tensor_names.MissingTensor, match=r"no tensor named 'confidence' in the graph; similar names: "
                                                   r"monitor/confidence"):
-        hooks.resolve_tensors({"c": "confidence"}, small_graph())
+        tensor_names.resolve_tensors({"c": "confidence"}, small_graph())
 
 
 def test_name_with_suffix_and_no_similar_name():
-    with pytest.raises(hooks.MissingTensor) as caught:
-        hooks.resolve_tensors({"q": "zzz:0"}, small_graph())
+    with pytest.raises(tensor_names.MissingTensor) as caught:
+        tensor_names.resolve_tensors({"q": "zzz:0"}, small_graph())
     assert str(caught.value) == ("no tensor named 'zzz:0' in the graph, and no similar name: name it in the "
                                  "model_fn, e.g. tf.identity(x, name='zzz')")
 
 
 def test_output_index_that_does_not_exist():
-    with pytest.raises(hooks.MissingTensor, match=r"the operation 'softmax_tensor' has 1 output, "
+    with pytest.raises(tensor_names.MissingTensor, match=r"the operation 'softmax_tensor' has 1 output, "
                                                   r"so there is no tensor 'softmax_tensor:1'"):
-        hooks.resolve_tensors({"p": "softmax_tensor:1"}, small_graph())
+        tensor_names.resolve_tensors({"p": "softmax_tensor:1"}, small_graph())
 
 
 def test_every_missing_name_is_reported_on_one_line():
-    with pytest.raises(hooks.MissingTensor) as caught:
-        hooks.resolve_tensors({"p": "sofmax_tensor", "c": "confidence", "ok": "softmax_tensor"}, small_graph())
+    with pytest.raises(tensor_names.MissingTensor) as caught:
+        tensor_names.resolve_tensors({"p": "sofmax_tensor", "c": "confidence", "ok": "softmax_tensor"}, small_graph())
     message = str(caught.value)
     assert "\n" not in message
     assert message.count("no tensor named") == 2 and " | " in message
@@ -93,34 +93,34 @@ def test_a_variable_name_is_its_handle_and_is_refused():
     with graph.as_default():
         tf.compat.v1.get_variable("w", initializer=1.0)
         tf.raw_ops.VarHandleOp(dtype=tf.float32, shape=[], name="bare")
-    with pytest.raises(hooks.VariableHandle) as caught:
-        hooks.resolve_tensors({"w": "w"}, graph)
+    with pytest.raises(tensor_names.VariableHandle) as caught:
+        tensor_names.resolve_tensors({"w": "w"}, graph)
     assert str(caught.value) == ("'w' is a variable, and the tensor 'w:0' is its handle (dtype resource), "
                                  "not its value: log 'w/Read/ReadVariableOp', its value")
-    with pytest.raises(hooks.VariableHandle, match=r"log tf.identity\(bare\) named in the model_fn"):
-        hooks.resolve_tensors({"b": "bare:0"}, graph)
-    assert hooks.resolve_tensors({"w": "w/Read/ReadVariableOp"}, graph)["w"].dtype == tf.float32
-    assert issubclass(hooks.VariableHandle, hooks.TensorNameProblem)
-    assert issubclass(hooks.MissingTensor, hooks.TensorNameProblem)
+    with pytest.raises(tensor_names.VariableHandle, match=r"log tf.identity\(bare\) named in the model_fn"):
+        tensor_names.resolve_tensors({"b": "bare:0"}, graph)
+    assert tensor_names.resolve_tensors({"w": "w/Read/ReadVariableOp"}, graph)["w"].dtype == tf.float32
+    assert issubclass(tensor_names.VariableHandle, tensor_names.TensorNameProblem)
+    assert issubclass(tensor_names.MissingTensor, tensor_names.TensorNameProblem)
 
 
 def test_the_course_graph_global_step_is_a_handle():
-    graph = model_fn_checker.build_graph(models.cnn_model_fn, {"filters": (8, 16), "dense_units": 32})
+    graph = model_graph.build_graph(models.cnn_model_fn, {"filters": (8, 16), "dense_units": 32})
     table = tensor_table(graph, r"^global_step(/Read/ReadVariableOp)?$").set_index("name")
     assert table.loc["global_step", "dtype"] == "resource"
     assert table.loc["global_step/Read/ReadVariableOp", "dtype"] == "int64"
-    with pytest.raises(hooks.VariableHandle, match="log 'global_step/Read/ReadVariableOp', its value"):
-        hooks.resolve_tensors({"step": "global_step"}, graph)
+    with pytest.raises(tensor_names.VariableHandle, match="log 'global_step/Read/ReadVariableOp', its value"):
+        tensor_names.resolve_tensors({"step": "global_step"}, graph)
 
 
 def test_missing_tensor_is_a_one_line_workbook_problem():
-    problem = hooks.MissingTensor("no tensor named 'x' in the graph")
+    problem = tensor_names.MissingTensor("no tensor named 'x' in the graph")
     assert isinstance(problem, WorkbookProblem) and isinstance(problem, LookupError)
     assert problem._render_traceback_() == ["MissingTensor: no tensor named 'x' in the graph"]
 
 
 def test_graph_of_the_course_cnn_and_its_tensor_table():
-    graph = model_fn_checker.build_graph(models.cnn_model_fn, {"filters": (8, 16), "dense_units": 32})
+    graph = model_graph.build_graph(models.cnn_model_fn, {"filters": (8, 16), "dense_units": 32})
     table = tensor_table(graph, r"^(softmax_tensor|classes)$").set_index("name")
     assert table.loc["softmax_tensor", "shape"] == "(None, 10)"
     assert table.loc["classes", "dtype"] == "int32"
@@ -128,7 +128,7 @@ def test_graph_of_the_course_cnn_and_its_tensor_table():
 
 
 def test_build_graph_in_predict_mode_has_no_labels():
-    graph = model_fn_checker.build_graph(models.cnn_model_fn, {}, mode=tf.estimator.ModeKeys.PREDICT)
+    graph = model_graph.build_graph(models.cnn_model_fn, {}, mode=tf.estimator.ModeKeys.PREDICT)
     assert "labels" not in [op.name for op in graph.get_operations()]
 
 
@@ -139,7 +139,7 @@ def test_stock_hook_raises_keyerror_and_checked_hook_raises_missing_tensor(tmp_p
     with pytest.raises(KeyError, match=r"The name 'monitor/wieght:0' refers to a Tensor which does not exist"):
         tiny_estimator(tmp_path / "stock").train(
             tiny_input_fn, steps=2, hooks=[tf.estimator.LoggingTensorHook({"w": "monitor/wieght"}, every_n_iter=1)])
-    with pytest.raises(hooks.MissingTensor, match=r"^no tensor named 'monitor/wieght' in the graph; "
+    with pytest.raises(tensor_names.MissingTensor, match=r"^no tensor named 'monitor/wieght' in the graph; "
                                                   r"similar names: monitor/weight"):
         tiny_estimator(tmp_path / "checked").train(
             tiny_input_fn, steps=2, hooks=[CheckedLoggingTensorHook({"w": "monitor/wieght"}, every_n_iter=1)])
@@ -233,7 +233,7 @@ def test_collector_keeps_arrays_and_checks_names(tmp_path):
     estimator.train(tiny_input_fn, steps=2, hooks=[collector])
     assert isinstance(collector.rows[0]["pair"], np.ndarray) and collector.rows[0]["pair"].shape == (2,)
 
-    with pytest.raises(hooks.MissingTensor, match="similar names: monitor/weight"):
+    with pytest.raises(tensor_names.MissingTensor, match="similar names: monitor/weight"):
         tiny_estimator(tmp_path / "bad").train(
             tiny_input_fn, steps=2, hooks=[Collector({"w": "weight"}, every_n_steps=1)])
 
@@ -274,11 +274,3 @@ def test_hook_list_sees_max_steps_and_needs_to_run_first(tmp_path):
     described = dict(zip(lister.table()["hook"], lister.table()["what it does"]))
     assert described["StopAtStepHook"] == "stops at global step 4 (last_step=4)"
     assert "StepCounterHook" not in described and "LoggingTensorHook" not in described
-
-
-def test_quiet_log_restores_the_level():
-    logger = tf.get_logger()
-    before = logger.level
-    with logs.quiet_log():
-        assert logger.level == logging.WARNING
-    assert logger.level == before
