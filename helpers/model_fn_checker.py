@@ -255,10 +255,12 @@ def build_branch(model_fn: Callable, branch: Branch, mode: str, params: dict | N
             branch.untrained = tuple(var.op.name for var, gradient in zip(trainable, gradients) if gradient is None)
     for key in keras_metrics:
         found.warn(branch.mode, (
-            f"eval_metric_ops[{key!r}] is a Keras Metric object: Estimator accepts it but runs only its first "
-            "update op (`metric.updates[0]`), so the value can be silently wrong "
-            "(`tf.keras.metrics.F1Score(average=\"macro\")` stays 0.0); build a (value, update_op) pair with "
-            "`tf.compat.v1.metrics` instead"))
+            f"eval_metric_ops[{key!r}] is a Keras Metric object: EstimatorSpec turns it into "
+            "`(metric.result(), metric.updates[0])`, and in a graph that one update op is the last "
+            "op the metric's `update_state` built, which may update only part of its state, so the "
+            "value can be silently wrong (`tf.keras.metrics.F1Score(average=\"macro\")`'s op only "
+            "adds to `intermediate_weights`, and its F1 stays 0.0): build a (value, update_op) "
+            "pair with `tf.compat.v1.metrics` instead"))
     return spec
 
 

@@ -173,8 +173,12 @@ def run_metric_pair(build, answer: str, key: str, batches, keras_hint: str = "a 
             raise CheckFailed(f"the dict has the keys {sorted(ops)}: name the metric '{key}'")
         pair = ops[key]
         if isinstance(pair, tf.keras.metrics.Metric):
-            raise CheckFailed("that is a Keras Metric object: Estimator runs only its first update op, "
-                              f"which can leave it silently wrong; return {keras_hint}")
+            raise CheckFailed(
+                "that is a Keras Metric object: an EstimatorSpec keeps only "
+                "(metric.result(), metric.updates[0]), and in a graph that update op is the last "
+                "op update_state built, which may update only part of the metric (F1Score's "
+                f"stays 0.0); return {keras_hint}"
+            )
         if not isinstance(pair, tuple) or len(pair) != 2:
             raise CheckFailed(f"ops['{key}'] is a {type(pair).__name__}, not a (value, update_op) pair{pair_hint}")
         value, update_op = pair
