@@ -18,29 +18,39 @@ from run_notebooks import code_hash  # noqa: E402
 
 MAX_BYTES = 1_000_000
 REQUIRED_HEADINGS = ("## Setup", "## Recap", "## Exercises")
-DEPRECATION = re.compile(r"is deprecated and will be removed|is deprecated\. Please use|Instructions for updating")
+DEPRECATION = re.compile(
+    r"is deprecated and will be removed|is deprecated\. Please use|Instructions for updating"
+)
 MACHINE_PATH = re.compile(
-    r"(?<![\w.])(/root/|/home/|/Users/|/tmp/|/work/|/var/folders/|/private/var/|[A-Za-z]:\\\\?Users\\)"
+    r"(?<![\w.])(/root/|/home/|/Users/|/tmp/|/work/|/var/folders/|/private/var/"
+    r"|[A-Za-z]:\\\\?Users\\)"
 )
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)")
 GRADE_ID = re.compile(r"^[A-Za-z0-9_-]+$")  # what nbgrader accepts in a grade_id
 
+MAX_CODE_LINE = 88  # ruff format's and black's default: a code cell reads without a scroll bar
 MAX_OUTPUT_LINES = 30
-LONG_OUTPUT_TAG = "long-output"  # the output is the subject of the cell (notebook 01's tour of the log)
+# the output is the subject of the cell (notebook 01's tour of the log)
+LONG_OUTPUT_TAG = "long-output"
 # Values that change on every run. No tag lets one through: each can be shown in a stable form
 # (a placeholder such as `events.out.tfevents.<time>.<host>`, the folder's name pattern, no pid).
 VARYING = {
-    "a timestamp": re.compile(r"\b\d{4}-\d{2}-\d{2}[ T-]\d{2}:\d{2}(:\d{2})?|\b[IWEF]\d{4} \d{2}:\d{2}:\d{2}"),
+    "a timestamp": re.compile(
+        r"\b\d{4}-\d{2}-\d{2}[ T-]\d{2}:\d{2}(:\d{2})?|\b[IWEF]\d{4} \d{2}:\d{2}:\d{2}"
+    ),
     "an event-file name with its time and host": re.compile(r"events\.out\.tfevents\.\d+\.[\w-]+"),
     "a temp-<time> export folder": re.compile(r"\btemp-\d+"),
     "a 10-digit export-folder number (a time)": re.compile(r"(?:[/\\]|export\W{1,3})1\d{9}(?!\d)"),
     "a process id": re.compile(r"\bpid\b\W{0,3}\d+|\bprocess(?: id)? \d{3,}", re.IGNORECASE),
 }
-# pandas' truncation: a row or column of "..." (max_rows, max_columns), or a value cut to its default
+# pandas' truncation: a row or column of "..." (max_rows, max_columns), or a value cut to its
+# default
 # max_colwidth of 50 characters ending in "..." (a log line that itself ends in "..." is not cut).
 HTML_CELL = re.compile(r"<t[dh][^>]*>([^<]*)</t[dh]>")
 PANDAS_COLWIDTH = 50
-PANDAS_TEXT = re.compile(r"^(\[\d+ rows x \d+ columns\]|(Name: .*)?dtype: \w+|Length: \d+, dtype: \w+)$", re.MULTILINE)
+PANDAS_TEXT = re.compile(
+    r"^(\[\d+ rows x \d+ columns\]|(Name: .*)?dtype: \w+|Length: \d+, dtype: \w+)$", re.MULTILINE
+)
 TEXT_CUT = re.compile(r"(?:^|\s)\.{2,3}(?:\s|$)|\w\.\.\.(?:\s{2,}|$)", re.MULTILINE)
 XMODE = re.compile(r"^\s*%xmode\s+(\w+)", re.MULTILINE | re.IGNORECASE)
 
@@ -50,7 +60,9 @@ def _output_text(output) -> str:
     parts.extend(output.get("traceback", []))
     for mime, value in output.get("data", {}).items():
         if mime.startswith("text/") or mime == "application/json":
-            parts.append(value if isinstance(value, str) else "".join(value) if isinstance(value, list) else str(value))
+            if isinstance(value, list):
+                value = "".join(value)
+            parts.append(value if isinstance(value, str) else str(value))
     return "\n".join(part if isinstance(part, str) else "".join(part) for part in parts)
 
 
@@ -59,7 +71,8 @@ def _text(value) -> str:
 
 
 def output_lines(cell) -> int:
-    """The lines a reader scrolls through: streams, text/plain results and errors, counted together."""
+    """The lines a reader scrolls through: streams, text/plain results and errors, counted together.
+    """
     lines = 0
     for output in cell.get("outputs", []):
         if output.get("output_type") == "stream":
@@ -73,53 +86,71 @@ def output_lines(cell) -> int:
 
 
 def truncated_table(output) -> bool:
-    """A pandas table (or Series) shown cut: a cell value ending in "...", or a row or column of "..."."""
+    """A pandas table (or Series) shown cut: a cell value ending in "...", or a row or column of
+    "..."."""
     data = output.get("data", {})
     html = _text(data.get("text/html", ""))
     if "<table" in html:  # what Jupyter and GitHub show
         values = (unescape(match.group(1)).strip() for match in HTML_CELL.finditer(html))
-        return any(value == "..." or (value.endswith("...") and PANDAS_COLWIDTH - 2 <= len(value) <= PANDAS_COLWIDTH)
+        return any(value == "..." or (value.endswith("...")
+                                      and PANDAS_COLWIDTH - 2 <= len(value) <= PANDAS_COLWIDTH)
                    for value in values)
     plain = _text(data.get("text/plain", ""))
     return bool(PANDAS_TEXT.search(plain) and TEXT_CUT.search(plain))
 
 
 def _cell(index: int, cell) -> str:
-    """``code cell 7 (`first line…`)``: the number the other messages use, and a line to find it by."""
+    """``code cell 7 (`first line…`)``: the number other messages use, and a line to find it by."""
     first = next((line.strip() for line in cell.source.splitlines() if line.strip()), "")
     return f"code cell {index + 1} (`{first[:40]}{'…' if len(first) > 40 else ''}`)"
 
 
+def code_line_problems(notebook) -> list:
+    """Code lines longer than MAX_CODE_LINE characters, one problem each, naming the cell and line.
+    """
+    problems = []
+    code_cells = [c for c in notebook.cells if c.cell_type == "code" and c.source.strip()]
+    for index, cell in enumerate(code_cells):
+        for number, line in enumerate(cell.source.splitlines(), start=1):
+            if len(line) > MAX_CODE_LINE:
+                problems.append(f"{_cell(index, cell)}, line {number}: {len(line)} characters "
+                                f"(more than {MAX_CODE_LINE}): split it (`ruff format "
+                                f"--line-length {MAX_CODE_LINE}` reflows code; split strings and "
+                                "comments by hand)")
+    return problems
+
+
 def output_problems(notebook) -> list:
-    """Outputs a reader wants: short unless tagged long-output, no per-run values, tables not cut, one line each."""
+    """Outputs a reader wants: short unless tagged long-output, no per-run values, tables not cut,
+    one line each."""
     problems = []
     code_cells = [c for c in notebook.cells if c.cell_type == "code" and c.source.strip()]
     for index, cell in enumerate(code_cells):
         lines, tagged = output_lines(cell), LONG_OUTPUT_TAG in cell.metadata.get("tags", [])
         if lines > MAX_OUTPUT_LINES and not tagged:
-            problems.append(f"{_cell(index, cell)}: {lines} lines of output (more than {MAX_OUTPUT_LINES}): show "
-                            f"only the lines the text talks about, or tag the cell {LONG_OUTPUT_TAG} if the "
-                            "output is its subject")
+            problems.append(f"{_cell(index, cell)}: {lines} lines of output (more than "
+                            f"{MAX_OUTPUT_LINES}): show only the lines the text talks about, or "
+                            f"tag the cell {LONG_OUTPUT_TAG} if the output is its subject")
         elif tagged and lines <= MAX_OUTPUT_LINES and cell.execution_count is not None:
-            problems.append(f"{_cell(index, cell)}: tagged {LONG_OUTPUT_TAG} but its output is {lines} lines: "
-                            "remove the tag")
+            problems.append(f"{_cell(index, cell)}: tagged {LONG_OUTPUT_TAG} but its output is "
+                            f"{lines} lines: remove the tag")
         for output in cell.get("outputs", []):
             text = _output_text(output)
             for what, pattern in VARYING.items():
                 match = pattern.search(text)
                 if match:
-                    problems.append(f"{_cell(index, cell)}: {what} ({match.group(0)!r}) changes on every run: "
-                                    "show it in a stable form")
+                    problems.append(f"{_cell(index, cell)}: {what} ({match.group(0)!r}) changes on "
+                                    "every run: show it in a stable form")
                     break
             if truncated_table(output):
-                problems.append(f"{_cell(index, cell)}: a table cut with '...' by pandas: show fewer rows or "
-                                "columns, or widen pandas' display options for it")
+                problems.append(f"{_cell(index, cell)}: a table cut with '...' by pandas: show "
+                                "fewer rows or columns, or widen pandas' display options for it")
     return problems + xmode_problems(notebook)
 
 
 def xmode_problems(notebook) -> list:
-    """`%xmode` set away from Context must be set back before each exercise's solution runs and by the end, so
-    that a learner's own errors keep their traceback."""
+    """`%xmode` set away from Context must be set back before each exercise's solution runs and by
+    the end, so that a learner's own errors keep their traceback."""
     problems, mode, where = [], "Context", ""
     code_cells = [c for c in notebook.cells if c.cell_type == "code" and c.source.strip()]
     for index, cell in enumerate(code_cells):
@@ -128,8 +159,9 @@ def xmode_problems(notebook) -> list:
             mode, where = match.group(1).capitalize(), _cell(index, cell)
         if marker and mode != "Context":
             grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", f"code cell {index + 1}")
-            problems.append(f"{where} sets `%xmode {mode}` and it is still in effect when the learner runs "
-                            f"exercise {grade_id}: set `%xmode Context` back after the demonstration")
+            problems.append(f"{where} sets `%xmode {mode}` and it is still in effect when the "
+                            f"learner runs exercise {grade_id}: set `%xmode Context` back after "
+                            "the demonstration")
     if mode != "Context":
         problems.append(f"{where} sets `%xmode {mode}` and nothing sets it back: end with `%xmode "
                         "Context` after the demonstration")
@@ -137,23 +169,27 @@ def xmode_problems(notebook) -> list:
 
 
 def nbgrader_problems(notebook, prefix: str) -> list:
-    """What keeps nbgrader from releasing and autograding this notebook's exercises, one line each."""
+    """What keeps nbgrader from releasing and autograding this notebook's exercises, one line each.
+    """
     problems = []
     cells = [cell for cell in notebook.cells if "nbgrader" in cell.metadata]
     ids = [cell.metadata["nbgrader"].get("grade_id", "") for cell in cells]
     for grade_id in sorted({i for i in ids if ids.count(i) > 1}):
-        problems.append(f"nbgrader grade_id '{grade_id}' is used twice: nbgrader refuses the notebook")
+        problems.append(f"nbgrader grade_id '{grade_id}' is used twice: nbgrader refuses the "
+                        "notebook")
     for grade_id in ids:
         if not GRADE_ID.match(grade_id):
-            problems.append(f"nbgrader grade_id '{grade_id}': use letters, digits, '-' and '_' only")
+            problems.append(f"nbgrader grade_id '{grade_id}': use letters, digits, '-' and '_' "
+                            "only")
     for index, cell in enumerate(notebook.cells):
         meta = cell.metadata.get("nbgrader", {})
         marked = "### BEGIN SOLUTION" in cell.source
         if marked and not meta.get("solution"):
-            problems.append(f"cell {index + 1} has solution markers but is not an nbgrader solution cell")
+            problems.append(f"cell {index + 1} has solution markers but is not an nbgrader "
+                            "solution cell")
         if meta.get("solution") and not marked:
-            problems.append(f"cell {index + 1} is an nbgrader solution cell without ### BEGIN SOLUTION: "
-                            "nbgrader would blank all of it")
+            problems.append(f"cell {index + 1} is an nbgrader solution cell without ### BEGIN "
+                            "SOLUTION: nbgrader would blank all of it")
         if meta.get("grade") and not (meta.get("points", 0) > 0 and meta.get("locked")):
             problems.append(f"cell {index + 1} is graded but not locked with points > 0")
     if not any(c.metadata.get("nbgrader", {}).get("grade") for c in notebook.cells):
@@ -176,9 +212,11 @@ def notebook_problems(notebook, size_bytes: int) -> list:
     """Everything that keeps this notebook from being committed, one line each."""
     problems = []
     if size_bytes >= MAX_BYTES:
-        problems.append(f"{size_bytes / 1e6:.2f} MB: keep it under 1 MB (fewer or smaller plots, shorter logs)")
+        problems.append(f"{size_bytes / 1e6:.2f} MB: keep it under 1 MB (fewer or smaller plots, "
+                        "shorter logs)")
     if "widgets" in notebook.metadata:
-        problems.append("metadata.widgets present: GitHub refuses to render it (use plain-text tqdm)")
+        problems.append("metadata.widgets present: GitHub refuses to render it (use plain-text "
+                        "tqdm)")
 
     markdown = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
     first = notebook.cells[0] if notebook.cells else None
@@ -203,7 +241,8 @@ def notebook_problems(notebook, size_bytes: int) -> list:
             problems.append(f"code cell {index + 1}: widget metadata")
         if cell.execution_count is None:
             if "nbval-skip" not in tags:
-                problems.append(f"code cell {index + 1} was never executed: re-execute with `make notebooks`")
+                problems.append(f"code cell {index + 1} was never executed: re-execute with `make "
+                                "notebooks`")
             continue
         counts.append(cell.execution_count)
         for output in cell.get("outputs", []):
@@ -214,10 +253,12 @@ def notebook_problems(notebook, size_bytes: int) -> list:
                 problems.append(f"code cell {index + 1}: deprecation noise in the output")
             match = MACHINE_PATH.search(text)
             if match:
-                problems.append(f"code cell {index + 1}: a machine path ({match.group(0)}…) in the output")
+                problems.append(f"code cell {index + 1}: a machine path ({match.group(0)}…) in the "
+                                "output")
             is_error = output.get("output_type") == "error" or TRACEBACK.search(text)
             if is_error and "raises-exception" not in tags:
-                problems.append(f"code cell {index + 1}: an error in a cell not tagged raises-exception")
+                problems.append(f"code cell {index + 1}: an error in a cell not tagged "
+                                "raises-exception")
     if counts != list(range(1, len(counts) + 1)):
         problems.append("execution counts are not 1, 2, 3, ... in order: re-execute top to bottom")
 
