@@ -13,13 +13,20 @@ Every other test of tests/ must finish its set-up and its run within
 ``UNIT_SECONDS`` each (``WORKBOOK_UNIT_SECONDS`` overrides it, e.g. on a
 loaded machine): one that takes longer fails and says to add it to ``SLOW``,
 so the quick loop stays quick without anyone timing it.
+
+The fixture every folder shares is here too: ``load_script``, which loads a
+script of tools/ or benchmarks/ as a module.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
+from pathlib import Path
 
 import pytest
+
+from tests import ROOT
 
 UNIT_SECONDS = float(os.environ.get("WORKBOOK_UNIT_SECONDS", "30"))
 
@@ -70,3 +77,35 @@ def pytest_runtest_makereport(item, call):
                            f"{UNIT_SECONDS:g} s a test of make unit may take: make it faster, or add it to "
                            "SLOW in tests/conftest.py with the reason")
     return report
+
+
+@pytest.fixture(scope="session")
+def load_script():
+    """A function that loads a script of the project as a module, once a session:
+    ``load_script("tools/get_uv.py").wheel_name(...)``. The scripts are not a package
+    (they run as ``python tools/x.py``), so they are loaded from their file."""
+    loaded = {}
+
+    def load(path: str):
+        if path not in loaded:
+            spec = importlib.util.spec_from_file_location(Path(path).stem, ROOT / path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            loaded[path] = module
+        return loaded[path]
+
+    return load
+
+
+@pytest.fixture(autouse=True)
+def course_temp_dir_of_the_test(monkeypatch, tmp_path_factory):
+    """``course_setup.start()`` makes ``models/tmp`` the temporary folder of its process
+    (``settings.use_course_temp_dir``): a test that calls it gets a folder of its own instead,
+    and the test process's ``TMPDIR`` and ``tempfile.tempdir`` back afterwards."""
+    import tempfile
+
+    from helpers import settings
+
+    monkeypatch.setattr(settings, "TEMP_DIR", tmp_path_factory.mktemp("course-tmp"))
+    monkeypatch.setattr(tempfile, "tempdir", tempfile.tempdir)
+    monkeypatch.setenv("TMPDIR", os.environ.get("TMPDIR", tempfile.gettempdir()))

@@ -9,8 +9,8 @@ import subprocess
 import sys
 import textwrap
 
-from .conftest import SLOW, slow_reason
 from tests import ROOT
+from tests.conftest import SLOW, slow_reason  # the rule under test: conftest.py is a plugin, not a test module
 
 
 def test_every_slow_entry_names_a_test_that_exists():

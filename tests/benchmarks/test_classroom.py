@@ -7,7 +7,6 @@ prerequisites against the notebooks' first cells.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import subprocess
@@ -24,11 +23,8 @@ RESULTS = ROOT / "benchmarks" / "classroom.json"
 
 
 @pytest.fixture(scope="module")
-def classroom():
-    spec = importlib.util.spec_from_file_location("classroom", ROOT / "benchmarks" / "classroom.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def classroom(load_script):
+    return load_script("benchmarks/classroom.py")
 
 
 # A child that holds 200 MB and starts a grandchild that holds 120 MB, then waits.

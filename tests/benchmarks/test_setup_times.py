@@ -7,7 +7,6 @@ setting of this machine, and the report on made-up measurements.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from pathlib import Path
 
@@ -17,11 +16,8 @@ from tests import ROOT
 
 
 @pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location("setup_times", ROOT / "benchmarks" / "setup_times.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def bench(load_script):
+    return load_script("benchmarks/setup_times.py")
 
 
 def test_it_times_what_make_venv_runs(bench):

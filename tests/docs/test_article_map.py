@@ -25,7 +25,7 @@ MAP_HEADING = "## The article and where the course teaches it"
 LINK = re.compile(r"\]\((?P<path>(?:\.\./|\./)?(?:notebooks/)?\d\d_[\w-]+\.ipynb)#(?P<fragment>[^)\s]+)\)")
 FENCE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
 HEADING = re.compile(r"^(#{1,6})\s+(?P<text>.+?)\s*#*\s*$", re.MULTILINE)
-# The parts of the article the map must name (workbook-design §2 and issue 21).
+# The parts of the article the map must name (workbook-design §2).
 ARTICLE_PARTS = ("學習流程", "數據導入", "網絡結構", "輸出信息解析", "Hook", "max_steps", "函數原型",
                  "metric_name", "示例", "tf.summary.scalar", "ModeKeys.EVAL", "TrainSpec", "Tensorflow lite")
 

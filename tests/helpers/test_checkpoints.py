@@ -11,50 +11,38 @@ import tensorflow as tf
 
 from helpers import checkpoints, model_dirs, model_graph, models
 from helpers.model_graph import shorten_graph_message
-from tests.notebook_code import definitions
+from tools.notebook_code import definitions
+from tests.support.models import tiny_estimator, tiny_input_fn
 
 compare_with_checkpoint = definitions("04_training_and_checkpoints.ipynb")["compare_with_checkpoint"]
 
 
-def tiny_model_fn(features, labels, mode):
-    weight = tf.compat.v1.get_variable("w", initializer=1.0)
-    loss = tf.reduce_mean((features["x"] * weight - labels) ** 2)
-    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.01)
-    train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
-    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
-
-
-def tiny_input_fn():
-    return tf.data.Dataset.from_tensors(({"x": [1.0]}, [2.0])).repeat()
-
-
-def tiny_estimator(model_dir):
-    config = tf.estimator.RunConfig(tf_random_seed=1, save_checkpoints_steps=5, keep_checkpoint_max=10,
-                                    log_step_count_steps=1000)
-    return tf.estimator.Estimator(tiny_model_fn, model_dir=str(model_dir), config=config)
+def checkpointed(model_dir):
+    """The one-variable model with a checkpoint every 5 steps, all kept."""
+    return tiny_estimator(model_dir, save_checkpoints_steps=5, keep_checkpoint_max=10)
 
 
 def test_crash_keeps_only_the_periodic_checkpoints_and_resume_restores_the_last(tmp_path):
-    estimator = tiny_estimator(tmp_path)
+    estimator = checkpointed(tmp_path)
     with pytest.raises(checkpoints.SimulatedCrash, match="simulated crash at global step 12"):
         estimator.train(tiny_input_fn, steps=100, hooks=[checkpoints.CrashAtStep(12)])
     assert model_dirs.checkpoint_steps(tmp_path) == [0, 5, 10]
 
-    tiny_estimator(tmp_path).train(tiny_input_fn, max_steps=20)
+    checkpointed(tmp_path).train(tiny_input_fn, max_steps=20)
     assert int(estimator.get_variable_value("global_step")) == 20
     assert model_dirs.checkpoint_steps(tmp_path)[-1] == 20
 
 
 def test_keyboard_interrupt_writes_no_final_checkpoint_either(tmp_path):
     with pytest.raises(KeyboardInterrupt):
-        tiny_estimator(tmp_path).train(
+        checkpointed(tmp_path).train(
             tiny_input_fn, steps=100, hooks=[checkpoints.CrashAtStep(7, exception=KeyboardInterrupt)]
         )
     assert model_dirs.checkpoint_steps(tmp_path) == [0, 5]
 
 
 def test_a_normal_end_writes_the_final_checkpoint(tmp_path):
-    tiny_estimator(tmp_path).train(tiny_input_fn, steps=7, hooks=[checkpoints.CrashAtStep(8)])
+    checkpointed(tmp_path).train(tiny_input_fn, steps=7, hooks=[checkpoints.CrashAtStep(8)])
     assert model_dirs.checkpoint_steps(tmp_path) == [0, 5, 7]
 
 

@@ -15,11 +15,7 @@ import json
 import nbformat
 import pytest
 
-import sys
-
-sys.path.insert(0, str(ROOT / "tools"))
-
-from run_times import disagreement, notebook_statement, parse, readme_statements, rounded, written  # noqa: E402
+from tools.run_times import disagreement, notebook_statement, parse, readme_statements, rounded, written
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 RESULTS = json.loads((ROOT / "benchmarks" / "results.json").read_text())["parts"]

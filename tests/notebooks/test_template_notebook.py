@@ -14,7 +14,7 @@ from __future__ import annotations
 import nbformat
 
 from .hygiene import ROOT, nbgrader_problems, notebook_problems
-from .test_run_times import notebook_statement
+from tools.run_times import notebook_statement
 
 TEMPLATE = ROOT / "tools" / "NN_template.ipynb"
 

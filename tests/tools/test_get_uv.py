@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import http.server
-import importlib.util
 import io
 import json
 import os
@@ -34,11 +33,8 @@ NAMES = [f"uv-{VERSION}-py3-none-{tags}.whl" for tags in (
 
 
 @pytest.fixture(scope="module")
-def get_uv():
-    spec = importlib.util.spec_from_file_location("get_uv", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def get_uv(load_script):
+    return load_script("tools/get_uv.py")
 
 
 @pytest.mark.parametrize("system, machine, libc, expected", [

@@ -7,7 +7,6 @@ one line naming it.
 """
 
 from tests import ROOT
-import importlib.util
 import json
 import subprocess
 import sys
@@ -15,15 +14,9 @@ import sys
 import pytest
 
 
-
-def load_tool():
-    spec = importlib.util.spec_from_file_location("keras_latest", ROOT / "tools" / "keras_latest.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-tool = load_tool()
+@pytest.fixture(scope="module")
+def tool(load_script):
+    return load_script("tools/keras_latest.py")
 
 
 def notebook(tmp_path, *cells):
@@ -35,7 +28,7 @@ def notebook(tmp_path, *cells):
     return path
 
 
-def test_notebook_10_keras_cells_stand_on_their_own():
+def test_notebook_10_keras_cells_stand_on_their_own(tool):
     cells = tool.tagged_cells()
     assert tool.problems(cells) == []
     sources = "\n".join(source for _, source in cells)
@@ -45,12 +38,12 @@ def test_notebook_10_keras_cells_stand_on_their_own():
     assert "tf.estimator" not in sources and "helpers import course_setup" not in sources
 
 
-def test_only_tagged_code_cells_are_taken(tmp_path):
+def test_only_tagged_code_cells_are_taken(tool, tmp_path):
     path = notebook(tmp_path, ("a = 1", ["keras-latest"]), ("b = 2", []), ("c = a", ["nbval-check-output", "keras-latest"]))
     assert tool.tagged_cells(path) == [(0, "a = 1"), (2, "c = a")]
 
 
-def test_problems_name_untagged_definitions_magics_and_syntax(tmp_path):
+def test_problems_name_untagged_definitions_magics_and_syntax(tool, tmp_path):
     path = notebook(tmp_path, ("estimator = 1", []),
                     ("import numpy as np\nx = np.ones(3)", ["keras-latest"]),
                     ("def f():\n    return estimator + x\n", ["keras-latest"]),
@@ -66,7 +59,7 @@ def test_problems_name_untagged_definitions_magics_and_syntax(tmp_path):
     assert tool.problems([]) == ["no code cell is tagged keras-latest"]
 
 
-def test_run_shares_one_namespace_and_stops_at_the_first_failure(capsys):
+def test_run_shares_one_namespace_and_stops_at_the_first_failure(tool, capsys):
     cells = [(3, "total = 2\nprint('total', total)"), (5, "total += 1\nassert total == 4, 'not four'"), (7, "print('never')")]
     assert tool.run(cells) == 1
     out, err = capsys.readouterr()
@@ -75,7 +68,7 @@ def test_run_shares_one_namespace_and_stops_at_the_first_failure(capsys):
     assert tool.run(cells[:1]) == 0
 
 
-def test_definitions_run_no_training_code(tmp_path):
+def test_definitions_run_no_training_code(tool, tmp_path):
     path = notebook(tmp_path, ("import math\nSIZE = 3\nstarted = math.nan\nraise SystemExit('trained')", ["keras-latest"]),
                     ("def area():\n    return SIZE * SIZE\nprint(area())", ["keras-latest"]))
     names = tool.definitions(path)

@@ -1,7 +1,7 @@
 """Notebook 03's exercise checks on right answers and on a bank of plausible wrong ones: no wrong answer
 passes, no right one fails, and each message names the mistake without handing over the answer.
 
-Exercise 1 runs the learner's train op inside a linear model_fn (``model_fn_fixtures.variant``), as the
+Exercise 1 runs the learner's train op inside a linear model_fn (``tests.support.model_fns.variant``), as the
 notebook's ``linear_model_fn`` does; exercise 2 a predictions function on fixed logits; exercise 3 a metric
 function on two batches.
 """
@@ -11,7 +11,7 @@ import tensorflow as tf
 
 from helpers import checks
 from helpers.problems import CheckFailed
-from tests.model_fn_fixtures import variant
+from tests.support.model_fns import variant
 
 GD = tf.compat.v1.train.GradientDescentOptimizer
 

@@ -12,6 +12,7 @@ import tensorflow as tf
 from helpers import checks, models
 from helpers.checks import notebook04
 from helpers.problems import CheckFailed
+from tests.support.models import SMALL_CNN
 
 # --- exercise 1: global steps after a sequence of calls -----------------------
 
@@ -83,7 +84,6 @@ def test_exercise_2_other_scenario(capsys):
 
 # --- exercise 3: the changed model, fixed ------------------------------------
 
-SMALL = {"filters": (8, 16), "dense_units": 32}
 WIDENED = {"filters": (8, 32), "dense_units": 32}
 STEPS = 10
 
@@ -159,7 +159,7 @@ def test_exercise_3_old_model_dir(dirs):
 
 
 def test_exercise_3_old_params(dirs):
-    estimator = estimator_with(dirs, "fixed", [(STEPS, {"conv2d/kernel": dirs["old_kernel"]})], params=SMALL)
+    estimator = estimator_with(dirs, "fixed", [(STEPS, {"conv2d/kernel": dirs["old_kernel"]})], params=SMALL_CNN)
     with pytest.raises(CheckFailed, match=r"builds filters=\(8, 16\), not the changed model's filters=\(8, 32\)"):
         run_check(estimator, dirs)
 

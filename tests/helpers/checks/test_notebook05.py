@@ -10,7 +10,7 @@ import tensorflow as tf
 
 from helpers import checks, models, tensor_names
 from helpers.problems import CheckFailed
-from tests.hook_fixtures import SMALL
+from tests.support.models import SMALL_CNN
 
 # --------------------------------------------------------------------------- exercise 1
 
@@ -23,7 +23,7 @@ RIGHT = {"logits": "dense_1/BiasAdd", "output bias": "dense_1/bias/Read/ReadVari
     {"logits": "dense_1/BiasAdd", "output bias": "dense_1/BiasAdd/ReadVariableOp"},
 ], ids=["names", "with :0", "the read inside BiasAdd"])
 def test_exercise_1_right_answers_pass(capsys, answer):
-    checks.output_layer_tensors(answer, models.cnn_model_fn, SMALL)
+    checks.output_layer_tensors(answer, models.cnn_model_fn, SMALL_CNN)
     assert capsys.readouterr().out.startswith("Correct: both names are in the graph: logits -> dense_1/BiasAdd:0")
 
 
@@ -59,7 +59,7 @@ EXERCISE_1_WRONG = {
 def test_exercise_1_wrong_answers_fail_and_say_why(name):
     answer, words = EXERCISE_1_WRONG[name]
     with pytest.raises(CheckFailed) as caught:
-        checks.output_layer_tensors(answer, models.cnn_model_fn, SMALL)
+        checks.output_layer_tensors(answer, models.cnn_model_fn, SMALL_CNN)
     message = str(caught.value)
     assert words in message, message
     assert "BiasAdd'" not in message.replace(f"'{answer.get('logits') if isinstance(answer, dict) else ''}", "")
@@ -69,7 +69,7 @@ def test_exercise_1_wrong_answers_fail_and_say_why(name):
 def test_exercise_1_right_names_are_in_the_graph_the_hook_sees():
     """The expected tensors exist in the CNN's training graph, as `tensor_names.resolve_tensors` finds them."""
     from helpers.model_graph import build_graph
-    found = tensor_names.resolve_tensors(list(RIGHT.values()), build_graph(models.cnn_model_fn, SMALL))
+    found = tensor_names.resolve_tensors(list(RIGHT.values()), build_graph(models.cnn_model_fn, SMALL_CNN))
     assert [tensor.name for tensor in found.values()] == ["dense_1/BiasAdd:0", "dense_1/bias/Read/ReadVariableOp:0"]
 
 

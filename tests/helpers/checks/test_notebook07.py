@@ -16,7 +16,8 @@ import tensorflow as tf
 
 from helpers import checks
 from helpers.problems import CheckFailed
-from tests.eval_fixtures import write_eval_events
+from tests.support.events import write_eval_events
+from tests.support.models import tiny_estimator, tiny_input_fn
 
 # --- exercise 1: the hook's decision on a timeline ------------------------------
 
@@ -72,22 +73,9 @@ increase = tf.estimator.experimental.stop_if_no_increase_hook
 decrease = tf.estimator.experimental.stop_if_no_decrease_hook
 
 
-def tiny_model_fn(features, labels, mode):
-    weight = tf.compat.v1.get_variable("w", initializer=1.0)
-    loss = tf.reduce_mean((features["x"] * weight - labels) ** 2)
-    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.01).minimize(
-        loss, global_step=tf.compat.v1.train.get_global_step())
-    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
-
-
-def tiny_input_fn():
-    return tf.data.Dataset.from_tensors(({"x": [1.0]}, [2.0])).repeat()
-
-
 def run_like(model_dir, final_step, evaluated_at, eval_name="holdout"):
     """An Estimator trained to ``final_step`` whose evaluations (the exercise's keys) are at ``evaluated_at``."""
-    estimator = tf.estimator.Estimator(tiny_model_fn, model_dir=str(model_dir),
-                                       config=tf.estimator.RunConfig(log_step_count_steps=1000))
+    estimator = tiny_estimator(model_dir)
     estimator.train(tiny_input_fn, max_steps=final_step)
     write_eval_events(estimator.eval_dir(eval_name),
                       {step: {"accuracy": 0.1, "precision_": 0.01, "loss": 2.3} for step in evaluated_at})
@@ -125,7 +113,8 @@ def test_exercise_2_accepts_a_hook_that_looks_more_often(stopped, capsys):
     assert "Correct" in capsys.readouterr().out
 
 
-# The issue's case first: the decrease hook on the loss stops this model at the same step, and is not the exercise.
+# First the likeliest wrong answer: the decrease hook on the loss stops this model at the same step,
+# and is not the exercise.
 WRONG_HOOKS = {
     "decrease hook on the loss": (
         lambda e: decrease(e, "loss", PATIENCE, eval_dir=e.eval_dir("holdout"), run_every_secs=None,
@@ -197,14 +186,14 @@ def test_exercise_2_not_an_estimator():
 
 
 def test_exercise_2_same_model_dir(tmp_path):
-    estimator = tf.estimator.Estimator(tiny_model_fn, model_dir=str(tmp_path))
+    estimator = tiny_estimator(tmp_path)
     with pytest.raises(CheckFailed, match="uses the broken run's model_dir"):
         check(estimator, broken=tmp_path)
 
 
 def test_exercise_2_not_run(tmp_path):
     with pytest.raises(CheckFailed, match="has no checkpoint yet"):
-        check(tf.estimator.Estimator(tiny_model_fn, model_dir=str(tmp_path)))
+        check(tiny_estimator(tmp_path))
 
 
 def test_exercise_2_evaluations_elsewhere(tmp_path):

@@ -1,8 +1,8 @@
 """Every message of notebook 08's exercise checks.
 
-Exercise 1's check loads a real SavedModel: a tiny CNN is trained for one
-step on random images and exported here, once with a raw-image receiver and
-once with a parsing receiver, in a few seconds.
+Exercise 1's check loads a real SavedModel: the tiny CNN of
+``tests/helpers/conftest.py`` (``trained_cnn``) is exported here, once with a
+raw-image receiver and once with a parsing receiver, in a few seconds.
 """
 
 import numpy as np
@@ -11,13 +11,12 @@ import tensorflow as tf
 
 from helpers import checks, export
 from helpers.problems import CheckFailed
-from tests.helpers.test_export import tiny_estimator
 
 
 @pytest.fixture(scope="module")
-def exports(tmp_path_factory):
+def exports(trained_cnn, tmp_path_factory):
     root = tmp_path_factory.mktemp("checks08")
-    estimator = tiny_estimator(root / "model")
+    estimator = trained_cnn
 
     def pixels_receiver_fn():
         images = tf.compat.v1.placeholder(tf.float32, [None, 28, 28], name="pixels")

@@ -70,7 +70,7 @@ def right(workers, seconds):
 
 RIGHT_ANSWERS = {
     "list comprehension": right,
-    "NumPy, as issue 21 reported (np.minimum gives NumPy integers)":
+    "NumPy (np.minimum gives NumPy integers)":
         lambda w, s: np.flatnonzero(np.minimum(60, (np.arange(w) + 1) * 5) > s),
     "NumPy integers in a list": lambda w, s: [np.int64(i) for i in range(w) if np.minimum(60, (i + 1) * 5) > s],
     "a tuple": lambda w, s: tuple(right(w, s)),

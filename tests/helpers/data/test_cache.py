@@ -1,6 +1,6 @@
 """``helpers.data`` and ``helpers.inputs``: what is verified when a cached file is read.
 
-Issue 14, items 1, 2 and 4. What is tested:
+What is tested:
 
 * a cached file damaged after a good fetch (bytes cut from the middle of the
   gzip stream; an IDX header whose count says 9999; one byte changed with size
@@ -10,8 +10,8 @@ Issue 14, items 1, 2 and 4. What is tested:
   fetched it, and in a later one (an empty in-process memo);
 * a file that verified before is not decompressed again: a later process only
   hashes the ``.gz`` bytes against the record written at fetch time;
-* the real MNIST test images, cut in the middle (the issue's 9,822 examples
-  instead of 10,000), come back as 10,000 verified examples;
+* the real MNIST test images, cut in the middle (9,822 examples instead
+  of 10,000: a download cut short), come back as 10,000 verified examples;
 * a complete, verified cache keeps working when ``WORKBOOK_DATASETS`` names a
   folder that is gone; the folder is named only when a file is missing;
 * ``.partial-*.gz`` files left by a killed fetch are removed by later runs,
@@ -36,19 +36,15 @@ import pytest
 
 from helpers import data, inputs, settings
 from helpers.problems import DatasetProblem
-from tests.helpers.data.test_reading import (  # noqa: F401  (fixtures are used by name)
+from tests.support.datasets import (
     ENV,
     FILENAMES,
     IMAGES,
     SHARED_DATASETS,
-    cache,
     cached_files,
-    good_source,
     gz,
     idx_bytes,
-    no_datasets_env,
     one_line,
-    tiny,
     with_records,
 )
 
@@ -170,7 +166,7 @@ def test_a_file_without_record_is_checked_in_full_once(filled, tiny, monkeypatch
 
 
 def test_real_mnist_cut_in_the_middle_is_not_read_silently(tmp_path, monkeypatch, capsys):
-    """The issue's case: 9,822 test images instead of 10,000, images and labels out of step."""
+    """A cut download: 9,822 test images instead of 10,000, images and labels out of step."""
     if not SHARED_DATASETS.is_dir():
         pytest.skip(f"no offline copy of the datasets in {SHARED_DATASETS}")
     cache = tmp_path / "cache"

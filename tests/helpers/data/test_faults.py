@@ -1,4 +1,4 @@
-"""``helpers.data`` when the disk refuses, and a dataset in another form (issue 24, items 4 and 5).
+"""``helpers.data`` when the disk refuses, and a dataset in another form.
 
 File-system faults, on fetch (a copy from ``WORKBOOK_DATASETS`` or a download) and on
 first use of the cache, each end in one ``StorageProblem`` line that names the folder
@@ -48,22 +48,16 @@ import pytest
 from helpers import data, settings
 from helpers.data import DatasetSpec, FileSpec
 from helpers.problems import DatasetProblem, StorageProblem
-from tests.helpers.data.test_reading import (  # noqa: F401  (fixtures are used by name)
+from tests.support.datasets import (
     ENV,
     FILENAMES,
     IMAGES,
     SHARED_DATASETS,
-    cache,
     cached_files,
-    closed_port,
-    good_source,
     gz,
     idx_bytes,
-    no_datasets_env,
     one_line,
-    server,
     sha256,
-    tiny,
     with_records,
     write_folder,
 )
@@ -545,10 +539,10 @@ def test_dataset_in_another_form_is_accepted_and_cached_gzipped(tmp_path, cache,
         path.write_bytes(tiny.gz(key) if form == "gzip-without-suffix" else tiny.raw[key])
     monkeypatch.setenv(ENV, str(tmp_path / "source"))
 
-    dataset = data.load(tiny.spec, cache)
+    arrays = data.load(tiny.spec, cache)
 
     for key, expected in tiny.arrays.items():
-        np.testing.assert_array_equal(getattr(dataset, key), expected, err_msg=key)
+        np.testing.assert_array_equal(getattr(arrays, key), expected, err_msg=key)
     assert cached_files(cache) == with_records(f"tiny/{name}" for name in FILENAMES.values())
     assert gzip.decompress((cache / "tiny" / IMAGES).read_bytes()) == tiny.raw["train_images"]
 

@@ -1,6 +1,6 @@
 """``helpers.data``: one line, naming what is actually there, for set-up mistakes.
 
-Issue 14, items 3 and 5. What is tested:
+What is tested:
 
 * a folder standing where a cached file (or the dataset's cache folder) should
   be, and a folder standing where a source file should be: one line each that
@@ -24,17 +24,12 @@ import pytest
 
 from helpers import data, settings
 from helpers.problems import DatasetProblem
-from tests.helpers.data.test_reading import (  # noqa: F401  (fixtures are used by name)
+from tests.support.datasets import (
     ENV,
     IMAGES,
-    bad_source,
-    cache,
     cached_files,
-    good_source,
     gz,
-    no_datasets_env,
     one_line,
-    tiny,
     write_folder,
 )
 

@@ -21,231 +21,37 @@ the file and a fix, and must leave nothing behind in the cache: neither the bad
 file nor a ``.partial-*`` temporary file. A good file is cached with its
 ``.<file>.verified`` record beside it.
 
-What the input functions verify on each read, and the one-line messages for
-set-up mistakes (issue 14), are tested in ``test_data_cache.py`` and
-``test_data_messages.py``, which use the tiny dataset and fixtures below.
+The tiny dataset is built by ``tests/support/datasets.py``; the fixtures that
+lay it out or serve it are in ``conftest.py``. What the input functions verify on
+each read is tested in ``test_cache.py``, faults of the disk and of the files in
+``test_faults.py``, and the one-line messages for set-up mistakes in
+``test_messages.py``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import gzip
-import hashlib
 import os
-import socket
-import struct
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from helpers import data, settings
-from helpers.data import DatasetSpec, FileSpec
 from helpers.problems import DatasetProblem
-
-ENV = settings.DATASETS_ENV  # "WORKBOOK_DATASETS"
-SHARED_DATASETS = Path(settings.PROJECT_ROOT).parent / "shared" / "datasets"
-
-FILENAMES = {
-    "train_images": "train-images-idx3-ubyte.gz",
-    "train_labels": "train-labels-idx1-ubyte.gz",
-    "test_images": "t10k-images-idx3-ubyte.gz",
-    "test_labels": "t10k-labels-idx1-ubyte.gz",
-}
-IMAGES = FILENAMES["train_images"]  # the first file that load() fetches
-
-
-# --- building a tiny dataset -------------------------------------------------
-
-
-def idx_bytes(array, magic: int | None = None, dims: tuple | None = None) -> bytes:
-    """An uncompressed IDX file: big-endian uint32 magic and dims, then the uint8 data.
-
-    ``magic`` and ``dims`` default to the right values for ``array``; pass others
-    to build a broken header.
-    """
-    array = np.asarray(array, dtype=np.uint8)
-    magic = 0x00000800 + array.ndim if magic is None else magic
-    dims = array.shape if dims is None else dims
-    return struct.pack(f">{1 + len(dims)}I", magic, *dims) + array.tobytes()
-
-
-def gz(raw: bytes) -> bytes:
-    return gzip.compress(raw, mtime=0)  # mtime=0: the same bytes on every run
-
-
-def sha256(raw: bytes) -> str:
-    return hashlib.sha256(raw).hexdigest()
-
-
-@dataclasses.dataclass
-class Tiny:
-    """A synthetic dataset: its spec, its arrays and their IDX bytes, by file key."""
-
-    spec: DatasetSpec
-    arrays: dict
-    raw: dict
-
-    def gz(self, key: str) -> bytes:
-        return gz(self.raw[key])
-
-
-def build_tiny(name: str = "tiny") -> Tiny:
-    rng = np.random.default_rng(20240101)
-    arrays = {
-        "train_images": rng.integers(0, 256, size=(5, 28, 28), dtype=np.uint8),
-        "train_labels": rng.integers(0, 10, size=5, dtype=np.uint8),
-        "test_images": rng.integers(0, 256, size=(3, 28, 28), dtype=np.uint8),
-        "test_labels": rng.integers(0, 10, size=3, dtype=np.uint8),
-    }
-    raw = {key: idx_bytes(array) for key, array in arrays.items()}
-    files = {
-        key: FileSpec(FILENAMES[key], arrays[key].shape, sha256(raw[key])) for key in arrays
-    }
-    # No mirrors: a test that reached the download route by mistake fails at
-    # once instead of going to the internet.
-    spec = DatasetSpec(name, (), tuple("abcdefghij"), **files)
-    return Tiny(spec, arrays, raw)
-
-
-def write_folder(root: Path, tiny: Tiny, replace: dict | None = None) -> Path:
-    """Lay the dataset out as ``<root>/<name>/<file>.gz``; ``replace`` maps key -> .gz bytes."""
-    folder = root / tiny.spec.name
-    folder.mkdir(parents=True, exist_ok=True)
-    for key, filename in FILENAMES.items():
-        (folder / filename).write_bytes((replace or {}).get(key) or tiny.gz(key))
-    return root
-
-
-def cached_files(cache: Path) -> list:
-    """Every file under the cache (hidden ones too), as sorted relative paths."""
-    if not cache.exists():
-        return []
-    return sorted(p.relative_to(cache).as_posix() for p in cache.rglob("*") if p.is_file())
-
-
-def with_records(files) -> list:
-    """The cache listing for these data files: each with its ``.<file>.verified`` record."""
-    listing = []
-    for file in files:
-        folder, name = file.rsplit("/", 1)
-        listing += [file, f"{folder}/.{name}.verified"]
-    return sorted(listing)
-
-
-def assert_no_partials(cache: Path) -> None:
-    assert not [f for f in cached_files(cache) if ".partial-" in f]
-
-
-def one_line(problem: BaseException) -> str:
-    """The problem's message, after checking that it is a single line."""
-    message = str(problem)
-    assert message and "\n" not in message and "\r" not in message, repr(message)
-    return message
-
-
-# --- fixtures ----------------------------------------------------------------
-
-
-@pytest.fixture(autouse=True)
-def no_datasets_env(monkeypatch):
-    """Each test starts without WORKBOOK_DATASETS, whatever the runner's environment."""
-    monkeypatch.delenv(ENV, raising=False)
-
-
-@pytest.fixture
-def tiny() -> Tiny:
-    return build_tiny()
-
-
-@pytest.fixture
-def cache(tmp_path) -> Path:
-    return tmp_path / "cache"
-
-
-@pytest.fixture
-def good_source(tmp_path, tiny, monkeypatch) -> Path:
-    """A good local folder, named by WORKBOOK_DATASETS."""
-    root = write_folder(tmp_path / "source", tiny)
-    monkeypatch.setenv(ENV, str(root))
-    return root
-
-
-@pytest.fixture
-def bad_source(tmp_path, tiny, monkeypatch):
-    """Call with {key: .gz bytes}: a local folder with those files replaced, named by the env var."""
-
-    def make(replace: dict) -> Path:
-        root = write_folder(tmp_path / "source", tiny, replace)
-        monkeypatch.setenv(ENV, str(root))
-        return root
-
-    return make
-
-
-class MirrorServer:
-    """An HTTP server on 127.0.0.1 that serves ``routes``: path -> (body, Content-Length)."""
-
-    def __init__(self):
-        self.routes: dict = {}
-        self.requests: list = []
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self):
-                server.requests.append(self.path)
-                if self.path not in server.routes:
-                    self.send_error(404)
-                    return
-                body, length = server.routes[self.path]
-                self.send_response(200)
-                self.send_header("Content-Type", "application/octet-stream")
-                self.send_header("Content-Length", str(length))
-                self.end_headers()
-                self.wfile.write(body)  # may be shorter than Content-Length
-                self.close_connection = True  # then the socket is closed
-
-            def log_message(self, *args):  # keep the test output clean
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.port = self.httpd.server_address[1]
-        self.thread = threading.Thread(
-            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self.thread.start()
-
-    def mirror(self, name: str) -> str:
-        return f"http://127.0.0.1:{self.port}/{name}/"
-
-    def serve(self, mirror: str, filename: str, body: bytes, length: int | None = None) -> None:
-        self.routes[f"/{mirror}/{filename}"] = (body, len(body) if length is None else length)
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join(timeout=5)
-
-
-@pytest.fixture
-def server(request, monkeypatch) -> MirrorServer:
-    # A short timeout, so that a server-side mistake fails the test instead of hanging it.
-    monkeypatch.setattr(data, "DOWNLOAD_TIMEOUT_SECONDS", 5)
-    mirror_server = MirrorServer()
-    request.addfinalizer(mirror_server.close)
-    return mirror_server
-
-
-@pytest.fixture
-def closed_port() -> int:
-    """A local port with nothing listening on it: connecting is refused at once."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
+from tests.support.datasets import (
+    ENV,
+    FILENAMES,
+    IMAGES,
+    SHARED_DATASETS,
+    Tiny,
+    assert_no_partials,
+    cached_files,
+    gz,
+    idx_bytes,
+    one_line,
+    with_records,
+)
 
 # --- reading -------------------------------------------------------------------
 
@@ -269,17 +75,17 @@ def test_read_verified_returns_the_array(tmp_path, tiny):
 
 
 def test_load_from_a_good_local_folder(good_source, cache, tiny):
-    dataset = data.load(tiny.spec, cache)
+    arrays = data.load(tiny.spec, cache)
 
-    assert dataset.name == "tiny"
-    assert dataset.class_names == tiny.spec.class_names
+    assert arrays.name == "tiny"
+    assert arrays.class_names == tiny.spec.class_names
     for key, expected in tiny.arrays.items():
-        array = getattr(dataset, key)
+        array = getattr(arrays, key)
         assert array.dtype == np.uint8, key
         assert array.shape == expected.shape, key
         np.testing.assert_array_equal(array, expected, err_msg=key)
-    assert dataset.train_images.shape == (5, 28, 28)
-    assert dataset.test_labels.shape == (3,)
+    assert arrays.train_images.shape == (5, 28, 28)
+    assert arrays.test_labels.shape == (3,)
     assert cached_files(cache) == with_records(f"tiny/{name}" for name in FILENAMES.values())
 
 
@@ -417,9 +223,9 @@ def test_corrupt_cached_file_is_removed_and_fetched_again(good_source, cache, ti
     folder.mkdir(parents=True)
     (folder / IMAGES).write_bytes(make_bad(tiny))
 
-    dataset = data.load(tiny.spec, cache)
+    arrays = data.load(tiny.spec, cache)
 
-    np.testing.assert_array_equal(dataset.train_images, tiny.arrays["train_images"])
+    np.testing.assert_array_equal(arrays.train_images, tiny.arrays["train_images"])
     np.testing.assert_array_equal(
         data.read_verified(folder / IMAGES, tiny.spec.train_images), tiny.arrays["train_images"]
     )
@@ -526,10 +332,10 @@ def test_load_downloads_from_the_spec_mirrors(server, cache, tiny, capsys):
         server.serve("a", filename, tiny.gz(key))
     spec = dataclasses.replace(tiny.spec, mirrors=(server.mirror("a"),))
 
-    dataset = data.load(spec, cache)
+    arrays = data.load(spec, cache)
 
     for key, expected in tiny.arrays.items():
-        np.testing.assert_array_equal(getattr(dataset, key), expected, err_msg=key)
+        np.testing.assert_array_equal(getattr(arrays, key), expected, err_msg=key)
     assert len(cached_files(cache)) == 8  # 4 files, 4 records
     assert_no_partials(cache)
     assert "100%" in capsys.readouterr().out  # a plain-text tqdm bar went to stdout
@@ -557,8 +363,8 @@ def test_missing_file_says_so(tmp_path, tiny):
 
 
 def test_arrays_are_writable(cache, tiny, good_source):
-    dataset = data.load(tiny.spec, cache)
-    dataset.train_images[dataset.train_images > 0] = 255  # learners do this
+    arrays = data.load(tiny.spec, cache)
+    arrays.train_images[arrays.train_images > 0] = 255  # learners do this
 
 
 # --- 10. the real datasets ----------------------------------------------------------

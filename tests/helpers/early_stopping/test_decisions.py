@@ -9,6 +9,7 @@ so the stop step is known exactly.
 """
 
 import random
+from operator import itemgetter
 
 import matplotlib
 
@@ -20,7 +21,11 @@ import tensorflow as tf  # noqa: E402
 
 from helpers import early_stopping, events, inputs, logs, metrics, models  # noqa: E402
 from helpers.problems import WorkbookProblem  # noqa: E402
-from tests.eval_fixtures import HookProbe, all_metrics, estimator_in, replay, write_eval_events  # noqa: E402
+from tools.notebook_code import definitions  # noqa: E402
+from tests.support.events import write_eval_events  # noqa: E402
+from tests.support.models import linear_estimator  # noqa: E402
+
+HookProbe, replay = itemgetter("HookProbe", "replay")(definitions("07_early_stopping.ipynb", ("HookProbe", "replay")))
 
 increase = tf.estimator.experimental.stop_if_no_increase_hook
 decrease = tf.estimator.experimental.stop_if_no_decrease_hook
@@ -46,7 +51,7 @@ def every_step(hook_fn, estimator, metric, patience, **kwargs):
 
 
 def test_patience_is_counted_in_global_steps_not_evaluations(tmp_path):
-    estimator = estimator_in(tmp_path)
+    estimator = linear_estimator(tmp_path)
     # Two evaluations without an increase, but 300 steps after the best: stop.
     answers = decisions(estimator, {100: 0.90, 150: 0.80, 400: 0.85},
                         every_step(increase, estimator, "f1_macro", 300))
@@ -54,21 +59,21 @@ def test_patience_is_counted_in_global_steps_not_evaluations(tmp_path):
 
 
 def test_many_evaluations_within_the_patience_do_not_stop(tmp_path):
-    estimator = estimator_in(tmp_path)
+    estimator = linear_estimator(tmp_path)
     timeline = {100: 0.9, 120: 0.8, 140: 0.8, 160: 0.8, 180: 0.8, 200: 0.8, 220: 0.8, 240: 0.8, 399: 0.8}
     answers = decisions(estimator, timeline, every_step(increase, estimator, "f1_macro", 300))
     assert not any(answers.values())
 
 
 def test_stops_exactly_when_steps_since_best_reach_the_patience(tmp_path):
-    estimator = estimator_in(tmp_path)
+    estimator = linear_estimator(tmp_path)
     answers = decisions(estimator, {100: 0.5, 200: 0.6, 300: 0.55, 400: 0.59, 500: 0.58},
                         every_step(increase, estimator, "f1_macro", 300))
     assert answers == {100: False, 200: False, 300: False, 400: False, 500: True}
 
 
 def test_an_equal_value_is_not_an_increase(tmp_path):
-    estimator = estimator_in(tmp_path)
+    estimator = linear_estimator(tmp_path)
     # 0.6 again at 300 does not move the best from 200; at 500, 300 steps have passed.
     answers = decisions(estimator, {100: 0.5, 200: 0.6, 300: 0.6, 400: 0.6, 500: 0.6},
                         every_step(increase, estimator, "f1_macro", 300))
@@ -76,37 +81,37 @@ def test_an_equal_value_is_not_an_increase(tmp_path):
 
 
 def test_a_tiny_increase_counts_there_is_no_min_delta(tmp_path):
-    estimator = estimator_in(tmp_path)
+    estimator = linear_estimator(tmp_path)
     answers = decisions(estimator, {100: 0.5, 200: 0.6, 300: 0.6000001, 400: 0.6000002, 500: 0.6000003},
                         every_step(increase, estimator, "f1_macro", 300))
     assert not any(answers.values())
 
 
 def test_evaluations_below_min_steps_are_ignored(tmp_path):
-    estimator = estimator_in(tmp_path)
+    estimator = linear_estimator(tmp_path)
     timeline = {100: 0.99, 200: 0.5, 300: 0.6, 400: 0.55, 500: 0.58, 600: 0.57}
     without = decisions(estimator, timeline, every_step(increase, estimator, "f1_macro", 300))
     assert without[400] is True  # the spike at 100 is the best: 300 steps later, stop
     (tmp_path / "second").mkdir()
-    estimator = estimator_in(tmp_path / "second")
+    estimator = linear_estimator(tmp_path / "second")
     with_min = decisions(estimator, timeline, every_step(increase, estimator, "f1_macro", 300, min_steps=200))
     # min_steps=200: the spike is ignored, the best is 0.6 at 300, so the stop comes at 600.
     assert with_min == {100: False, 200: False, 300: False, 400: False, 500: False, 600: True}
 
 
 def test_decrease_hook_watches_the_loss_going_down(tmp_path):
-    estimator = estimator_in(tmp_path)
+    estimator = linear_estimator(tmp_path)
     timeline = {100: 0.30, 200: 0.20, 300: 0.25, 400: 0.20, 500: 0.21}
     answers = decisions(estimator, timeline, every_step(decrease, estimator, "loss", 300), metric="loss")
     assert answers == {100: False, 200: False, 300: False, 400: False, 500: True}
     (tmp_path / "second").mkdir()
-    estimator = estimator_in(tmp_path / "second")
+    estimator = linear_estimator(tmp_path / "second")
     rising = decisions(estimator, timeline, every_step(increase, estimator, "loss", 300), metric="loss")
     assert rising == {100: False, 200: False, 300: False, 400: True, 500: True}  # best 0.30 at 100
 
 
 def test_a_hook_reading_an_empty_folder_never_stops(tmp_path):
-    estimator = estimator_in(tmp_path)
+    estimator = linear_estimator(tmp_path)
     write_eval_events(estimator.eval_dir("val"), {100: {"f1_macro": 0.5}, 900: {"f1_macro": 0.4}})
     with HookProbe(every_step(increase, estimator, "f1_macro", 100)()) as probe:
         assert probe.asks_to_stop(1000) is False
@@ -117,7 +122,7 @@ def test_a_hook_reading_an_empty_folder_never_stops(tmp_path):
 
 
 def test_a_missing_metric_raises_key_error_once_there_is_an_evaluation(tmp_path):
-    estimator = estimator_in(tmp_path)
+    estimator = linear_estimator(tmp_path)
     with HookProbe(every_step(increase, estimator, "f1", 100)()) as probe:
         assert probe.asks_to_stop(0) is False  # nothing evaluated yet: nothing to read
     write_eval_events(estimator.eval_dir(), {100: {"f1_macro": 0.5, "loss": 0.3}})
@@ -127,7 +132,7 @@ def test_a_missing_metric_raises_key_error_once_there_is_an_evaluation(tmp_path)
 
 
 def test_the_timer_decides_when_the_hook_looks(tmp_path):
-    estimator = estimator_in(tmp_path)
+    estimator = linear_estimator(tmp_path)
     write_eval_events(estimator.eval_dir(), {100: {"f1_macro": 0.5}})
     hook = increase(estimator, "f1_macro", 300, run_every_secs=None, run_every_steps=200)
     with HookProbe(hook) as probe:
@@ -136,7 +141,7 @@ def test_the_timer_decides_when_the_hook_looks(tmp_path):
         assert probe.asks_to_stop(101) is False  # 1 step since it looked: it does not look
         assert probe.asks_to_stop(300) is True  # 200 steps since it looked: it reads step 400 and stops
     (tmp_path / "second").mkdir()
-    estimator = estimator_in(tmp_path / "second")
+    estimator = linear_estimator(tmp_path / "second")
     write_eval_events(estimator.eval_dir(), {100: {"f1_macro": 0.5}})
     hook = increase(estimator, "f1_macro", 300)  # the default: run_every_secs=60
     with HookProbe(hook) as probe:
@@ -154,7 +159,7 @@ def test_best_step_and_stop_after_follow_the_real_hook(tmp_path, case):
     min_steps = generator.choice([0, 0, 200])
     higher = generator.random() < 0.5
     hook_fn = increase if higher else decrease
-    estimator = estimator_in(tmp_path)
+    estimator = linear_estimator(tmp_path)
     answers = decisions(estimator, timeline, every_step(hook_fn, estimator, "m", patience, min_steps=min_steps),
                         metric="m")
     first_stop = next((step for step, stops in answers.items() if stops), None)
@@ -169,7 +174,7 @@ def test_best_step_keeps_the_earliest_of_equal_values():
 
 
 def test_replay_lists_the_hooks_answer_per_evaluation(tmp_path):
-    estimator = estimator_in(tmp_path)
+    estimator = linear_estimator(tmp_path)
     table = replay({100: 0.5, 200: 0.6, 300: 0.6, 400: 0.55, 500: 0.59}, "f1_macro",
                                   every_step(increase, estimator, "f1_macro", 300), estimator.eval_dir())
     assert list(table["hook asks to stop"]) == [False, False, False, False, True]
@@ -181,7 +186,7 @@ def test_replay_lists_the_hooks_answer_per_evaluation(tmp_path):
 
 
 def test_preflight_passes_and_lists_the_scalar_results(tmp_path):
-    estimator = estimator_in(tmp_path, all_metrics)
+    estimator = linear_estimator(tmp_path, metrics.course_metrics)
     spec = tf.estimator.EvalSpec(inputs.make_eval_input_fn(count=10))
     report = early_stopping.preflight(estimator, spec, "f1_macro")
     assert isinstance(report, early_stopping.PreflightReport)
@@ -191,7 +196,7 @@ def test_preflight_passes_and_lists_the_scalar_results(tmp_path):
 
 
 def test_preflight_names_a_missing_metric_and_what_exists(tmp_path):
-    estimator = estimator_in(tmp_path, all_metrics)
+    estimator = linear_estimator(tmp_path, metrics.course_metrics)
     spec = tf.estimator.EvalSpec(inputs.make_eval_input_fn(count=10))
     with pytest.raises(early_stopping.EarlyStoppingProblem) as caught:
         early_stopping.preflight(estimator, spec, "f1")
@@ -203,7 +208,7 @@ def test_preflight_names_a_missing_metric_and_what_exists(tmp_path):
 
 
 def test_preflight_suggests_the_close_name(tmp_path):
-    estimator = estimator_in(tmp_path)
+    estimator = linear_estimator(tmp_path)
     spec = tf.estimator.EvalSpec(inputs.make_eval_input_fn(count=10))
     with pytest.raises(early_stopping.EarlyStoppingProblem, match=r"did you mean 'accuracy'\?"):
         early_stopping.preflight(estimator, spec, "acuracy")
@@ -213,7 +218,7 @@ def test_preflight_refuses_an_array_metric(tmp_path):
     def per_class_f1(labels, predictions):
         return {"f1": metrics.precision_recall_f1(labels, predictions["classes"], 10)["f1"]}
 
-    estimator = estimator_in(tmp_path, per_class_f1)
+    estimator = linear_estimator(tmp_path, per_class_f1)
     spec = tf.estimator.EvalSpec(inputs.make_eval_input_fn(count=10))
     with pytest.raises(early_stopping.EarlyStoppingProblem,
                        match=r"metric_name='f1' is an array of shape \(10,\), .* tensor summary"):
@@ -221,7 +226,7 @@ def test_preflight_refuses_an_array_metric(tmp_path):
 
 
 def test_preflight_finds_a_hook_reading_the_wrong_folder(tmp_path):
-    estimator = estimator_in(tmp_path / "model")
+    estimator = linear_estimator(tmp_path / "model")
     named = tf.estimator.EvalSpec(inputs.make_eval_input_fn(count=10), name="val")
     with pytest.raises(early_stopping.EarlyStoppingProblem) as caught:
         early_stopping.preflight(estimator, named, "accuracy")
@@ -235,7 +240,7 @@ def test_preflight_finds_a_hook_reading_the_wrong_folder(tmp_path):
 
 
 def test_preflight_reports_both_problems_at_once(tmp_path):
-    estimator = estimator_in(tmp_path)
+    estimator = linear_estimator(tmp_path)
     named = tf.estimator.EvalSpec(inputs.make_eval_input_fn(count=10), name="val")
     with pytest.raises(early_stopping.EarlyStoppingProblem) as caught:
         early_stopping.preflight(estimator, named, "f1")
@@ -245,7 +250,7 @@ def test_preflight_reports_both_problems_at_once(tmp_path):
 
 def test_preflight_wants_an_eval_spec(tmp_path):
     with pytest.raises(early_stopping.EarlyStoppingProblem, match="EvalSpec"):
-        early_stopping.preflight(estimator_in(tmp_path), "val", "accuracy")
+        early_stopping.preflight(linear_estimator(tmp_path), "val", "accuracy")
 
 
 # --- reading a run back ----------------------------------------------------------------
@@ -292,7 +297,7 @@ def test_train_and_evaluate_stops_before_max_steps(tmp_path):
     assert early_stopping.requested_at(lines) == every + patience
     assert final == every + patience + 1 < max_steps
     assert result["global_step"] == final and exports == []
-    timeline = events.timeline(str(tmp_path), "eval")
-    assert list(timeline.index) == [10, 20, 30, final]
-    assert timeline["f1_macro"].nunique() == 1
+    evaluated = events.scalars_by_step(str(tmp_path), "eval")
+    assert list(evaluated.index) == [10, 20, 30, final]
+    assert evaluated["f1_macro"].nunique() == 1
     assert bool(np.asarray(tf.train.load_variable(str(tmp_path), "signal_early_stopping/STOP")))

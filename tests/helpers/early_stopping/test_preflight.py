@@ -6,15 +6,20 @@ and its ``read_eval_metrics`` (what the hooks read) says whether it is there.
 A real ``evaluate()`` and the real hook then show what the pre-flight predicts.
 """
 
+from operator import itemgetter
+
 import numpy as np
 import pytest
 import tensorflow as tf
 from tensorflow_estimator.python.estimator import early_stopping as estimator_early_stopping
 from tensorflow_estimator.python.estimator import estimator as estimator_lib
 
-from helpers import early_stopping, inputs
+from helpers import early_stopping, inputs, metrics
 from helpers.problems import similar_names
-from tests.eval_fixtures import HookProbe, all_metrics, estimator_in, replay
+from tools.notebook_code import definitions
+from tests.support.models import linear_estimator
+
+HookProbe, replay = itemgetter("HookProbe", "replay")(definitions("07_early_stopping.ipynb", ("HookProbe", "replay")))
 
 DTYPES = [tf.float16, tf.bfloat16, tf.float32, tf.float64, tf.int8, tf.int16, tf.int32, tf.int64,
           tf.uint8, tf.uint16, tf.uint32, tf.uint64, tf.bool, tf.complex64, tf.complex128, tf.string]
@@ -24,7 +29,7 @@ def spec():
     return tf.estimator.EvalSpec(inputs.make_eval_input_fn(count=10))
 
 
-# --- item 14: which dtypes Estimator writes where the hook reads ------------------------------
+# --- which dtypes Estimator writes where the hook reads ------------------------------
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda dtype: dtype.name)
@@ -42,7 +47,7 @@ def test_the_written_dtypes_are_listed_from_the_rule():
 
 
 def test_a_float16_metric_fails_the_preflight_as_the_real_hook_would_fail(tmp_path):
-    estimator = estimator_in(tmp_path)
+    estimator = linear_estimator(tmp_path)
     with pytest.raises(early_stopping.EarlyStoppingProblem) as caught:
         early_stopping.preflight(estimator, spec(), "accuracy_half")
     message = str(caught.value)
@@ -65,18 +70,18 @@ def test_a_float16_metric_fails_the_preflight_as_the_real_hook_would_fail(tmp_pa
 
 
 def test_float64_and_float32_scalars_pass(tmp_path):
-    estimator = estimator_in(tmp_path, all_metrics)
+    estimator = linear_estimator(tmp_path, metrics.course_metrics)
     report = early_stopping.preflight(estimator, spec(), "accuracy_double")
     assert report.results["accuracy_double"] == early_stopping.Result((), "float64")
     assert report.results["loss"] == early_stopping.Result((), "float32")
     assert "accuracy_half" not in repr(report) and "accuracy, " in repr(report) and "f1_macro" in repr(report)
 
 
-# --- item 15: min_steps and max_steps ----------------------------------------------------------
+# --- min_steps and max_steps ----------------------------------------------------------------
 
 
 def test_min_steps_not_below_max_steps_is_caught(tmp_path):
-    estimator = estimator_in(tmp_path)
+    estimator = linear_estimator(tmp_path)
     with pytest.raises(early_stopping.EarlyStoppingProblem) as caught:
         early_stopping.preflight(estimator, spec(), "accuracy", min_steps=8000, max_steps=4000)
     assert str(caught.value) == (
@@ -88,14 +93,14 @@ def test_min_steps_not_below_max_steps_is_caught(tmp_path):
 
 
 def test_min_steps_plus_patience_not_below_max_steps_is_caught(tmp_path):
-    estimator = estimator_in(tmp_path)
+    estimator = linear_estimator(tmp_path)
     with pytest.raises(early_stopping.EarlyStoppingProblem,
                        match=r"^min_steps \+ patience = 3000 \+ 1000 = 4000 is not below max_steps=4000: "):
         early_stopping.preflight(estimator, spec(), "accuracy", min_steps=3000, max_steps=4000, patience=1000)
 
 
 def test_steps_that_leave_room_pass_and_say_so(tmp_path):
-    estimator = estimator_in(tmp_path)
+    estimator = linear_estimator(tmp_path)
     report = early_stopping.preflight(estimator, spec(), "accuracy", min_steps=1200, max_steps=4000, patience=400)
     assert repr(report).endswith(" It can stop training from step 1600 on (min_steps + patience), "
                                  "before max_steps=4000.")
@@ -108,7 +113,7 @@ def test_the_real_hook_never_stops_when_min_steps_plus_patience_reach_max_steps(
     # max_steps=500, min_steps=300, patience=200: evaluations during training end at 400.
     timeline = {100: 0.9, 200: 0.1, 300: 0.5, 400: 0.4}
     assert early_stopping.steps_problem(300, 500, 200) is not None
-    estimator = estimator_in(tmp_path)
+    estimator = linear_estimator(tmp_path)
     table = replay(timeline, "accuracy", lambda: tf.estimator.experimental.stop_if_no_increase_hook(
         estimator, "accuracy", 200, min_steps=300, run_every_secs=None, run_every_steps=1), estimator.eval_dir(),
         min_steps=300)
@@ -116,11 +121,11 @@ def test_the_real_hook_never_stops_when_min_steps_plus_patience_reach_max_steps(
     assert early_stopping.steps_problem(200, 500, 200) is None  # 200 + 200 < 500: it could stop at 400
 
 
-# --- item 15: the suggested name ------------------------------------------------------------------
+# --- the suggested name ------------------------------------------------------------------------
 
 
 def test_f1_underscore_suggests_the_macro_f1_first(tmp_path):
-    estimator = estimator_in(tmp_path, all_metrics)
+    estimator = linear_estimator(tmp_path, metrics.course_metrics)
     with pytest.raises(early_stopping.EarlyStoppingProblem, match=r"\(did you mean 'f1_macro' or 'f1_micro'\?\)"):
         early_stopping.preflight(estimator, spec(), "f1_")
 

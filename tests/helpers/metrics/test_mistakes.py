@@ -1,4 +1,4 @@
-"""``helpers.metrics`` against a learner's mistakes, and the AUC where softmax saturates (issue 14, items 10-13).
+"""``helpers.metrics`` against a learner's mistakes, and the AUC where softmax saturates.
 
 What is tested:
 
@@ -61,14 +61,14 @@ def auc_alone(labels, probabilities):
     return metrics.auc_ovr(labels, probabilities, num_classes=3)
 
 
-def all_metrics(labels, probabilities):
+def three_class_metrics(labels, probabilities):
     classes = tf.argmax(probabilities, axis=1, output_type=tf.int32)
     return metrics.classification_metrics(labels, classes, probabilities, num_classes=3)
 
 
-# --- item 10: labels outside 0 .. num_classes-1 -----------------------------------------
+# --- labels outside 0 .. num_classes-1 -----------------------------------------
 
-@pytest.mark.parametrize("build", [auc_alone, all_metrics], ids=["auc_ovr", "classification_metrics"])
+@pytest.mark.parametrize("build", [auc_alone, three_class_metrics], ids=["auc_ovr", "classification_metrics"])
 @pytest.mark.parametrize("bad_label, expected", [
     (3, "labels must be class ids 0..2 but one is 3: pass num_classes=(the largest id + 1) "
         "if there are more than 3 classes, or fix the labels"),
@@ -91,7 +91,7 @@ def test_predictions_outside_the_classes_are_refused():
     assert assertion_line(error).startswith("assertion failed: [predictions must be class ids 0..2 but one is 7")
 
 
-# --- item 11: NaN, logits, rows that do not sum to 1 ------------------------------------
+# --- NaN, logits, rows that do not sum to 1 ------------------------------------
 
 @pytest.mark.parametrize("probabilities, expected", [
     ([[np.nan, 0.5, 0.5], [0.1, 0.8, 0.1], [0.2, 0.2, 0.6]],
@@ -131,7 +131,7 @@ def test_softmax_rounding_is_not_refused():
         assert 0.0 <= got["auc_ovr_macro"] <= 1.0
 
 
-# --- item 13: wrong num_classes, one-hot labels ------------------------------------------
+# --- wrong num_classes, one-hot labels ------------------------------------------
 
 def test_wrong_num_classes_is_one_line_while_building():
     with tf.Graph().as_default():
@@ -159,7 +159,7 @@ def test_wrong_num_classes_is_one_line_when_the_shape_is_known_only_at_run_time(
 @pytest.mark.parametrize("build", [
     lambda labels, probabilities: metrics.auc_ovr(labels, probabilities, num_classes=3),
     lambda labels, probabilities: metrics.precision_recall_f1(labels, tf.argmax(probabilities, 1), num_classes=3),
-    all_metrics,
+    three_class_metrics,
 ], ids=["auc_ovr", "precision_recall_f1", "classification_metrics"])
 def test_one_hot_labels_are_one_line_while_building(build):
     with tf.Graph().as_default():
@@ -202,7 +202,7 @@ def test_one_hot_labels_of_unknown_shape_are_one_line_at_run_time(build, other):
                                      "one class id per example; one-hot labels? pass tf.argmax(labels, axis=1)]")
 
 
-# --- item 12: the AUC where softmax saturates; classes without an AUC --------------------
+# --- the AUC where softmax saturates; classes without an AUC --------------------
 
 def confident_model(seed=0, n=2000, margin=40.0, second=20.0):
     """Logits with a margin of 40 for the top class; 10 % wrong, their true class ``second`` above the rest."""

@@ -1,11 +1,11 @@
 """The model_fn checker reports the actual cause of a mistake, where it is, and only hints that follow.
 
-Issue 14, items 6-9: run-time errors keep TensorFlow's cause and the learner's
+Run-time errors keep TensorFlow's cause and the learner's
 line; a PREDICT branch with another network, a network built twice, a
 bool-casting precision and dropout left on are caught; a hint (labels=None, the
 course's inputs) appears only when the error comes from what it names. Each
 model_fn here has exactly one thing wrong; the helpers come from
-``model_fn_fixtures``.
+``tests/support/model_fns.py``.
 """
 
 import inspect
@@ -17,7 +17,7 @@ import tensorflow as tf
 from helpers import metrics
 from helpers.model_fn_checker import check_model_fn
 
-from tests.model_fn_fixtures import dense_logits, good_model_fn, minimize, only_finding, variant
+from tests.support.model_fns import dense_logits, good_model_fn, minimize, only_finding, variant
 
 ModeKeys = tf.estimator.ModeKeys
 HERE = "tests/helpers/model_fn_checker/test_causes.py"
@@ -89,7 +89,7 @@ def test_the_eval_side_of_argmax_without_axis_is_explained():
     assert [f.mode for f in report.findings] == ["PREDICT", "EVAL"]
     sentence = report.findings[1].sentence
     assert "raised InvalidArgumentError: Incompatible shapes: [10] vs. [4]" in sentence
-    line = _line_of(model_fn, '"accuracy": tf.compat')  # in tests/model_fn_fixtures.py
+    line = _line_of(model_fn, '"accuracy": tf.compat')  # in tests/support/model_fns.py
     assert f"(line {line} of `model_fn`" in sentence
     assert sentence.endswith("write `tf.argmax(logits, axis=1)`")
 

@@ -11,7 +11,7 @@ import tensorflow as tf
 from helpers import models
 from helpers.model_fn_checker import Finding, check_model_fn
 from helpers.problems import WorkbookProblem
-from tests.model_fn_fixtures import dense_logits, good_model_fn, minimize, only_finding, variant
+from tests.support.model_fns import dense_logits, good_model_fn, minimize, only_finding, variant
 
 ModeKeys = tf.estimator.ModeKeys
 

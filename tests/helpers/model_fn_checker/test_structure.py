@@ -1,6 +1,6 @@
 """The model_fn checker names three structural mistakes in the learner's terms, with the fix.
 
-Issue 24, item 6: `features` used as a tensor although the input function gives
+The three: `features` used as a tensor although the input function gives
 a dict (Estimator raises: a finding that names the dict's keys); a softmax
 output given to the loss as logits (Estimator trains, badly: a warning); batch
 normalization whose update ops the train_op never runs (Estimator trains, and
@@ -17,7 +17,7 @@ import tensorflow as tf
 from helpers import inputs, models
 from helpers.model_fn_checker import FIX_KERAS_UPDATES, FIX_UPDATE_OPS, check_model_fn
 
-from tests.model_fn_fixtures import good_model_fn, minimize
+from tests.support.model_fns import good_model_fn, minimize
 
 ModeKeys = tf.estimator.ModeKeys
 HERE = "tests/helpers/model_fn_checker/test_structure.py"

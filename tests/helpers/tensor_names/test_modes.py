@@ -5,13 +5,16 @@ Each training or evaluation here fails in the hook's ``begin()``, before any
 step runs, so the tests cost the graph builds only.
 """
 
+from operator import itemgetter
+
 import pytest
 import tensorflow as tf
 
 from helpers import models, tensor_names
-from tests.hook_fixtures import notebook_05
+from tools.notebook_code import definitions
 
-CheckedLoggingTensorHook, Collector = notebook_05("CheckedLoggingTensorHook", "Collector")
+NAMES = ("CheckedLoggingTensorHook", "Collector")
+CheckedLoggingTensorHook, Collector = itemgetter(*NAMES)(definitions("05_hooks.ipynb", NAMES))
 
 
 def mode_model_fn(features, labels, mode):
@@ -42,7 +45,7 @@ def quiet_estimator(folder, model_fn=mode_model_fn, **kwargs):
     return tf.estimator.Estimator(model_fn, model_dir=str(folder), config=config, **kwargs)
 
 
-# --- item 16: a tensor of another mode ------------------------------------------------------
+# --- a tensor of another mode ------------------------------------------------------------
 
 
 def test_an_eval_only_tensor_given_to_train_is_said_to_be_eval_only(tmp_path):
@@ -110,7 +113,7 @@ def test_a_name_missing_in_every_mode_keeps_the_similar_names(tmp_path):
         quiet_estimator(tmp_path).train(input_fn, steps=2, hooks=[hook])
 
 
-# --- item 16: one string instead of a dict or a list -----------------------------------------
+# --- one string instead of a dict or a list -----------------------------------------
 
 
 def test_the_stock_hook_reads_a_string_as_one_name_per_character():

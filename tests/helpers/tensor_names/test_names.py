@@ -1,11 +1,12 @@
 """helpers.tensor_names (checked tensor names) and the hooks notebook 05 defines in its cells with it.
 
 Names are resolved in small hand-made graphs. The hooks run in real Estimator trainings of the one-variable
-model of ``hook_fixtures``, so collected values can be compared with a formula.
+model of ``tests/support/models.py``, so collected values can be compared with a formula.
 """
 
 import io
 import logging
+from operator import itemgetter
 
 import numpy as np
 import pytest
@@ -13,12 +14,13 @@ import tensorflow as tf
 
 from helpers import logs, model_graph, models, tensor_names
 from helpers.problems import WorkbookProblem
-from tests.hook_fixtures import (NaiveRecorder, finite_input_fn, notebook_05, tiny_estimator, tiny_input_fn,
-                                 tiny_model_fn, weight_at)
+from tools.notebook_code import definitions
+from tests.support.models import finite_input_fn, tiny_estimator, tiny_input_fn, tiny_model_fn, weight_at
 
 # HookList calls the notebook's describe_hook
-CheckedLoggingTensorHook, ProgressBar, Collector, HookList, _, tensor_table = notebook_05(
-    "CheckedLoggingTensorHook", "ProgressBar", "Collector", "HookList", "describe_hook", "tensor_table")
+NAMES = ("CheckedLoggingTensorHook", "ProgressBar", "Collector", "HookList", "describe_hook", "tensor_table")
+CheckedLoggingTensorHook, ProgressBar, Collector, HookList, _, tensor_table = itemgetter(*NAMES)(
+    definitions("05_hooks.ipynb", NAMES))
 
 
 @pytest.fixture
@@ -161,6 +163,22 @@ def test_checked_hook_keeps_the_argument_rules():
 
 
 # --- the progress bar -------------------------------------------------------------------
+
+
+class NaiveRecorder(tf.estimator.SessionRunHook):
+    """The trap: the global step fetched together with train_op."""
+
+    def __init__(self):
+        self.steps = []
+
+    def begin(self):
+        self.global_step = tf.compat.v1.train.get_global_step()
+
+    def before_run(self, run_context):
+        return tf.estimator.SessionRunArgs(self.global_step)
+
+    def after_run(self, run_context, run_values):
+        self.steps.append(int(run_values.results))
 
 
 def test_the_step_fetched_with_train_op_is_the_one_before_the_update(tmp_path):

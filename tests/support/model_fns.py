@@ -1,5 +1,6 @@
-"""The model_fns the model_fn checker's tests share: a tiny right one (a dense layer on the flattened image),
-``variant`` to replace one part of it, and ``only_finding`` to read a report with exactly one finding."""
+"""The model_fns the tests of the model_fn checker and of notebook 03's checks share: a small right one (a dense
+layer on the flattened image), ``variant`` to replace one part of it, and ``only_finding`` to read a report with
+exactly one finding."""
 
 import tensorflow as tf
 

@@ -1,0 +1,243 @@
+"""Unit tests for ``helpers.settings``.
+
+What is tested:
+
+* ``settings.steps`` and ``settings.fast_mode``: full mode, fast mode (read from
+  ``WORKBOOK_FAST`` at call time), the default tenth, and bad step counts.
+* ``settings.fresh_model_dir``: returns a relative path, empties the folder,
+  and refuses names that would leave ``models/`` without deleting anything.
+* ``settings.seed_everything`` and ``settings.display_path``.
+
+Every test that reads ``WORKBOOK_FAST`` sets or removes it first, because
+``make test`` runs the suite with ``WORKBOOK_FAST=1``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import types
+
+import numpy as np
+import pytest
+
+from helpers import settings
+from helpers.problems import UsageProblem
+
+FAST = settings.FAST_ENV  # "WORKBOOK_FAST"
+
+
+# --------------------------------------------------------------------------
+# settings.fast_mode and settings.steps
+# --------------------------------------------------------------------------
+
+def test_steps_in_full_mode(monkeypatch):
+    monkeypatch.delenv(FAST, raising=False)
+    assert settings.fast_mode() is False
+    assert settings.steps(1000) == 1000
+    assert settings.steps(1000, 50) == 1000
+    assert settings.steps(1) == 1
+
+
+def test_steps_in_fast_mode(monkeypatch):
+    monkeypatch.setenv(FAST, "1")
+    assert settings.steps(1000, 50) == 50
+    assert settings.steps(1000) == 100
+    assert settings.steps(25) == 2
+    assert settings.steps(9) == 1  # never 0
+    assert settings.steps(1) == 1
+
+
+def test_fast_mode_is_read_at_call_time(monkeypatch):
+    monkeypatch.delenv(FAST, raising=False)
+    assert settings.steps(500) == 500
+    monkeypatch.setenv(FAST, "1")
+    assert settings.steps(500) == 50
+    monkeypatch.setenv(FAST, "0")
+    assert settings.steps(500) == 500
+
+
+@pytest.mark.parametrize("value", ["1", "true", "TRUE", "yes", "on", " 1 ", "True\n"])
+def test_fast_mode_on(monkeypatch, value):
+    monkeypatch.setenv(FAST, value)
+    assert settings.fast_mode() is True
+
+
+@pytest.mark.parametrize("value", ["0", "", "false", "no", "off", "2", "fast"])
+def test_fast_mode_off(monkeypatch, value):
+    monkeypatch.setenv(FAST, value)
+    assert settings.fast_mode() is False
+
+
+@pytest.mark.parametrize("fast_env", ["", "1"], ids=["full", "fast"])
+@pytest.mark.parametrize("full", [0, -5])
+def test_steps_below_one_raise(monkeypatch, fast_env, full):
+    monkeypatch.setenv(FAST, fast_env)
+    with pytest.raises(ValueError, match="at least 1"):
+        settings.steps(full)
+
+
+# --------------------------------------------------------------------------
+# settings.fresh_model_dir
+# --------------------------------------------------------------------------
+
+@pytest.fixture
+def models(tmp_path, monkeypatch):
+    """``MODELS_DIR`` is ``<tmp>/models`` and the working directory is ``<tmp>``."""
+    models_dir = tmp_path / "models"
+    monkeypatch.setattr(settings, "MODELS_DIR", models_dir)
+    monkeypatch.chdir(tmp_path)
+    return models_dir
+
+
+def test_fresh_model_dir_returns_a_relative_path(models):
+    path = settings.fresh_model_dir("03_cnn")
+    assert isinstance(path, str)
+    assert not os.path.isabs(path)
+    assert path == os.path.join("models", "03_cnn")
+    assert models.is_dir()  # the parent exists, so the Estimator can create the folder
+    assert not (models / "03_cnn").exists()
+
+
+def test_fresh_model_dir_removes_earlier_contents(models):
+    first = settings.fresh_model_dir("run")
+    os.makedirs(os.path.join(first, "eval"))
+    with open(os.path.join(first, "checkpoint"), "w") as stream:
+        stream.write("old")
+    (models / "other").mkdir()
+    (models / "other" / "keep.txt").write_text("another run")
+
+    second = settings.fresh_model_dir("run")
+
+    assert second == first
+    assert not os.path.exists(os.path.join(first, "checkpoint"))
+    assert not os.path.exists(first)
+    assert (models / "other" / "keep.txt").read_text() == "another run"
+
+
+def test_fresh_model_dir_accepts_a_nested_name(models):
+    (models / "group" / "run").mkdir(parents=True)
+    (models / "group" / "run" / "old").write_text("x")
+    path = settings.fresh_model_dir("group/run")
+    assert path == os.path.join("models", "group", "run")
+    assert not (models / "group" / "run").exists()
+    assert (models / "group").is_dir()
+
+
+@pytest.mark.parametrize("name", ["", "/abs", "../escape", "a/../../b", "."])
+def test_fresh_model_dir_rejects_names_outside_models(models, tmp_path, name):
+    # Things a wrong name could hit: the target of each bad name, and models/ itself.
+    victims = [tmp_path / "escape" / "keep.txt", tmp_path / "b" / "keep.txt",
+               tmp_path / "abs" / "keep.txt", models / "keep.txt"]
+    for victim in victims:
+        victim.parent.mkdir(parents=True, exist_ok=True)
+        victim.write_text("keep me")
+    if name == "/abs":
+        name = str(tmp_path / "abs")  # a real absolute folder, full of things to keep
+
+    with pytest.raises(ValueError, match="fresh_model_dir"):
+        settings.fresh_model_dir(name)
+
+    for victim in victims:
+        assert victim.read_text() == "keep me"
+
+
+def test_fresh_model_dir_does_not_follow_a_symlink_out(models, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("keep me")
+    models.mkdir()
+    (models / "link").symlink_to(outside, target_is_directory=True)
+
+    with pytest.raises(ValueError, match="would leave"):
+        settings.fresh_model_dir("link")
+    assert (outside / "keep.txt").read_text() == "keep me"
+
+
+# --------------------------------------------------------------------------
+# settings.seed_everything and settings.display_path
+# --------------------------------------------------------------------------
+
+def _draws():
+    return [random.random() for _ in range(3)], np.random.rand(3).tolist()
+
+
+def test_seed_everything_repeats_draws(monkeypatch):
+    monkeypatch.delenv("PYTHONHASHSEED", raising=False)
+
+    assert settings.seed_everything(7) == 7
+    first = _draws()
+    settings.seed_everything(7)
+    second = _draws()
+    settings.seed_everything(8)
+    other = _draws()
+
+    assert first == second
+    assert other != first
+    assert os.environ["PYTHONHASHSEED"] == "8"
+
+
+def test_seed_everything_seeds_tensorflow_once_imported(monkeypatch):
+    monkeypatch.delenv("PYTHONHASHSEED", raising=False)
+    seeds = []
+    fake = types.SimpleNamespace(random=types.SimpleNamespace(set_seed=seeds.append))
+    monkeypatch.setitem(sys.modules, "tensorflow", fake)
+    settings.seed_everything(11)
+    assert seeds == [11]
+
+
+def test_seed_everything_default_is_the_course_seed(monkeypatch):
+    monkeypatch.delenv("PYTHONHASHSEED", raising=False)
+    assert settings.seed_everything() == settings.SEED == 42
+
+
+def test_display_path_inside_cwd_is_relative(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert settings.display_path(tmp_path / "models" / "x") == os.path.join("models", "x")
+    assert settings.display_path(str(tmp_path / "data" / "mnist")) == os.path.join("data", "mnist")
+    assert settings.display_path(tmp_path) == "."
+
+
+def test_display_path_from_a_notebook_folder(tmp_path, monkeypatch):
+    """Notebooks run in notebooks/, so project files show as ../something."""
+    (tmp_path / "notebooks").mkdir()
+    monkeypatch.setattr(settings, "PROJECT_ROOT", tmp_path)
+    monkeypatch.chdir(tmp_path / "notebooks")
+    assert settings.display_path(tmp_path / "data" / "mnist") == os.path.join("..", "data", "mnist")
+
+
+def test_steps_rejects_a_fast_count_below_one(monkeypatch):
+    monkeypatch.setenv(settings.FAST_ENV, "1")
+    with pytest.raises(ValueError, match="at least 1"):
+        settings.steps(100, 0)
+
+
+def test_fresh_model_dir_replaces_a_file_of_that_name(models):
+    (settings.MODELS_DIR / "run").parent.mkdir(parents=True, exist_ok=True)
+    (settings.MODELS_DIR / "run").write_text("not a folder")
+    settings.fresh_model_dir("run")
+    assert not (settings.MODELS_DIR / "run").exists()
+
+
+def test_fresh_model_dir_closes_cached_event_writers(models):
+    """A writer cached for the old folder would write into the deleted one (found in notebook 07)."""
+    import tensorflow as tf
+
+    with tf.Graph().as_default():
+        first = settings.fresh_model_dir("run")
+        old_writer = tf.compat.v1.summary.FileWriterCache.get(first)
+        # Let the writer's thread finish its first write: TensorFlow re-creates an event file
+        # deleted under an open writer when it flushes, which can race with the removal.
+        old_writer.flush()
+        second = settings.fresh_model_dir("run")
+        assert tf.compat.v1.summary.FileWriterCache.get(second) is not old_writer
+        tf.compat.v1.summary.FileWriterCache.clear()  # before the test's folder goes
+
+
+def test_a_wrong_step_count_is_one_line_and_still_a_value_error():
+    with pytest.raises(UsageProblem) as caught:
+        settings.steps(0)
+    assert isinstance(caught.value, ValueError)
+    assert caught.value._render_traceback_() == [
+        "UsageProblem: steps(full=0): a step count must be at least 1"]
