@@ -24,8 +24,8 @@ reads ``/proc`` every 0.2 s:
   size of any other file the run created or grew inside the project.
 
 Results go to ``benchmarks/classroom.json``; ``--update-guide`` writes the table
-of TEACHING.md (between its ``classroom:start`` / ``classroom:end`` markers),
-which also quotes the run times of ``benchmarks/results.json``. Run it on an
+into TEACHING.md's generated ``classroom`` section, which also quotes the run
+times of ``benchmarks/results.json``. Run it on an
 otherwise idle machine, in a copy of the project if others use ``models/``:
 the helpers package's location decides where ``models/`` is.
 """
@@ -33,7 +33,6 @@ the helpers package's location decides where ``models/`` is.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import shutil
@@ -50,14 +49,22 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from run import update_readme  # noqa: E402  (the course benchmark's marker update)
+from reporting import (  # noqa: E402
+    describe,
+    duration,
+    load_average,
+    machine,
+    timestamp,
+    write_section,
+)
 
-GUIDE_START = "<!-- classroom:start -->"
-GUIDE_END = "<!-- classroom:end -->"
+GUIDE = ROOT / "TEACHING.md"
+SECTION = "classroom"  # TEACHING.md's generated section
 PAGE_KB = 1024
 
 
 # ----------------------------------------------------------------------------- /proc
+
 
 def process_table() -> dict:
     """{pid: parent pid} of every process visible in /proc."""
@@ -116,7 +123,7 @@ def tree_size(path: Path) -> int:
 
 
 def file_sizes(root: Path, skip: set) -> dict:
-    """{relative path: size} of the files under ``root``, leaving out the top-level folders in ``skip``."""
+    """{relative path: size} of the files under ``root``, without the top-level folders ``skip``."""
     sizes = {}
     for folder, dirs, files in os.walk(root):
         if Path(folder) == root:
@@ -177,8 +184,9 @@ class Sampler(threading.Thread):
 
 # ----------------------------------------------------------------------------- one notebook
 
+
 def tensorboard_peaks_mb(logdir: Path) -> list:
-    """[[name, peak MB], …] of the processes of a TensorBoard serving ``logdir``, as `%tensorboard` starts it.
+    """[[name, peak MB], …] of a TensorBoard on ``logdir``, started as `%tensorboard` starts it.
 
     The notebook runs leave `%tensorboard` out (its cell is tagged nbval-skip), so
     it is measured here: started on what the notebook wrote, its page and the
@@ -189,9 +197,16 @@ def tensorboard_peaks_mb(logdir: Path) -> list:
         port = probe.getsockname()[1]
     sampler = Sampler([])
     sampler.start()
-    process = subprocess.Popen([str(Path(sys.executable).with_name("tensorboard")), f"--logdir={logdir}",
-                                "--host=127.0.0.1", f"--port={port}"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [
+            str(Path(sys.executable).with_name("tensorboard")),
+            f"--logdir={logdir}",
+            "--host=127.0.0.1",
+            f"--port={port}",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 120
         for path in ("", "data/runs", "data/plugin/scalars/tags"):
@@ -208,8 +223,9 @@ def tensorboard_peaks_mb(logdir: Path) -> list:
         sampler.stop()
         process.terminate()
         process.wait(timeout=30)
-    return [[name, hwm * PAGE_KB / 1e6] for hwm, name in sorted(sampler.peaks.values(), reverse=True)]
-
+    return [
+        [name, hwm * PAGE_KB / 1e6] for hwm, name in sorted(sampler.peaks.values(), reverse=True)
+    ]
 
 
 def measure_notebook(notebook: Path, fast: bool, out: Path) -> dict:
@@ -235,10 +251,15 @@ def measure_notebook(notebook: Path, fast: bool, out: Path) -> dict:
         else:
             os.environ["TMPDIR"] = saved_tmpdir
     after = file_sizes(ROOT, skip={"models", ".git", ".venv", ".venv-latest"})
-    elsewhere = {path: size - before.get(path, 0) for path, size in after.items()
-                 if size > before.get(path, 0) and "__pycache__" not in path}
+    elsewhere = {
+        path: size - before.get(path, 0)
+        for path, size in after.items()
+        if size > before.get(path, 0) and "__pycache__" not in path
+    }
     peaks = sorted(sampler.peaks.values(), reverse=True)
-    kernel = max((sampler.peaks[pid] for pid in sampler.kernels if pid in sampler.peaks), default=(0, "?"))
+    kernel = max(
+        (sampler.peaks[pid] for pid in sampler.kernels if pid in sampler.peaks), default=(0, "?")
+    )
     result = {
         "seconds": seconds,
         "kernel_peak_mb": kernel[0] * PAGE_KB / 1e6,
@@ -262,14 +283,13 @@ def measure_notebook(notebook: Path, fast: bool, out: Path) -> dict:
 
 # ----------------------------------------------------------------------------- report
 
+
 def mb(value: float) -> str:
     return f"{value / 1000:.1f} GB" if value >= 1000 else f"{value:.0f} MB"
 
 
 def run_time(seconds) -> str:
-    if seconds is None:
-        return "—"
-    return f"{int(seconds // 60)} min {seconds % 60:02.0f} s" if seconds >= 60 else f"{seconds:.0f} s"
+    return "—" if seconds is None else duration(seconds)
 
 
 def peak_with_tensorboard(row: dict) -> float:
@@ -281,100 +301,120 @@ def notebook_number(name: str) -> str:
     return name[:2]
 
 
-def table(classroom: dict, benchmark: dict) -> str:
-    """TEACHING.md's figures: run times (benchmarks/results.json), memory and disk (classroom.json)."""
-    times = {m: benchmark.get("parts", {}).get(f"notebooks_{m}", {}).get("seconds", {}) for m in ("fast", "full")}
-    full = classroom["modes"]["full"]
-    rows = full["notebooks"]
+def table_rows(rows: dict, times: dict) -> list:
+    """One row per notebook: run times (results.json), peak memory, disk."""
     lines = [
-        "| notebook | run time full / fast | peak memory: kernel | peak memory: kernel + the processes it starts "
+        "| notebook | run time full / fast | peak memory: kernel "
+        "| peak memory: kernel + the processes it starts "
         "| disk: left in `models/` | disk: most during the run |",
         "|---|---|---:|---:|---:|---:|",
     ]
     for name, row in sorted(rows.items()):
-        tree = mb(row["tree_peak_mb"]) + (f" ({row['processes']} processes in all)" if row["processes"] > 1 else "")
+        tree = mb(row["tree_peak_mb"])
+        if row["processes"] > 1:
+            tree += f" ({row['processes']} processes in all)"
         if row.get("tensorboard_mb"):
             tree += f", {mb(peak_with_tensorboard(row))} with `%tensorboard`"
+        run_times = f"{run_time(times['full'].get(name))} / {run_time(times['fast'].get(name))}"
         lines.append(
-            f"| {name} | {run_time(times['full'].get(name))} / {run_time(times['fast'].get(name))} "
-            f"| {mb(row['kernel_peak_mb'])} | {tree} | {mb(row['models_mb'] + row['tmp_mb'])} "
-            f"| {mb(row['disk_peak_mb'])} |")
+            f"| {name} | {run_times} | {mb(row['kernel_peak_mb'])} | {tree} "
+            f"| {mb(row['models_mb'] + row['tmp_mb'])} | {mb(row['disk_peak_mb'])} |"
+        )
+    return lines
+
+
+def summary_lines(rows: dict) -> list:
+    """The largest memory figures, and the disk a class fills running the notebooks in turn."""
     kernel = max(rows, key=lambda n: rows[n]["kernel_peak_mb"])
     tree = max(rows, key=lambda n: peak_with_tensorboard(rows[n]))
     others = [n for n in rows if n != tree]
     second = max(others, key=lambda n: peak_with_tensorboard(rows[n])) if others else tree
     kept, course_peak = 0.0, 0.0
-    for name, row in sorted(rows.items()):  # a class runs the notebooks in turn; models/ keeps each one's folders
+    for _, row in sorted(rows.items()):  # in turn; models/ keeps each notebook's folders
         course_peak = max(course_peak, kept + row["disk_peak_mb"])
         kept += row["models_mb"] + row["tmp_mb"]
-    lines += [
-        "",
+    return [
         f"- Memory: the largest kernel is notebook {notebook_number(kernel)}'s, "
         f"**{mb(rows[kernel]['kernel_peak_mb'])}**; with the processes it starts, notebook "
         f"{notebook_number(tree)} needs **{mb(peak_with_tensorboard(rows[tree]))}** "
         f"({rows[tree]['processes']} processes in all); every other notebook needs at most "
         f"**{mb(peak_with_tensorboard(rows[second]))}** (notebook {notebook_number(second)}).",
-        f"- Disk: run one after another, the {len(rows)} notebooks leave **{mb(kept)}** in `models/`, "
-        f"and `models/` holds at most **{mb(course_peak)}** on the way.",
+        f"- Disk: run one after another, the {len(rows)} notebooks leave **{mb(kept)}** in "
+        f"`models/`, and `models/` holds at most **{mb(course_peak)}** on the way.",
     ]
+
+
+def fast_mode_line(fast: dict) -> str:
+    rows = fast["notebooks"]
+    tree = max(rows, key=lambda n: rows[n]["tree_peak_mb"])
+    disk = max(rows, key=lambda n: rows[n]["disk_peak_mb"])
+    return (
+        f"- Fast mode (`WORKBOOK_FAST=1`, the tests' mode): at most "
+        f"**{mb(rows[tree]['tree_peak_mb'])}** of memory (notebook {notebook_number(tree)}) and "
+        f"**{mb(rows[disk]['disk_peak_mb'])}** of disk during a run (notebook "
+        f"{notebook_number(disk)}); measured {fast['measured']}."
+    )
+
+
+def table(classroom: dict, benchmark: dict) -> str:
+    """TEACHING.md's figures: run times (results.json), memory and disk (classroom.json)."""
+    parts = benchmark.get("parts", {})
+    times = {m: parts.get(f"notebooks_{m}", {}).get("seconds", {}) for m in ("fast", "full")}
+    full = classroom["modes"]["full"]
+    lines = table_rows(full["notebooks"], times) + [""] + summary_lines(full["notebooks"])
     fast = classroom["modes"].get("fast")
     if fast and fast["notebooks"]:
-        frows = fast["notebooks"]
-        ftree = max(frows, key=lambda n: frows[n]["tree_peak_mb"])
-        fdisk = max(frows, key=lambda n: frows[n]["disk_peak_mb"])
-        lines.append(
-            f"- Fast mode (`WORKBOOK_FAST=1`, the tests' mode): at most **{mb(frows[ftree]['tree_peak_mb'])}** "
-            f"of memory (notebook {notebook_number(ftree)}) and **{mb(frows[fdisk]['disk_peak_mb'])}** of disk "
-            f"during a run (notebook {notebook_number(fdisk)}); measured {fast['measured']}.")
+        lines.append(fast_mode_line(fast))
     lines += [
         "",
-        f"_Memory and disk measured by `make classroom-benchmark` "
-        f"([benchmarks/classroom.py](benchmarks/classroom.py)) in full mode on {classroom['machine']}, "
-        f"{full['measured']}; run times from `make benchmark` ([benchmarks/results.json](benchmarks/results.json))._",
+        "_Memory and disk measured by `make classroom-benchmark` "
+        "([benchmarks/classroom.py](benchmarks/classroom.py)) in full mode on "
+        f"{describe(classroom['machine'])}, {full['measured']}; run times from `make benchmark` "
+        "([benchmarks/results.json](benchmarks/results.json))._",
     ]
     return "\n".join(lines) + "\n"
 
 
-def update_guide(text: str, guide: Path = ROOT / "TEACHING.md") -> None:
-    update_readme(text, guide, GUIDE_START, GUIDE_END, where="its section 'Run time, memory and disk per notebook'")
-
-
-def machine() -> str:
-    cores = len(os.sched_getaffinity(0))
-    memory = int(Path("/proc/meminfo").read_text().split()[1]) / 2**20
-    return f"{cores} cores, {memory:.0f} GiB, Python {sys.version.split()[0]}"
+def measure_mode(mode: str, notebooks: list, record: dict, args, results: dict) -> None:
+    """Measure each notebook in ``mode`` into ``record``, saving the results after each one."""
+    load_before = load_average()
+    with tempfile.TemporaryDirectory(prefix="classroom-out-") as out:
+        for notebook in notebooks:
+            row = measure_notebook(notebook.resolve(), fast=mode == "fast", out=Path(out))
+            record["notebooks"][notebook.name] = row
+            print(
+                f"{notebook.name} ({mode}): kernel {mb(row['kernel_peak_mb'])}, with children "
+                f"{mb(row['tree_peak_mb'])} in {row['processes']} processes, models/ "
+                f"{mb(row['models_mb'])}, tmp {mb(row['tmp_mb'])}, "
+                f"disk peak {mb(row['disk_peak_mb'])}, {row['seconds']:.0f} s",
+                flush=True,
+            )
+            args.results.write_text(json.dumps(results, indent=1) + "\n")  # keep what is done
+    now = timestamp()
+    if args.only and record.get("measured"):  # some re-measured: say when the others were
+        now = f"{record['measured'].split('–')[0]}–{now[-5:]}"
+    record.update(measured=now, load_before=load_before, load_after=load_average())
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--modes", default="full", help="full | fast | fast,full")
-    parser.add_argument("--only", nargs="*", type=Path, help="measure only these notebooks (others are kept)")
+    parser.add_argument("--only", nargs="*", type=Path,
+                        help="measure only these notebooks (others are kept)")
     parser.add_argument("--results", type=Path, default=ROOT / "benchmarks" / "classroom.json")
-    parser.add_argument("--update-guide", action="store_true", help="write the table into TEACHING.md")
-    parser.add_argument("--report-only", action="store_true", help="measure nothing, only print / write the table")
+    parser.add_argument("--update-guide", action="store_true",
+                        help="write the table into TEACHING.md's generated section")
+    parser.add_argument("--report-only", action="store_true",
+                        help="measure nothing, only print / write the table")
     args = parser.parse_args(argv)
     results = json.loads(args.results.read_text()) if args.results.exists() else {}
     results.setdefault("modes", {})
     if not args.report_only:
         results["machine"] = machine()
         notebooks = args.only or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-        with tempfile.TemporaryDirectory(prefix="classroom-out-") as out:
-            for mode in [m.strip() for m in args.modes.split(",") if m.strip()]:
-                record = results["modes"].setdefault(mode, {"notebooks": {}})
-                load_before = " / ".join(f"{v:.2f}" for v in os.getloadavg())
-                for notebook in notebooks:
-                    row = measure_notebook(notebook.resolve(), fast=mode == "fast", out=Path(out))
-                    record["notebooks"][notebook.name] = row
-                    print(f"{notebook.name} ({mode}): kernel {mb(row['kernel_peak_mb'])}, with children "
-                          f"{mb(row['tree_peak_mb'])} in {row['processes']} processes, models/ "
-                          f"{mb(row['models_mb'])}, tmp {mb(row['tmp_mb'])}, disk peak {mb(row['disk_peak_mb'])}, "
-                          f"{row['seconds']:.0f} s", flush=True)
-                    args.results.write_text(json.dumps(results, indent=1) + "\n")  # keep what is done
-                now = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
-                if args.only and record.get("measured"):  # some notebooks re-measured: say when the others were
-                    now = f"{record['measured'].split('–')[0]}–{now[-5:]}"
-                record.update(measured=now, load_before=load_before,
-                              load_after=" / ".join(f"{v:.2f}" for v in os.getloadavg()))
+        for mode in [m.strip() for m in args.modes.split(",") if m.strip()]:
+            record = results["modes"].setdefault(mode, {"notebooks": {}})
+            measure_mode(mode, notebooks, record, args, results)
         shutil.rmtree(ROOT / "models", ignore_errors=True)
         args.results.write_text(json.dumps(results, indent=1) + "\n")
     benchmark_file = ROOT / "benchmarks" / "results.json"
@@ -382,7 +422,7 @@ def main(argv=None) -> int:
     text = table(results, benchmark)
     print("\n" + text)
     if args.update_guide:
-        update_guide(text)
+        write_section(GUIDE, SECTION, text)
         print("TEACHING.md: table updated")
     return 0
 

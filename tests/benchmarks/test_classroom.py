@@ -84,7 +84,7 @@ def row(kernel, tree, processes, models, peak, **extra):
 
 
 def test_table_from_made_up_measurements(classroom):
-    measured = {"machine": "2 cores, 8 GiB, Python 3.11.7", "modes": {
+    measured = {"machine": {"cores": 2, "memory": "8 GiB", "python": "3.11.7"}, "modes": {
         "full": {"measured": "2026-01-01 10:00", "notebooks": {
             "00_a.ipynb": row(700, 700, 1, 0, 0),
             "01_b.ipynb": row(900, 1500, 2, 10, 450),
@@ -104,22 +104,17 @@ def test_table_from_made_up_measurements(classroom):
     # 00 leaves 0, 01 peaks at 450 then leaves 10, 02 peaks at 10 + 40: the course's peak is 450
     assert "the 4 notebooks leave **40 MB** in `models/`, and `models/` holds at most **450 MB**" in text
     assert "at most **900 MB** of memory (notebook 01) and **300 MB** of disk" in text
+    assert "in full mode on 2 cores, 8 GiB, Python 3.11.7, 2026-01-01 10:00;" in text
 
 
-def test_update_guide_replaces_only_between_markers(classroom, tmp_path):
-    guide = tmp_path / "TEACHING.md"
-    guide.write_text(f"intro\n{classroom.GUIDE_START}\nold\n{classroom.GUIDE_END}\nrest\n")
-    classroom.update_guide("new\n", guide)
-    assert guide.read_text() == f"intro\n{classroom.GUIDE_START}\nnew\n{classroom.GUIDE_END}\nrest\n"
-
-
-def test_guide_shows_the_committed_measurements(classroom):
-    text = GUIDE.read_text()
-    between = text.split(classroom.GUIDE_START, 1)[1].split(classroom.GUIDE_END, 1)[0]
+def test_guide_shows_the_committed_measurements(classroom, load_script):
+    reporting = load_script("benchmarks/reporting.py")
+    between = reporting.section(classroom.GUIDE, classroom.SECTION)
     results = json.loads(RESULTS.read_text())
     benchmark = json.loads((ROOT / "benchmarks" / "results.json").read_text())
-    assert between.strip() == classroom.table(results, benchmark).strip(), \
-        "TEACHING.md's table differs from benchmarks/classroom.json: run benchmarks/classroom.py --report-only --update-guide"
+    assert between == classroom.table(results, benchmark), (
+        "TEACHING.md's table differs from benchmarks/classroom.json: run "
+        ".venv/bin/python benchmarks/classroom.py --report-only --update-guide")
     notebooks = sorted(path.name for path in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     assert sorted(results["modes"]["full"]["notebooks"]) == notebooks, "measure the notebooks that exist"
 

@@ -7,6 +7,7 @@ setting of this machine, and the report on made-up measurements.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -47,7 +48,7 @@ def run(seconds, cache_mb, load="1.00 / 0.50 / 0.25"):
 
 
 RESULTS = {"versions": {"python": "3.11.7", "uv": "0.13.9", "pip": "24.0"}, "commit": "abc1234",
-           "measured": "2026-01-01 10:00", "machine": "x86_64, 2 cores, Linux",
+           "measured": "2026-01-01 10:00", "machine": {"cores": 2, "os": "Linux", "python": "3.11.7"},
            "runs": {"uv cold": run(20.0, 2000), "uv warm": run(5.0, 2000),
                     "pip cold": run(150.0, 600), "pip warm": run(60.0, 600)}}
 
@@ -66,15 +67,29 @@ def test_report_says_when_a_warm_cache_stayed_empty(bench):
     assert "¹ pip's cache stayed empty" in text
 
 
-def test_the_readme_has_the_markers_the_figures_go_between(bench):
-    readme = (ROOT / "README.md").read_text()
-    two_commands = readme.split("## Two commands", 1)[1].split("\n## ", 1)[0]
-    assert bench.README_START in two_commands and bench.README_END in two_commands
+def test_a_new_run_replaces_the_previous_one_and_reports_it_alone(bench, tmp_path, monkeypatch):
+    """No history: the saved results and the report hold the latest run only (git keeps the others)."""
+    saved = tmp_path / "setup_times.json"
+    saved.write_text(json.dumps({**RESULTS, "measured": "2025-12-31 09:00",
+                                 "earlier": [{"measured": "2025-12-30 09:00"}]}))
+    latest = {**RESULTS, "measured": "2026-01-02 08:00"}
+    monkeypatch.setattr(bench, "measure", lambda: latest)
+    for _ in range(2):  # every run, not only the first
+        assert bench.main(["--results", str(saved)]) == 0
+        assert json.loads(saved.read_text()) == latest
+    text = bench.report(json.loads(saved.read_text()))
+    assert "earlier" not in text.lower() and "2025-12-3" not in text
+    assert "_Measured 2026-01-02 08:00 on 2 cores, Linux, Python 3.11.7, load average" in text
 
 
-def test_report_keeps_the_earlier_runs(bench):
-    earlier = {"measured": "2025-12-31 09:00", "load": "12.00 / 9.00 / 5.00",
-               "uv cold": 57.0, "uv warm": 8.0, "pip cold": 556.0, "pip warm": 385.0}
-    text = bench.report({**RESULTS, "earlier": [earlier]})
-    assert "An earlier run (2025-12-31 09:00, load average 12.00 at its start): uv 57 s cold, 8 s warm; " \
-        "pip 556 s cold, 385 s for the second set-up." in text
+def test_install_md_holds_the_committed_results_in_its_set_up_section(bench, load_script):
+    reporting = load_script("benchmarks/reporting.py")
+    install = (ROOT / "INSTALL.md").read_text()
+    section = install.split("## How long the set-up takes", 1)[1].split("\n## ", 1)[0]
+    start, end = reporting.markers(bench.SECTION)
+    assert start in section and end in section, "INSTALL.md: the set-up times go in 'How long the set-up takes'"
+    committed = json.loads((ROOT / "benchmarks" / "setup_times.json").read_text())
+    assert "earlier" not in committed
+    assert reporting.section(ROOT / "INSTALL.md", bench.SECTION) == bench.report(committed), (
+        "INSTALL.md's set-up times are not benchmarks/setup_times.json's: run "
+        ".venv/bin/python benchmarks/setup_times.py --report-only --update-docs")

@@ -16,7 +16,8 @@ import re
 import nbformat
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-CALL = re.compile(r"settings\.steps\((?P<full>\d[\d_]*)(?:,\s*(?P<fast>\d[\d_]*))?\)")
+CALL = re.compile(r"settings\.steps\((?P<full>\d[\d_]*)(?:,\s*(?P<fast>\d[\d_]*))?"
+                  r"(?:,\s*grading=\d[\d_]*)?\)")  # grading mode's count is not fast mode's
 NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
            "nine": 9, "ten": 10}
 FAST_SENTENCE = re.compile(r"(?P<equal>\d+) of the (?P<total>\d+) step counts are the same in both modes, "
@@ -61,11 +62,12 @@ def test_teaching_states_the_fast_mode_ratios_the_notebooks_use():
 
 def test_the_figures_are_read_from_calls_with_and_without_a_fast_count(tmp_path):
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
-        "A = settings.steps(3000, 300)\nB = settings.steps(20, 20)\nC = settings.steps(1_000)")])
+        "A = settings.steps(3000, 300)\nB = settings.steps(20, 20)\nC = settings.steps(1_000)\n"
+        "D = settings.steps(1500, 300, grading=40)")])
     nbformat.write(notebook, tmp_path / "99_x.ipynb")
     counts = step_counts([tmp_path / "99_x.ipynb"])
-    assert counts == [("99", 3000, 300), ("99", 20, 20), ("99", 1000, 100)]
-    assert fast_mode_figures(counts) == {"equal": 1, "total": 3, "largest": 10}
+    assert counts == [("99", 3000, 300), ("99", 20, 20), ("99", 1000, 100), ("99", 1500, 300)]
+    assert fast_mode_figures(counts) == {"equal": 1, "total": 4, "largest": 10}
 
 
 def test_teaching_counts_the_traps_notebook_07_shows():

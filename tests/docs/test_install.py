@@ -1,10 +1,13 @@
-"""The README's Windows section names only commands, files and targets that exist.
+"""The install page (INSTALL.md) names only commands, files, targets and sections that exist.
 
 Windows learners run its PowerShell lines by hand, without `make`, so nothing
 else would notice when one of them goes stale: a renamed script, a lock file,
 a module entry point, a kernel name that no longer matches the Makefile's, or a
 limitation that has since been fixed. `tools/link_helpers.py`, which the
 section and the Makefile both run, is tried in a fresh virtual environment.
+The make targets that INSTALL.md and the README name exist, and their links to
+a section of a page (`#windows`, `#the-article-and-where-the-course-teaches-it`)
+point at a heading of that page.
 """
 
 from __future__ import annotations
@@ -19,13 +22,14 @@ import pytest
 
 from tests import ROOT
 
-README = (ROOT / "README.md").read_text()
+INSTALL = (ROOT / "INSTALL.md").read_text(encoding="utf-8")
 MAKEFILE = (ROOT / "Makefile").read_text()
+PAGES = ("README.md", "INSTALL.md", "TEACHING.md", "CONTRIBUTING.md")
 
 
-def section(title: str) -> str:
-    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## )", README, flags=re.M | re.S)
-    assert match, f"README.md has no '## {title}' section"
+def section(title: str, text: str = INSTALL) -> str:
+    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", text, flags=re.M | re.S)
+    assert match, f"INSTALL.md has no '## {title}' section"
     return match.group(1)
 
 
@@ -43,7 +47,8 @@ def test_every_module_run_with_dash_m_exists():
     modules = {match for line in commands for match in re.findall(r"-m ([\w.]+)", line)} - {"uv"}
     assert {"venv", "pip", "ipykernel", "helpers.data"} <= modules
     for module in modules:
-        assert importlib.util.find_spec(module) is not None, f"README's Windows section runs -m {module}, which does not exist"
+        assert importlib.util.find_spec(module) is not None, \
+            f"INSTALL.md's Windows section runs -m {module}, which does not exist"
 
 
 def test_every_file_and_folder_named_exists():
@@ -56,7 +61,7 @@ def test_every_file_and_folder_named_exists():
                 named.add(token.replace("\\", "/"))
     assert {"requirements.lock", "tools/link_helpers.py", "notebooks"} <= named
     for path in named:
-        assert (ROOT / path).exists(), f"README's Windows section names {path}, which is not in the course"
+        assert (ROOT / path).exists(), f"INSTALL.md's Windows section names {path}, which is not in the course"
 
 
 def test_the_kernel_is_the_one_make_registers():
@@ -83,21 +88,63 @@ def test_the_dataset_command_and_variable_exist():
     assert "WORKBOOK_DATASETS" in (ROOT / "helpers" / "settings.py").read_text() + (ROOT / "helpers" / "data.py").read_text()
 
 
-def test_every_make_target_the_readme_names_exists():
+def make_targets_named(text: str) -> set:
+    """`make X` in inline code, or a code block's line that starts with make X."""
+    return set(re.findall(r"(?:`|^)make ([a-z][\w-]*)", text, flags=re.M))
+
+
+@pytest.mark.parametrize("page", ["README.md", "INSTALL.md"])
+def test_every_make_target_the_page_names_exists(page):
     targets = set(re.findall(r"^([\w-]+):", MAKEFILE, flags=re.M))
-    # `make X` in inline code, or a code block's line that starts with make X
-    named = set(re.findall(r"(?:`|^)make ([a-z][\w-]*)", README, flags=re.M))
-    assert {"lab", "test", "lock", "keras-latest"} <= named
+    named = make_targets_named((ROOT / page).read_text(encoding="utf-8"))
+    assert {"lab", "test"} <= named
     missing = named - targets
-    assert not missing, f"README names make targets the Makefile lacks: {sorted(missing)}"
+    assert not missing, f"{page} names make targets the Makefile lacks: {sorted(missing)}"
+
+
+def test_a_target_the_makefile_lacks_is_found():
+    assert make_targets_named("run `make lab`, then\nmake benchmark-gone\n") == {"lab", "benchmark-gone"}
+
+
+def slug(heading: str) -> str:
+    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces as hyphens."""
+    text = re.sub(r"[`*]|\[([^\]]*)\]\([^)]*\)", lambda m: m.group(1) or "", heading.strip().lower())
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def broken_anchors(text: str, pages: dict) -> list:
+    """Links ``(#x)`` and ``(PAGE.md#x)`` whose page has no heading with the anchor ``x``."""
+    anchors = {name: {slug(h) for h in re.findall(r"^#{1,6} (.+)$", body, flags=re.M)}
+               for name, body in pages.items()}
+    broken = []
+    for page, anchor in re.findall(r"\]\(((?:[A-Z]+\.md)?)#([\w-]+)\)", text):
+        if anchor not in anchors.get(page or "self", set()):
+            broken.append(f"{page}#{anchor}")
+    return broken
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_links_to_a_section_point_at_a_heading(page):
+    pages = {name: (ROOT / name).read_text(encoding="utf-8") for name in PAGES}
+    pages["self"] = pages[page]
+    assert not broken_anchors(pages[page], pages), f"{page} links to sections that do not exist"
+
+
+def test_a_link_to_a_renamed_heading_is_found():
+    pages = {"self": "## Which Python\n\n## Offline\n", "TEACHING.md": "## A room without internet\n"}
+    text = "[a](#which-python) [b](#offline) [c](TEACHING.md#a-room-without-internet) [d](#windows)"
+    assert broken_anchors(text, pages) == ["#windows"]
+    assert slug("The article and where the course teaches it") == "the-article-and-where-the-course-teaches-it"
+    assert slug("`make lab`: **the** [course](x.md)") == "make-lab-the-course"
+    assert slug("`model_fn` and `EstimatorSpec`") == "model_fn-and-estimatorspec"
 
 
 def test_what_does_not_work_on_windows_is_still_true():
     # The section sends notebook 09 to WSL2 because the launcher uses os.killpg:
-    # when that changes, the README must change too.
+    # when that changes, INSTALL.md must change too.
     assert "os.killpg" in WINDOWS
     assert "os.killpg" in (ROOT / "helpers" / "cluster.py").read_text(), (
-        "helpers/cluster.py no longer calls os.killpg: say in the README's Windows section "
+        "helpers/cluster.py no longer calls os.killpg: say in INSTALL.md's Windows section "
         "whether notebook 09's cluster now runs on Windows")
 
 
