@@ -45,8 +45,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from helpers import settings  # noqa: E402  (also quiets TensorFlow's C++ start-up logs)
 from reporting import describe, duration, load_average, machine, timestamp, write_section  # noqa: E402
+
+from helpers import settings  # noqa: E402  (also quiets TensorFlow's C++ start-up logs)
 
 RESULTS = ROOT / "benchmarks" / "results.json"
 RESULTS_PAGE = ROOT / "benchmarks" / "results.md"
@@ -72,17 +73,24 @@ def libraries() -> dict:
 
 # ----------------------------------------------------------------------------- parts 1 and 2
 
+
 def estimator_steps_per_second(steps: int, round_index: int) -> float:
     """Steps/s of ``Estimator.train`` on the course CNN (after its first step)."""
     import tensorflow as tf
+
     from helpers import inputs, models, throughput
 
     model_dir = settings.fresh_model_dir(f"benchmark_estimator_{round_index}")
-    config = tf.estimator.RunConfig(tf_random_seed=settings.SEED, save_checkpoints_steps=None,
-                                    save_checkpoints_secs=None, save_summary_steps=steps * 10,
-                                    log_step_count_steps=steps * 10)
-    estimator = tf.estimator.Estimator(models.cnn_model_fn, model_dir=model_dir,
-                                       params={"learning_rate": 2e-3}, config=config)
+    config = tf.estimator.RunConfig(
+        tf_random_seed=settings.SEED,
+        save_checkpoints_steps=None,
+        save_checkpoints_secs=None,
+        save_summary_steps=steps * 10,
+        log_step_count_steps=steps * 10,
+    )
+    estimator = tf.estimator.Estimator(
+        models.cnn_model_fn, model_dir=model_dir, params={"learning_rate": 2e-3}, config=config
+    )
     timer = throughput.StepTimer()
     train_input_fn = inputs.make_train_input_fn("mnist", batch_size=BATCH_SIZE)
     estimator.train(train_input_fn, steps=steps, hooks=[timer])
@@ -93,6 +101,7 @@ def estimator_steps_per_second(steps: int, round_index: int) -> float:
 def keras_steps_per_second(steps: int) -> float:
     """Steps/s of Keras ``fit`` on the same CNN and pipeline (after its first batch)."""
     import tensorflow as tf
+
     from helpers import inputs
 
     tool_path = ROOT / "tools" / "keras_latest.py"
@@ -112,8 +121,13 @@ def keras_steps_per_second(steps: int) -> float:
     tf.keras.backend.clear_session()
     model = build_cnn({"learning_rate": 2e-3})
     times = BatchTimes()
-    model.fit(inputs.make_train_input_fn("mnist", batch_size=BATCH_SIZE)(), steps_per_epoch=steps,
-              epochs=1, verbose=0, callbacks=[times])
+    model.fit(
+        inputs.make_train_input_fn("mnist", batch_size=BATCH_SIZE)(),
+        steps_per_epoch=steps,
+        epochs=1,
+        verbose=0,
+        callbacks=[times],
+    )
     return (len(times.times) - 1) / (times.times[-1] - times.times[0])
 
 
@@ -123,56 +137,79 @@ def training_speed(steps: int, rounds: int) -> dict:
     for index in range(rounds):
         estimator_rates.append(estimator_steps_per_second(steps, index))
         keras_rates.append(keras_steps_per_second(steps))
-        print(f"  round {index + 1}: Estimator {estimator_rates[-1]:.1f} steps/s, "
-              f"Keras {keras_rates[-1]:.1f} steps/s", flush=True)
-    return {"steps": steps, "rounds": rounds,
-            "estimator": estimator_rates, "keras": keras_rates,
-            "estimator_median": statistics.median(estimator_rates),
-            "keras_median": statistics.median(keras_rates)}
+        print(
+            f"  round {index + 1}: Estimator {estimator_rates[-1]:.1f} steps/s, "
+            f"Keras {keras_rates[-1]:.1f} steps/s",
+            flush=True,
+        )
+    return {
+        "steps": steps,
+        "rounds": rounds,
+        "estimator": estimator_rates,
+        "keras": keras_rates,
+        "estimator_median": statistics.median(estimator_rates),
+        "keras_median": statistics.median(keras_rates),
+    }
 
 
 def pipeline_speed(batches: int) -> float:
     """Examples/s the training input pipeline delivers on its own."""
     from helpers import inputs, throughput
 
-    rate = throughput.pipeline_rate(inputs.make_train_input_fn("mnist", batch_size=BATCH_SIZE)(),
-                                    batches=batches)
+    rate = throughput.pipeline_rate(
+        inputs.make_train_input_fn("mnist", batch_size=BATCH_SIZE)(), batches=batches
+    )
     return rate.per_second
 
 
 # ----------------------------------------------------------------------------- part 3
 
+
 def model_dir_sizes(steps: int) -> dict:
     """Bytes in ``model_dir`` after ``steps`` steps: reading the files vs arrays in the graph."""
     import tensorflow as tf
+
     from helpers import data, inputs, model_dirs, models
 
     mnist = data.load("mnist")
 
     def embedded_input_fn():
         dataset = tf.data.Dataset.from_tensor_slices((mnist.train_images, mnist.train_labels))
-        return (dataset
-                .map(lambda image, label: ({"image": tf.cast(image, tf.float32) / 255.0},
-                                           tf.cast(label, tf.int32)))
-                .shuffle(10_000, seed=settings.SEED).repeat().batch(BATCH_SIZE)
-                .prefetch(tf.data.AUTOTUNE))
+        return (
+            dataset.map(
+                lambda image, label: (
+                    {"image": tf.cast(image, tf.float32) / 255.0},
+                    tf.cast(label, tf.int32),
+                )
+            )
+            .shuffle(10_000, seed=settings.SEED)
+            .repeat()
+            .batch(BATCH_SIZE)
+            .prefetch(tf.data.AUTOTUNE)
+        )
 
     sizes = {}
-    for name, input_fn in (("files", inputs.make_train_input_fn("mnist", batch_size=BATCH_SIZE)),
-                           ("embedded", embedded_input_fn)):
+    for name, input_fn in (
+        ("files", inputs.make_train_input_fn("mnist", batch_size=BATCH_SIZE)),
+        ("embedded", embedded_input_fn),
+    ):
         model_dir = settings.fresh_model_dir(f"benchmark_{name}")
         config = tf.estimator.RunConfig(tf_random_seed=settings.SEED)
-        estimator = tf.estimator.Estimator(models.cnn_model_fn, model_dir=model_dir, params={},
-                                           config=config)
+        estimator = tf.estimator.Estimator(
+            models.cnn_model_fn, model_dir=model_dir, params={}, config=config
+        )
         started = time.perf_counter()
         estimator.train(input_fn, steps=steps)
-        sizes[name] = {"bytes": model_dirs.size_bytes(model_dir),
-                       "seconds": time.perf_counter() - started}
+        sizes[name] = {
+            "bytes": model_dirs.size_bytes(model_dir),
+            "seconds": time.perf_counter() - started,
+        }
         shutil.rmtree(model_dir, ignore_errors=True)
     return sizes
 
 
 # ----------------------------------------------------------------------------- part 4
+
 
 def notebook_run_times(modes: list, notebooks: list, keep: Path | None = None) -> dict:
     """Seconds to execute each notebook with the project's tool, per mode (kernel start included).
@@ -189,8 +226,9 @@ def notebook_run_times(modes: list, notebooks: list, keep: Path | None = None) -
                 if mode == "fast":
                     command.append("--fast")
                 started = time.perf_counter()
-                finished = subprocess.run(command + [str(notebook)], cwd=ROOT,
-                                          capture_output=True, text=True)
+                finished = subprocess.run(
+                    command + [str(notebook)], cwd=ROOT, capture_output=True, text=True
+                )
                 seconds = time.perf_counter() - started
                 if finished.returncode != 0:
                     last = (finished.stderr.strip().splitlines() or ["(no output)"])[-1]
@@ -220,9 +258,12 @@ def nbval_times(junit_xml: Path) -> dict:
 
 # ----------------------------------------------------------------------------- report
 
+
 def measured_line(part: dict) -> str:
-    return (f"_Measured {part['measured']}, load average (1/5/15 min) {part['load_before']} "
-            f"before, {part['load_after']} after._")
+    return (
+        f"_Measured {part['measured']}, load average (1/5/15 min) {part['load_before']} "
+        f"before, {part['load_after']} after._"
+    )
 
 
 def training_lines(speed: dict) -> list:
@@ -255,12 +296,16 @@ def consumed(speed: dict) -> float:
 
 def pipeline_lines(pipeline: dict, speed: dict | None) -> list:
     rate = pipeline["examples_per_second"]
-    text = (f"**Input pipeline vs model** (notebook 02): the training `input_fn`'s dataset alone "
-            f"delivered **{rate:,.0f} examples/s**")
+    text = (
+        f"**Input pipeline vs model** (notebook 02): the training `input_fn`'s dataset alone "
+        f"delivered **{rate:,.0f} examples/s**"
+    )
     if speed:
-        text += (f", {rate / consumed(speed):.1f}× what the faster of the two trainings above "
-                 f"consumes ({consumed(speed):,.0f} examples/s): the model, not the input, sets "
-                 "the pace.")
+        text += (
+            f", {rate / consumed(speed):.1f}× what the faster of the two trainings above "
+            f"consumes ({consumed(speed):,.0f} examples/s): the model, not the input, sets "
+            "the pace."
+        )
     else:
         text += "."
     return [f"{text} {measured_line(pipeline)}", ""]
@@ -295,8 +340,9 @@ def run_time_lines(runs: dict) -> list:
         "|---|" + "---:|" * len(modes),
     ]
     for name in names:
-        cells = [duration(runs[m]["seconds"][name]) if name in runs[m]["seconds"] else "—"
-                 for m in modes]
+        cells = [
+            duration(runs[m]["seconds"][name]) if name in runs[m]["seconds"] else "—" for m in modes
+        ]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     totals = " | ".join(f"**{duration(sum(runs[m]['seconds'].values()))}**" for m in modes)
     lines += [f"| all | {totals} |", ""]
@@ -307,8 +353,11 @@ def run_time_lines(runs: dict) -> list:
 
 
 def run_times(parts: dict) -> dict:
-    return {mode: parts[f"notebooks_{mode}"] for mode in ("fast", "full")
-            if f"notebooks_{mode}" in parts}
+    return {
+        mode: parts[f"notebooks_{mode}"]
+        for mode in ("fast", "full")
+        if f"notebooks_{mode}" in parts
+    }
 
 
 def performance_report(results: dict) -> str:
@@ -338,22 +387,32 @@ def readme_line(results: dict) -> str:
     figures = []
     speed = parts.get("training")
     if speed:
-        figures.append(f"`Estimator.train` {speed['estimator_median']:.1f} steps/s, Keras `fit` "
-                       f"{speed['keras_median']:.1f} on the course CNN")
+        figures.append(
+            f"`Estimator.train` {speed['estimator_median']:.1f} steps/s, Keras `fit` "
+            f"{speed['keras_median']:.1f} on the course CNN"
+        )
     if parts.get("pipeline") and speed:
         rate = parts["pipeline"]["examples_per_second"]
-        figures.append(f"the input pipeline {rate:,.0f} examples/s, {rate / consumed(speed):.1f}× "
-                       "what the model takes")
+        figures.append(
+            f"the input pipeline {rate:,.0f} examples/s, {rate / consumed(speed):.1f}× "
+            "what the model takes"
+        )
     runs = run_times(parts)
     if runs:
-        totals = [f"{duration(sum(run['seconds'].values()))} in {mode} mode"
-                  for mode, run in reversed(list(runs.items()))]
-        figures.append(f"all {len(next(iter(runs.values()))['seconds'])} notebooks "
-                       + " and ".join(totals))
+        totals = [
+            f"{duration(sum(run['seconds'].values()))} in {mode} mode"
+            for mode, run in reversed(list(runs.items()))
+        ]
+        figures.append(
+            f"all {len(next(iter(runs.values()))['seconds'])} notebooks " + " and ".join(totals)
+        )
     cores = results["machine"].get("cores", "?")
-    return (f"**Performance** on {cores} cores: " + "; ".join(figures)
-            + " ([benchmarks/results.md](benchmarks/results.md) has every figure and how it is "
-            "measured).\n")
+    return (
+        f"**Performance** on {cores} cores: "
+        + "; ".join(figures)
+        + " ([benchmarks/results.md](benchmarks/results.md) has every figure and how it is "
+        "measured).\n"
+    )
 
 
 def update_docs(results: dict, page: Path = RESULTS_PAGE, readme: Path = README) -> None:
@@ -362,6 +421,7 @@ def update_docs(results: dict, page: Path = RESULTS_PAGE, readme: Path = README)
 
 
 # ----------------------------------------------------------------------------- measuring
+
 
 def measure(name: str, function, *args) -> dict:
     """Run one part and stamp it with the time and the load around it."""
@@ -379,9 +439,15 @@ def measure_run_times(args, previous: dict) -> dict:
     found = {}
     for mode in [m.strip() for m in args.notebooks.split(",") if m.strip()]:
         key = f"notebooks_{mode}"
-        record = measure(f"notebook run times, {mode} mode", lambda: {
-            "seconds": {name: times[mode] for name, times
-                        in notebook_run_times([mode], notebooks, args.keep).items()}})
+        record = measure(
+            f"notebook run times, {mode} mode",
+            lambda: {
+                "seconds": {
+                    name: times[mode]
+                    for name, times in notebook_run_times([mode], notebooks, args.keep).items()
+                }
+            },
+        )
         if args.only and key in previous:  # keep the other notebooks' times
             record["seconds"] = {**previous[key]["seconds"], **record["seconds"]}
         found[key] = record
@@ -394,47 +460,66 @@ def measure_parts(parts: set, args, results: dict) -> None:
         results.update(machine=machine(), libraries=libraries())
     measured = results["parts"]
     if "training" in parts:
-        measured["training"] = measure("training speed: Estimator.train vs Keras fit",
-                                       training_speed, args.steps, args.rounds)
+        measured["training"] = measure(
+            "training speed: Estimator.train vs Keras fit", training_speed, args.steps, args.rounds
+        )
     if "pipeline" in parts:
-        measured["pipeline"] = measure("input pipeline alone", lambda: {
-            "examples_per_second": pipeline_speed(batches=300)})
+        measured["pipeline"] = measure(
+            "input pipeline alone", lambda: {"examples_per_second": pipeline_speed(batches=300)}
+        )
     if "model_dir" in parts:
-        measured["model_dir"] = measure("model_dir size: files vs embedded arrays",
-                                        lambda: {"steps": 200, **model_dir_sizes(steps=200)})
+        measured["model_dir"] = measure(
+            "model_dir size: files vs embedded arrays",
+            lambda: {"steps": 200, **model_dir_sizes(steps=200)},
+        )
     if "notebooks" in parts:
         measured.update(measure_run_times(args, measured))
     if args.nbval_junit:
         measured["notebooks_fast"] = {
             "seconds": nbval_times(args.nbval_junit),
             "source": "nbval in `make test` (kernel start not counted)",
-            "measured": time.strftime("%Y-%m-%d %H:%M",
-                                      time.localtime(args.nbval_junit.stat().st_mtime)),
-            "load_before": "not recorded", "load_after": "not recorded"}
+            "measured": time.strftime(
+                "%Y-%m-%d %H:%M", time.localtime(args.nbval_junit.stat().st_mtime)
+            ),
+            "load_before": "not recorded",
+            "load_after": "not recorded",
+        }
 
 
 def arguments(argv) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--parts", default="training,pipeline,model_dir,notebooks",
-                        help="comma-separated: training, pipeline, model_dir, notebooks "
-                             "(none: measure nothing, only rewrite the report)")
-    parser.add_argument("--notebooks", default="fast,full",
-                        help="modes to time: fast,full | fast | full")
+    parser.add_argument(
+        "--parts",
+        default="training,pipeline,model_dir,notebooks",
+        help="comma-separated: training, pipeline, model_dir, notebooks "
+        "(none: measure nothing, only rewrite the report)",
+    )
+    parser.add_argument(
+        "--notebooks", default="fast,full", help="modes to time: fast,full | fast | full"
+    )
     parser.add_argument("--only", nargs="*", type=Path, help="time only these notebooks")
     parser.add_argument("--steps", type=int, default=600, help="training steps per speed run")
     parser.add_argument("--rounds", type=int, default=3, help="alternating Estimator/Keras rounds")
-    parser.add_argument("--nbval-junit", type=Path,
-                        help="take the fast-mode times from this JUnit report of make test "
-                             "instead of running them")
-    parser.add_argument("--keep", type=Path,
-                        help="leave the executed notebooks in this folder "
-                             "(to commit them: copy into notebooks/)")
+    parser.add_argument(
+        "--nbval-junit",
+        type=Path,
+        help="take the fast-mode times from this JUnit report of make test instead of running them",
+    )
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        help="leave the executed notebooks in this folder (to commit them: copy into notebooks/)",
+    )
     parser.add_argument("--results", type=Path, default=RESULTS)
-    parser.add_argument("--update-docs", action="store_true",
-                        help="write the report into benchmarks/results.md and the README's line")
+    parser.add_argument(
+        "--update-docs",
+        action="store_true",
+        help="write the report into benchmarks/results.md and the README's line",
+    )
     args = parser.parse_args(argv)
-    args.parts = {part.strip() for part in args.parts.split(",")
-                  if part.strip() not in ("", "none")}
+    args.parts = {
+        part.strip() for part in args.parts.split(",") if part.strip() not in ("", "none")
+    }
     unknown = args.parts - {"training", "pipeline", "model_dir", "notebooks"}
     if unknown:
         parser.error(f"unknown part(s): {', '.join(sorted(unknown))}")

@@ -93,8 +93,10 @@ def _split(content: str, doc: Path, name: str) -> tuple:
     start, end = markers(name)
     once = content.count(start) == 1 and content.count(end) == 1
     if not once or content.index(start) > content.index(end):
-        raise SystemExit(f"{Path(doc).name} needs one {start} line and, after it, one {end} line "
-                         f"where its generated '{name}' section goes: add them")
+        raise SystemExit(
+            f"{Path(doc).name} needs one {start} line and, after it, one {end} line "
+            f"where its generated '{name}' section goes: add them"
+        )
     before, rest = content.split(start, 1)
     inside, after = rest.split(end, 1)
     return before, inside, after

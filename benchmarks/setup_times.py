@@ -46,27 +46,60 @@ CACHES = ("cold", "warm")
 
 def clean_environment(cache_variable: str, cache: Path) -> dict:
     """The environment without this machine's pip and uv settings, with ``cache`` as the cache."""
-    env = {key: value for key, value in os.environ.items()
-           if not key.startswith(("PIP_", "UV_", "VIRTUAL_ENV")) or key == "PIP_CERT"}
-    env.update({"PIP_CONFIG_FILE": os.devnull, "PIP_DISABLE_PIP_VERSION_CHECK": "1",
-                "UV_NO_CONFIG": "1", cache_variable: str(cache)})
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("PIP_", "UV_", "VIRTUAL_ENV")) or key == "PIP_CERT"
+    }
+    env.update(
+        {
+            "PIP_CONFIG_FILE": os.devnull,
+            "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+            "UV_NO_CONFIG": "1",
+            cache_variable: str(cache),
+        }
+    )
     return env
 
 
 def set_up_commands(installer: str, python: str, uv: str, venv: Path) -> list[list[str]]:
     """What tools/make-venv runs to set up ``venv`` from the lock with ``installer``."""
     if installer == "uv":
-        return [[uv, "venv", "-q", "--seed", "--python", python, str(venv)],
-                [uv, "pip", "install", "-q", "--require-hashes",
-                 "--python", str(venv / "bin" / "python"), "-r", LOCK]]
-    return [[python, "-m", "venv", str(venv)],
-            [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--require-hashes",
-             "-r", LOCK]]
+        return [
+            [uv, "venv", "-q", "--seed", "--python", python, str(venv)],
+            [
+                uv,
+                "pip",
+                "install",
+                "-q",
+                "--require-hashes",
+                "--python",
+                str(venv / "bin" / "python"),
+                "-r",
+                LOCK,
+            ],
+        ]
+    return [
+        [python, "-m", "venv", str(venv)],
+        [
+            str(venv / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--require-hashes",
+            "-r",
+            LOCK,
+        ],
+    ]
 
 
 def folder_size(folder: Path) -> int:
-    return sum(path.stat().st_size for path in folder.rglob("*")
-               if path.is_file() and not path.is_symlink())
+    return sum(
+        path.stat().st_size
+        for path in folder.rglob("*")
+        if path.is_file() and not path.is_symlink()
+    )
 
 
 def time_set_up(installer: str, clone: Path, python: str, uv: str, cache: Path, index: int) -> dict:
@@ -78,38 +111,63 @@ def time_set_up(installer: str, clone: Path, python: str, uv: str, cache: Path, 
     for command in set_up_commands(installer, python, uv, venv):
         subprocess.run(command, cwd=clone, env=env, check=True)
     seconds = time.perf_counter() - started
-    packages = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "list",
-                               "--format=freeze"], cwd=clone, env=env, check=True,
-                              capture_output=True, text=True).stdout
-    return {"seconds": round(seconds, 1), "packages": len(packages.split()),
-            "cache_mb": round(folder_size(cache) / 1e6), "load_before": load_before,
-            "load_after": load_average()}
+    packages = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "list", "--format=freeze"],
+        cwd=clone,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return {
+        "seconds": round(seconds, 1),
+        "packages": len(packages.split()),
+        "cache_mb": round(folder_size(cache) / 1e6),
+        "load_before": load_before,
+        "load_after": load_average(),
+    }
 
 
 def versions(python: str, uv: str) -> dict:
     def output(command):
         return subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip()
 
-    return {"python": output([python, "-c", "import platform; print(platform.python_version())"]),
-            "uv": output([uv, "--version"]).split()[1],
-            "pip": re.search(r"pip (\S+)", output([python, "-m", "pip", "--version"])).group(1)}
+    return {
+        "python": output([python, "-c", "import platform; print(platform.python_version())"]),
+        "uv": output([uv, "--version"]).split()[1],
+        "pip": re.search(r"pip (\S+)", output([python, "-m", "pip", "--version"])).group(1),
+    }
 
 
 def measure() -> dict:
     with tempfile.TemporaryDirectory(prefix="setup-times-") as folder:
         clone = Path(folder) / "clone"
         subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=clone, check=True,
-                                capture_output=True, text=True).stdout.strip()
-        find, uv = (subprocess.run(["sh", f"tools/{tool}"], cwd=clone, capture_output=True,
-                                   text=True) for tool in ("find-python", "find-uv"))
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=clone,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        find, uv = (
+            subprocess.run(["sh", f"tools/{tool}"], cwd=clone, capture_output=True, text=True)
+            for tool in ("find-python", "find-uv")
+        )
         if find.returncode or uv.returncode:
-            raise SystemExit("The set-up benchmark needs a Python 3.9-3.11 and uv "
-                             "(tools/find-python, tools/find-uv found none): run make setup "
-                             "first, which says what is missing")
+            raise SystemExit(
+                "The set-up benchmark needs a Python 3.9-3.11 and uv "
+                "(tools/find-python, tools/find-uv found none): run make setup "
+                "first, which says what is missing"
+            )
         python, uv = find.stdout.strip(), uv.stdout.strip()
-        results = {"versions": versions(python, uv), "commit": commit, "measured": timestamp(),
-                   "machine": machine(), "runs": {}}
+        results = {
+            "versions": versions(python, uv),
+            "commit": commit,
+            "measured": timestamp(),
+            "machine": machine(),
+            "runs": {},
+        }
         for index, installer in enumerate(INSTALLERS):
             cache = Path(folder) / f"cache-{installer}"
             cache.mkdir()
@@ -147,26 +205,38 @@ def report(results: dict) -> str:
         f"{runs['uv cold']['cache_mb']:,} MB of unpacked packages).",
         "",
     ]
-    uncached = [name.split()[0] for name in runs
-                if name.endswith("warm") and runs[name]["cache_mb"] == 0]
+    uncached = [
+        name.split()[0] for name in runs if name.endswith("warm") and runs[name]["cache_mb"] == 0
+    ]
     if uncached:
-        lines += [f"¹ {' and '.join(uncached)}'s cache stayed empty: the package index the "
-                  "measuring machine reaches serves files without caching headers, so this second "
-                  "set-up downloaded everything again (a second cold set-up, not a warm one).", ""]
+        lines += [
+            f"¹ {' and '.join(uncached)}'s cache stayed empty: the package index the "
+            "measuring machine reaches serves files without caching headers, so this second "
+            "set-up downloaded everything again (a second cold set-up, not a warm one).",
+            "",
+        ]
     loads = [run["load_before"] for run in runs.values()] + [runs["pip warm"]["load_after"]]
-    lines.append(f"_Measured {results['measured']} on {describe(results['machine'])}, load average "
-                 f"(1 min) {' → '.join(load.split(' / ')[0] for load in loads)} across the four "
-                 "runs._")
+    lines.append(
+        f"_Measured {results['measured']} on {describe(results['machine'])}, load average "
+        f"(1 min) {' → '.join(load.split(' / ')[0] for load in loads)} across the four "
+        "runs._"
+    )
     return "\n".join(lines) + "\n"
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", type=Path, default=RESULTS)
-    parser.add_argument("--update-docs", action="store_true",
-                        help="write the figures into INSTALL.md's generated section")
-    parser.add_argument("--report-only", action="store_true",
-                        help="measure nothing: write the report of the saved results")
+    parser.add_argument(
+        "--update-docs",
+        action="store_true",
+        help="write the figures into INSTALL.md's generated section",
+    )
+    parser.add_argument(
+        "--report-only",
+        action="store_true",
+        help="measure nothing: write the report of the saved results",
+    )
     args = parser.parse_args(argv)
     if args.report_only:
         results = json.loads(args.results.read_text())

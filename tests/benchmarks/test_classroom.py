@@ -41,9 +41,14 @@ time.sleep(30)
 
 def test_sampler_finds_every_process_under_this_one_and_its_peak(classroom):
     grandchild = HOLDER.format(mb=120, spawn="")
-    child = HOLDER.format(mb=200, spawn=(
-        f"g = subprocess.Popen([sys.executable, '-c', {grandchild!r}], stdout=subprocess.PIPE, text=True)\n"
-        "g.stdout.readline()"))
+    child = HOLDER.format(
+        mb=200,
+        spawn=(
+            f"g = subprocess.Popen([sys.executable, '-c', {grandchild!r}], "
+            "stdout=subprocess.PIPE, text=True)\n"
+            "g.stdout.readline()"
+        ),
+    )
     process = subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, text=True)
     try:
         assert process.stdout.readline().strip() == "ready"
@@ -69,8 +74,15 @@ def test_sampler_keeps_the_peaks_of_ended_processes_but_never_adds_two_that_did_
     sampler = classroom.Sampler([], interval=0.05)
     sampler.start()
     for _ in range(2):  # one after the other, like notebook 09's successive clusters
-        subprocess.run([sys.executable, "-c", HOLDER.format(mb=150, spawn="").replace("time.sleep(30)", "time.sleep(1)")],
-                       check=True, capture_output=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                HOLDER.format(mb=150, spawn="").replace("time.sleep(30)", "time.sleep(1)"),
+            ],
+            check=True,
+            capture_output=True,
+        )
     time.sleep(0.2)
     sampler.stop()
     peaks = [hwm for hwm, _ in sampler.peaks.values()]
@@ -79,30 +91,66 @@ def test_sampler_keeps_the_peaks_of_ended_processes_but_never_adds_two_that_did_
 
 
 def row(kernel, tree, processes, models, peak, **extra):
-    return {"kernel_peak_mb": kernel, "tree_peak_mb": tree, "processes": processes, "models_mb": models,
-            "tmp_mb": 0.0, "disk_peak_mb": peak, **extra}
+    return {
+        "kernel_peak_mb": kernel,
+        "tree_peak_mb": tree,
+        "processes": processes,
+        "models_mb": models,
+        "tmp_mb": 0.0,
+        "disk_peak_mb": peak,
+        **extra,
+    }
 
 
 def test_table_from_made_up_measurements(classroom):
-    measured = {"machine": {"cores": 2, "memory": "8 GiB", "python": "3.11.7"}, "modes": {
-        "full": {"measured": "2026-01-01 10:00", "notebooks": {
-            "00_a.ipynb": row(700, 700, 1, 0, 0),
-            "01_b.ipynb": row(900, 1500, 2, 10, 450),
-            "02_c.ipynb": row(800, 3100, 5, 30, 40),
-            "03_d.ipynb": row(1000, 1000, 1, 0, 5, tensorboard_mb=600)}},
-        "fast": {"measured": "2026-01-01 11:00", "notebooks": {
-            "00_a.ipynb": row(600, 600, 1, 0, 0), "01_b.ipynb": row(700, 900, 2, 5, 300)}}}}
-    benchmark = {"parts": {"notebooks_full": {"seconds": {"00_a.ipynb": 10, "01_b.ipynb": 125}},
-                           "notebooks_fast": {"seconds": {"00_a.ipynb": 9, "01_b.ipynb": 40}}}}
+    measured = {
+        "machine": {"cores": 2, "memory": "8 GiB", "python": "3.11.7"},
+        "modes": {
+            "full": {
+                "measured": "2026-01-01 10:00",
+                "notebooks": {
+                    "00_a.ipynb": row(700, 700, 1, 0, 0),
+                    "01_b.ipynb": row(900, 1500, 2, 10, 450),
+                    "02_c.ipynb": row(800, 3100, 5, 30, 40),
+                    "03_d.ipynb": row(1000, 1000, 1, 0, 5, tensorboard_mb=600),
+                },
+            },
+            "fast": {
+                "measured": "2026-01-01 11:00",
+                "notebooks": {
+                    "00_a.ipynb": row(600, 600, 1, 0, 0),
+                    "01_b.ipynb": row(700, 900, 2, 5, 300),
+                },
+            },
+        },
+    }
+    benchmark = {
+        "parts": {
+            "notebooks_full": {"seconds": {"00_a.ipynb": 10, "01_b.ipynb": 125}},
+            "notebooks_fast": {"seconds": {"00_a.ipynb": 9, "01_b.ipynb": 40}},
+        }
+    }
     text = classroom.table(measured, benchmark)
-    assert "| 01_b.ipynb | 2 min 05 s / 40 s | 900 MB | 1.5 GB (2 processes in all) | 10 MB | 450 MB |" in text
+    assert (
+        "| 01_b.ipynb | 2 min 05 s / 40 s | 900 MB | 1.5 GB (2 processes in all) | 10 MB | 450 MB |"
+        in text
+    )
     assert "| 02_c.ipynb | — / — | 800 MB | 3.1 GB (5 processes in all) | 30 MB | 40 MB |" in text
     assert "| 00_a.ipynb | 10 s / 9 s | 700 MB | 700 MB | 0 MB | 0 MB |" in text
-    assert "| 03_d.ipynb | — / — | 1.0 GB | 1.0 GB, 1.6 GB with `%tensorboard` | 0 MB | 5 MB |" in text
+    assert (
+        "| 03_d.ipynb | — / — | 1.0 GB | 1.0 GB, 1.6 GB with `%tensorboard` | 0 MB | 5 MB |" in text
+    )
     assert "the largest kernel is notebook 03's, **1.0 GB**" in text
-    assert "notebook 02 needs **3.1 GB** (5 processes in all); every other notebook needs at most **1.6 GB** (notebook 03)" in text
+    assert (
+        "notebook 02 needs **3.1 GB** (5 processes in all); "
+        "every other notebook needs at most **1.6 GB** (notebook 03)"
+        in text
+    )
     # 00 leaves 0, 01 peaks at 450 then leaves 10, 02 peaks at 10 + 40: the course's peak is 450
-    assert "the 4 notebooks leave **40 MB** in `models/`, and `models/` holds at most **450 MB**" in text
+    assert (
+        "the 4 notebooks leave **40 MB** in `models/`, and `models/` holds at most **450 MB**"
+        in text
+    )
     assert "at most **900 MB** of memory (notebook 01) and **300 MB** of disk" in text
     assert "in full mode on 2 cores, 8 GiB, Python 3.11.7, 2026-01-01 10:00;" in text
 
@@ -114,9 +162,12 @@ def test_guide_shows_the_committed_measurements(classroom, load_script):
     benchmark = json.loads((ROOT / "benchmarks" / "results.json").read_text())
     assert between == classroom.table(results, benchmark), (
         "TEACHING.md's table differs from benchmarks/classroom.json: run "
-        ".venv/bin/python benchmarks/classroom.py --report-only --update-guide")
+        ".venv/bin/python benchmarks/classroom.py --report-only --update-guide"
+    )
     notebooks = sorted(path.name for path in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-    assert sorted(results["modes"]["full"]["notebooks"]) == notebooks, "measure the notebooks that exist"
+    assert sorted(results["modes"]["full"]["notebooks"]) == notebooks, (
+        "measure the notebooks that exist"
+    )
 
 
 def prerequisites_in_first_cell(path):
@@ -126,7 +177,9 @@ def prerequisites_in_first_cell(path):
 
 
 def test_guide_lists_each_notebooks_prerequisites_as_its_first_cell_does():
-    rows = dict(re.findall(r"^\| (\d\d) \| .+ \| ([\d, ]+|none) \|$", GUIDE.read_text(), flags=re.M))
+    rows = dict(
+        re.findall(r"^\| (\d\d) \| .+ \| ([\d, ]+|none) \|$", GUIDE.read_text(), flags=re.M)
+    )
     for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
         number = path.name[:2]
         assert number in rows, f"TEACHING.md has no row for notebook {number}"
@@ -136,3 +189,11 @@ def test_guide_lists_each_notebooks_prerequisites_as_its_first_cell_does():
 
 def test_readme_links_the_guide():
     assert "](TEACHING.md)" in (ROOT / "README.md").read_text()
+
+
+def test_autograph_files_left_are_reported_when_counted(classroom):
+    rows = {"03_a.ipynb": {"autograph_files_left": 0}, "09_b.ipynb": {"autograph_files_left": 3}}
+    assert classroom.autograph_line(rows) == [
+        "- AutoGraph's generated files left in `models/tmp` or the kernel's temporary folder "
+        "after the 2 notebooks: **3** (3 by notebook 09)."]
+    assert classroom.autograph_line({"03_a.ipynb": {}}) == []  # an older run did not count them

@@ -16,21 +16,38 @@ def bench(load_script):
 
 
 def stamp(**values):
-    return {"measured": "2026-01-01 10:00", "load_before": "0.10 / 0.20 / 0.30",
-            "load_after": "1.00 / 0.50 / 0.40", **values}
+    return {
+        "measured": "2026-01-01 10:00",
+        "load_before": "0.10 / 0.20 / 0.30",
+        "load_after": "1.00 / 0.50 / 0.40",
+        **values,
+    }
 
 
 MACHINE = {"cpu": "Test CPU", "cores": 2, "memory": "8 GiB", "os": "Linux", "python": "3.11.7"}
 LIBRARIES = {"tensorflow": "2.15.1", "keras": "2.15.0", "numpy": "1.26.4"}
-RESULTS = {"machine": MACHINE, "libraries": LIBRARIES, "parts": {
-    "training": stamp(steps=600, rounds=2, estimator=[10.0, 12.0], keras=[15.0, 18.0],
-                      estimator_median=11.0, keras_median=16.5),
-    "pipeline": stamp(examples_per_second=8250.0),
-    "model_dir": stamp(steps=200, files={"bytes": 10_000_000, "seconds": 20.0},
-                       embedded={"bytes": 400_000_000, "seconds": 55.0}),
-    "notebooks_fast": stamp(seconds={"00_a.ipynb": 20.0, "01_b.ipynb": 95.0}),
-    "notebooks_full": stamp(seconds={"00_a.ipynb": 30.0}),
-}}
+RESULTS = {
+    "machine": MACHINE,
+    "libraries": LIBRARIES,
+    "parts": {
+        "training": stamp(
+            steps=600,
+            rounds=2,
+            estimator=[10.0, 12.0],
+            keras=[15.0, 18.0],
+            estimator_median=11.0,
+            keras_median=16.5,
+        ),
+        "pipeline": stamp(examples_per_second=8250.0),
+        "model_dir": stamp(
+            steps=200,
+            files={"bytes": 10_000_000, "seconds": 20.0},
+            embedded={"bytes": 400_000_000, "seconds": 55.0},
+        ),
+        "notebooks_fast": stamp(seconds={"00_a.ipynb": 20.0, "01_b.ipynb": 95.0}),
+        "notebooks_full": stamp(seconds={"00_a.ipynb": 30.0}),
+    },
+}
 
 
 def test_report_states_ratio_bottleneck_sizes_and_times(bench):
@@ -56,7 +73,9 @@ def test_report_of_a_single_part(bench):
 def test_the_readme_line_gives_the_headline_figures_in_one_line(bench):
     line = bench.readme_line(RESULTS)
     assert line.count("\n") == 1 and line.endswith("\n")
-    assert line.startswith("**Performance** on 2 cores: `Estimator.train` 11.0 steps/s, Keras `fit` 16.5")
+    assert line.startswith(
+        "**Performance** on 2 cores: `Estimator.train` 11.0 steps/s, Keras `fit` 16.5"
+    )
     assert "the input pipeline 8,250 examples/s, 5.0× what the model takes" in line
     assert "all 2 notebooks 30 s in full mode and 1 min 55 s in fast mode" in line
     assert "[benchmarks/results.md](benchmarks/results.md)" in line
@@ -64,20 +83,33 @@ def test_the_readme_line_gives_the_headline_figures_in_one_line(bench):
 
 def test_update_docs_writes_the_page_and_the_readme_line_between_their_markers(bench, tmp_path):
     page, readme = tmp_path / "results.md", tmp_path / "README.md"
-    page.write_text("# Performance\n\nwritten\n<!-- performance:start -->\nold\n<!-- performance:end -->\n")
-    readme.write_text("intro\n<!-- performance-line:start -->\nold\n<!-- performance-line:end -->\nrest\n")
+    page.write_text(
+        "# Performance\n\nwritten\n<!-- performance:start -->\nold\n<!-- performance:end -->\n"
+    )
+    readme.write_text(
+        "intro\n<!-- performance-line:start -->\nold\n<!-- performance-line:end -->\nrest\n"
+    )
     bench.update_docs(RESULTS, page, readme)
-    assert page.read_text().startswith("# Performance\n\nwritten\n<!-- performance:start -->\nMeasured on")
+    assert page.read_text().startswith(
+        "# Performance\n\nwritten\n<!-- performance:start -->\nMeasured on"
+    )
     assert "old" not in page.read_text() and "old" not in readme.read_text()
-    assert readme.read_text() == ("intro\n<!-- performance-line:start -->\n" + bench.readme_line(RESULTS)
-                                  + "<!-- performance-line:end -->\nrest\n")
+    assert readme.read_text() == (
+        "intro\n<!-- performance-line:start -->\n"
+        + bench.readme_line(RESULTS)
+        + "<!-- performance-line:end -->\nrest\n"
+    )
 
 
 def test_the_committed_docs_hold_the_committed_results(bench, load_script):
     reporting = load_script("benchmarks/reporting.py")
     results = json.loads((ROOT / "benchmarks" / "results.json").read_text())
     redo = "run .venv/bin/python benchmarks/performance.py --parts none --update-docs"
-    assert reporting.section(ROOT / "benchmarks" / "results.md", bench.SECTION) == \
-        bench.performance_report(results), f"benchmarks/results.md is not benchmarks/results.json's: {redo}"
-    assert reporting.section(ROOT / "README.md", bench.README_SECTION) == bench.readme_line(results), \
-        f"the README's Performance line is not benchmarks/results.json's: {redo}"
+    assert reporting.section(
+        ROOT / "benchmarks" / "results.md", bench.SECTION
+    ) == bench.performance_report(results), (
+        f"benchmarks/results.md is not benchmarks/results.json's: {redo}"
+    )
+    assert reporting.section(ROOT / "README.md", bench.README_SECTION) == bench.readme_line(
+        results
+    ), f"the README's Performance line is not benchmarks/results.json's: {redo}"

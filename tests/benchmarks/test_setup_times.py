@@ -24,10 +24,17 @@ def bench(load_script):
 def test_it_times_what_make_venv_runs(bench):
     make_venv = (ROOT / "tools" / "make-venv").read_text()
     uv_venv, uv_install = bench.set_up_commands("uv", "/usr/bin/python3.11", "/bin/uv", Path("v"))
-    assert ' venv -q --seed --python "$python" ' in make_venv and uv_venv[1:5] == ["venv", "-q", "--seed", "--python"]
+    assert ' venv -q --seed --python "$python" ' in make_venv and uv_venv[1:5] == [
+        "venv",
+        "-q",
+        "--seed",
+        "--python",
+    ]
     assert '"$uv" pip install -q $hashes --python' in make_venv
     assert uv_install[1:5] == ["pip", "install", "-q", "--require-hashes"]
-    pip_venv, pip_install = bench.set_up_commands("pip", "/usr/bin/python3.11", "/bin/uv", Path("v"))
+    pip_venv, pip_install = bench.set_up_commands(
+        "pip", "/usr/bin/python3.11", "/bin/uv", Path("v")
+    )
     assert '"$python" -m venv "$venv"' in make_venv and pip_venv[1:3] == ["-m", "venv"]
     assert "-m pip install --disable-pip-version-check -q $hashes -r" in make_venv
     assert pip_install[-3:] == ["--require-hashes", "-r", "requirements.lock"]
@@ -44,13 +51,27 @@ def test_pip_and_uv_run_without_this_machines_settings(bench, monkeypatch):
 
 
 def run(seconds, cache_mb, load="1.00 / 0.50 / 0.25"):
-    return {"seconds": seconds, "packages": 151, "cache_mb": cache_mb, "load_before": load, "load_after": load}
+    return {
+        "seconds": seconds,
+        "packages": 151,
+        "cache_mb": cache_mb,
+        "load_before": load,
+        "load_after": load,
+    }
 
 
-RESULTS = {"versions": {"python": "3.11.7", "uv": "0.13.9", "pip": "24.0"}, "commit": "abc1234",
-           "measured": "2026-01-01 10:00", "machine": {"cores": 2, "os": "Linux", "python": "3.11.7"},
-           "runs": {"uv cold": run(20.0, 2000), "uv warm": run(5.0, 2000),
-                    "pip cold": run(150.0, 600), "pip warm": run(60.0, 600)}}
+RESULTS = {
+    "versions": {"python": "3.11.7", "uv": "0.13.9", "pip": "24.0"},
+    "commit": "abc1234",
+    "measured": "2026-01-01 10:00",
+    "machine": {"cores": 2, "os": "Linux", "python": "3.11.7"},
+    "runs": {
+        "uv cold": run(20.0, 2000),
+        "uv warm": run(5.0, 2000),
+        "pip cold": run(150.0, 600),
+        "pip warm": run(60.0, 600),
+    },
+}
 
 
 def test_report_gives_both_installers_both_caches_and_the_ratio(bench):
@@ -68,10 +89,17 @@ def test_report_says_when_a_warm_cache_stayed_empty(bench):
 
 
 def test_a_new_run_replaces_the_previous_one_and_reports_it_alone(bench, tmp_path, monkeypatch):
-    """No history: the saved results and the report hold the latest run only (git keeps the others)."""
+    """No history: the saved results and the report hold the latest run only."""
     saved = tmp_path / "setup_times.json"
-    saved.write_text(json.dumps({**RESULTS, "measured": "2025-12-31 09:00",
-                                 "earlier": [{"measured": "2025-12-30 09:00"}]}))
+    saved.write_text(
+        json.dumps(
+            {
+                **RESULTS,
+                "measured": "2025-12-31 09:00",
+                "earlier": [{"measured": "2025-12-30 09:00"}],
+            }
+        )
+    )
     latest = {**RESULTS, "measured": "2026-01-02 08:00"}
     monkeypatch.setattr(bench, "measure", lambda: latest)
     for _ in range(2):  # every run, not only the first
@@ -87,9 +115,12 @@ def test_install_md_holds_the_committed_results_in_its_set_up_section(bench, loa
     install = (ROOT / "INSTALL.md").read_text()
     section = install.split("## How long the set-up takes", 1)[1].split("\n## ", 1)[0]
     start, end = reporting.markers(bench.SECTION)
-    assert start in section and end in section, "INSTALL.md: the set-up times go in 'How long the set-up takes'"
+    assert start in section and end in section, (
+        "INSTALL.md: the set-up times go in 'How long the set-up takes'"
+    )
     committed = json.loads((ROOT / "benchmarks" / "setup_times.json").read_text())
     assert "earlier" not in committed
     assert reporting.section(ROOT / "INSTALL.md", bench.SECTION) == bench.report(committed), (
         "INSTALL.md's set-up times are not benchmarks/setup_times.json's: run "
-        ".venv/bin/python benchmarks/setup_times.py --report-only --update-docs")
+        ".venv/bin/python benchmarks/setup_times.py --report-only --update-docs"
+    )

@@ -13,7 +13,6 @@ spans, emphasis and links reduced to their text) with each space replaced by
 
 from __future__ import annotations
 
-from tests import ROOT
 import re
 from pathlib import Path
 from urllib.parse import unquote
@@ -21,18 +20,35 @@ from urllib.parse import unquote
 import nbformat
 import pytest
 
+from tests import ROOT
+
 MAP_HEADING = "## The article and where the course teaches it"
-LINK = re.compile(r"\]\((?P<path>(?:\.\./|\./)?(?:notebooks/)?\d\d_[\w-]+\.ipynb)#(?P<fragment>[^)\s]+)\)")
+LINK = re.compile(
+    r"\]\((?P<path>(?:\.\./|\./)?(?:notebooks/)?\d\d_[\w-]+\.ipynb)#(?P<fragment>[^)\s]+)\)"
+)
 FENCE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
 HEADING = re.compile(r"^(#{1,6})\s+(?P<text>.+?)\s*#*\s*$", re.MULTILINE)
 # The parts of the article the map must name (workbook-design §2).
-ARTICLE_PARTS = ("學習流程", "數據導入", "網絡結構", "輸出信息解析", "Hook", "max_steps", "函數原型",
-                 "metric_name", "示例", "tf.summary.scalar", "ModeKeys.EVAL", "TrainSpec", "Tensorflow lite")
+ARTICLE_PARTS = (
+    "學習流程",
+    "數據導入",
+    "網絡結構",
+    "輸出信息解析",
+    "Hook",
+    "max_steps",
+    "函數原型",
+    "metric_name",
+    "示例",
+    "tf.summary.scalar",
+    "ModeKeys.EVAL",
+    "TrainSpec",
+    "Tensorflow lite",
+)
 
 
 def rendered_text(heading: str) -> str:
-    """A heading's text as a browser shows it: code spans keep their content, emphasis marks and link
-    targets go."""
+    """A heading's text as a browser shows it: code spans keep their content, emphasis marks
+    and link targets go."""
     parts = re.split(r"(`[^`]*`)", heading)
     shown = []
     for part in parts:
@@ -50,10 +66,14 @@ def anchor(heading: str) -> str:
 
 
 def heading_anchors(notebook) -> set:
-    """The anchors of every heading in the notebook's markdown cells (a ``#`` line inside a fenced code
-    block is code, not a heading)."""
-    return {anchor(match["text"]) for cell in notebook.cells if cell.cell_type == "markdown"
-            for match in HEADING.finditer(FENCE.sub("", cell.source))}
+    """The anchors of every heading in the notebook's markdown cells (a ``#`` line inside a
+    fenced code block is code, not a heading)."""
+    return {
+        anchor(match["text"])
+        for cell in notebook.cells
+        if cell.cell_type == "markdown"
+        for match in HEADING.finditer(FENCE.sub("", cell.source))
+    }
 
 
 def broken_links(text: str, base: Path, notebooks_dir: Path = ROOT / "notebooks") -> list:
@@ -61,7 +81,11 @@ def broken_links(text: str, base: Path, notebooks_dir: Path = ROOT / "notebooks"
     problems, cache = [], {}
     for match in LINK.finditer(text):
         name = Path(match["path"]).name
-        path = (base / match["path"]).resolve() if (base / match["path"]).exists() else notebooks_dir / name
+        path = (
+            (base / match["path"]).resolve()
+            if (base / match["path"]).exists()
+            else notebooks_dir / name
+        )
         if not path.exists():
             problems.append(f"{match['path']}#{match['fragment']}: no such notebook")
             continue
@@ -83,7 +107,9 @@ def test_the_readme_maps_every_part_of_the_article():
     missing = [part for part in ARTICLE_PARTS if part not in section]
     assert not missing, f"README.md's map of the article names no row for {missing}"
     rows = [line for line in section.splitlines() if line.startswith("| ") and LINK.search(line)]
-    assert len(rows) >= len(ARTICLE_PARTS) - 1, "the map has fewer rows with a link than the article has parts"
+    assert len(rows) >= len(ARTICLE_PARTS) - 1, (
+        "the map has fewer rows with a link than the article has parts"
+    )
 
 
 @pytest.mark.parametrize("document", ["README.md", "TEACHING.md"])
@@ -93,7 +119,9 @@ def test_links_to_notebook_headings_point_at_headings_that_exist(document):
     assert not problems, f"{document}: " + "; ".join(problems)
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")), ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")), ids=lambda p: p.name
+)
 def test_notebooks_link_to_headings_that_exist(path):
     notebook = nbformat.read(path, as_version=4)
     text = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
@@ -104,21 +132,31 @@ def test_notebooks_link_to_headings_that_exist(path):
 # ---- the checker itself, on made-up headings and links -------------------------------
 
 
-@pytest.mark.parametrize("heading, expected", [
-    ("Setup", "Setup"),
-    ("`input_fn`: feeding an Estimator", "input_fn:-feeding-an-Estimator"),
-    ("Steps and epochs: `batch`, `repeat`, `shuffle`, `prefetch`", "Steps-and-epochs:-batch,-repeat,-shuffle,-prefetch"),
-    ("The **best** model, not the *last*", "The-best-model,-not-the-last"),
-    ("Trap 2: a metric name that [evaluation](x.md) does not produce",
-     "Trap-2:-a-metric-name-that-evaluation-does-not-produce"),
-    ("`model_fn` and `EstimatorSpec`", "model_fn-and-EstimatorSpec"),
-])
+@pytest.mark.parametrize(
+    "heading, expected",
+    [
+        ("Setup", "Setup"),
+        ("`input_fn`: feeding an Estimator", "input_fn:-feeding-an-Estimator"),
+        (
+            "Steps and epochs: `batch`, `repeat`, `shuffle`, `prefetch`",
+            "Steps-and-epochs:-batch,-repeat,-shuffle,-prefetch",
+        ),
+        ("The **best** model, not the *last*", "The-best-model,-not-the-last"),
+        (
+            "Trap 2: a metric name that [evaluation](x.md) does not produce",
+            "Trap-2:-a-metric-name-that-evaluation-does-not-produce",
+        ),
+        ("`model_fn` and `EstimatorSpec`", "model_fn-and-EstimatorSpec"),
+    ],
+)
 def test_anchors_are_computed_as_jupyterlab_does(heading, expected):
     assert anchor(heading) == expected
 
 
 def test_a_link_to_a_missing_heading_is_named(tmp_path):
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 99 — Title\n\n## A `real` heading")])
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_markdown_cell("# 99 — Title\n\n## A `real` heading")]
+    )
     nbformat.write(notebook, tmp_path / "99_made_up.ipynb")
     good = "[here](notebooks/99_made_up.ipynb#A-real-heading)"
     quoted = "[here](notebooks/99_made_up.ipynb#A-real%20heading)"
@@ -126,11 +164,15 @@ def test_a_link_to_a_missing_heading_is_named(tmp_path):
     assert broken_links(good, tmp_path, tmp_path) == []
     assert broken_links(bad + " " + quoted, tmp_path, tmp_path) == [
         "99_made_up.ipynb#A-renamed-heading: the notebook has no such heading",
-        "99_made_up.ipynb#A-real%20heading: the notebook has no such heading"]
+        "99_made_up.ipynb#A-real%20heading: the notebook has no such heading",
+    ]
     assert broken_links("[x](notebooks/98_gone.ipynb#Setup)", tmp_path, tmp_path) == [
-        "notebooks/98_gone.ipynb#Setup: no such notebook"]
+        "notebooks/98_gone.ipynb#Setup: no such notebook"
+    ]
 
 
 def test_a_comment_in_a_fenced_code_block_is_not_a_heading():
-    cell = nbformat.v4.new_markdown_cell("## Real\n\n```python\n# Not a heading\nx = 1\n```\n\n### Also real")
+    cell = nbformat.v4.new_markdown_cell(
+        "## Real\n\n```python\n# Not a heading\nx = 1\n```\n\n### Also real"
+    )
     assert heading_anchors(nbformat.v4.new_notebook(cells=[cell])) == {"Real", "Also-real"}

@@ -1,4 +1,4 @@
-"""CONTRIBUTING.md names only make targets and files that exist (apart from its example, notebook 11)."""
+"""CONTRIBUTING.md names only make targets and files that exist (but its example, notebook 11)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from tests import ROOT
 
 GUIDE = (ROOT / "CONTRIBUTING.md").read_text()
 MAKEFILE = (ROOT / "Makefile").read_text()
-EXAMPLE = re.compile(r"11|<")  # notebook 11 and its files do not exist yet; <module> is a placeholder
+EXAMPLE = re.compile(
+    r"11|<"
+)  # notebook 11 and its files do not exist yet; <module> is a placeholder
 PATH = re.compile(r"(?<![\w/.])((?:helpers|tests|tools|notebooks|benchmarks)/[\w./<>*-]*\w)")
 
 
@@ -20,8 +22,7 @@ def missing_targets(text: str) -> list:
 
 def missing_files(text: str) -> list:
     named = set(PATH.findall(text))
-    return sorted(path for path in named
-                  if not EXAMPLE.search(path) and not any(ROOT.glob(path)))
+    return sorted(path for path in named if not EXAMPLE.search(path) and not any(ROOT.glob(path)))
 
 
 def test_every_make_target_it_names_exists():
@@ -37,7 +38,9 @@ def test_every_file_it_names_exists():
 
 
 def test_a_stale_name_is_found():
-    text = "Run `make unit`, then `make bench-old`; see tests/docs/test_gone.py and benchmarks/*.json."
+    text = (
+        "Run `make unit`, then `make bench-old`; see tests/docs/test_gone.py and benchmarks/*.json."
+    )
     assert missing_targets(text) == ["bench-old"]
     assert missing_files(text) == ["tests/docs/test_gone.py"]
     assert missing_files("tests/helpers/test_<module>.py, notebooks/11_serving.ipynb") == []

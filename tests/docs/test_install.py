@@ -47,8 +47,9 @@ def test_every_module_run_with_dash_m_exists():
     modules = {match for line in commands for match in re.findall(r"-m ([\w.]+)", line)} - {"uv"}
     assert {"venv", "pip", "ipykernel", "helpers.data"} <= modules
     for module in modules:
-        assert importlib.util.find_spec(module) is not None, \
+        assert importlib.util.find_spec(module) is not None, (
             f"INSTALL.md's Windows section runs -m {module}, which does not exist"
+        )
 
 
 def test_every_file_and_folder_named_exists():
@@ -61,7 +62,9 @@ def test_every_file_and_folder_named_exists():
                 named.add(token.replace("\\", "/"))
     assert {"requirements.lock", "tools/link_helpers.py", "notebooks"} <= named
     for path in named:
-        assert (ROOT / path).exists(), f"INSTALL.md's Windows section names {path}, which is not in the course"
+        assert (ROOT / path).exists(), (
+            f"INSTALL.md's Windows section names {path}, which is not in the course"
+        )
 
 
 def test_the_kernel_is_the_one_make_registers():
@@ -76,16 +79,27 @@ def test_the_python_named_can_run_the_course_and_the_lock_covers_windows():
     from helpers.course_setup import SUPPORTED_PYTHON
 
     version = re.search(r"py -(\d+)\.(\d+) -m venv", "\n".join(powershell_lines()))
-    assert SUPPORTED_PYTHON[0] <= (int(version.group(1)), int(version.group(2))) <= SUPPORTED_PYTHON[1]
+    assert (
+        SUPPORTED_PYTHON[0] <= (int(version.group(1)), int(version.group(2))) <= SUPPORTED_PYTHON[1]
+    )
     assert "x86_64-pc-windows-msvc" in (ROOT / "requirements.lock").read_text().split("\n", 3)[1]
 
 
 def test_the_dataset_command_and_variable_exist():
-    help_text = subprocess.run([sys.executable, "-m", "helpers.data", "--help"], cwd=ROOT,
-                               capture_output=True, text=True, check=True).stdout
+    help_text = subprocess.run(
+        [sys.executable, "-m", "helpers.data", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert "fetch" in help_text
     assert "$env:WORKBOOK_DATASETS" in WINDOWS
-    assert "WORKBOOK_DATASETS" in (ROOT / "helpers" / "settings.py").read_text() + (ROOT / "helpers" / "data.py").read_text()
+    assert (
+        "WORKBOOK_DATASETS"
+        in (ROOT / "helpers" / "settings.py").read_text()
+        + (ROOT / "helpers" / "data.py").read_text()
+    )
 
 
 def make_targets_named(text: str) -> set:
@@ -103,19 +117,26 @@ def test_every_make_target_the_page_names_exists(page):
 
 
 def test_a_target_the_makefile_lacks_is_found():
-    assert make_targets_named("run `make lab`, then\nmake benchmark-gone\n") == {"lab", "benchmark-gone"}
+    assert make_targets_named("run `make lab`, then\nmake benchmark-gone\n") == {
+        "lab",
+        "benchmark-gone",
+    }
 
 
 def slug(heading: str) -> str:
     """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces as hyphens."""
-    text = re.sub(r"[`*]|\[([^\]]*)\]\([^)]*\)", lambda m: m.group(1) or "", heading.strip().lower())
+    text = re.sub(
+        r"[`*]|\[([^\]]*)\]\([^)]*\)", lambda m: m.group(1) or "", heading.strip().lower()
+    )
     return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
 
 
 def broken_anchors(text: str, pages: dict) -> list:
     """Links ``(#x)`` and ``(PAGE.md#x)`` whose page has no heading with the anchor ``x``."""
-    anchors = {name: {slug(h) for h in re.findall(r"^#{1,6} (.+)$", body, flags=re.M)}
-               for name, body in pages.items()}
+    anchors = {
+        name: {slug(h) for h in re.findall(r"^#{1,6} (.+)$", body, flags=re.M)}
+        for name, body in pages.items()
+    }
     broken = []
     for page, anchor in re.findall(r"\]\(((?:[A-Z]+\.md)?)#([\w-]+)\)", text):
         if anchor not in anchors.get(page or "self", set()):
@@ -131,10 +152,16 @@ def test_links_to_a_section_point_at_a_heading(page):
 
 
 def test_a_link_to_a_renamed_heading_is_found():
-    pages = {"self": "## Which Python\n\n## Offline\n", "TEACHING.md": "## A room without internet\n"}
+    pages = {
+        "self": "## Which Python\n\n## Offline\n",
+        "TEACHING.md": "## A room without internet\n",
+    }
     text = "[a](#which-python) [b](#offline) [c](TEACHING.md#a-room-without-internet) [d](#windows)"
     assert broken_anchors(text, pages) == ["#windows"]
-    assert slug("The article and where the course teaches it") == "the-article-and-where-the-course-teaches-it"
+    assert (
+        slug("The article and where the course teaches it")
+        == "the-article-and-where-the-course-teaches-it"
+    )
     assert slug("`make lab`: **the** [course](x.md)") == "make-lab-the-course"
     assert slug("`model_fn` and `EstimatorSpec`") == "model_fn-and-estimatorspec"
 
@@ -145,7 +172,8 @@ def test_what_does_not_work_on_windows_is_still_true():
     assert "os.killpg" in WINDOWS
     assert "os.killpg" in (ROOT / "helpers" / "cluster.py").read_text(), (
         "helpers/cluster.py no longer calls os.killpg: say in INSTALL.md's Windows section "
-        "whether notebook 09's cluster now runs on Windows")
+        "whether notebook 09's cluster now runs on Windows"
+    )
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the venv layout below is POSIX's")
@@ -153,6 +181,11 @@ def test_link_helpers_lets_a_fresh_venv_import_the_course_helpers(tmp_path):
     venv.create(tmp_path / "venv", with_pip=False)
     python = tmp_path / "venv" / "bin" / "python"
     subprocess.run([str(python), str(ROOT / "tools" / "link_helpers.py")], check=True)
-    found = subprocess.run([str(python), "-c", "import helpers; print(helpers.__file__)"], cwd=tmp_path,
-                           capture_output=True, text=True, check=True).stdout.strip()
+    found = subprocess.run(
+        [str(python), "-c", "import helpers; print(helpers.__file__)"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     assert found == str(ROOT / "helpers" / "__init__.py")

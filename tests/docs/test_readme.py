@@ -22,17 +22,23 @@ MAX_LINES = 150
 FIRST_SCREEN = 50  # lines
 PAGES = ("INSTALL.md", "TEACHING.md", "CONTRIBUTING.md", "benchmarks/results.md")
 HISTORY = re.compile(r"\b(?:an? |the )?(?:earlier|previous|older) (?:run|measurement)s?\b", re.I)
-TEACHERS_ONLY = re.compile(r"nbgrader (?:generate_assignment|release_assignment|collect|zip_collect|"
-                           r"autograde|generate_feedback|release_feedback|export)|mybinder\.org|"
-                           r"lab/tree/notebooks|Codespaces → Create", re.I)
+TEACHERS_ONLY = re.compile(
+    r"nbgrader (?:generate_assignment|release_assignment|collect|zip_collect|"
+    r"autograde|generate_feedback|release_feedback|export)|mybinder\.org|"
+    r"lab/tree/notebooks|Codespaces → Create",
+    re.I,
+)
 
 
 def test_the_readme_is_short_and_shows_the_contents_in_its_first_screen():
     lines = README.splitlines()
-    assert len(lines) <= MAX_LINES, f"README.md has {len(lines)} lines: move what is not the front door out"
+    assert len(lines) <= MAX_LINES, (
+        f"README.md has {len(lines)} lines: move what is not the front door out"
+    )
     table = next((i for i, line in enumerate(lines) if line.startswith("| # | notebook |")), None)
-    assert table is not None and table < FIRST_SCREEN, \
+    assert table is not None and table < FIRST_SCREEN, (
         f"the contents table starts at line {table}, after the first screen ({FIRST_SCREEN} lines)"
+    )
 
 
 def test_the_article_map_is_linked_from_the_top():
@@ -48,15 +54,23 @@ def test_the_readme_links_every_page_and_the_page_exists(page):
 
 
 def relative_links(text: str) -> set:
-    return {target.split("#")[0] for target in re.findall(r"\]\(([^)\s]+)\)", text)
-            if not re.match(r"[a-z]+:|#", target)}
+    return {
+        target.split("#")[0]
+        for target in re.findall(r"\]\(([^)\s]+)\)", text)
+        if not re.match(r"[a-z]+:|#", target)
+    }
 
 
-@pytest.mark.parametrize("page", ["README.md", "INSTALL.md", "TEACHING.md", "benchmarks/results.md"])
+@pytest.mark.parametrize(
+    "page", ["README.md", "INSTALL.md", "TEACHING.md", "benchmarks/results.md"]
+)
 def test_every_file_a_page_links_exists(page):
     path = ROOT / page
-    missing = sorted(link for link in relative_links(path.read_text(encoding="utf-8"))
-                     if not (path.parent / link).exists())
+    missing = sorted(
+        link
+        for link in relative_links(path.read_text(encoding="utf-8"))
+        if not (path.parent / link).exists()
+    )
     assert not missing, f"{page} links files that do not exist: {missing}"
 
 
@@ -65,11 +79,17 @@ def test_notebook_02s_rates_are_the_benchmarks():
     pipeline = parts["pipeline"]["examples_per_second"]
     model = max(parts["training"]["estimator_median"], parts["training"]["keras_median"]) * 100
     row = next(line for line in README.splitlines() if line.startswith("| 02 |"))
-    stated = re.search(r"the input pipeline ([\d.]+)× as fast as the model in the benchmark "
-                       r"\(([\d,]+) vs ([\d,]+) examples/s\)", row)
-    assert stated, "README.md, row 02: no 'the input pipeline N× as fast as the model in the benchmark'"
-    assert stated.groups() == (f"{pipeline / model:.1f}", f"{pipeline:,.0f}", f"{model:,.0f}"), \
+    stated = re.search(
+        r"the input pipeline ([\d.]+)× as fast as the model in the benchmark "
+        r"\(([\d,]+) vs ([\d,]+) examples/s\)",
+        row,
+    )
+    assert stated, (
+        "README.md, row 02: no 'the input pipeline N× as fast as the model in the benchmark'"
+    )
+    assert stated.groups() == (f"{pipeline / model:.1f}", f"{pipeline:,.0f}", f"{model:,.0f}"), (
         "README.md, row 02: quote benchmarks/results.md's input pipeline and model rates"
+    )
 
 
 def history_lines(text: str) -> list:
@@ -78,20 +98,26 @@ def history_lines(text: str) -> list:
 
 def docs() -> list:
     skip = {".git", "node_modules", "grading", "models"}
-    return sorted(path for path in ROOT.rglob("*.md")
-                  if not any(part in skip or part.startswith(".venv") for part in path.parts))
+    return sorted(
+        path
+        for path in ROOT.rglob("*.md")
+        if not any(part in skip or part.startswith(".venv") for part in path.parts)
+    )
 
 
 def test_no_doc_keeps_a_history_of_earlier_runs():
-    found = {str(path.relative_to(ROOT)): history_lines(path.read_text(encoding="utf-8"))
-             for path in docs()}
+    found = {
+        str(path.relative_to(ROOT)): history_lines(path.read_text(encoding="utf-8"))
+        for path in docs()
+    }
     found = {name: lines for name, lines in found.items() if lines}
     assert not found, f"docs hold the latest run only (git keeps the rest): {found}"
 
 
 def test_a_history_line_is_found():
-    assert history_lines("An earlier run (2026-12-03 09:30): uv 57 s\nthe earlier notebooks\n") == \
-        ["An earlier run (2026-12-03 09:30): uv 57 s"]
+    assert history_lines("An earlier run (2026-12-03 09:30): uv 57 s\nthe earlier notebooks\n") == [
+        "An earlier run (2026-12-03 09:30): uv 57 s"
+    ]
     assert history_lines("as in the previous measurement") and not history_lines("a previous step")
 
 
@@ -104,5 +130,7 @@ def test_only_the_teachers_guide_gives_nbgrader_commands_and_the_no_install_ways
 
 
 def test_a_page_in_its_own_folder_links_relative_to_it(tmp_path: Path):
-    assert relative_links("[a](performance.py) [b](#x) [c](https://x.org) [d](../README.md#y)") == \
-        {"performance.py", "../README.md"}
+    assert relative_links("[a](performance.py) [b](#x) [c](https://x.org) [d](../README.md#y)") == {
+        "performance.py",
+        "../README.md",
+    }
