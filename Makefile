@@ -10,7 +10,7 @@
 #   make student    write the student copies (solutions blanked) into notebooks/student/, with nbgrader
 #   make teacher    the teacher's environment: nbgrader, to release, autograde and give feedback
 #   make keras-latest  run notebook 10's Keras cells on the newest TensorFlow (second venv)
-#   make benchmark  measure the course's performance figures (README, Performance)
+#   make benchmark  measure the course's performance figures (benchmarks/results.md)
 #   make lock       re-pin requirements*.lock after a change to requirements*.txt
 #
 # Offline or in a classroom: make lab DATASETS=/media/usb/datasets
@@ -81,7 +81,7 @@ student: teacher
 	$(PY_TEACHER) tools/make_student.py $(NOTEBOOKS)
 
 benchmark: setup
-	$(PY) benchmarks/run.py --update-readme $(BENCHMARK_ARGS)
+	$(PY) benchmarks/performance.py --update-docs $(BENCHMARK_ARGS)
 	@# The notebooks' run-time lines and the README's contents column, from the new results.json.
 	$(PY) tools/run_times.py
 	@# TEACHING.md's run times come from the new results.json (memory and disk stay as measured).
@@ -92,7 +92,7 @@ clean:
 
 # Teachers (TEACHING.md): free the disk the notebooks' training runs take, and
 # measure each notebook's peak memory and disk in full mode for TEACHING.md's
-# table (about 20 minutes on 2 cores; CLASSROOM_ARGS="--modes fast,full" adds fast mode).
+# table (20-30 minutes on 2 cores; CLASSROOM_ARGS="--modes fast,full" adds fast mode).
 .PHONY: clean-models classroom-benchmark
 clean-models:
 	rm -rf models
@@ -131,10 +131,11 @@ lock:
 		"x86_64-manylinux_2_17 aarch64-manylinux_2_17 x86_64-apple-darwin aarch64-apple-darwin x86_64-pc-windows-msvc"
 
 # Set-up time of .venv from the lock: uv vs pip, cold vs warm cache, on a fresh
-# clone of the committed course (README, Two commands; 10-20 minutes, most of it pip's).
+# clone of the committed course, into INSTALL.md (the four set-ups of its table one
+# after another, most of the time pip's).
 .PHONY: benchmark-setup
 benchmark-setup: $(INSTALLED)
-	$(PY) benchmarks/setup_times.py --update-readme
+	$(PY) benchmarks/setup_times.py --update-docs
 
 # Teachers: nbgrader in a third environment, .venv-teacher (about 100 packages,
 # 250 MB, kept out of the learners' .venv; requirements-teacher.txt, locked in
