@@ -1,5 +1,7 @@
-"""Checkpoint tools of notebook 04: ``CrashAtStep`` (a simulated crash, to show where training resumes) and
-``short_graph_errors()`` (a failed restore's message without the Python stack TensorFlow writes into it)."""
+"""Checkpoint tools of notebook 04: ``CrashAtStep`` (a simulated crash, to show where training
+resumes) and ``short_graph_errors()`` (a failed restore's message without the Python stack
+TensorFlow writes into it).
+"""
 
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ class SimulatedCrash(RuntimeError):
 
 
 class CrashAtStep(tf.estimator.SessionRunHook):
-    """Raise ``exception`` once the global step has reached ``step``; what no checkpoint holds by then is lost."""
+    """Raise ``exception`` once the global step has reached ``step``; what no checkpoint holds
+    by then is lost."""
 
     def __init__(self, step: int, exception: type[BaseException] = SimulatedCrash):
         if int(step) < 1:
@@ -42,7 +45,7 @@ class CrashAtStep(tf.estimator.SessionRunHook):
 
 @contextlib.contextmanager
 def short_graph_errors() -> Iterator[None]:
-    """Re-raise a ``tf.errors.OpError`` of the block, same type, without the file lines in its message."""
+    """Re-raise a ``tf.errors.OpError`` of the block, same type, without its message's file lines."""
     try:
         yield
     except tf.errors.OpError as error:

@@ -1,5 +1,6 @@
-"""Run a ``model_fn`` through PREDICT, EVAL and TRAIN on a tiny batch and say what to change (notebook 03);
-``estimator_graph`` and ``build_graph`` build its graph as Estimator does (for hooks, early_stopping, notebooks 04-05).
+"""Run a ``model_fn`` through PREDICT, EVAL and TRAIN on a tiny batch and say what to change
+(notebook 03; early stopping's pre-flight check runs its EVAL branch). Each mode's graph is built
+by ``model_graph`` as Estimator builds it.
 """
 
 from __future__ import annotations
@@ -41,9 +42,13 @@ FIX_TRAINING_FLAG = "training=(mode == tf.estimator.ModeKeys.TRAIN)"
 FIX_ARGMAX = "reduces over axis 0, the batch: write `tf.argmax(logits, axis=1)`"
 FEATURES_IN = 'features {"image": float32 [batch, 28, 28]}'
 LABELS_IN = "labels int32 [batch] (class ids, not one-hot)"
-_MODE_PREFIXES = (("train", "TRAIN"), ("eval", "EVAL"), ("pred", "PREDICT"), ("infer", "PREDICT"))  # "TRAIN" -> TRAIN
-_CHECKER_FILE = str(Path(__file__).resolve())  # frames in this file or under these folders are not the learner's
-_LIBRARY_DIRS = tuple(sorted({str(Path(p).resolve()) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}))
+# how a string compared with `mode` starts -> the mode it meant ("TRAIN", "training" -> TRAIN)
+_MODE_PREFIXES = (("train", "TRAIN"), ("eval", "EVAL"), ("pred", "PREDICT"), ("infer", "PREDICT"))
+# Frames in this file or under these folders are not the learner's.
+_CHECKER_FILE = str(Path(__file__).resolve())
+_LIBRARY_DIRS = tuple(
+    sorted({str(Path(p).resolve()) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)})
+)
 
 
 class Finding(NamedTuple):
@@ -71,7 +76,8 @@ class Branch:
     train_op: bool | None = None
     global_step: tuple | None = None  # (before, after) one run of train_op
     variables: dict = field(default_factory=dict)  # trainable variable name -> shape
-    used_variables: frozenset = frozenset()  # the variables the predictions (PREDICT) or loss depend on
+    # the variables the predictions (PREDICT) or loss depend on
+    used_variables: frozenset = frozenset()
     untrained: tuple = ()  # TRAIN: trainable variables the loss has no gradient for
 
 
@@ -106,19 +112,45 @@ class ModelFnReport:
 
     def table(self) -> pd.DataFrame:
         def shapes(named: dict) -> str:
-            return ", ".join(f"{key} {'scalar' if len(s) == 0 else tuple(s)}" for key, s in named.items()) or "-"
+            return (
+                ", ".join(
+                    f"{key} {'scalar' if len(s) == 0 else tuple(s)}" for key, s in named.items()
+                )
+                or "-"
+            )
+
         def row(b: Branch) -> dict:
             if not b.built:
                 return {"returned": b.returned}
-            train_op = "-" if b.train_op is None else "yes, not run" if b.global_step is None else (
-                "yes, global step {} → {}".format(*b.global_step))
-            return {"returned": b.returned, "predictions": shapes(b.predictions),
-                    "export_outputs": ", ".join(b.export_outputs) or "-",
-                    "loss": "-" if b.loss_shape is None else shapes({"": b.loss_shape}).strip(),
-                    "eval_metric_ops": shapes(b.metrics), "train_op": train_op}
-        columns = ["returned", "predictions", "export_outputs", "loss", "eval_metric_ops", "train_op"]
-        frame = pd.DataFrame([row(b) for b in self.branches.values()], index=list(self.branches), columns=columns)
-        return frame.rename_axis("mode").fillna("-")  # check_model_fn adds the branches in the order of MODES
+            train_op = (
+                "-"
+                if b.train_op is None
+                else "yes, not run"
+                if b.global_step is None
+                else ("yes, global step {} → {}".format(*b.global_step))
+            )
+            return {
+                "returned": b.returned,
+                "predictions": shapes(b.predictions),
+                "export_outputs": ", ".join(b.export_outputs) or "-",
+                "loss": "-" if b.loss_shape is None else shapes({"": b.loss_shape}).strip(),
+                "eval_metric_ops": shapes(b.metrics),
+                "train_op": train_op,
+            }
+
+        columns = [
+            "returned",
+            "predictions",
+            "export_outputs",
+            "loss",
+            "eval_metric_ops",
+            "train_op",
+        ]
+        frame = pd.DataFrame(
+            [row(b) for b in self.branches.values()], index=list(self.branches), columns=columns
+        )
+        # check_model_fn adds the branches in the order of MODES
+        return frame.rename_axis("mode").fillna("-")
 
     def raise_if_problems(self) -> None:
         if self.findings:
@@ -126,44 +158,72 @@ class ModelFnReport:
 
     def headline(self) -> str:
         problems, warnings = len(self.findings), len(self.warnings)
-        verdict = ("OK: Estimator can train, evaluate and predict with it" if self.ok
-                   else f"{problems} problem{'s' if problems != 1 else ''} to fix")
+        verdict = (
+            "OK: Estimator can train, evaluate and predict with it"
+            if self.ok
+            else f"{problems} problem{'s' if problems != 1 else ''} to fix"
+        )
         verdict += f" ({warnings} warning{'s' if warnings != 1 else ''})" if warnings else ""
-        size = f", {self.trainable_parameters:,} trainable parameters" if self.trainable_parameters is not None else ""
+        size = (
+            f", {self.trainable_parameters:,} trainable parameters"
+            if self.trainable_parameters is not None
+            else ""
+        )
         return f"model_fn check of {self.name} on a batch of {self.batch_size}{size}: {verdict}"
 
     def __repr__(self) -> str:
-        lines = [self.headline(), *(f"  problem  {f}" for f in self.findings),
-                 *(f"  warning  {f}" for f in self.warnings)]
+        lines = [
+            self.headline(),
+            *(f"  problem  {f}" for f in self.findings),
+            *(f"  warning  {f}" for f in self.warnings),
+        ]
         return "\n".join(lines + (["", self.table().to_string()] if self.branches else []))
 
     def _repr_html_(self) -> str:
         def code(text: str) -> str:  # `code` in backticks becomes <code>code</code>
             return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text, quote=False))
+
         parts = [f"<p><b>{code(self.headline())}</b></p>"]
         for title, findings in (("Problems", self.findings), ("Warnings", self.warnings)):
             if findings:
-                items = "".join(f"<li><b>{code(f.mode)}</b>: {code(f.sentence)}</li>" for f in findings)
+                items = "".join(
+                    f"<li><b>{code(f.mode)}</b>: {code(f.sentence)}</li>" for f in findings
+                )
                 parts.append(f"<p>{title}:</p><ul>{items}</ul>")
         return "\n".join(parts + ([self.table().to_html()] if self.branches else []))
 
 
-def check_model_fn(model_fn: Callable, params: dict | None = None, batch_size: int = 4) -> ModelFnReport:
+def check_model_fn(
+    model_fn: Callable, params: dict | None = None, batch_size: int = 4
+) -> ModelFnReport:
     """Run ``model_fn`` in PREDICT, EVAL and TRAIN on a tiny batch; report what to change."""
-    report = ModelFnReport(getattr(model_fn, "__name__", None) or type(model_fn).__name__, batch_size)
+    report = ModelFnReport(
+        getattr(model_fn, "__name__", None) or type(model_fn).__name__, batch_size
+    )
     if not check_signature(model_fn, params, report):
         return report
     wrong_modes = wrong_mode_comparisons(model_fn)
     for mode_name, mode in MODES:
         if mode != ModeKeys.PREDICT and "labels" not in function_utils.fn_args(model_fn):
-            report.branches[mode_name] = Branch(mode_name, returned="not built (no labels parameter)")
+            report.branches[mode_name] = Branch(
+                mode_name, returned="not built (no labels parameter)"
+            )
             continue
-        report.branches[mode_name], findings, warnings = check_branch(model_fn, mode_name, mode, params, batch_size)
+        report.branches[mode_name], findings, warnings = check_branch(
+            model_fn, mode_name, mode, params, batch_size
+        )
         if mode_name in wrong_modes:  # what went wrong in this branch follows from the comparison
-            findings = [Finding(mode_name, (
-                f"the model_fn compares `mode` with {wrong_modes[mode_name]!r}, but in {mode_name} Estimator passes "
-                f"tf.estimator.ModeKeys.{mode_name} == {getattr(ModeKeys, mode_name)!r}, so that branch never "
-                f"runs: compare with `tf.estimator.ModeKeys.{mode_name}`"))]
+            findings = [
+                Finding(
+                    mode_name,
+                    (
+                        f"the model_fn compares `mode` with {wrong_modes[mode_name]!r}, but in "
+                        f"{mode_name} Estimator passes tf.estimator.ModeKeys.{mode_name} == "
+                        f"{getattr(ModeKeys, mode_name)!r}, so that branch never runs: compare "
+                        f"with `tf.estimator.ModeKeys.{mode_name}`"
+                    ),
+                )
+            ]
         report.findings += findings
         report.warnings += warnings
     check_variables(report)
@@ -171,38 +231,56 @@ def check_model_fn(model_fn: Callable, params: dict | None = None, batch_size: i
 
 
 def check_signature(model_fn: Callable, params: dict | None, report: ModelFnReport) -> bool:
-    """Judge the parameter names by Estimator's own rule; True when Estimator would call the model_fn."""
+    """Judge the parameter names by Estimator's rule; True when Estimator would call the model_fn."""
     args, estimator_error = list(function_utils.fn_args(model_fn)), None
-    with logger_level(logging.ERROR):  # its "params not passed" warning is not the learner's business here
+    # its "params not passed" warning is not the learner's business here
+    with logger_level(logging.ERROR):
         try:
             model_fn_lib.verify_model_fn_args(model_fn, params)
         except ValueError as error:
             estimator_error = re.sub(r" at 0x[0-9a-fA-F]+", "", str(error))  # no memory address
     quote = f" (Estimator raises `ValueError: {estimator_error}`)" if estimator_error else ""
     if "features" not in args:
-        report.problem("signature", "the model_fn has no parameter named `features`: Estimator passes the features "
-                       "by that name, so call the first parameter `features`" + quote)
+        report.problem(
+            "signature",
+            "the model_fn has no parameter named `features`: Estimator passes the features "
+            "by that name, so call the first parameter `features`" + quote,
+        )
         quote = ""
     if unexpected := [name for name in args if name not in ACCEPTED_ARGS and name != "self"]:
         names = ", ".join(f"`{name}`" for name in unexpected)
-        report.problem("signature", f"Estimator does not pass {names}: it accepts only the parameter names "
-                       f"{', '.join(ACCEPTED_ARGS)}, so rename {'it' if len(unexpected) == 1 else 'them'}" + quote)
+        report.problem(
+            "signature",
+            f"Estimator does not pass {names}: it accepts only the parameter names "
+            f"{', '.join(ACCEPTED_ARGS)}, so rename {'it' if len(unexpected) == 1 else 'them'}"
+            + quote,
+        )
         quote = ""
     if params is not None and "params" not in args:
-        report.problem("signature", "params are given but the model_fn has no `params` parameter: add `params` to "
-                       "its signature to receive them" + quote)
+        report.problem(
+            "signature",
+            "params are given but the model_fn has no `params` parameter: add `params` to "
+            "its signature to receive them" + quote,
+        )
     if "labels" not in args:
-        report.problem("signature", "the model_fn has no `labels` parameter: Estimator passes the input_fn's "
-                       "labels in training and evaluation (and raises `ValueError: model_fn does not take labels, "
-                       "but input_fn returns labels.`), so add `labels`")
+        report.problem(
+            "signature",
+            "the model_fn has no `labels` parameter: Estimator passes the input_fn's labels in "
+            "training and evaluation (and raises `ValueError: model_fn does not take labels, but "
+            "input_fn returns labels.`), so add `labels`",
+        )
     if "mode" not in args:
-        report.warn("signature", "the model_fn has no `mode` parameter, so it cannot tell training, evaluation "
-                    "and prediction apart: add `mode` and branch on it")
+        report.warn(
+            "signature",
+            "the model_fn has no `mode` parameter, so it cannot tell training, evaluation "
+            "and prediction apart: add `mode` and branch on it",
+        )
     return estimator_error is None
 
 
-def check_branch(model_fn: Callable, mode_name: str, mode: str, params: dict | None,
-                 batch_size: int) -> tuple[Branch, list, list]:
+def check_branch(
+    model_fn: Callable, mode_name: str, mode: str, params: dict | None, batch_size: int
+) -> tuple[Branch, list, list]:
     """Build one mode's branch in a fresh graph and run it: (Branch, findings, warnings)."""
     branch, found = Branch(mode_name), ModelFnReport(mode_name, batch_size)
     with estimator_graph() as graph:
@@ -210,17 +288,25 @@ def check_branch(model_fn: Callable, mode_name: str, mode: str, params: dict | N
             if mode == ModeKeys.TRAIN:
                 check_softmax_logits(spec.loss, found)
             with tf.compat.v1.Session(graph=graph) as session:
-                session.run([tf.compat.v1.global_variables_initializer(),
-                             tf.compat.v1.local_variables_initializer(), tf.compat.v1.tables_initializer()])
+                session.run(
+                    [
+                        tf.compat.v1.global_variables_initializer(),
+                        tf.compat.v1.local_variables_initializer(),
+                        tf.compat.v1.tables_initializer(),
+                    ]
+                )
                 try:
-                    (check_predictions if mode == ModeKeys.PREDICT else run_branch)(session, spec, branch, found)
+                    (check_predictions if mode == ModeKeys.PREDICT else run_branch)(
+                        session, spec, branch, found
+                    )
                 except tf.errors.OpError as error:
                     found.problem(mode_name, explain_run_error(mode_name, error, batch_size))
     return branch, found.findings, found.warnings
 
 
-def build_branch(model_fn: Callable, branch: Branch, mode: str, params: dict | None,
-                 found: ModelFnReport) -> tf.estimator.EstimatorSpec | None:
+def build_branch(
+    model_fn: Callable, branch: Branch, mode: str, params: dict | None, found: ModelFnReport
+) -> tf.estimator.EstimatorSpec | None:
     """Call ``model_fn`` in the current graph; the EstimatorSpec, or None (with a finding)."""
     features, labels = tiny_batch(found.batch_size, with_labels=(mode != ModeKeys.PREDICT))
     try:
@@ -230,51 +316,86 @@ def build_branch(model_fn: Callable, branch: Branch, mode: str, params: dict | N
         branch.returned = f"raised {type(error).__name__}"
         if sentence := features_as_tensor(model_fn, error, features, mode, params):
             return found.problem(branch.mode, sentence)
-        needs_labels = (mode == ModeKeys.PREDICT
-                        and _builds_with_labels(model_fn, params, found.batch_size))
-        return found.problem(branch.mode, explain_build_error(branch.mode, error, params, needs_labels))
-    if not isinstance(spec, tf.estimator.EstimatorSpec):
-        branch.returned = type(spec).__name__
-        what = "None (a branch without `return`?)" if spec is None else f"a {type(spec).__name__}"
-        return found.problem(branch.mode, (
-            f"the model_fn returned {what}, not a tf.estimator.EstimatorSpec: return "
-            "`tf.estimator.EstimatorSpec(mode, ...)` in every branch (Estimator raises "
-            "`ValueError: model_fn should return an EstimatorSpec.`)"))
-    if spec.mode != mode:
-        branch.returned = f"EstimatorSpec for {spec.mode!r}"
-        return found.problem(branch.mode, f"in {branch.mode} the model_fn returned an EstimatorSpec for mode "
-                             f"{spec.mode!r}: give EstimatorSpec the `mode` the model_fn received")
+        needs_labels = mode == ModeKeys.PREDICT and _builds_with_labels(
+            model_fn, params, found.batch_size
+        )
+        return found.problem(
+            branch.mode, explain_build_error(branch.mode, error, params, needs_labels)
+        )
+    if sentence := _not_a_spec_for(mode, spec, branch):
+        return found.problem(branch.mode, sentence)
     branch.built, branch.returned = True, "EstimatorSpec"
-    trainable = tf.compat.v1.trainable_variables()
-    branch.variables = {variable.op.name: tuple(variable.shape.as_list()) for variable in trainable}
-    outputs = tf.nest.flatten(spec.predictions if mode == ModeKeys.PREDICT else spec.loss)
-    branch.used_variables = frozenset(op.name for op in _ancestors(outputs) if op.type in ("VarHandleOp", "VariableV2"))
-    if mode == ModeKeys.TRAIN and trainable and spec.loss.dtype.is_floating:  # which weights training changes
-        with contextlib.suppress(Exception):  # a loss TensorFlow cannot differentiate is not this check's business
-            gradients = tf.compat.v1.gradients(spec.loss, trainable)
-            branch.untrained = tuple(var.op.name for var, gradient in zip(trainable, gradients) if gradient is None)
+    _note_variables(branch, spec, mode)
     for key in keras_metrics:
-        found.warn(branch.mode, (
-            f"eval_metric_ops[{key!r}] is a Keras Metric object: EstimatorSpec turns it into "
-            "`(metric.result(), metric.updates[0])`, and in a graph that one update op is the last "
-            "op the metric's `update_state` built, which may update only part of its state, so the "
-            "value can be silently wrong (`tf.keras.metrics.F1Score(average=\"macro\")`'s op only "
-            "adds to `intermediate_weights`, and its F1 stays 0.0): build a (value, update_op) "
-            "pair with `tf.compat.v1.metrics` instead"))
+        found.warn(branch.mode, _keras_metric_sentence(key))
     return spec
 
 
+def _not_a_spec_for(mode: str, spec, branch: Branch) -> str | None:
+    """The sentence when ``spec`` is not an EstimatorSpec for ``mode`` (noted in ``branch``)."""
+    if not isinstance(spec, tf.estimator.EstimatorSpec):
+        branch.returned = type(spec).__name__
+        what = "None (a branch without `return`?)" if spec is None else f"a {type(spec).__name__}"
+        return (
+            f"the model_fn returned {what}, not a tf.estimator.EstimatorSpec: return "
+            "`tf.estimator.EstimatorSpec(mode, ...)` in every branch (Estimator raises "
+            "`ValueError: model_fn should return an EstimatorSpec.`)"
+        )
+    if spec.mode != mode:
+        branch.returned = f"EstimatorSpec for {spec.mode!r}"
+        return (
+            f"in {branch.mode} the model_fn returned an EstimatorSpec for mode "
+            f"{spec.mode!r}: give EstimatorSpec the `mode` the model_fn received"
+        )
+    return None
+
+
+def _note_variables(branch: Branch, spec: tf.estimator.EstimatorSpec, mode: str) -> None:
+    """Note in ``branch`` the trainable variables, those its output uses, and (TRAIN) those that
+    the loss has no gradient for, so that training never changes them."""
+    trainable = tf.compat.v1.trainable_variables()
+    branch.variables = {variable.op.name: tuple(variable.shape.as_list()) for variable in trainable}
+    outputs = tf.nest.flatten(spec.predictions if mode == ModeKeys.PREDICT else spec.loss)
+    branch.used_variables = frozenset(
+        op.name for op in _ancestors(outputs) if op.type in ("VarHandleOp", "VariableV2")
+    )
+    if mode == ModeKeys.TRAIN and trainable and spec.loss.dtype.is_floating:
+        # a loss TensorFlow cannot differentiate is not this check's business
+        with contextlib.suppress(Exception):
+            gradients = tf.compat.v1.gradients(spec.loss, trainable)
+            branch.untrained = tuple(
+                var.op.name for var, gradient in zip(trainable, gradients) if gradient is None
+            )
+
+
+def _keras_metric_sentence(key: str) -> str:
+    """The warning for a Keras Metric object given as ``eval_metric_ops[key]``."""
+    return (
+        f"eval_metric_ops[{key!r}] is a Keras Metric object: EstimatorSpec turns it into "
+        "`(metric.result(), metric.updates[0])`, and in a graph that one update op is the last op "
+        "the metric's `update_state` built, which may update only part of its state, so the value "
+        'can be silently wrong (`tf.keras.metrics.F1Score(average="macro")`\'s op only adds to '
+        "`intermediate_weights`, and its F1 stays 0.0): build a (value, update_op) pair with "
+        "`tf.compat.v1.metrics` instead"
+    )
+
+
 def run_branch(session: tf.compat.v1.Session, spec, branch: Branch, found: ModelFnReport) -> None:
-    """Run what Estimator would run in EVAL or TRAIN: the loss, then the metrics or the train_op once."""
+    """Run what Estimator runs in EVAL or TRAIN: the loss, then the metrics or the train_op once."""
     loss = spec.loss
     # EstimatorSpec reshapes a loss of unknown size to []; look at what it was given.
     if loss.op.type == "Reshape" and loss.op.inputs[0].shape.num_elements() is None:
         loss = loss.op.inputs[0]
     branch.loss_shape = np.shape(session.run(loss))
     if np.prod(branch.loss_shape) != 1:
-        found.problem(branch.mode, (
-            f"the loss has shape {tuple(branch.loss_shape)}, but Estimator needs one number for the batch: "
-            "reduce it with `tf.reduce_mean`, or use a `tf.compat.v1.losses` function, which returns the mean"))
+        found.problem(
+            branch.mode,
+            (
+                f"the loss has shape {tuple(branch.loss_shape)}, but Estimator needs one number "
+                "for the batch: reduce it with `tf.reduce_mean`, or use a `tf.compat.v1.losses` "
+                "function, which returns the mean"
+            ),
+        )
     elif branch.mode == "EVAL":
         check_repeatable(session, {"the loss": spec.loss}, "EVAL", found)
         check_bool_casts(session, spec, found)
@@ -292,22 +413,36 @@ def run_branch(session: tf.compat.v1.Session, spec, branch: Branch, found: Model
         check_moving_averages(session, skipped, averages, found)
         branch.global_step = (before, after)
         if after == before:
-            found.problem("TRAIN", (
-                f"the train_op does not increment the global step (still {after} after one run), so Estimator's "
-                "step counting never advances (train(steps=…) would run until the input runs out): write "
-                f"`{FIX_GLOBAL_STEP}`"))
+            found.problem(
+                "TRAIN",
+                (
+                    f"the train_op does not increment the global step (still {after} after one "
+                    "run), so Estimator's step counting never advances (train(steps=…) would run "
+                    f"until the input runs out): write `{FIX_GLOBAL_STEP}`"
+                ),
+            )
         elif after != before + 1:
-            found.problem("TRAIN", f"one run of the train_op moved the global step from {before} to {after}: pass "
-                          "`global_step=` to exactly one minimize call")
-
+            found.problem(
+                "TRAIN",
+                f"one run of the train_op moved the global step from {before} to {after}: pass "
+                "`global_step=` to exactly one minimize call",
+            )
 
 
 _PASS_THROUGH = ("Identity", "Reshape", "Cast", "Squeeze", "ExpandDims")  # keep the values
 _CROSS_ENTROPIES = ("SparseSoftmaxCrossEntropyWithLogits", "SoftmaxCrossEntropyWithLogits")
-_ASSIGNS = ("AssignSubVariableOp", "AssignAddVariableOp", "AssignVariableOp",
-            "AssignSub", "AssignAdd", "Assign")
-FIX_UPDATE_OPS = ("with tf.control_dependencies(tf.compat.v1.get_collection("
-                  "tf.compat.v1.GraphKeys.UPDATE_OPS)): train_op = optimizer.minimize(...)")
+_ASSIGNS = (
+    "AssignSubVariableOp",
+    "AssignAddVariableOp",
+    "AssignVariableOp",
+    "AssignSub",
+    "AssignAdd",
+    "Assign",
+)
+FIX_UPDATE_OPS = (
+    "with tf.control_dependencies(tf.compat.v1.get_collection("
+    "tf.compat.v1.GraphKeys.UPDATE_OPS)): train_op = optimizer.minimize(...)"
+)
 FIX_KERAS_UPDATES = "with tf.control_dependencies(bn.updates): train_op = optimizer.minimize(...)"
 
 
@@ -322,22 +457,29 @@ def check_softmax_logits(loss: tf.Tensor, found: ModelFnReport) -> None:
         frame = _learner_frame([_Frame(f.filename, f.lineno, f.name, {}) for f in source.traceback])
         classes = source.outputs[0].shape[-1]  # the lowest loss: all probability on the right class
         floor = f" (with {classes} classes, above {np.log(np.e + classes - 1) - 1:.2f})"
-        return found.warn("TRAIN", (
-            f"the loss's logits are the output of a softmax{_place(frame)}, and the cross-entropy "
-            "loss applies softmax again, so it gets probabilities (0 to 1) where it expects "
-            f"logits: the loss stays high however right the classes are{floor if classes else ''} "
-            "and its gradients are weak, so the model learns more slowly and ends less accurate: "
-            "give the loss the last layer's output before the softmax (no "
-            "`activation=tf.nn.softmax`), and apply `tf.nn.softmax(logits)` only for the "
-            "predicted probabilities"))
+        return found.warn(
+            "TRAIN",
+            (
+                f"the loss's logits are the output of a softmax{_place(frame)}, and the "
+                "cross-entropy loss applies softmax again, so it gets probabilities (0 to 1) "
+                "where it expects logits: the loss stays high however right the classes "
+                f"are{floor if classes else ''} and its gradients are weak, so the model learns "
+                "more slowly and ends less accurate: give the loss the last layer's output before "
+                "the softmax (no `activation=tf.nn.softmax`), and apply `tf.nn.softmax(logits)` "
+                "only for the predicted probabilities"
+            ),
+        )
 
 
 def skipped_updates(train_op) -> dict:
     """``{moving-average variable: its update ops}`` for the update ops ``train_op`` does not
     run (batch normalization's moving_mean and moving_variance)."""
     run = _ancestors([train_op])
-    variables = {variable.op: variable for variable in tf.compat.v1.global_variables()
-                 if variable.op.name.rsplit("/", 1)[-1].startswith("moving_")}
+    variables = {
+        variable.op: variable
+        for variable in tf.compat.v1.global_variables()
+        if variable.op.name.rsplit("/", 1)[-1].startswith("moving_")
+    }
     skipped = {}
     for op in train_op.graph.get_operations() if variables else []:
         target = op.inputs[0].op if op.type in _ASSIGNS and op.inputs else None
@@ -348,139 +490,238 @@ def skipped_updates(train_op) -> dict:
     return skipped
 
 
-def check_moving_averages(session: tf.compat.v1.Session, skipped: dict, initial: list,
-                          found: ModelFnReport) -> None:
+def check_moving_averages(
+    session: tf.compat.v1.Session, skipped: dict, initial: list, found: ModelFnReport
+) -> None:
     """Warn when moving averages whose update ops the train_op skips did not move in one step."""
-    unchanged = [variable for variable, value in zip(skipped, initial)
-                 if np.array_equal(session.run(variable), value)]
+    unchanged = [
+        variable
+        for variable, value in zip(skipped, initial)
+        if np.array_equal(session.run(variable), value)
+    ]
     if not unchanged:
         return
     names = " and ".join(f"`{variable.op.name}`" for variable in unchanged[:4])
     collected = set(tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS))
     if all(op in collected for variable in unchanged for op in skipped[variable]):
-        fix = ("`tf.compat.v1.layers.batch_normalization` puts its update ops in the UPDATE_OPS "
-               "collection, and in Estimator's graph they run only when the train_op asks for "
-               f"them (whatever its deprecation warning says): `{FIX_UPDATE_OPS}`")
+        fix = (
+            "`tf.compat.v1.layers.batch_normalization` puts its update ops in the UPDATE_OPS "
+            "collection, and in Estimator's graph they run only when the train_op asks for "
+            f"them (whatever its deprecation warning says): `{FIX_UPDATE_OPS}`"
+        )
     else:
-        fix = ("a Keras BatchNormalization layer called in a model_fn keeps its update ops in the "
-               "layer's `.updates` (not in the UPDATE_OPS collection), so keep the layer in a "
-               f"variable and build the train_op under them: `{FIX_KERAS_UPDATES}` (a Keras "
-               "model: `model.updates`)")
-    found.warn("TRAIN", (
-        f"the train_op does not run the update ops of {names}"
-        f"{' and more' if len(unchanged) > 4 else ''}, so these moving averages stay at their "
-        "initial values (unchanged after a training step) while EVAL and PREDICT normalize with "
-        f"them: {fix}"))
+        fix = (
+            "a Keras BatchNormalization layer called in a model_fn keeps its update ops in the "
+            "layer's `.updates` (not in the UPDATE_OPS collection), so keep the layer in a "
+            f"variable and build the train_op under them: `{FIX_KERAS_UPDATES}` (a Keras "
+            "model: `model.updates`)"
+        )
+    found.warn(
+        "TRAIN",
+        (
+            "the train_op does not run the update ops of "
+            f"{names}{' and more' if len(unchanged) > 4 else ''}, so these moving averages stay at "
+            "their initial values (unchanged after a training step) while EVAL and PREDICT "
+            f"normalize with them: {fix}"
+        ),
+    )
 
 
-def check_predictions(session: tf.compat.v1.Session, spec, branch: Branch, found: ModelFnReport) -> None:
-    """Every prediction must have the batch as its first dimension, and not change with the rest of the batch."""
-    predictions = spec.predictions if isinstance(spec.predictions, dict) else {"(tensor)": spec.predictions}
-    where = {key: "predictions" if key == "(tensor)" else f"predictions[{key!r}]" for key in predictions}
+def check_predictions(
+    session: tf.compat.v1.Session, spec, branch: Branch, found: ModelFnReport
+) -> None:
+    """Every prediction needs the batch as its first dimension, and must not change with the rest
+    of the batch."""
+    predictions = (
+        spec.predictions if isinstance(spec.predictions, dict) else {"(tensor)": spec.predictions}
+    )
+    where = {
+        key: "predictions" if key == "(tensor)" else f"predictions[{key!r}]" for key in predictions
+    }
     batch_size = found.batch_size
     branch.prediction_values = whole = session.run(predictions)
     branch.predictions = {key: np.shape(value) for key, value in whole.items()}
     branch.export_outputs = tuple(sorted(spec.export_outputs or {}))
     for key, shape in branch.predictions.items():
         if len(shape) == 0 or shape[0] != batch_size:
-            found.problem("PREDICT", f"{where[key]} has shape {tuple(shape)} for a batch of {batch_size}: every "
-                          "prediction needs the batch as its first dimension" + (
-                              f"; `tf.argmax(logits)` without `axis` {FIX_ARGMAX}"
-                              if _is_argmax_over_batch(predictions[key]) else ""))
+            found.problem(
+                "PREDICT",
+                f"{where[key]} has shape {tuple(shape)} for a batch of {batch_size}: every "
+                "prediction needs the batch as its first dimension"
+                + (
+                    f"; `tf.argmax(logits)` without `axis` {FIX_ARGMAX}"
+                    if _is_argmax_over_batch(predictions[key])
+                    else ""
+                ),
+            )
     named = {where[key]: tensor for key, tensor in predictions.items()}
     if found.findings or check_repeatable(session, named, "PREDICT", found) or batch_size < 3:
         return
+    check_batch_independence(session, predictions, whole, where, found)
+
+
+def check_batch_independence(
+    session: tf.compat.v1.Session, predictions: dict, whole: dict, where: dict, found: ModelFnReport
+) -> None:
+    """Warn when the predictions of the batch's first two examples (``whole``: those of the whole
+    batch) change, or fail, when the batch is those two examples only."""
     try:
         image = session.graph.get_tensor_by_name("image:0")
         part = session.run(predictions, {image: session.run(image)[:2]})
     except tf.errors.OpError as error:
-        return found.warn("PREDICT", (
-            f"PREDICT works on a batch of {batch_size} but not on 2 examples, where it raised {_run_error(error)}, "
-            "so the model assumes a batch size and the last, smaller batch of an input would fail: write -1 (or "
-            "`tf.shape(...)[0]`) for the batch dimension"))
+        return found.warn(
+            "PREDICT",
+            (
+                f"PREDICT works on a batch of {found.batch_size} but not on 2 examples, where it "
+                f"raised {_run_error(error)}, so the model assumes a batch size and the last, "
+                "smaller batch of an input would fail: write -1 (or `tf.shape(...)[0]`) for the "
+                "batch dimension"
+            ),
+        )
     key, change = _largest_change({key: value[:2] for key, value in whole.items()}, part)
     if key is not None:
-        found.warn("PREDICT", (
-            f"{where[key]} for the first two examples changes by up to {change:.3g} when the other examples of "
-            "the batch are left out, so a layer uses batch statistics at prediction time (batch normalization "
-            f"called with `training=True`?): pass `{FIX_TRAINING_FLAG}`"))
+        found.warn(
+            "PREDICT",
+            (
+                f"{where[key]} for the first two examples changes by up to {change:.3g} when the "
+                "other examples of the batch are left out, so a layer uses batch statistics at "
+                "prediction time (batch normalization called with `training=True`?): pass "
+                f"`{FIX_TRAINING_FLAG}`"
+            ),
+        )
 
 
-def check_repeatable(session: tf.compat.v1.Session, tensors: dict, mode_name: str, found: ModelFnReport) -> bool:
-    """Run ``tensors`` twice on the same batch: a difference (warned, True) means something random is on."""
+def check_repeatable(
+    session: tf.compat.v1.Session, tensors: dict, mode_name: str, found: ModelFnReport
+) -> bool:
+    """Run ``tensors`` twice on one batch: a difference (warned, True) means something random is on."""
     key, change = _largest_change(session.run(tensors), session.run(tensors))
     if key is not None:
-        found.warn(mode_name, (
-            f"{key} differs between two runs of {mode_name} on the same batch (by up to {change:.3g}), so something "
-            f"random is still on in {mode_name}, dropout or another layer called with `training=True`: pass "
-            f"`{FIX_TRAINING_FLAG}`"))
+        found.warn(
+            mode_name,
+            (
+                f"{key} differs between two runs of {mode_name} on the same batch (by up to "
+                f"{change:.3g}), so something random is still on in {mode_name}, dropout or "
+                f"another layer called with `training=True`: pass `{FIX_TRAINING_FLAG}`"
+            ),
+        )
     return key is not None
 
 
 def check_bool_casts(session: tf.compat.v1.Session, spec, found: ModelFnReport) -> None:
     """Warn when a metric casts class ids other than 0 and 1 to bool (precision and recall do)."""
     for key, (_, update) in (spec.eval_metric_ops or {}).items():
-        casts = [op for op in _ancestors([update]) if op.type == "Cast" and op.get_attr("DstT") == tf.bool
-                 and op.inputs[0].dtype != tf.bool]
+        casts = [
+            op
+            for op in _ancestors([update])
+            if op.type == "Cast"
+            and op.get_attr("DstT") == tf.bool
+            and op.inputs[0].dtype != tf.bool
+        ]
         if not casts:
             continue
-        values = np.unique(np.concatenate([np.ravel(v) for v in session.run([op.inputs[0] for op in casts])]))
+        values = np.unique(
+            np.concatenate([np.ravel(v) for v in session.run([op.inputs[0] for op in casts])])
+        )
         if values.size and set(values.tolist()) - {0, 1}:
-            function = next((m.group(1) for op in casts if (m := re.match(r"(precision|recall)", op.name))), None)
-            found.warn("EVAL", (
-                f"eval_metric_ops[{key!r}] casts class ids to bool (values {int(values.min())} to "
-                f"{int(values.max())} on the checker's batch), as "
-                f"{f'`tf.compat.v1.metrics.{function}`' if function else 'it'} does, so on ten classes it measures "
-                "\"digit is not 0\", not a multi-class score: build it per class, e.g. with "
-                "`helpers.metrics.precision_recall_f1(labels, classes, num_classes=10)` (notebook 06)"))
+            function = next(
+                (m.group(1) for op in casts if (m := re.match(r"(precision|recall)", op.name))),
+                None,
+            )
+            found.warn(
+                "EVAL",
+                (
+                    f"eval_metric_ops[{key!r}] casts class ids to bool (values "
+                    f"{int(values.min())} to {int(values.max())} on the checker's batch), as "
+                    f"{f'`tf.compat.v1.metrics.{function}`' if function else 'it'} does, so on "
+                    'ten classes it measures "digit is not 0", not a multi-class score: build it '
+                    "per class, e.g. with "
+                    "`helpers.metrics.precision_recall_f1(labels, classes, num_classes=10)` "
+                    "(notebook 06)"
+                ),
+            )
 
 
 def check_variables(report: ModelFnReport) -> None:
     """Compare the trainable variables of the modes, and what TRAIN trains."""
-    def listed(names, shapes: dict) -> str:
-        first = ", ".join(f"{name} {shapes[name]}" for name in list(names)[:3])
-        return first + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-    def twice(branch: Branch) -> str:  # when the branch's variable shapes are one list repeated
-        shapes, half = list(branch.variables.values()), len(branch.variables) // 2
-        if half and len(shapes) % 2 == 0 and shapes[:half] == shapes[half:]:
-            return (f" (the {branch.mode} branch builds the network twice: its {len(shapes)} variables are the "
-                    f"same {half} shapes two times)")
-        return ""
     built = {mode: branch for mode, branch in report.branches.items() if branch.built}
     reference = built.get("TRAIN") or built.get("EVAL")
     if reference is None:
         return
-    train, predict = built.get("TRAIN"), built.get("PREDICT")
-    untrained_used = set(train.untrained) & predict.used_variables if train and predict else set()
-    if untrained_used:  # restored by name, these are the weights training never changed
-        names = [name for name in train.variables if name in untrained_used]
-        report.problem("PREDICT", (
-            f"the predictions use {listed(names, train.variables)}, which training never changes "
-            f"because the TRAIN loss does not depend on them{twice(train)}: compute the logits once and "
-            "use them for the predictions and the loss"))
-    elif train is not None and train.untrained:
-        report.warn("TRAIN", (
-            f"the TRAIN loss does not depend on {len(train.untrained)} of the {len(train.variables)} trainable "
-            f"variables ({listed(train.untrained, train.variables)}), so training never changes "
-            f"them{twice(train)}: build the network once and use its logits"))
+    untrained_used = check_untrained(report, built.get("TRAIN"), built.get("PREDICT"))
     for branch in (built.get("PREDICT") if not untrained_used else None, built.get("EVAL")):
         if branch is None or branch is reference or branch.variables == reference.variables:
             continue
-        here, there, parts = branch.variables, reference.variables, []
-        for one, other in ((branch, reference), (reference, branch)):
-            if only := [n for n in one.variables if n not in other.variables]:
-                parts.append(f"only in {one.mode}: {listed(only, one.variables)}")
-        if reshaped := [n for n in here if n in there and here[n] != there[n]]:
-            parts.append("other shapes: " + ", ".join(
-                f"{n} {here[n]} in {branch.mode}, {there[n]} in {reference.mode}" for n in reshaped[:3]))
-        report.problem(branch.mode, (
-            f"the {branch.mode} branch builds other trainable variables than {reference.mode} "
-            f"({'; '.join(parts)}){twice(branch)}, but Estimator restores the weights trained in TRAIN into it by "
-            "name: build the same network in every mode (compute the logits once, before branching on `mode`)"))
+        report.problem(
+            branch.mode,
+            (
+                f"the {branch.mode} branch builds other trainable variables than {reference.mode} "
+                f"({_differences(branch, reference)}){_twice(branch)}, but Estimator restores the "
+                "weights trained in TRAIN into it by name: build the same network in every mode "
+                "(compute the logits once, before branching on `mode`)"
+            ),
+        )
+
+
+def check_untrained(report: ModelFnReport, train: Branch | None, predict: Branch | None) -> bool:
+    """Report the trainable variables that TRAIN never changes; True when PREDICT uses some."""
+    untrained_used = set(train.untrained) & predict.used_variables if train and predict else set()
+    if untrained_used:  # restored by name, these are the weights training never changed
+        names = [name for name in train.variables if name in untrained_used]
+        report.problem(
+            "PREDICT",
+            (
+                f"the predictions use {_listed(names, train.variables)}, which training never "
+                f"changes because the TRAIN loss does not depend on them{_twice(train)}: compute "
+                "the logits once and use them for the predictions and the loss"
+            ),
+        )
+    elif train is not None and train.untrained:
+        report.warn(
+            "TRAIN",
+            (
+                f"the TRAIN loss does not depend on {len(train.untrained)} of the "
+                f"{len(train.variables)} trainable variables "
+                f"({_listed(train.untrained, train.variables)}), so training never changes "
+                f"them{_twice(train)}: build the network once and use its logits"
+            ),
+        )
+    return bool(untrained_used)
+
+
+def _differences(branch: Branch, reference: Branch) -> str:
+    """``only in EVAL: …; other shapes: …``: how the variables of two branches differ."""
+    here, there, parts = branch.variables, reference.variables, []
+    for one, other in ((branch, reference), (reference, branch)):
+        if only := [n for n in one.variables if n not in other.variables]:
+            parts.append(f"only in {one.mode}: {_listed(only, one.variables)}")
+    if reshaped := [n for n in here if n in there and here[n] != there[n]]:
+        shapes = ", ".join(
+            f"{n} {here[n]} in {branch.mode}, {there[n]} in {reference.mode}" for n in reshaped[:3]
+        )
+        parts.append("other shapes: " + shapes)
+    return "; ".join(parts)
+
+
+def _listed(names, shapes: dict) -> str:
+    """The first three of ``names`` with their shapes, and how many more."""
+    first = ", ".join(f"{name} {shapes[name]}" for name in list(names)[:3])
+    return first + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+
+def _twice(branch: Branch) -> str:
+    """A note when the branch's variable shapes are one list repeated, else ""."""
+    shapes, half = list(branch.variables.values()), len(branch.variables) // 2
+    if half and len(shapes) % 2 == 0 and shapes[:half] == shapes[half:]:
+        return (
+            f" (the {branch.mode} branch builds the network twice: its {len(shapes)} variables "
+            f"are the same {half} shapes two times)"
+        )
+    return ""
 
 
 def wrong_mode_comparisons(model_fn: Callable) -> dict:
-    """``{mode name: string}`` for each comparison of ``mode`` with a string that is not a mode key."""
+    """``{mode name: string}`` for each comparison of ``mode`` with a string that is no mode key."""
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(model_fn)))
     except (OSError, TypeError, SyntaxError, IndentationError):
@@ -492,59 +733,113 @@ def wrong_mode_comparisons(model_fn: Callable) -> dict:
             continue
         for side in sides:
             for item in side.elts if isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side]:
-                if isinstance(item, ast.Constant) and isinstance(item.value, str) and item.value not in keys:
+                if (
+                    isinstance(item, ast.Constant)
+                    and isinstance(item.value, str)
+                    and item.value not in keys
+                ):
                     low = item.value.strip().lower()
-                    if meant := next((mode for prefix, mode in _MODE_PREFIXES if low.startswith(prefix)), None):
+                    if meant := next(
+                        (mode for prefix, mode in _MODE_PREFIXES if low.startswith(prefix)), None
+                    ):
                         wrong.setdefault(meant, item.value)
     return wrong
 
 
-def explain_build_error(mode_name: str, error: Exception, params: dict | None, needs_labels: bool) -> str:
+def explain_build_error(
+    mode_name: str, error: Exception, params: dict | None, needs_labels: bool
+) -> str:
     """The sentence for an exception raised while the model_fn built a branch."""
-    message = (str(error).replace(str(PROJECT_ROOT) + "/", "").strip().splitlines() or [""])[0].strip()
+    lines = str(error).replace(str(PROJECT_ROOT) + "/", "").strip().splitlines()
+    message = (lines or [""])[0].strip()
     for pattern, sentence in SPEC_ERRORS:
         if match := re.search(pattern, message):
             return sentence(mode_name, match)
-    frame = _learner_frame([_Frame(f.f_code.co_filename, line, f.f_code.co_name, {**f.f_globals, **f.f_locals})
-                            for f, line in traceback.walk_tb(error.__traceback__)])  # the names, for NameError
-    place, line = _place(frame), frame.source if frame else ""
-    if isinstance(error, NameError) and getattr(error, "name", None):
-        known = set(dir(__builtins__) if not isinstance(__builtins__, dict) else __builtins__)
-        if close := similar_names(error.name, known | set(frame.namespace if frame else {}), limit=1):
-            return (f"the name `{error.name}`{place} is not defined, a typo for `{close[0]}`?: correct the spelling "
-                    "at that line")
-        return f"the name `{error.name}`{place} is not defined: define it before that line, or correct its spelling"
-    if isinstance(error, KeyError) and error.args and re.search(r"\bparams\s*\[", line):
-        have = ", ".join(repr(k) for k in (params or {})) or "none"
-        key = error.args[0]
-        return (f"the model_fn reads params[{key!r}]{place}, but the params given have no such key (keys: {have}): "
-                f"pass it, as `Estimator(params=...)` would, e.g. `check_model_fn(model_fn, params={{{key!r}: ...}})`, "
-                f"or use `params.get({key!r}, default)`")
-    if isinstance(error, KeyError) and error.args and re.search(r"\bfeatures\s*\[", line):
-        return (f"the model_fn reads features[{error.args[0]!r}]{place}, but the course's input functions deliver "
-                f"{FEATURES_IN}: use the key 'image'")
-    if isinstance(error, KeyError) and error.args:
-        return f"building the {mode_name} branch raised KeyError: {error.args[0]!r}{place}: that key is missing there"
+    # the learner's frame with its names (for a NameError)
+    frame = _learner_frame(
+        [
+            _Frame(f.f_code.co_filename, line, f.f_code.co_name, {**f.f_globals, **f.f_locals})
+            for f, line in traceback.walk_tb(error.__traceback__)
+        ]
+    )
+    if sentence := _missing_name_or_key(mode_name, error, frame, params):
+        return sentence
+    place = _place(frame)
     raised = f"building the {mode_name} branch raised {type(error).__name__}: {message}{place}"
     if needs_labels:
-        return (raised + "; in PREDICT, Estimator passes labels=None, and with labels the branch builds: "
-                "return the EstimatorSpec before anything uses the labels")
+        return raised + (
+            "; in PREDICT, Estimator passes labels=None, and with labels the branch builds: "
+            "return the EstimatorSpec before anything uses the labels"
+        )
     if v1_name := _tf1_name(message) if isinstance(error, AttributeError) else None:
-        return raised + f"; that is a TensorFlow 1 name, which TensorFlow 2 keeps as `{v1_name}`: write that"
-    if given := [text for word, text in (("features", FEATURES_IN), ("labels", LABELS_IN))
-                 if isinstance(error, (ValueError, TypeError)) and re.search(rf"\b{word}\b", line)]:
-        return raised + f"; the course's input functions deliver {' and '.join(given)}: make that line accept them"
+        return raised + (
+            f"; that is a TensorFlow 1 name, which TensorFlow 2 keeps as `{v1_name}`: write that"
+        )
+    line = frame.source if frame else ""
+    if given := [
+        text
+        for word, text in (("features", FEATURES_IN), ("labels", LABELS_IN))
+        if isinstance(error, (ValueError, TypeError)) and re.search(rf"\b{word}\b", line)
+    ]:
+        delivered = " and ".join(given)
+        return raised + (
+            f"; the course's input functions deliver {delivered}: make that line accept them"
+        )
     return raised + ": fix that line"
 
 
-def features_as_tensor(model_fn: Callable, error: Exception, features: dict, mode: str,
-                       params: dict | None) -> str | None:
+def _missing_name_or_key(
+    mode_name: str, error: Exception, frame: _Frame | None, params: dict | None
+) -> str | None:
+    """The sentence for a NameError or a KeyError raised at the learner's ``frame``, else None."""
+    place, line = _place(frame), frame.source if frame else ""
+    if isinstance(error, NameError) and getattr(error, "name", None):
+        known = set(dir(__builtins__) if not isinstance(__builtins__, dict) else __builtins__)
+        known |= set(frame.namespace if frame else {})
+        if close := similar_names(error.name, known, limit=1):
+            return (
+                f"the name `{error.name}`{place} is not defined, a typo for `{close[0]}`?: correct "
+                "the spelling at that line"
+            )
+        return (
+            f"the name `{error.name}`{place} is not defined: define it before that line, or "
+            "correct its spelling"
+        )
+    if not isinstance(error, KeyError) or not error.args:
+        return None
+    key = error.args[0]
+    if re.search(r"\bparams\s*\[", line):
+        have = ", ".join(repr(k) for k in (params or {})) or "none"
+        return (
+            f"the model_fn reads params[{key!r}]{place}, but the params given have no such key "
+            f"(keys: {have}): pass it, as `Estimator(params=...)` would, e.g. "
+            f"`check_model_fn(model_fn, params={{{key!r}: ...}})`, or use "
+            f"`params.get({key!r}, default)`"
+        )
+    if re.search(r"\bfeatures\s*\[", line):
+        return (
+            f"the model_fn reads features[{key!r}]{place}, but the course's input functions "
+            f"deliver {FEATURES_IN}: use the key 'image'"
+        )
+    return (
+        f"building the {mode_name} branch raised KeyError: {key!r}{place}: that key is missing "
+        "there"
+    )
+
+
+def features_as_tensor(
+    model_fn: Callable, error: Exception, features: dict, mode: str, params: dict | None
+) -> str | None:
     """The sentence when ``error`` came from using the features dict as a tensor, else None."""
     if not isinstance(error, (TypeError, AttributeError, ValueError)):
         return None
     message = (str(error).strip().splitlines() or [""])[0]
-    frame = _learner_frame([_Frame(f.f_code.co_filename, line, f.f_code.co_name, f.f_locals)
-                            for f, line in traceback.walk_tb(error.__traceback__)])
+    frame = _learner_frame(
+        [
+            _Frame(f.f_code.co_filename, line, f.f_code.co_name, f.f_locals)
+            for f, line in traceback.walk_tb(error.__traceback__)
+        ]
+    )
     on_the_dict = getattr(error, "obj", None) is features  # 'dict' object has no attribute …
     about_a_dict = on_the_dict or re.search(r"\bdict\b|non-tensor type|\{'", message)
     name = _tensor_use(features, frame) if about_a_dict else None
@@ -554,9 +849,11 @@ def features_as_tensor(model_fn: Callable, error: Exception, features: dict, mod
     who = f"`{name}`" if name == "features" else f"`{name}` (the model_fn's `features`)"
     take = " or ".join(f'`{name}["{key}"]`' for key in features)
     first_sentence = re.sub(r"^(.{20,}?\.)\s.*$", r"\1", message)
-    return (f"{who} is used as a tensor{_place(frame)}, but Estimator passes the input function's "
-            f"features as a dict, {_describe(features)}: take the tensor out of it, {take} "
-            f"(TensorFlow raised `{type(error).__name__}: {first_sentence}`)")
+    return (
+        f"{who} is used as a tensor{_place(frame)}, but Estimator passes the input function's "
+        f"features as a dict, {_describe(features)}: take the tensor out of it, {take} "
+        f"(TensorFlow raised `{type(error).__name__}: {first_sentence}`)"
+    )
 
 
 def _tensor_use(features: dict, frame: _Frame | None) -> str | None:
@@ -566,11 +863,24 @@ def _tensor_use(features: dict, frame: _Frame | None) -> str | None:
     except SyntaxError:  # a line of a statement that spans several lines
         return None
     key = (ast.Constant, ast.Name)
-    as_dict = {id(node.value) for node in nodes  # features["image"], features[key], features.get
-               if isinstance(node, ast.Subscript) and isinstance(node.slice, key)
-               or isinstance(node, ast.Attribute) and hasattr(dict, node.attr)}
-    return next((node.id for node in nodes if isinstance(node, ast.Name) and id(node) not in as_dict
-                 and frame.namespace.get(node.id) is features), None)
+    as_dict = {
+        id(node.value)
+        for node in nodes  # features["image"], features[key], features.get
+        if isinstance(node, ast.Subscript)
+        and isinstance(node.slice, key)
+        or isinstance(node, ast.Attribute)
+        and hasattr(dict, node.attr)
+    }
+    return next(
+        (
+            node.id
+            for node in nodes
+            if isinstance(node, ast.Name)
+            and id(node) not in as_dict
+            and frame.namespace.get(node.id) is features
+        ),
+        None,
+    )
 
 
 def _builds_with_a_tensor(model_fn: Callable, mode: str, params: dict | None) -> bool:
@@ -586,47 +896,86 @@ def _builds_with_a_tensor(model_fn: Callable, mode: str, params: dict | None) ->
 
 def _describe(features: dict) -> str:
     """``{"image": float32 [batch, 28, 28]}``: the keys, dtypes and shapes of a features dict."""
+
     def shape(tensor) -> str:
         return ", ".join("batch" if d is None else str(d) for d in tensor.shape.as_list())
-    return "{" + ", ".join(f'"{key}": {value.dtype.name} [{shape(value)}]'
-                           for key, value in features.items()) + "}"
+
+    return (
+        "{"
+        + ", ".join(
+            f'"{key}": {value.dtype.name} [{shape(value)}]' for key, value in features.items()
+        )
+        + "}"
+    )
 
 
 def explain_run_error(mode_name: str, error: tf.errors.OpError, batch_size: int) -> str:
-    """The sentence for an error TensorFlow raised while running a branch: its cause, where, and a hint."""
-    sentence = f"running the {mode_name} branch on a batch of {batch_size} raised {_run_error(error)}"
+    """The sentence for an error TensorFlow raised running a branch: its cause, where, and a hint."""
+    sentence = (
+        f"running the {mode_name} branch on a batch of {batch_size} raised {_run_error(error)}"
+    )
     ancestors = _ancestors([getattr(error, "op", None)])
     if any(_is_argmax_over_batch(a.outputs[0]) for a in ancestors if a.type == "ArgMax"):
         return sentence + f"; it uses `tf.argmax(logits)` without `axis`, which {FIX_ARGMAX}"
     names = {a.name for a in ancestors if a.type == "PlaceholderWithDefault"}
-    if given := [text for name, text in (("image", FEATURES_IN), ("labels", LABELS_IN)) if name in names]:
+    if given := [
+        text for name, text in (("image", FEATURES_IN), ("labels", LABELS_IN)) if name in names
+    ]:
         return sentence + f"; it ran on {' and '.join(given)}: make that line work on them"
     return sentence + ": fix that line"
 
 
 SPEC_ERRORS = (  # EstimatorSpec's own ValueError -> the sentence
-    (r"^Missing train_op\.", lambda mode, m: (
-        "the EstimatorSpec has no `train_op` (EstimatorSpec raises `ValueError: Missing train_op.`): in TRAIN, "
-        f"return `train_op={FIX_GLOBAL_STEP}`")),
-    (r"^Missing loss\.", lambda mode, m: (
-        f"the EstimatorSpec has no `loss` in {mode} (EstimatorSpec raises `ValueError: Missing loss.`): EVAL and "
-        "TRAIN need one, e.g. `tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)`")),
-    (r"^Missing predictions\.", lambda mode, m: (
-        "the EstimatorSpec has no `predictions` (EstimatorSpec raises `ValueError: Missing predictions.`): in "
-        "PREDICT, return `predictions={\"classes\": ..., \"probabilities\": ...}`")),
-    (r"^Loss must be scalar", lambda mode, m: (
-        "the loss is not a scalar (EstimatorSpec raises `ValueError: Loss must be scalar`): reduce it with "
-        "`tf.reduce_mean`, or use a `tf.compat.v1.losses` function")),
-    (r"^Values of eval_metric_ops must be \(metric_value, update_op\) tuples, given: .* for key: (.+)$",
-     lambda mode, m: (
-         f"eval_metric_ops[{m.group(1)!r}] is not a (value, update_op) pair: give the pair that a "
-         "`tf.compat.v1.metrics` function returns, e.g. `tf.compat.v1.metrics.accuracy(labels, classes)`, not "
-         "the value alone")),
-    (r"^eval_metric_ops must be a dict", lambda mode, m: (
-        "eval_metric_ops is not a dict: give `{name: (value, update_op)}`")),
-    (r"^(loss|train_op|predictions.*) must be (Operation or )?Tensor, given", lambda mode, m: (
-        f"`{m.group(1)}` is not a TensorFlow tensor: return the tensor or op the model built, not a Python or "
-        "NumPy value")),
+    (
+        r"^Missing train_op\.",
+        lambda mode, m: (
+            "the EstimatorSpec has no `train_op` (EstimatorSpec raises `ValueError: Missing "
+            f"train_op.`): in TRAIN, return `train_op={FIX_GLOBAL_STEP}`"
+        ),
+    ),
+    (
+        r"^Missing loss\.",
+        lambda mode, m: (
+            f"the EstimatorSpec has no `loss` in {mode} (EstimatorSpec raises `ValueError: Missing "
+            "loss.`): EVAL and TRAIN need one, e.g. "
+            "`tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)`"
+        ),
+    ),
+    (
+        r"^Missing predictions\.",
+        lambda mode, m: (
+            "the EstimatorSpec has no `predictions` (EstimatorSpec raises `ValueError: Missing "
+            "predictions.`): in PREDICT, return "
+            '`predictions={"classes": ..., "probabilities": ...}`'
+        ),
+    ),
+    (
+        r"^Loss must be scalar",
+        lambda mode, m: (
+            "the loss is not a scalar (EstimatorSpec raises `ValueError: Loss must be scalar`): "
+            "reduce it with `tf.reduce_mean`, or use a `tf.compat.v1.losses` function"
+        ),
+    ),
+    (
+        r"^Values of eval_metric_ops must be \(metric_value, update_op\) tuples, given: .* for "
+        r"key: (.+)$",
+        lambda mode, m: (
+            f"eval_metric_ops[{m.group(1)!r}] is not a (value, update_op) pair: give the pair that "
+            "a `tf.compat.v1.metrics` function returns, e.g. "
+            "`tf.compat.v1.metrics.accuracy(labels, classes)`, not the value alone"
+        ),
+    ),
+    (
+        r"^eval_metric_ops must be a dict",
+        lambda mode, m: "eval_metric_ops is not a dict: give `{name: (value, update_op)}`",
+    ),
+    (
+        r"^(loss|train_op|predictions.*) must be (Operation or )?Tensor, given",
+        lambda mode, m: (
+            f"`{m.group(1)}` is not a TensorFlow tensor: return the tensor or op the model built, "
+            "not a Python or NumPy value"
+        ),
+    ),
 )
 
 
@@ -642,25 +991,35 @@ def _builds_with_labels(model_fn: Callable, params: dict | None, batch_size: int
 
 @contextlib.contextmanager
 def _recording_keras_metrics() -> Iterator[list]:
-    """Note the eval_metric_ops keys whose values are Keras Metric objects (EstimatorSpec replaces such a metric
-    by ``(metric.result(), metric.updates[0])``, so the returned spec no longer shows it)."""
+    """Note the eval_metric_ops keys whose values are Keras Metric objects (EstimatorSpec replaces
+    such a metric by ``(metric.result(), metric.updates[0])``, so the returned spec no longer shows
+    it).
+    """
     keys, original = [], model_fn_lib._validate_eval_metric_ops
+
     def recording(eval_metric_ops):
         if isinstance(eval_metric_ops, dict):
-            keys.extend(k for k, v in eval_metric_ops.items() if isinstance(v, tf.keras.metrics.Metric))
+            keys.extend(
+                k for k, v in eval_metric_ops.items() if isinstance(v, tf.keras.metrics.Metric)
+            )
         return original(eval_metric_ops)
+
     with mock.patch.object(model_fn_lib, "_validate_eval_metric_ops", recording):
         yield keys
 
 
 def _largest_change(first: dict, second: dict) -> tuple[str | None, float]:
-    """``(key, largest absolute difference)`` of two runs' values, or ``(None, 0.0)`` when they agree."""
+    """``(key, largest absolute difference)`` of two runs' values; ``(None, 0.0)`` if they agree."""
     worst, change = None, 0.0
     for key, a in first.items():
         a, b = np.asarray(a), np.asarray(second[key])
-        if a.shape != b.shape or (not np.issubdtype(a.dtype, np.number) and not np.array_equal(a, b)):
+        if a.shape != b.shape or (
+            not np.issubdtype(a.dtype, np.number) and not np.array_equal(a, b)
+        ):
             return key, float("inf")
-        if not np.issubdtype(a.dtype, np.number) or np.allclose(a, b, rtol=1e-5, atol=1e-6, equal_nan=True):
+        if not np.issubdtype(a.dtype, np.number) or np.allclose(
+            a, b, rtol=1e-5, atol=1e-6, equal_nan=True
+        ):
             continue
         difference = float(np.nanmax(np.abs(a.astype(np.float64) - b.astype(np.float64))))
         if difference > change:
@@ -669,8 +1028,11 @@ def _largest_change(first: dict, second: dict) -> tuple[str | None, float]:
 
 
 def _ancestors(items) -> set:
-    """Every op that the given tensors or ops depend on (data and control inputs), themselves included."""
-    stack, seen = [item if isinstance(item, tf.Operation) else item.op for item in items if item is not None], set()
+    """Every op the given tensors or ops depend on (data and control inputs), themselves included."""
+    stack, seen = (
+        [item if isinstance(item, tf.Operation) else item.op for item in items if item is not None],
+        set(),
+    )
     while stack:
         op = stack.pop()
         if op not in seen:
@@ -703,7 +1065,9 @@ def _learner_frame(frames: list[_Frame]) -> _Frame | None:
     """The innermost of ``frames`` (outermost first) that is the learner's code."""
     for frame in reversed(frames):
         path = str(Path(frame.filename).resolve())
-        installed = frame.filename.startswith("<frozen") or re.search(r"(site|dist)-packages", frame.filename)
+        installed = frame.filename.startswith("<frozen") or re.search(
+            r"(site|dist)-packages", frame.filename
+        )
         if not installed and path != _CHECKER_FILE and not path.startswith(_LIBRARY_DIRS):
             return frame
     return None
@@ -722,7 +1086,8 @@ def _place(frame: _Frame | None) -> str:
 
 
 def _tf1_name(message: str) -> str | None:
-    """``tf.compat.v1.layers`` for "module 'tensorflow' has no attribute 'layers'", if TF 2 has that name."""
+    """``tf.compat.v1.layers`` for "module 'tensorflow' has no attribute 'layers'", if TF 2 has
+    that name."""
     match = re.search(r"module '(tensorflow[\w.]*)' has no attribute '(\w+)'", message)
     if not match:
         return None
@@ -733,14 +1098,21 @@ def _tf1_name(message: str) -> str | None:
 
 
 def _run_error(error: tf.errors.OpError) -> str:
-    """``InvalidArgumentError: <cause> (line …)``: the line TensorFlow puts after its header and the node's traceback,
-    and the learner's line that built the op (from the op's traceback, else from the frames the message lists)."""
+    """``InvalidArgumentError: <cause> (line …)``: the line TensorFlow puts after its header and the
+    node's traceback, and the learner's line that built the op (from the op's traceback, else from
+    the frames the message lists).
+    """
     lines = shorten_graph_message(error.message.replace(str(PROJECT_ROOT) + "/", "")).splitlines()
     causes = [re.sub(r"\s*\[\[\{\{node [^}]*\}\}\]\].*$", "", line).strip() for line in lines]
-    cause = next((c for c in causes if c and c != "Graph execution error:" and not c.startswith("Node: ")), None)
+    cause = next(
+        (c for c in causes if c and c != "Graph execution error:" and not c.startswith("Node: ")),
+        None,
+    )
     cause = cause.rstrip(".") if cause else (error.message.strip().splitlines() or [""])[0].strip()
     op_frames = getattr(getattr(error, "op", None), "traceback", None) or []
-    listed = re.findall(r'File "([^"]+)", line (\d+), in (\S+)', str(error.message))  # after "Detected at node …"
-    frame = (_learner_frame([_Frame(f.filename, f.lineno, f.name, {}) for f in op_frames])
-             or _learner_frame([_Frame(path, int(line), name, {}) for path, line, name in listed]))
+    # the frames the message lists after "Detected at node …"
+    listed = re.findall(r'File "([^"]+)", line (\d+), in (\S+)', str(error.message))
+    frame = _learner_frame(
+        [_Frame(f.filename, f.lineno, f.name, {}) for f in op_frames]
+    ) or _learner_frame([_Frame(path, int(line), name, {}) for path, line, name in listed])
     return f"{type(error).__name__}: {cause}{_place(frame)}"

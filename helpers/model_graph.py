@@ -1,7 +1,7 @@
 """A ``model_fn``'s graph, built as Estimator builds it: a fresh graph with a global step and the
-course's seeds, the keyword arguments Estimator passes, placeholders or a tiny batch like the course's
-input (used by the model_fn checker, the tensor-name checks, checkpoints, early stopping and
-notebooks 04-05).
+course's seeds, the keyword arguments Estimator passes, placeholders or a tiny batch like the
+course's input (used by the model_fn checker, the tensor-name checks, checkpoints, early stopping
+and notebooks 04-05).
 """
 
 from __future__ import annotations
@@ -52,7 +52,9 @@ def call_like_estimator(
     args = function_utils.fn_args(model_fn)
     config = tf.estimator.RunConfig(tf_random_seed=SEED) if "config" in args else None
     given = {"labels": labels, "mode": mode, "params": dict(params or {}), "config": config}
-    return model_fn(features=features, **{name: value for name, value in given.items() if name in args})
+    return model_fn(
+        features=features, **{name: value for name, value in given.items() if name in args}
+    )
 
 
 def _placeholders(like):
@@ -103,12 +105,15 @@ def tiny_batch(batch_size: int = 4, with_labels: bool = True) -> tuple[dict, tf.
 
 
 def shorten_graph_message(message: str) -> str:
-    """``message`` without the "Detected at node … defined at (most recent call last)" file lines."""
+    """``message`` without its "Detected at node … defined at (most recent call last)" line and the
+    file lines under it."""
     kept, skipping = [], False
     for line in message.splitlines():
         if line.startswith("Detected at node") and "defined at" in line:
             skipping = True
-        elif not (skipping and line.lstrip().startswith("File ")):
+        elif skipping and (not line.strip() or line.lstrip().startswith("File ")):
+            continue  # a tf.function's error puts a blank line after each file line
+        else:
             skipping = False
             kept.append(line)
     return "\n".join(kept).strip()

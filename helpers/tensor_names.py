@@ -1,4 +1,5 @@
-"""Tensor names a hook can log, checked: one line on what the graph has instead (notebook 05's hooks use it)."""
+"""Tensor names a hook can log, checked: one line on what the graph has instead (notebook 05's
+hooks use it)."""
 
 from __future__ import annotations
 
@@ -34,8 +35,10 @@ class BareName(WorkbookProblem, TypeError):
 
 
 def resolve_tensors(tensors, graph: tf.Graph | None = None) -> dict:
-    """``{tag: Tensor}`` for ``{tag: name or Tensor}`` (or a list of names), as hooks resolve them. Without ``graph``
-    (in a hook's ``begin()``) in the default graph, and a missing name is looked up in each mode's graph too."""
+    """``{tag: Tensor}`` for ``{tag: name or Tensor}`` (or a list of names), as hooks resolve them.
+    Without ``graph`` (in a hook's ``begin()``) in the default graph, and a missing name is looked
+    up in each mode's graph too.
+    """
     refuse_bare_name(tensors)
     in_session, graph = graph is None, graph or tf.compat.v1.get_default_graph()
     if not isinstance(tensors, dict):
@@ -49,28 +52,44 @@ def resolve_tensors(tensors, graph: tf.Graph | None = None) -> dict:
         elif element.dtype == tf.resource:
             op_name = name.partition(":")[0]
             read = f"{op_name}/Read/ReadVariableOp"
-            instead = (f"log '{read}', its value" if _tensor(graph, read) is not None
-                       else f"log tf.identity({op_name}) named in the model_fn")
-            handles.append(f"'{name}' is a variable, and the tensor '{op_name}:0' is its handle (dtype resource), "
-                           f"not its value: {instead}")
+            instead = (
+                f"log '{read}', its value"
+                if _tensor(graph, read) is not None
+                else f"log tf.identity({op_name}) named in the model_fn"
+            )
+            handles.append(
+                f"'{name}' is a variable, and the tensor '{op_name}:0' is its handle (dtype "
+                f"resource), not its value: {instead}"
+            )
         else:
             found[tag] = element
     if missing:
         running, mode_graphs = _mode_graphs(missing) if in_session else (None, {})
-        candidates = [op.name for op in graph.get_operations() if op.outputs and not op.name.startswith(_NOT_SUGGESTED)]
-        raise MissingTensor(" | ".join(_problem(name, graph, candidates, mode_graphs, running) for name in missing))
+        candidates = [
+            op.name
+            for op in graph.get_operations()
+            if op.outputs and not op.name.startswith(_NOT_SUGGESTED)
+        ]
+        raise MissingTensor(
+            " | ".join(_problem(name, graph, candidates, mode_graphs, running) for name in missing)
+        )
     if handles:
         raise VariableHandle(" | ".join(handles))
     return found
 
 
 def refuse_bare_name(tensors) -> None:
-    """Raise ``BareName`` for one string: ``LoggingTensorHook("softmax_tensor", …)`` reads one name per letter."""
+    """Raise ``BareName`` for one string: ``LoggingTensorHook("softmax_tensor", …)`` reads one
+    name per letter."""
     if isinstance(tensors, str):
-        letters = ", ".join(repr(letter) for letter in tensors[:3]) + (", …" if len(tensors) > 3 else "")
-        raise BareName(f"tensors={tensors!r} is one string, which LoggingTensorHook reads as {len(tensors)} "
-                       f"tensor names of one character each ({letters}): give a dict {{tag: name}}, "
-                       f"e.g. {{{tensors!r}: {tensors!r}}}, or a list [{tensors!r}]")
+        letters = ", ".join(repr(letter) for letter in tensors[:3]) + (
+            ", …" if len(tensors) > 3 else ""
+        )
+        raise BareName(
+            f"tensors={tensors!r} is one string, which LoggingTensorHook reads as {len(tensors)} "
+            f"tensor names of one character each ({letters}): give a dict {{tag: name}}, "
+            f"e.g. {{{tensors!r}: {tensors!r}}}, or a list [{tensors!r}]"
+        )
 
 
 def _tensor(graph: tf.Graph, name: str) -> tf.Tensor | None:
@@ -80,36 +99,57 @@ def _tensor(graph: tf.Graph, name: str) -> tf.Tensor | None:
         return None
 
 
-def _problem(name: str, graph: tf.Graph, candidates: list, mode_graphs: dict, running: str | None) -> str:
+def _problem(
+    name: str, graph: tf.Graph, candidates: list, mode_graphs: dict, running: str | None
+) -> str:
     op_name, _, index = name.partition(":")
     if op_name in {op.name for op in graph.get_operations()}:
         outputs = len(graph.get_operation_by_name(op_name).outputs)
-        return (f"the operation '{op_name}' has {outputs} output{'s' if outputs != 1 else ''}, "
-                f"so there is no tensor '{op_name}:{index or 0}'")
+        return (
+            f"the operation '{op_name}' has {outputs} output{'s' if outputs != 1 else ''}, "
+            f"so there is no tensor '{op_name}:{index or 0}'"
+        )
     modes = [mode for mode, other in mode_graphs.items() if _tensor(other, name) is not None]
     complete = len(mode_graphs) == len(_MODE_NAMES)
-    # The running mode's own graph must be there to lack the name too (a name uniquified differently in
-    # the real graph is not "in another mode"); without the running mode, all three must be there.
-    if modes and (running in mode_graphs if running else complete) and running not in modes and (
-            len(modes) < len(_MODE_NAMES)):
-        where = " and ".join(_MODE_NAMES[mode] for mode in modes) + (" graph" if len(modes) == 1 else " graphs")
-        here = (f"the {_MODE_NAMES[running]} graph this hook runs in ({_MODE_CALLS[running]}())" if running
-                else "the graph this hook runs in")
+    # The running mode's own graph must be there to lack the name too (a name uniquified differently
+    # in the real graph is not "in another mode"); without the running mode, all three must be
+    # there.
+    if (
+        modes
+        and (running in mode_graphs if running else complete)
+        and running not in modes
+        and (len(modes) < len(_MODE_NAMES))
+    ):
+        where = " and ".join(_MODE_NAMES[mode] for mode in modes) + (
+            " graph" if len(modes) == 1 else " graphs"
+        )
+        here = (
+            f"the {_MODE_NAMES[running]} graph this hook runs in ({_MODE_CALLS[running]}())"
+            if running
+            else "the graph this hook runs in"
+        )
         give = " or ".join(f"{_MODE_CALLS[mode]}(hooks=[...])" for mode in modes)
-        exists = "exists only in" if complete else "exists in"  # a mode whose graph could not be built may have it
-        return (f"'{name}' {exists} the {where} of the model_fn, not in {here}: give the hook to {give}, "
-                "or build the tensor before the model_fn branches on mode")
+        # a mode whose graph could not be built may have it
+        exists = "exists only in" if complete else "exists in"
+        return (
+            f"'{name}' {exists} the {where} of the model_fn, not in {here}: give the hook to "
+            f"{give}, or build the tensor before the model_fn branches on mode"
+        )
     if similar := similar_names(op_name, candidates):
         return f"no tensor named '{name}' in the graph; similar names: {', '.join(similar)}"
-    return (f"no tensor named '{name}' in the graph, and no similar name: name it in the "
-            f"model_fn, e.g. tf.identity(x, name='{op_name}')")
+    return (
+        f"no tensor named '{name}' in the graph, and no similar name: name it in the "
+        f"model_fn, e.g. tf.identity(x, name='{op_name}')"
+    )
 
 
 def _mode_graphs(names: list) -> tuple[str | None, dict]:
-    """The mode of the Estimator call running now and its ``model_fn``'s graph in each mode, read from the stack: the
-    innermost ``train``/``evaluate``/``predict`` gives the mode (``train_and_evaluate`` evaluates within ``train``),
-    the innermost ``features``/``input_fn`` the inputs (else the course's). A mode that fails to build is left out;
-    the running mode's is built only when another mode's graph has one of ``names``."""
+    """The mode of the Estimator call running now and its ``model_fn``'s graph in each mode, read
+    from the stack: the innermost ``train``/``evaluate``/``predict`` gives the mode
+    (``train_and_evaluate`` evaluates within ``train``), the innermost ``features``/``input_fn`` the
+    inputs (else the course's). A mode that fails to build is left out; the running mode's is built
+    only when another mode's graph has one of ``names``.
+    """
     entry_points = {call: mode for mode, call in _MODE_CALLS.items()}
     estimator = running = inputs = input_fn = None
     frame = inspect.currentframe()
@@ -129,17 +169,23 @@ def _mode_graphs(names: list) -> tuple[str | None, dict]:
         try:
             with tf.Graph().as_default(), logger_level(logging.WARNING):
                 features, labels, _ = estimator._get_features_and_labels_from_input_fn(
-                    input_fn, running or ModeKeys.EVAL)
+                    input_fn, running or ModeKeys.EVAL
+                )
         except Exception:  # noqa: BLE001 - then the course's input shapes are tried
             features = labels = None
     graphs = {}
     for mode in [mode for mode in _MODE_NAMES if mode != running] + [running]:
-        if mode is None or (mode == running and not any(
-                _tensor(graph, name) is not None for graph in graphs.values() for name in names)):
+        if mode is None or (
+            mode == running
+            and not any(
+                _tensor(graph, name) is not None for graph in graphs.values() for name in names
+            )
+        ):
             continue
         try:
             with logger_level(logging.WARNING):  # "Calling model_fn." belongs to the real calls
                 graphs[mode] = build_graph(estimator.model_fn, None, mode, features, labels)
-        except Exception:  # noqa: BLE001 - the learner's model_fn may need inputs these placeholders lack
+        # noqa: BLE001 - the learner's model_fn may need inputs these placeholders lack
+        except Exception:
             continue
     return running, graphs

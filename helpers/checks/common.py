@@ -1,5 +1,7 @@
 """What the exercise checks share: the answer-missing message, the success line, the one line that
-reports an error in the learner's own code, and running a learner's streaming metric (notebooks 03 and 06)."""
+reports an error in the learner's own code, and running a learner's streaming metric (notebooks 03
+and 06).
+"""
 
 from __future__ import annotations
 
@@ -15,19 +17,37 @@ import traceback
 from ..problems import CheckFailed, WorkbookProblem
 
 # Code that is not the learner's: the helpers package, and Python's and the environment's libraries.
-_LIBRARIES = tuple(sorted({os.path.realpath(path) + os.sep for path in (
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), sys.prefix, sys.base_prefix, sys.exec_prefix,
-    *(sysconfig.get_paths().get(key) for key in ("stdlib", "platstdlib", "purelib", "platlib"))) if path}))
+_LIBRARIES = tuple(
+    sorted(
+        {
+            os.path.realpath(path) + os.sep
+            for path in (
+                os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                sys.prefix,
+                sys.base_prefix,
+                sys.exec_prefix,
+                *(
+                    sysconfig.get_paths().get(key)
+                    for key in ("stdlib", "platstdlib", "purelib", "platlib")
+                ),
+            )
+            if path
+        }
+    )
+)
 
 
 def require_answer(answer, name: str) -> None:
-    """Fail plainly when the exercise has no answer yet (still None): because the cell that sets it raised,
-    naming the error and the line, or because it was left blank."""
+    """Fail plainly when the exercise has no answer yet (still None): because the cell that sets it
+    raised, naming the error and the line, or because it was left blank.
+    """
     if answer is None:
         error = solution_cell_error(name)
         if error is not None and not isinstance(error, NotImplementedError):
-            raise CheckFailed(f"`{name}` is still None because the cell that sets it raised {describe_error(error)}: "
-                              "fix that line and run the cell again")
+            raise CheckFailed(
+                f"`{name}` is still None because the cell that sets it raised "
+                f"{describe_error(error)}: fix that line and run the cell again"
+            )
         raise CheckFailed(
             f"`{name}` is still None: write your code where the exercise says "
             "`# YOUR CODE HERE` (and remove `raise NotImplementedError()`)"
@@ -35,39 +55,57 @@ def require_answer(answer, name: str) -> None:
 
 
 def is_learners(filename: str) -> bool:
-    """Whether code from ``filename`` is the learner's: a notebook cell, or a file outside the helpers and
-    the installed libraries (a test's answers, a learner's own module)."""
+    """Whether code from ``filename`` is the learner's: a notebook cell, or a file outside the
+    helpers and the installed libraries (a test's answers, a learner's own module).
+    """
     if filename.startswith("<"):
-        return filename.startswith("<ipython-input-")  # IPython's cells without ipykernel's file names
+        # IPython's cells without ipykernel's file names
+        return filename.startswith("<ipython-input-")
     if "__autograph_generated" in filename:
         return False
     return not os.path.realpath(filename).startswith(_LIBRARIES)
 
 
 def _learner_frames(error: BaseException, not_learners=()) -> list:
-    """(filename, line number, function) of the learner's frames an error came through, outermost first: for an
-    error TensorFlow raised while running a graph, those where the failing op was built; else its traceback's.
-    Frames of the code objects in ``not_learners`` (the check's own) are not the learner's, wherever they are."""
-    op = getattr(error, "op", None)  # tf.errors.OpError: the op's creation stack holds the learner's line
+    """(filename, line number, function) of the learner's frames an error came through, outermost
+    first: for an error TensorFlow raised while running a graph, those where the failing op was
+    built; else its traceback's. Frames of the code objects in ``not_learners`` (the check's own)
+    are not the learner's, wherever they are.
+    """
+    # tf.errors.OpError: the op's creation stack holds the learner's line
+    op = getattr(error, "op", None)
     try:
-        built = [(f.filename, f.lineno, f.name) for f in op.traceback if is_learners(f.filename)] if op else []
+        built = (
+            [(f.filename, f.lineno, f.name) for f in op.traceback if is_learners(f.filename)]
+            if op
+            else []
+        )
     except Exception:  # noqa: BLE001 - an op without a creation stack: use the traceback
         built = []
-    frames = [(frame.f_code.co_filename, lineno, frame.f_code.co_name)
-              for frame, lineno in traceback.walk_tb(error.__traceback__) if frame.f_code not in not_learners]
-    if isinstance(error, SyntaxError) and error.filename and error.lineno:  # the line that does not parse
+    frames = [
+        (frame.f_code.co_filename, lineno, frame.f_code.co_name)
+        for frame, lineno in traceback.walk_tb(error.__traceback__)
+        if frame.f_code not in not_learners
+    ]
+    # the line that does not parse
+    if isinstance(error, SyntaxError) and error.filename and error.lineno:
         frames.append((error.filename, error.lineno, "<module>"))
     return built or [frame for frame in frames if is_learners(frame[0])]
 
 
 def learner_line(error: BaseException, not_learners=()) -> str | None:
-    """``line 3 of macro_precision: `return metric.…``` — the innermost learner's line the error came from."""
+    """``line 3 of macro_precision: `return metric.…``` — the innermost learner's line the
+    error came from."""
     frames = _learner_frames(error, not_learners)
     if not frames:
         return None
     filename, lineno, function = frames[-1]
     line = linecache.getline(filename, lineno).strip()
-    return f"line {lineno}" + ("" if function == "<module>" else f" of {function}") + (f": `{line}`" if line else "")
+    return (
+        f"line {lineno}"
+        + ("" if function == "<module>" else f" of {function}")
+        + (f": `{line}`" if line else "")
+    )
 
 
 # TensorFlow's graph errors start with lines about where; the first other line says what.
@@ -75,7 +113,8 @@ _TF_PREAMBLE = re.compile(r"^(Graph execution error:|Detected at node|File |Node
 
 
 def describe_error(error: BaseException, not_learners=()) -> str:
-    """The error's type and first line that says what, and the learner's line it came from, in one line."""
+    """The error's type and first line that says what, and the learner's line it came from, in
+    one line."""
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     text = next((line for line in lines if not _TF_PREAMBLE.match(line)), lines[0] if lines else "")
     text = text if len(text) <= 200 else text[:199] + "…"
@@ -85,9 +124,11 @@ def describe_error(error: BaseException, not_learners=()) -> str:
 
 
 def reporting_learner_errors(check):
-    """``check``, reporting an error raised in the learner's code while it runs as one line that names the error
-    and the learner's line, instead of a traceback through the check module. An error that did not come through
-    the learner's code is the check's own and is raised unchanged, and so is a ``CheckFailed``."""
+    """``check``, reporting an error raised in the learner's code while it runs as one line that
+    names the error and the learner's line, instead of a traceback through the check module. An
+    error that did not come through the learner's code is the check's own and is raised unchanged,
+    and so is a ``CheckFailed``.
+    """
     own = {check.__code__}
 
     @functools.wraps(check)
@@ -99,22 +140,28 @@ def reporting_learner_errors(check):
         except Exception as error:
             if not _learner_frames(error, own):
                 raise
-            raise CheckFailed(f"your code raised {describe_error(error, own)}: fix it and run its cell again"
-                              ) from None
+            raise CheckFailed(
+                f"your code raised {describe_error(error, own)}: fix it and run its cell again"
+            ) from None
+
     return checked
 
 
-_SOLUTION_ERRORS: dict = {}  # name -> (execution count of the cell that set it and raised, the error)
+# name -> (execution count of the cell that set it and raised, the error)
+_SOLUTION_ERRORS: dict = {}
 
 
 def solution_cell_error(name: str):
-    """The error the cell that sets ``name`` raised when it last ran, if that is the latest run of a cell that
-    sets ``name``; else None (no IPython, no error, or a stale one: another cell's, or one since re-run).
+    """The error the cell that sets ``name`` raised when it last ran, if that is the latest run of a
+    cell that sets ``name``; else None (no IPython, no error, or a stale one: another cell's, or one
+    since re-run).
 
-    IPython keeps the last uncaught error in ``sys.last_value`` until another replaces it, so an error shown on
-    purpose earlier (a ``raises-exception`` cell) stays there: the cell it came from is found by its file name
-    (IPython's compiler maps it to the execution count) and must be one that assigns ``name``. The check's own
-    failure then replaces it, so it is remembered for the next run of the check."""
+    IPython keeps the last uncaught error in ``sys.last_value`` until another replaces it, so an
+    error shown on purpose earlier (a ``raises-exception`` cell) stays there: the cell it came from
+    is found by its file name (IPython's compiler maps it to the execution count) and must be one
+    that assigns ``name``. The check's own failure then replaces it, so it is remembered for the
+    next run of the check.
+    """
     try:
         from IPython import get_ipython
     except ImportError:
@@ -123,8 +170,10 @@ def solution_cell_error(name: str):
     if shell is None:
         return None
     history = shell.user_ns.get("In", [])
-    sets_name = re.compile(rf"^\s*(?:(?:def|class)\s+{re.escape(name)}\b|{re.escape(name)}\s*(?::[^=]*)?=(?!=))",
-                           re.MULTILINE)
+    sets_name = re.compile(
+        rf"^\s*(?:(?:def|class)\s+{re.escape(name)}\b|{re.escape(name)}\s*(?::[^=]*)?=(?!=))",
+        re.MULTILINE,
+    )
     error = getattr(sys, "last_value", None)
     if error is not None:
         numbers_by_file = getattr(shell.compile, "_filename_map", {})
@@ -136,7 +185,7 @@ def solution_cell_error(name: str):
     count, error = _SOLUTION_ERRORS.get(name, (0, None))
     if error is None or count >= len(history):
         return None
-    if any(sets_name.search(source) for source in history[count + 1:shell.execution_count]):
+    if any(sets_name.search(source) for source in history[count + 1 : shell.execution_count]):
         return None  # a cell that sets the answer ran since, without an error reaching IPython
     return error
 
@@ -155,10 +204,19 @@ def is_whole_number(value) -> bool:
     return isinstance(value, numbers.Real) and float(value).is_integer()
 
 
-def run_metric_pair(build, answer: str, key: str, batches, keras_hint: str = "a (value, update_op) pair",
-                    pair_hint: str = "", value_hint: str = ""):
-    """Feed ``batches`` through ``build(labels, classes)``'s ``{key: (value, update_op)}`` (a learner's metric,
-    notebooks 03 and 06) and return the value; each wrong shape of answer gets one line, plus the ``*_hint``."""
+def run_metric_pair(
+    build,
+    answer: str,
+    key: str,
+    batches,
+    keras_hint: str = "a (value, update_op) pair",
+    pair_hint: str = "",
+    value_hint: str = "",
+):
+    """Feed ``batches`` through ``build(labels, classes)``'s ``{key: (value, update_op)}`` (a
+    learner's metric, notebooks 03 and 06) and return the value; each wrong shape of answer gets one
+    line, plus the ``*_hint``.
+    """
     import numpy as np
     import tensorflow as tf
 
@@ -167,28 +225,44 @@ def run_metric_pair(build, answer: str, key: str, batches, keras_hint: str = "a 
         classes = tf.compat.v1.placeholder(tf.int32, [None], name="classes")
         ops = build(labels, classes)
         if not isinstance(ops, dict):
-            raise CheckFailed(f"`{answer}` returned a {type(ops).__name__}: return a dict, "
-                              f'{{"{key}": (value, update_op)}}')
+            raise CheckFailed(
+                f"`{answer}` returned a {type(ops).__name__}: return a dict, "
+                f'{{"{key}": (value, update_op)}}'
+            )
         if key not in ops:
             raise CheckFailed(f"the dict has the keys {sorted(ops)}: name the metric '{key}'")
-        pair = ops[key]
-        if isinstance(pair, tf.keras.metrics.Metric):
-            raise CheckFailed(
-                "that is a Keras Metric object: an EstimatorSpec keeps only "
-                "(metric.result(), metric.updates[0]), and in a graph that update op is the last "
-                "op update_state built, which may update only part of the metric (F1Score's "
-                f"stays 0.0); return {keras_hint}"
-            )
-        if not isinstance(pair, tuple) or len(pair) != 2:
-            raise CheckFailed(f"ops['{key}'] is a {type(pair).__name__}, not a (value, update_op) pair{pair_hint}")
-        value, update_op = pair
+        value, update_op = _metric_pair(ops[key], key, keras_hint, pair_hint)
         with tf.compat.v1.Session() as session:
-            session.run([tf.compat.v1.global_variables_initializer(),
-                         tf.compat.v1.local_variables_initializer()])
+            session.run(
+                [
+                    tf.compat.v1.global_variables_initializer(),
+                    tf.compat.v1.local_variables_initializer(),
+                ]
+            )
             for batch_labels, batch_classes in batches:
                 session.run(update_op, {labels: batch_labels, classes: batch_classes})
             try:
                 return np.asarray(session.run(value))
             except tf.errors.InvalidArgumentError:
-                raise CheckFailed("the value needs the current batch to be computed: it must read the totals "
-                                  f"that the update op accumulates{value_hint}") from None
+                raise CheckFailed(
+                    "the value needs the current batch to be computed: it must read the totals "
+                    f"that the update op accumulates{value_hint}"
+                ) from None
+
+
+def _metric_pair(pair, key: str, keras_hint: str, pair_hint: str) -> tuple:
+    """``(value, update_op)`` of the learner's ``ops[key]``; one line when it is not such a pair."""
+    import tensorflow as tf
+
+    if isinstance(pair, tf.keras.metrics.Metric):
+        raise CheckFailed(
+            "that is a Keras Metric object: an EstimatorSpec keeps only "
+            "(metric.result(), metric.updates[0]), and in a graph that update op is the last "
+            "op update_state built, which may update only part of the metric (F1Score's "
+            f"stays 0.0); return {keras_hint}"
+        )
+    if not isinstance(pair, tuple) or len(pair) != 2:
+        raise CheckFailed(
+            f"ops['{key}'] is a {type(pair).__name__}, not a (value, update_op) pair{pair_hint}"
+        )
+    return pair

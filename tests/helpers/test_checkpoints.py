@@ -10,7 +10,6 @@ import pytest
 import tensorflow as tf
 
 from helpers import checkpoints, model_dirs, model_graph, models
-from helpers.model_graph import shorten_graph_message
 from tools.notebook_code import definitions
 from tests.support.models import tiny_estimator, tiny_input_fn
 
@@ -58,16 +57,6 @@ def variable_shapes(model_fn, params):
     return {var.op.name: tuple(var.shape.as_list()) for var in variables}
 
 
-def test_variable_shapes_of_the_course_cnn():
-    shapes = variable_shapes(models.cnn_model_fn, {"filters": (8, 16), "dense_units": 64})
-    assert shapes["conv2d/kernel"] == (3, 3, 1, 8)
-    assert shapes["conv2d_1/kernel"] == (3, 3, 8, 16)
-    assert shapes["dense/kernel"] == (784, 64)
-    assert shapes["dense_1/kernel"] == (64, 10)
-    assert shapes["global_step"] == ()
-    assert "dense/kernel/Adam" in shapes
-
-
 def write_checkpoint(model_dir, shapes):
     """A checkpoint holding zeros of the given shapes (and a global step of 0)."""
     with tf.Graph().as_default():
@@ -113,19 +102,6 @@ Detected at node 'save/RestoreV2' defined at (most recent call last):
 Node: 'save/RestoreV2'
 Key conv2d_2/bias not found in checkpoint
 \t [[{{node save/RestoreV2}}]]"""
-
-
-def test_shorten_graph_message_drops_the_file_lines_only():
-    short = shorten_graph_message(GRAPH_MESSAGE)
-    assert "File " not in short and "/home/" not in short and "Detected at node" not in short
-    assert short.startswith("Restoring from checkpoint failed.")
-    assert "Node: 'save/RestoreV2'\nKey conv2d_2/bias not found in checkpoint" in short
-
-
-def test_shorten_graph_message_leaves_a_plain_message_alone():
-    assert shorten_graph_message("Matrix size-incompatible: In[0]: [50,1568]") == (
-        "Matrix size-incompatible: In[0]: [50,1568]"
-    )
 
 
 def test_short_graph_errors_keeps_the_type_and_shortens():

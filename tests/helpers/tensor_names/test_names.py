@@ -129,11 +129,6 @@ def test_graph_of_the_course_cnn_and_its_tensor_table():
     assert not tensor_table(graph)["tensor"].str.startswith("gradients/").any()
 
 
-def test_build_graph_in_predict_mode_has_no_labels():
-    graph = model_graph.build_graph(models.cnn_model_fn, {}, mode=tf.estimator.ModeKeys.PREDICT)
-    assert "labels" not in [op.name for op in graph.get_operations()]
-
-
 # --- the checked logging hook in a real training ----------------------------------------
 
 

@@ -1,0 +1,122 @@
+"""helpers.model_graph: a model_fn's graph built as Estimator builds it, and TensorFlow's graph
+error messages without their file lines."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from helpers import model_graph, models
+from helpers.model_graph import shorten_graph_message
+
+ModeKeys = tf.estimator.ModeKeys
+SMALL = {"filters": (8, 16), "dense_units": 32}
+
+
+def test_estimator_graph_is_fresh_with_a_global_step_and_the_same_weights_each_time():
+    outside = tf.compat.v1.get_default_graph()
+    kernels = []
+    for _ in range(2):
+        with model_graph.estimator_graph() as graph:
+            assert tf.compat.v1.get_default_graph() is graph is not outside
+            assert tf.compat.v1.train.get_global_step() is not None
+            dense = tf.keras.layers.Dense(3)
+            dense(tf.zeros([1, 4]))
+            with tf.compat.v1.Session() as session:
+                session.run(tf.compat.v1.global_variables_initializer())
+                kernels.append(session.run(dense.kernel))
+    assert np.array_equal(kernels[0], kernels[1])
+
+
+def test_call_like_estimator_passes_only_the_arguments_the_model_fn_takes():
+    seen = {}
+
+    def three(features, labels, mode):
+        seen["three"] = (features, labels, mode)
+
+    def with_params_and_config(features, labels, mode, params, config):
+        seen["five"] = (params, config.tf_random_seed)
+
+    model_graph.call_like_estimator(three, "f", "l", ModeKeys.EVAL, {"a": 1})
+    model_graph.call_like_estimator(with_params_and_config, "f", "l", ModeKeys.TRAIN, None)
+    assert seen["three"] == ("f", "l", ModeKeys.EVAL)
+    params, seed = seen["five"]
+    assert params == {} and seed is not None
+
+
+def test_build_graph_of_the_course_cnn_on_placeholders():
+    graph = model_graph.build_graph(models.cnn_model_fn, SMALL)
+    image = graph.get_tensor_by_name("image:0")
+    assert image.op.type == "Placeholder" and image.shape.as_list() == [None, 28, 28]
+    assert graph.get_tensor_by_name("labels:0").dtype == tf.int32
+    assert graph.get_tensor_by_name("softmax_tensor:0").shape.as_list() == [None, 10]
+
+
+def test_build_graph_in_predict_mode_has_no_labels():
+    graph = model_graph.build_graph(models.cnn_model_fn, {}, mode=ModeKeys.PREDICT)
+    assert "labels" not in [op.name for op in graph.get_operations()]
+
+
+def test_build_graph_like_other_inputs():
+    def model_fn(features, labels, mode):
+        seen.update(features=features, labels=labels)
+        return None
+
+    seen = {}
+    like = {"x": tf.TensorSpec([None, 2], tf.float32, name="x")}
+    model_graph.build_graph(model_fn, None, ModeKeys.EVAL, like, tf.TensorSpec([None], tf.int64))
+    assert seen["features"]["x"].op.type == "Placeholder" and seen["labels"].dtype == tf.int64
+
+
+def test_tiny_batch_delivers_what_the_course_inputs_deliver():
+    with model_graph.estimator_graph():
+        features, labels = model_graph.tiny_batch(5)
+        _, no_labels = model_graph.tiny_batch(with_labels=False)
+        with tf.compat.v1.Session() as session:
+            images, ids = session.run([features["image"], labels])
+    assert features["image"].shape.as_list() == [None, 28, 28] and no_labels is None
+    assert images.shape == (5, 28, 28) and 0.0 <= images.min() and images.max() <= 1.0
+    assert ids.tolist() == [0, 1, 2, 3, 4]
+
+
+def _session_error() -> tf.errors.OpError:
+    """A real error of a graph run in a session (as Estimator runs one)."""
+    with tf.Graph().as_default():
+        a = tf.compat.v1.placeholder(tf.float32, [None, None])
+        b = tf.compat.v1.placeholder(tf.float32, [None, None])
+        product = tf.matmul(a, b)
+        with tf.compat.v1.Session() as session:
+            try:
+                session.run(product, {a: [[1, 2, 3]], b: [[1, 2]]})
+            except tf.errors.OpError as error:
+                return error
+    raise AssertionError("the product of a [1, 3] and a [1, 2] matrix ran")
+
+
+@tf.function(input_signature=[tf.TensorSpec([None, None]), tf.TensorSpec([None, None])])
+def _product(a, b):
+    return tf.matmul(a, b)
+
+
+def _function_error() -> tf.errors.OpError:
+    """A real error of a tf.function (its file lines have blank lines between them)."""
+    try:
+        _product(tf.ones([2, 3]), tf.ones([4, 5]))
+    except tf.errors.OpError as error:
+        return error
+    raise AssertionError("the product of a [2, 3] and a [4, 5] matrix ran")
+
+
+@pytest.mark.parametrize("make_error", [_session_error, _function_error])
+def test_shorten_graph_message_drops_the_file_lines_only(make_error):
+    message = make_error().message
+    assert "Detected at node" in message and 'File "' in message  # what there is to shorten
+    short = shorten_graph_message(message)
+    assert "Detected at node" not in short and "File " not in short and __file__ not in short
+    assert short.startswith("Graph execution error:")
+    assert "Matrix size-incompatible: In[0]:" in short
+
+
+def test_shorten_graph_message_leaves_a_plain_message_alone():
+    assert shorten_graph_message("Matrix size-incompatible: In[0]: [50,1568]") == (
+        "Matrix size-incompatible: In[0]: [50,1568]"
+    )
