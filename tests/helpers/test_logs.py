@@ -125,18 +125,21 @@ def test_percent_style_arguments_are_formatted(logged):
                      "global_step/sec: 631.65"]
 
 
-def test_path_in_project_becomes_relative_from_a_notebook(logged, course, monkeypatch):
+@pytest.mark.parametrize("folder, message, shown", [
+    ("notebooks", "Saving checkpoints for 120 into {course}/models/x/model.ckpt.",
+     "Saving checkpoints for 120 into ../models/x/model.ckpt."),
+    (".", "Restoring parameters from {course}/models/x/model.ckpt-120",
+     "Restoring parameters from ./models/x/model.ckpt-120"),
+    ("notebooks", "Copying {course}/models/a to {course}/models/b", "Copying ../models/a to ../models/b"),
+    ("notebooks", "Saving checkpoints for 120 into /tmp/elsewhere/model.ckpt.",
+     "Saving checkpoints for 120 into /tmp/elsewhere/model.ckpt."),
+], ids=["from a notebook", "from the root", "every occurrence", "outside the project: left alone"])
+def test_a_path_in_the_project_is_shown_relative_to_the_working_folder(logged, course, monkeypatch, folder,
+                                                                       message, shown):
     logger, lines = logged
-    monkeypatch.chdir(course / "notebooks")
-    logger.info(f"Saving checkpoints for 120 into {course}/models/x/model.ckpt.")
-    assert lines == ["Saving checkpoints for 120 into ../models/x/model.ckpt."]
-
-
-def test_path_in_project_becomes_relative_from_the_root(logged, course, monkeypatch):
-    logger, lines = logged
-    monkeypatch.chdir(course)
-    logger.info(f"Restoring parameters from {course}/models/x/model.ckpt-120")
-    assert lines == ["Restoring parameters from ./models/x/model.ckpt-120"]
+    monkeypatch.chdir(course / folder)
+    logger.info(message.format(course=course))
+    assert lines == [shown]
 
 
 def test_path_is_course_placeholder_when_cwd_is_outside(logged, course, tmp_path, monkeypatch):
@@ -154,20 +157,6 @@ def test_path_in_arguments_is_rewritten(logged, course, monkeypatch):
     logger.info("Evaluation %s: 100%% of %s", "done", f"{course}/data/mnist")  # no re-formatting
     assert lines == ["Saving checkpoints for 120 into ../models/x/model.ckpt.",
                      "Evaluation done: 100% of ../data/mnist"]
-
-
-def test_every_occurrence_of_the_root_is_rewritten(logged, course, monkeypatch):
-    logger, lines = logged
-    monkeypatch.chdir(course / "notebooks")
-    logger.info(f"Copying {course}/models/a to {course}/models/b")
-    assert lines == ["Copying ../models/a to ../models/b"]
-
-
-def test_path_outside_the_project_is_left_alone(logged, course, monkeypatch):
-    logger, lines = logged
-    monkeypatch.chdir(course / "notebooks")
-    logger.info("Saving checkpoints for 120 into /tmp/elsewhere/model.ckpt.")
-    assert lines == ["Saving checkpoints for 120 into /tmp/elsewhere/model.ckpt."]
 
 
 def test_sibling_folder_with_the_same_prefix_is_left_alone(logged, course, monkeypatch):

@@ -9,7 +9,7 @@ import pytest
 import tensorflow as tf
 
 from helpers import checks, models, tensor_names
-from helpers.problems import CheckFailed
+from tests.support.checks import assert_names_the_mistake, failure
 from tests.support.models import SMALL_CNN
 
 # --------------------------------------------------------------------------- exercise 1
@@ -58,9 +58,7 @@ EXERCISE_1_WRONG = {
 @pytest.mark.parametrize("name", sorted(EXERCISE_1_WRONG))
 def test_exercise_1_wrong_answers_fail_and_say_why(name):
     answer, words = EXERCISE_1_WRONG[name]
-    with pytest.raises(CheckFailed) as caught:
-        checks.output_layer_tensors(answer, models.cnn_model_fn, SMALL_CNN)
-    message = str(caught.value)
+    message = failure(checks.output_layer_tensors, answer, models.cnn_model_fn, SMALL_CNN)
     assert words in message, message
     assert "BiasAdd'" not in message.replace(f"'{answer.get('logits') if isinstance(answer, dict) else ''}", "")
     assert "Read/ReadVariableOp" not in message or "Read/ReadVariableOp" in str(answer), message
@@ -184,11 +182,7 @@ EXERCISE_2_WRONG = {
 @pytest.mark.parametrize("name", sorted(EXERCISE_2_WRONG))
 def test_exercise_2_wrong_answers_fail_and_say_why(name):
     answer, words = EXERCISE_2_WRONG[name]
-    with pytest.raises(CheckFailed) as caught:
-        checks.stop_below_hook(answer)
-    message = str(caught.value)
-    assert words in message, message
-    assert "request_stop" not in message and "SessionRunArgs" not in message, message
+    assert_names_the_mistake(failure(checks.stop_below_hook, answer), words, ("request_stop", "SessionRunArgs"))
 
 
 # --------------------------------------------------------------------------- exercise 3
@@ -213,9 +207,7 @@ EXERCISE_3_WRONG = {
 @pytest.mark.parametrize("name", sorted(EXERCISE_3_WRONG))
 def test_exercise_3_wrong_answers_fail_and_say_why(name):
     answer, words = EXERCISE_3_WRONG[name]
-    with pytest.raises(CheckFailed) as caught:
-        checks.logged_steps(answer)
-    assert words in str(caught.value)
+    assert_names_the_mistake(failure(checks.logged_steps, answer), words)
 
 
 def test_exercise_3_other_calls(capsys):

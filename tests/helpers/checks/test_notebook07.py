@@ -16,6 +16,7 @@ import tensorflow as tf
 
 from helpers import checks
 from helpers.problems import CheckFailed
+from tests.support.checks import assert_names_the_mistake, failure
 from tests.support.events import write_eval_events
 from tests.support.models import tiny_estimator, tiny_input_fn
 
@@ -52,11 +53,9 @@ def test_exercise_1_accepts_whole_floats(capsys):
     ({"best_step": 1200, "stops_after": 1600}, "1600 is not it"),
 ])
 def test_exercise_1_messages(answer, message):
-    with pytest.raises(CheckFailed) as caught:
-        checks.hook_decision(answer)
-    assert message in str(caught.value)
-    for right in ("1200", "1800"):  # the message names the mistake, never the answer
-        assert right not in str(caught.value) or right in repr(answer)
+    right = ("1200", "1800")  # unless the answer holds it
+    assert_names_the_mistake(failure(checks.hook_decision, answer), message,
+                             tuple(number for number in right if number not in repr(answer)))
 
 
 def test_exercise_1_other_scenario(capsys):
@@ -82,11 +81,14 @@ def run_like(model_dir, final_step, evaluated_at, eval_name="holdout"):
     return estimator
 
 
-def good_hook(estimator, **changes):
-    """The exercise's hook, fixed, with ``changes`` to its arguments (a wrong answer)."""
+def good_hook(estimator, make=increase, **changes):
+    """The exercise's hook, fixed, with ``changes`` to its arguments (a wrong answer); ``make``: another
+    hook function, given the same arguments (a wrong answer too)."""
     arguments = dict(metric_name="precision_", max_steps_without_increase=PATIENCE,
                      eval_dir=estimator.eval_dir("holdout"), run_every_secs=None, run_every_steps=EVERY)
-    return increase(estimator, **dict(arguments, **changes))
+    arguments.update(changes)
+    metric_name, patience = arguments.pop("metric_name"), arguments.pop("max_steps_without_increase")
+    return make(estimator, metric_name, patience, **arguments)
 
 
 def check(estimator, hook=None, broken="elsewhere"):
@@ -117,13 +119,9 @@ def test_exercise_2_accepts_a_hook_that_looks_more_often(stopped, capsys):
 # and is not the exercise.
 WRONG_HOOKS = {
     "decrease hook on the loss": (
-        lambda e: decrease(e, "loss", PATIENCE, eval_dir=e.eval_dir("holdout"), run_every_secs=None,
-                           run_every_steps=EVERY),
+        lambda e: good_hook(e, decrease, metric_name="loss"),
         "waits for a decrease, as for a loss: the exercise keeps stop_if_no_increase_hook"),
-    "decrease hook on the precision": (
-        lambda e: decrease(e, "precision_", PATIENCE, eval_dir=e.eval_dir("holdout"), run_every_secs=None,
-                           run_every_steps=EVERY),
-        "waits for a decrease"),
+    "decrease hook on the precision": (lambda e: good_hook(e, decrease), "waits for a decrease"),
     "the accuracy instead of the precision": (
         lambda e: good_hook(e, metric_name="accuracy"), "watches 'accuracy', another of the model's results"),
     "the increase hook on the loss": (
@@ -163,10 +161,7 @@ WRONG_HOOKS = {
 @pytest.mark.parametrize("case", sorted(WRONG_HOOKS))
 def test_exercise_2_wrong_hooks(stopped, case):
     make, message = WRONG_HOOKS[case]
-    with pytest.raises(CheckFailed) as caught:
-        check(stopped, make(stopped))
-    assert message in str(caught.value)
-    assert "precision_'" not in str(caught.value)  # the message names the mistake, never the answer
+    assert_names_the_mistake(failure(check, stopped, make(stopped)), message, ("precision_'",))
 
 
 def test_exercise_2_blank():

@@ -36,17 +36,8 @@ import pytest
 
 from helpers import data, inputs, settings
 from helpers.problems import DatasetProblem
-from tests.support.datasets import (
-    ENV,
-    FILENAMES,
-    IMAGES,
-    SHARED_DATASETS,
-    cached_files,
-    gz,
-    idx_bytes,
-    one_line,
-    with_records,
-)
+from tests.support.datasets import (ENV, FILENAMES, IMAGES, SHARED_DATASETS, cached_files, gz,
+                                    idx_bytes, one_line, with_records)
 
 
 @pytest.fixture

@@ -48,19 +48,8 @@ import pytest
 from helpers import data, settings
 from helpers.data import DatasetSpec, FileSpec
 from helpers.problems import DatasetProblem, StorageProblem
-from tests.support.datasets import (
-    ENV,
-    FILENAMES,
-    IMAGES,
-    SHARED_DATASETS,
-    cached_files,
-    gz,
-    idx_bytes,
-    one_line,
-    sha256,
-    with_records,
-    write_folder,
-)
+from tests.support.datasets import (ENV, FILENAMES, IMAGES, SHARED_DATASETS, cached_files, gz,
+                                    idx_bytes, one_line, sha256, with_records, write_folder)
 
 FULL = ("no space left on the disk); nothing was kept: free space on that disk "
         "(about 42 MB for both datasets), then run again")
@@ -422,20 +411,26 @@ SOURCE_FAULTS = {
 }
 
 
-@pytest.mark.parametrize("fault", SOURCE_FAULTS, ids=SOURCE_FAULTS.keys())
-def test_injected_fault_reading_the_datasets_folder(cache, tiny, good_source, tmp_path, monkeypatch, fault):
-    error, cause, fix = SOURCE_FAULTS[fault]
-    real_read_bytes = Path.read_bytes
-    monkeypatch.setattr(Path, "read_bytes",
-                        lambda self: raising(error)() if "source" in self.parts else real_read_bytes(self))
-    monkeypatch.chdir(tmp_path)
-
+def assert_source_unreadable(fetch, tiny, cache, fault):
+    """``fetch(tiny.spec, cache)`` ends in one ``StorageProblem`` line that names the datasets
+    folder's file and the ``fault``'s cause and fix; nothing is left in the cache."""
+    _, cause, fix = SOURCE_FAULTS[fault]
     with pytest.raises(StorageProblem) as caught:
-        data.load(tiny.spec, cache)
+        fetch(tiny.spec, cache)
 
     assert one_line(caught.value) == (f"{ENV} folder source: could not read tiny/{IMAGES} ({cause}); nothing was "
                                       f"kept: {fix}, or unset {ENV} to download")
     assert cached_files(cache) == []
+
+
+@pytest.mark.parametrize("fault", SOURCE_FAULTS, ids=SOURCE_FAULTS.keys())
+def test_injected_fault_reading_the_datasets_folder(cache, tiny, good_source, tmp_path, monkeypatch, fault):
+    error = SOURCE_FAULTS[fault][0]
+    real_read_bytes = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes",
+                        lambda self: raising(error)() if "source" in self.parts else real_read_bytes(self))
+    monkeypatch.chdir(tmp_path)
+    assert_source_unreadable(data.load, tiny, cache, fault)
 
 
 def test_source_file_vanishing_mid_copy_for_real(cache, tiny, good_source, tmp_path, monkeypatch):
@@ -449,14 +444,7 @@ def test_source_file_vanishing_mid_copy_for_real(cache, tiny, good_source, tmp_p
 
     monkeypatch.setattr(Path, "read_bytes", lose_then_read)
     monkeypatch.chdir(tmp_path)
-
-    with pytest.raises(StorageProblem) as caught:
-        data.ensure(tiny.spec, cache)
-
-    assert one_line(caught.value) == (f"{ENV} folder source: could not read tiny/{IMAGES} (the file vanished while "
-                                      "it was in use); nothing was kept: put it back (is the USB stick still in?), "
-                                      f"then run again, or unset {ENV} to download")
-    assert cached_files(cache) == []
+    assert_source_unreadable(data.ensure, tiny, cache, "vanished")
 
 
 def test_record_that_cannot_be_written_whole_is_not_left_half_written(cache, tiny, good_source, monkeypatch):

@@ -24,14 +24,7 @@ import pytest
 
 from helpers import data, settings
 from helpers.problems import DatasetProblem
-from tests.support.datasets import (
-    ENV,
-    IMAGES,
-    cached_files,
-    gz,
-    one_line,
-    write_folder,
-)
+from tests.support.datasets import ENV, IMAGES, cached_files, gz, one_line, write_folder
 
 
 def problem_of(call, *args, **kwargs) -> str:

@@ -39,19 +39,9 @@ import pytest
 
 from helpers import data, settings
 from helpers.problems import DatasetProblem
-from tests.support.datasets import (
-    ENV,
-    FILENAMES,
-    IMAGES,
-    SHARED_DATASETS,
-    Tiny,
-    assert_no_partials,
-    cached_files,
-    gz,
-    idx_bytes,
-    one_line,
-    with_records,
-)
+from tests.support.datasets import (ENV, FILENAMES, IMAGES, SHARED_DATASETS, Tiny,
+                                    assert_no_partials, cached_files, gz, idx_bytes, one_line,
+                                    with_records)
 
 # --- reading -------------------------------------------------------------------
 

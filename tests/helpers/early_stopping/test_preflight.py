@@ -15,7 +15,6 @@ from tensorflow_estimator.python.estimator import early_stopping as estimator_ea
 from tensorflow_estimator.python.estimator import estimator as estimator_lib
 
 from helpers import early_stopping, inputs, metrics
-from helpers.problems import similar_names
 from tools.notebook_code import definitions
 from tests.support.models import linear_estimator
 
@@ -128,11 +127,3 @@ def test_f1_underscore_suggests_the_macro_f1_first(tmp_path):
     estimator = linear_estimator(tmp_path, metrics.course_metrics)
     with pytest.raises(early_stopping.EarlyStoppingProblem, match=r"\(did you mean 'f1_macro' or 'f1_micro'\?\)"):
         early_stopping.preflight(estimator, spec(), "f1_")
-
-
-def test_similar_names_suggests_the_close_metric_names():
-    names = ["accuracy", "f1_micro", "f1_macro", "f1_weighted", "loss"]
-    assert similar_names("f1_", names) == ["f1_macro", "f1_micro"]
-    assert similar_names("f1_macr", names) == ["f1_macro"]
-    assert similar_names("acuracy", names) == ["accuracy"]
-    assert similar_names("zzz", names) == []
