@@ -6,9 +6,11 @@
 #   make test       run every test: helpers' unit tests and every notebook (fast mode)
 #   make unit       the unit tests without the notebooks and the slow tests (an author's quick loop)
 #   make lint       ruff, the linter (settings in pyproject.toml)
-#   make notebooks  re-execute the notebooks in full mode (the committed outputs)
+#   make notebooks  re-execute the notebooks in full mode (the committed outputs), after make lib
+#   make lib        write the notebooks' #@save cells into their helpers modules (generated blocks)
 #   make student    write the student copies (solutions blanked) into notebooks/student/, with nbgrader
 #   make teacher    the teacher's environment: nbgrader, to release, autograde and give feedback
+#   make hub        a JupyterHub for the course on this machine (.venv-hub; TEACHING.md)
 #   make keras-latest  run notebook 10's Keras cells on the newest TensorFlow (second venv)
 #   make benchmark  measure the course's performance figures (benchmarks/results.md)
 #   make lock       re-pin requirements*.lock after a change to requirements*.txt
@@ -21,6 +23,7 @@ PY := $(VENV)/bin/python
 KERNEL := estimator-workbook
 KERNEL_SPEC := $(VENV)/share/jupyter/kernels/$(KERNEL)/kernel.json
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.d/$(KERNEL).json
+KERNEL_CONFIG := $(VENV)/etc/ipython/ipython_kernel_config.py
 INSTALLED := $(VENV)/.installed
 DATASETS ?=
 ifneq ($(strip $(DATASETS)),)
@@ -33,7 +36,7 @@ NBVAL_ARGS := --nbval-lax --nbval-current-env --nbval-cell-timeout=1200 \
 
 .PHONY: setup data lab test notebooks student benchmark clean
 
-setup: $(INSTALLED) $(KERNEL_SPEC) $(LAB_OVERRIDES) data
+setup: $(INSTALLED) $(KERNEL_SPEC) $(KERNEL_CONFIG) $(LAB_OVERRIDES) data
 
 # tools/make-venv: a Python 3.9-3.11 (found, or provided by uv), the lock installed with uv (else pip).
 $(INSTALLED): requirements.lock
@@ -45,6 +48,14 @@ $(INSTALLED): requirements.lock
 $(KERNEL_SPEC): $(INSTALLED)
 	$(PY) -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Estimator workbook (TF 2.15)" > /dev/null
 	@echo "Registered the Jupyter kernel '$(KERNEL)'"
+
+# The course kernel's configuration (tools/ipython_kernel_config.py): the venv's programs on the
+# kernel's PATH (%tensorboard finds tensorboard), TensorBoard framed through the server's proxy on
+# a JupyterHub, and the TensorBoards a kernel started stopped when it ends.
+$(KERNEL_CONFIG): tools/ipython_kernel_config.py $(INSTALLED)
+	@mkdir -p $(dir $@)
+	@cp $< $@
+	@echo "Installed the course kernel's configuration"
 
 # JupyterLab's defaults for the course (tools/jupyterlab_overrides.json): no "Jupyter news" prompt
 # and no update check. In overrides.d, so a teacher's own overrides.json still has the last word.
@@ -62,7 +73,7 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: setup
 	cd notebooks && ../$(VENV)/bin/jupyter lab $(ROOT_FLAG) $(LAB_ARGS)
 
-test: setup teacher
+test: setup teacher hub
 	WORKBOOK_FAST=1 $(PY) -m pytest --durations=15 $(NBVAL_ARGS) $(PYTEST_ARGS) tests $(NOTEBOOKS)
 
 # Without the notebooks and the tests tests/conftest.py calls slow (training for real,
@@ -74,7 +85,13 @@ unit: setup
 lint: $(INSTALLED)
 	$(VENV)/bin/ruff check .
 
-notebooks: setup
+# The #@save cells' generated blocks in helpers/ first (tools/make_lib.py), so that the notebooks
+# run, and are stamped with, the helpers their cells define.
+.PHONY: lib
+lib: $(INSTALLED)
+	$(PY) tools/make_lib.py
+
+notebooks: setup lib
 	$(PY) tools/run_notebooks.py $(NOTEBOOKS)
 
 student: teacher
@@ -88,7 +105,7 @@ benchmark: setup
 	$(PY) benchmarks/classroom.py --report-only --update-guide
 
 clean:
-	rm -rf $(VENV) .venv-latest models .pytest_cache
+	rm -rf $(VENV) .venv-latest .venv-hub models .pytest_cache
 
 # Teachers (TEACHING.md): free the disk the notebooks' training runs take, and
 # measure each notebook's peak memory and disk in full mode for TEACHING.md's
@@ -129,6 +146,8 @@ lock:
 		"x86_64-manylinux_2_28 aarch64-manylinux_2_28 aarch64-apple-darwin x86_64-pc-windows-msvc"
 	tools/lock requirements-teacher.txt requirements-teacher.lock "3.11 3.12 3.13" \
 		"x86_64-manylinux_2_17 aarch64-manylinux_2_17 x86_64-apple-darwin aarch64-apple-darwin x86_64-pc-windows-msvc"
+	tools/lock requirements-hub.txt requirements-hub.lock "3.11 3.12 3.13" \
+		"x86_64-manylinux_2_17 aarch64-manylinux_2_17 x86_64-apple-darwin aarch64-apple-darwin"
 
 # Set-up time of .venv from the lock: uv vs pip, cold vs warm cache, on a fresh
 # clone of the committed course, into INSTALL.md (the four set-ups of its table one
@@ -143,13 +162,14 @@ benchmark-setup: $(INSTALLED)
 #   make teacher         build it and give it the kernel "estimator-workbook"
 #   make student         (above) writes the student copies with nbgrader's preprocessors
 #   make grading-course  lay out an nbgrader course in grading/ (GRADING_DIR=...)
+#   make grading-benchmark  seconds to autograde one submission per notebook -> TEACHING.md
 VENV_TEACHER := .venv-teacher
 PY_TEACHER := $(VENV_TEACHER)/bin/python
 INSTALLED_TEACHER := $(VENV_TEACHER)/.installed
 TEACHER_KERNEL_SPEC := $(VENV_TEACHER)/share/jupyter/kernels/$(KERNEL)/kernel.json
 GRADING_DIR ?= grading
 
-.PHONY: teacher grading-course
+.PHONY: teacher grading-course grading-benchmark
 
 # nbgrader 0.9.6 needs Python 3.11 or newer (the kernel it grades in stays .venv's).
 $(INSTALLED_TEACHER): requirements-teacher.lock
@@ -165,3 +185,38 @@ teacher: setup $(INSTALLED_TEACHER) $(TEACHER_KERNEL_SPEC)
 
 grading-course: teacher
 	$(PY_TEACHER) tools/nbgrader_course.py $(GRADING_DIR) $(NOTEBOOKS)
+
+# Grading mode by default; GRADING_ARGS="--no-grading-mode --fast" for the comparison column.
+grading-benchmark: teacher
+	$(PY_TEACHER) benchmarks/grading.py --update-guide $(GRADING_ARGS)
+
+# A JupyterHub for the course on this machine, in a fourth environment, .venv-hub
+# (requirements-hub.txt, locked in requirements-hub.lock; about 120 packages, 300 MB):
+# JupyterHub, its proxy (configurable-http-proxy, the Python implementation), and
+# the user servers' JupyterLab and jupyter-server-proxy. Its user servers run the
+# course's kernel from .venv. tests/tools/test_hub.py starts it; TEACHING.md, "A
+# JupyterHub for the class", gives the steps and the config.
+#   make hub             build it, give it the kernel, the JupyterLab overrides
+VENV_HUB := .venv-hub
+INSTALLED_HUB := $(VENV_HUB)/.installed
+HUB_KERNEL_SPEC := $(VENV_HUB)/share/jupyter/kernels/$(KERNEL)/kernel.json
+HUB_LAB_OVERRIDES := $(VENV_HUB)/share/jupyter/lab/settings/overrides.d/$(KERNEL).json
+
+.PHONY: hub
+
+# JupyterHub 6 needs Python 3.10 or newer; JupyterHub does not run on Windows.
+$(INSTALLED_HUB): requirements-hub.lock
+	@tools/make-venv $(VENV_HUB) requirements-hub.lock 3.11 3.12 3.13
+	@touch $@
+
+# The user servers list the kernels of their own environment: register the course's there.
+$(HUB_KERNEL_SPEC): $(KERNEL_SPEC) $(INSTALLED_HUB)
+	$(VENV_HUB)/bin/jupyter kernelspec install --sys-prefix --name $(KERNEL) $(dir $(KERNEL_SPEC)) > /dev/null 2>&1
+	@echo "Gave $(VENV_HUB) the kernel '$(KERNEL)' of $(VENV)"
+
+# The user servers' JupyterLab runs from .venv-hub: it reads the overrides there.
+$(HUB_LAB_OVERRIDES): tools/jupyterlab_overrides.json $(INSTALLED_HUB)
+	@mkdir -p $(dir $@)
+	@cp $< $@
+
+hub: setup $(INSTALLED_HUB) $(HUB_KERNEL_SPEC) $(HUB_LAB_OVERRIDES)

@@ -17,17 +17,15 @@ no IPython syntax (``%``, ``!``), and no name used that only an untagged cell
 
 Fast mode is the default; ``--full`` runs the notebook's full step counts.
 The datasets come from ``WORKBOOK_DATASETS`` when it is set (``make
-keras-latest DATASETS=…``). ``definitions()`` gives the functions and classes
+keras-latest DATASETS=…``). The cells are read by ``tools/notebook_code.py``, the
+one reader of notebook code; ``definitions()`` gives the functions and classes
 the tagged cells define (``build_cnn``, the callbacks) to tests and benchmarks.
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
 import builtins
-import json
-import linecache
 import os
 import symtable
 import sys
@@ -37,19 +35,18 @@ import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tools import notebook_code  # noqa: E402  (the checkout's root, just added)
+
 NOTEBOOK = ROOT / "notebooks" / "10_migrating_to_keras.ipynb"
 TAG = "keras-latest"
 
 
 def tagged_cells(notebook=NOTEBOOK, tag: str = TAG) -> list:
-    """``(index, source)`` of the notebook's code cells tagged ``tag``, in order (index counts every cell from 0)."""
-    cells = json.loads(Path(notebook).read_text(encoding="utf-8"))["cells"]
-    found = []
-    for index, cell in enumerate(cells):
-        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-        if cell["cell_type"] == "code" and tag in cell.get("metadata", {}).get("tags", []):
-            found.append((index, source))
-    return found
+    """``(index, source)`` of the notebook's code cells tagged ``tag``, in order (``index``
+    counts every cell from 0)."""
+    return [(cell.index, cell.source) for cell in notebook_code.code_cells(notebook, tag)]
 
 
 def _names(source: str) -> tuple:
@@ -60,7 +57,9 @@ def _names(source: str) -> tuple:
     pending = [table]
     while pending:
         scope = pending.pop()
-        used.update(s.get_name() for s in scope.get_symbols() if s.is_referenced() and s.is_global())
+        used.update(
+            s.get_name() for s in scope.get_symbols() if s.is_referenced() and s.is_global()
+        )
         pending.extend(scope.get_children())
     return defined, used
 
@@ -70,9 +69,13 @@ def problems(cells: list) -> list:
     found = []
     known = set(dir(builtins))
     for index, source in cells:
-        magic = [line.strip() for line in source.splitlines() if line.lstrip().startswith(("%", "!"))]
+        magic = [
+            line.strip() for line in source.splitlines() if line.lstrip().startswith(("%", "!"))
+        ]
         if magic:
-            found.append(f"cell {index} uses IPython syntax ({magic[0]}): only plain Python runs here")
+            found.append(
+                f"cell {index} uses IPython syntax ({magic[0]}): only plain Python runs here"
+            )
             continue
         try:
             defined, used = _names(source)
@@ -81,8 +84,10 @@ def problems(cells: list) -> list:
             continue
         missing = sorted(used - known - defined)
         if missing:
-            found.append(f"cell {index} uses {', '.join(missing)}, which no earlier {TAG} cell defines: "
-                         f"tag the cell that defines it, or move the definition into a tagged cell")
+            found.append(
+                f"cell {index} uses {', '.join(missing)}, which no earlier {TAG} cell defines: "
+                f"tag the cell that defines it, or move the definition into a tagged cell"
+            )
         known |= defined
     if not cells:
         found.append(f"no code cell is tagged {TAG}")
@@ -92,28 +97,26 @@ def problems(cells: list) -> list:
 def _failure(index: int, source: str, error: BaseException) -> str:
     """One line: the cell, the line of it that failed, and the error."""
     filename = f"<{TAG} cell {index}>"
-    lines = [frame.lineno for frame in traceback.extract_tb(error.__traceback__) if frame.filename == filename]
+    lines = [
+        frame.lineno
+        for frame in traceback.extract_tb(error.__traceback__)
+        if frame.filename == filename
+    ]
     where = f", line {lines[-1]}: {source.splitlines()[lines[-1] - 1].strip()}" if lines else ""
     message = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
     return f"FAILED in cell {index}{where} -> {message}"
 
 
-def _register(source: str, index: int) -> str:
-    """The cell's file name in tracebacks; its source registered (as IPython does) so that ``inspect``, and
-    AutoGraph, which reads the source of a function given to ``dataset.map``, find it."""
-    filename = f"<{TAG} cell {index}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    return filename
-
-
 def run(cells: list, namespace: dict | None = None) -> int:
-    """Execute the cells in order in one namespace; 0 when all ran, else 1 after a one-line report on stderr."""
+    """Execute the cells in order in one namespace; 0 when all ran, else 1 after a one-line
+    report on stderr."""
     namespace = {"__name__": "__main__"} if namespace is None else namespace
     for index, source in cells:
         first = next((line for line in source.splitlines() if line.strip()), "")
         print(f"\n--- cell {index}: {first[:70]}", flush=True)
         try:
-            exec(compile(source, _register(source, index), "exec"), namespace)  # noqa: S102 - the notebook's own cells
+            filename = notebook_code.register(source, f"<{TAG} cell {index}>")
+            exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - the notebook's own cells
         except Exception as error:  # noqa: BLE001 - every failure ends the run with one line
             sys.stdout.flush()
             print(_failure(index, source, error), file=sys.stderr)
@@ -128,20 +131,12 @@ def definitions(notebook=NOTEBOOK) -> dict:
     So that a test or a benchmark can use the notebook's ``build_cnn`` and
     callbacks without training anything.
     """
-    kept = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)
-    namespace: dict = {"__name__": "notebook10"}
-    for index, source in tagged_cells(notebook):
-        tree = ast.parse(source)
-        tree.body = [node for node in tree.body if isinstance(node, kept)
-                     or (isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant))]
-        exec(compile(tree, _register(source, index), "exec"), namespace)  # noqa: S102
-    return namespace
+    return notebook_code.definitions(notebook, tag=TAG)
 
 
 def prepare(fast: bool) -> None:
-    """What the notebook's setup cell does, less the TensorFlow 2.15 check: logs, seeds, fast mode."""
+    """What the notebook's setup cell does but the TensorFlow 2.15 check: logs, seeds, fast mode."""
     os.environ["WORKBOOK_FAST"] = "1" if fast else "0"
-    sys.path.insert(0, str(ROOT))
     os.chdir(NOTEBOOK.parent)  # the notebook's working directory: its paths print as ../models/...
     import helpers  # noqa: F401  (quiets TensorFlow's C++ start-up messages)
     import keras
@@ -150,17 +145,23 @@ def prepare(fast: bool) -> None:
     from helpers import logs, settings
 
     logs.install_noise_filter(tf.get_logger())
-    # Keras 3 warns that fit's default shuffle=True is ignored for a tf.data dataset (it shuffles itself), and
-    # "Your input ran out of data" once when a finite dataset of unknown length (the test digits) ends: as intended.
+    # Keras 3 warns that fit's default shuffle=True is ignored for a tf.data dataset (it shuffles
+    # itself), and "Your input ran out of data" once when a finite dataset of unknown length (the
+    # test digits) ends: as intended.
     warnings.filterwarnings("ignore", message=r"`shuffle=True` was passed")
     warnings.filterwarnings("ignore", message=r"Your input ran out of data")
     settings.seed_everything()
-    print(f"tensorflow {tf.__version__} | keras {keras.__version__} | mode {'fast' if fast else 'full'}")
+    print(
+        f"tensorflow {tf.__version__} | keras {keras.__version__} | "
+        f"mode {'fast' if fast else 'full'}"
+    )
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--full", action="store_true", help="the notebook's full step counts (default: fast mode)")
+    parser.add_argument(
+        "--full", action="store_true", help="the notebook's full step counts (default: fast mode)"
+    )
     parser.add_argument("--notebook", type=Path, default=NOTEBOOK, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     cells = tagged_cells(args.notebook.resolve())
@@ -172,8 +173,10 @@ def main(argv=None) -> int:
     started = time.perf_counter()
     status = run(cells)
     if status == 0:
-        print(f"\nAll {len(cells)} {TAG} cells of {args.notebook.name} ran, their assertions held "
-              f"({time.perf_counter() - started:.0f} s).")
+        print(
+            f"\nAll {len(cells)} {TAG} cells of {args.notebook.name} ran, their assertions held "
+            f"({time.perf_counter() - started:.0f} s)."
+        )
     return status
 
 

@@ -32,7 +32,7 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import helpers_deps  # noqa: E402  (tools/helpers_deps.py, beside this file)
+from tools import helpers_deps, notebook_code  # noqa: E402  (the checkout's root, just added)
 
 KERNEL_NAME = "estimator-workbook"
 KERNEL_DISPLAY_NAME = "Estimator workbook (TF 2.15)"
@@ -42,15 +42,14 @@ CELL_TIMEOUT_SECONDS = 1800
 def code_hash(notebook) -> str:
     """SHA-256 of the notebook's code cells (their sources, in order)."""
     digest = hashlib.sha256()
-    for cell in notebook.cells:
-        if cell.cell_type == "code":
-            digest.update(cell.source.encode("utf-8") + b"\0")
+    for source in notebook_code.code_sources(notebook):
+        digest.update(source.encode("utf-8") + b"\0")
     return digest.hexdigest()
 
 
 def helpers_stamp(notebook) -> dict:
     """The helpers files this notebook runs, each with its SHA-256, and one hash of them all."""
-    files = helpers_deps.file_digests([cell.source for cell in notebook.cells if cell.cell_type == "code"])
+    files = helpers_deps.file_digests(notebook_code.code_sources(notebook))
     return {"helpers_sha256": helpers_deps.combined_hash(files), "helpers_files": files}
 
 
@@ -70,7 +69,11 @@ def clean_metadata(notebook) -> None:
 def execute(path: Path, fast: bool, force: bool, out: Path | None = None) -> bool:
     """Execute one notebook (in place, or into ``out``); return False when it was up to date."""
     notebook = nbformat.read(path, as_version=4)
-    stamp = {"code_sha256": code_hash(notebook), **helpers_stamp(notebook), "mode": "fast" if fast else "full"}
+    stamp = {
+        "code_sha256": code_hash(notebook),
+        **helpers_stamp(notebook),
+        "mode": "fast" if fast else "full",
+    }
     if not force and notebook.metadata.get("workbook", {}) == stamp:
         print(f"{path.name}: up to date, skipped")
         return False
@@ -93,7 +96,10 @@ def execute(path: Path, fast: bool, force: bool, out: Path | None = None) -> boo
     nbformat.write(notebook, target)
     seconds = time.perf_counter() - started
     size_kb = target.stat().st_size / 1024
-    print(f"{path.name}: executed in {'fast' if fast else 'full'} mode in {seconds:.0f} s, {size_kb:.0f} KB")
+    print(
+        f"{path.name}: executed in {'fast' if fast else 'full'} mode in {seconds:.0f} s, "
+        f"{size_kb:.0f} KB"
+    )
     return True
 
 
@@ -102,11 +108,17 @@ def main(argv=None) -> int:
     parser.add_argument("notebooks", nargs="+", type=Path)
     parser.add_argument("--fast", action="store_true", help="run with WORKBOOK_FAST=1")
     parser.add_argument("--force", action="store_true", help="execute even when up to date")
-    parser.add_argument("--out", type=Path, help="write the executed notebooks here instead of in place")
+    parser.add_argument(
+        "--out", type=Path, help="write the executed notebooks here instead of in place"
+    )
     args = parser.parse_args(argv)
     for path in args.notebooks:
-        execute(path.resolve(), fast=args.fast, force=args.force or args.out is not None,
-                out=args.out.resolve() if args.out else None)
+        execute(
+            path.resolve(),
+            fast=args.fast,
+            force=args.force or args.out is not None,
+            out=args.out.resolve() if args.out else None,
+        )
     return 0
 
 

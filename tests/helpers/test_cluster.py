@@ -23,11 +23,11 @@ import pytest
 
 from helpers import cluster, settings
 from helpers.problems import UsageProblem
-from tests.notebook_code import definitions
+from tools.notebook_code import definitions
 
 TINY = {"filters": (4, 8), "dense_units": 16}
 ROOT = settings.PROJECT_ROOT
-FAULTY_TASK = (str(ROOT / "tests" / "cluster_fault_task.py"),)  # fails on purpose where the job says
+FAULTY_TASK = (str(ROOT / "tests" / "helpers" / "cluster_fault_task.py"),)  # fails on purpose where the job says
 NOTEBOOK_09 = "09_more_than_one_machine.ipynb"  # defines row() and kubernetes_env()
 
 

@@ -2,9 +2,9 @@
 
 ``signature_table``, ``serialize_examples``, ``tflite_predictions`` and
 ``quiet_native_stderr`` are defined in notebook 08's cells (run here without
-the cells' other code). A tiny version of the course CNN is trained for one
-step on random images in a temporary folder and exported, so every function
-runs on a real SavedModel and a real TF Lite model in a few seconds.
+the cells' other code). The tiny course CNN of ``tests/helpers/conftest.py``
+(``trained_cnn``) is exported, so every function runs on a real SavedModel and
+a real TF Lite model in a few seconds.
 """
 
 import os
@@ -14,32 +14,15 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from helpers import export, models
-from tests.notebook_code import definitions
+from helpers import export
+from tools.notebook_code import definitions
 
 notebook = types.SimpleNamespace(**definitions("08_predict_export_tflite.ipynb"))
 
-TINY = {"filters": (2, 2), "dense_units": 4}
-
-
-def tiny_estimator(model_dir):
-    rng = np.random.default_rng(0)
-    images = rng.random((8, 28, 28), dtype=np.float32)
-    labels = rng.integers(0, 10, 8).astype(np.int32)
-
-    def input_fn():
-        return tf.data.Dataset.from_tensor_slices(({"image": images}, labels)).batch(4)
-
-    estimator = tf.estimator.Estimator(models.cnn_model_fn, model_dir=str(model_dir), params=TINY,
-                                       config=tf.estimator.RunConfig(tf_random_seed=1))
-    estimator.train(input_fn, steps=1)
-    return estimator
-
-
 @pytest.fixture(scope="module")
-def exported(tmp_path_factory):
+def exported(trained_cnn, tmp_path_factory):
     root = tmp_path_factory.mktemp("export")
-    estimator = tiny_estimator(root / "model")
+    estimator = trained_cnn
     path = estimator.export_saved_model(str(root / "export"), export.serving_input_receiver_fn)
     images = np.random.default_rng(1).random((7, 28, 28), dtype=np.float32)
     return estimator, path, images

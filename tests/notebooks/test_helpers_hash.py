@@ -2,8 +2,8 @@
 
 ``tools/run_notebooks.py`` (``make notebooks``) stores in every notebook's
 metadata the SHA-256 of each ``helpers/`` file the notebook runs — the modules
-its cells import and everything they import, found by ``tools/helpers_deps.py``
-— and one hash of them all. Here the stored hash is compared with today's
+its cells import (read by ``tools/notebook_code.py``) and everything they import,
+found by ``tools/helpers_deps.py`` — and one hash of them all. Here the stored hash is compared with today's
 files: after a helper changes, the notebooks that run it fail until they are
 re-executed, and the message names the files that changed. The search itself
 is tried on a small made-up package.
@@ -13,15 +13,12 @@ from __future__ import annotations
 
 from tests import ROOT
 import copy
-import sys
 
 import nbformat
 import pytest
 
-sys.path.insert(0, str(ROOT / "tools"))
-
-import helpers_deps  # noqa: E402
-from run_notebooks import helpers_stamp  # noqa: E402
+from tools import helpers_deps
+from tools.run_notebooks import helpers_stamp
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 

@@ -9,18 +9,30 @@ to read.)
 from __future__ import annotations
 
 from tests import ROOT
-import re
 
-import nbformat
+from tools.notebook_code import code_sources, helpers_imports
 
 MODULES = sorted(path.stem for path in (ROOT / "helpers").glob("*.py") if path.stem != "__init__")
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+def unused(modules: list, sources: list) -> list:
+    """The modules that these code cells do not import (``tools/notebook_code.helpers_imports``)."""
+    imported = helpers_imports(sources)
+    return [name for name in modules if f"helpers.{name}" not in imported]
 
 
 def test_every_helpers_module_is_imported_by_a_notebook():
-    sources = "\n".join(cell.source for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-                        for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code")
-    unused = [name for name in MODULES if not re.search(
-        rf"^\s*(from helpers import (\([^)]*|[^\n]*)\b{name}\b|from helpers\.{name} import"
-        rf"|import helpers\.{name}\b)",
-        sources, re.M)]
-    assert not unused, f"no notebook imports helpers.{', helpers.'.join(unused)}: move it to tools/ or tests/"
+    found = unused(MODULES, [source for path in NOTEBOOKS for source in code_sources(path)])
+    assert not found, (
+        f"no notebook imports helpers.{', helpers.'.join(found)}: move it to tools/ or tests/"
+    )
+
+
+def test_a_module_no_cell_imports_is_named():
+    cells = [
+        "from helpers import (\n    settings,\n    logs as log_filter,\n)",
+        "import helpers.plots",
+        "%matplotlib inline\nfrom helpers.checks import notebook00",
+    ]
+    assert unused(["settings", "logs", "plots", "checks", "events"], cells) == ["events"]

@@ -2,14 +2,12 @@
 
 ``build_cnn``, the callbacks, ``test_arrays``, ``small_train_dataset`` and the export
 functions are defined in the notebook's cells tagged ``keras-latest``;
-``tools/keras_latest.definitions`` executes those cells' imports, definitions
+``tools.notebook_code.definitions`` executes those cells' imports, definitions
 and constants (nothing that trains), so these tests run the notebook's code itself. Each test builds its own Keras models: in
 TensorFlow 2.15 an Estimator graph built by another test switches Keras's
 layer classes to graph mode, which breaks Keras models built before it.
 """
 
-from tests import ROOT
-import importlib.util
 import types
 
 import keras
@@ -17,7 +15,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from helpers import inputs, models
+from helpers import cnn_params, inputs, models
+from tools.notebook_code import definitions
 
 # Keras 2.15 (not Keras 3) draws each Dropout layer's seed with random.randint(1, 1e9) once
 # keras.utils.set_random_seed has run (keras/src/backend.py:2030): Python 3.11 warns about the float.
@@ -26,17 +25,10 @@ pytestmark = pytest.mark.filterwarnings("ignore:non-integer arguments to randran
 TINY = {"filters": (4, 8), "dense_units": 16}
 
 
-def load_tool():
-    spec = importlib.util.spec_from_file_location("keras_latest", ROOT / "tools" / "keras_latest.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def notebook():
     """The notebook's definitions, as a namespace: ``notebook.build_cnn``, ``notebook.ProbabilityLogger``, ..."""
-    return types.SimpleNamespace(**load_tool().definitions())
+    return types.SimpleNamespace(**definitions("10_migrating_to_keras.ipynb", tag="keras-latest"))
 
 
 def random_batch(count=50, seed=0):
@@ -70,7 +62,7 @@ def estimator_trainable_count(params):
 
 
 def test_the_notebook_uses_the_estimators_default_params(notebook):
-    assert notebook.DEFAULT_PARAMS is models.DEFAULT_PARAMS
+    assert notebook.DEFAULT_PARAMS is cnn_params.DEFAULT_PARAMS
 
 
 @pytest.mark.parametrize("params", [{}, TINY, {"filters": (16,), "dense_units": 64}])
@@ -189,11 +181,9 @@ def test_small_train_dataset_is_one_reshuffled_pass_per_epoch(notebook):
 
 
 def test_what_eval_metric_ops_keeps_of_a_keras_metric():
-    """Notebook 10's `as_in_eval_metric_ops` (issue 21): an EstimatorSpec keeps (result(), updates[0]), and Keras
+    """Notebook 10's `as_in_eval_metric_ops`: an EstimatorSpec keeps (result(), updates[0]), and Keras
     2.15 registers the last op `update_state` built as the one update. F1Score's last op adds to
     `intermediate_weights` only, so its F1 stays 0.0; Precision groups its additions, so it is counted in full."""
-    from tests.notebook_code import definitions
-
     run = definitions("10_migrating_to_keras.ipynb", names=("as_in_eval_metric_ops",))["as_in_eval_metric_ops"]
     one_hot = np.eye(3, dtype=np.float32)[[0, 1, 2, 1]]
     probabilities = np.eye(3, dtype=np.float32)[[0, 1, 2, 2]] * 0.8 + 0.2 / 3

@@ -8,7 +8,7 @@ import pytest
 import tensorflow as tf
 from sklearn.metrics import precision_recall_fscore_support
 
-from tests.notebook_code import definitions
+from tools.notebook_code import definitions
 
 NOTEBOOK = "06_metrics_and_tensorboard.ipynb"
 NUM_CLASSES = 6
