@@ -120,6 +120,24 @@ def code_line_problems(notebook) -> list:
     return problems
 
 
+CHECK_CALL = re.compile(r"\bchecks\.(\w+)")
+
+
+def check_call_problems(notebook) -> list:
+    """``checks.<name>`` in a code cell that ``helpers.checks`` does not have, one problem each: a
+    check cell that would fail with AttributeError when a learner runs it."""
+    from helpers import checks
+
+    problems = []
+    code_cells = [c for c in notebook.cells if c.cell_type == "code" and c.source.strip()]
+    for index, cell in enumerate(code_cells):
+        for name in dict.fromkeys(CHECK_CALL.findall(cell.source)):
+            if name not in checks.__all__:
+                problems.append(f"{_cell(index, cell)}: checks.{name} does not exist: call a check "
+                                "that helpers/checks/notebookNN.py defines, or add one there")
+    return problems
+
+
 def output_problems(notebook) -> list:
     """Outputs a reader wants: short unless tagged long-output, no per-run values, tables not cut,
     one line each."""

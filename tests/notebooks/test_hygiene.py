@@ -14,6 +14,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_output
 from .hygiene import (
     MAX_CODE_LINE,
     ROOT,
+    check_call_problems,
     code_line_problems,
     nbgrader_problems,
     notebook_problems,
@@ -45,6 +46,12 @@ TEMPLATE = ROOT / "tools" / "NN_template.ipynb"
 @pytest.mark.parametrize("path", [*NOTEBOOKS, TEMPLATE], ids=lambda p: p.name)
 def test_code_lines_fit_in_88_columns(path):
     problems = code_line_problems(nbformat.read(path, as_version=4))
+    assert problems == [], f"{path.relative_to(ROOT)}: " + "; ".join(problems)
+
+
+@pytest.mark.parametrize("path", [*NOTEBOOKS, TEMPLATE], ids=lambda p: p.name)
+def test_every_check_a_cell_calls_exists(path):
+    problems = check_call_problems(nbformat.read(path, as_version=4))
     assert problems == [], f"{path.relative_to(ROOT)}: " + "; ".join(problems)
 
 
@@ -331,3 +338,15 @@ def test_code_line_check_fails_on_a_long_line_and_names_cell_and_line(template):
     assert problems == [f"code cell {cell + 1} (`a = 1`), line 3: {MAX_CODE_LINE + 1} characters "
                         f"(more than {MAX_CODE_LINE}): split it (`ruff format --line-length "
                         f"{MAX_CODE_LINE}` reflows code; split strings and comments by hand)"]
+
+
+def test_check_call_check_fails_on_a_check_that_does_not_exist(template):
+    notebook = _shown(template, source="checks.majority_accuracy(answer, mnist)")
+    assert not any("majority_accuracy" in problem for problem in check_call_problems(notebook))
+    notebook = _shown(template, source="checks.majority_acuracy(answer, mnist)")
+    problems = check_call_problems(notebook)
+    code_cells = [c for c in notebook.cells if c.cell_type == "code" and c.source.strip()]
+    cell = next(i for i, c in enumerate(code_cells) if "majority_acuracy" in c.source) + 1
+    assert [p for p in problems if "majority_acuracy" in p] == [
+        f"code cell {cell} (`checks.majority_acuracy(answer, mnist)`): checks.majority_acuracy "
+        "does not exist: call a check that helpers/checks/notebookNN.py defines, or add one there"]
