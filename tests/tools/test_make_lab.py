@@ -8,7 +8,6 @@ are in force; then stops it (and everything it started).
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import time
@@ -16,6 +15,7 @@ import urllib.error
 import urllib.request
 
 from tests import ROOT
+from tests.support.processes import stop_group
 
 TOKEN = "workbook-test-token"
 NOTIFICATION = "@jupyterlab/apputils-extension:notification"
@@ -69,9 +69,4 @@ def test_make_lab_serves_the_notebooks_and_the_kernel(tmp_path):
         assert notification["schema"]["properties"]["fetchNews"]["default"] == "false"
         assert notification["schema"]["properties"]["checkForUpdates"]["default"] is False
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
+        stop_group(server, seconds=30)

@@ -11,7 +11,6 @@ import json
 import os
 import re
 import runpy
-import signal
 import socket
 import subprocess
 import sys
@@ -24,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests import ROOT
+from tests.support.processes import stop_group
 
 TOKEN = "workbook-proxy-test-token"
 BASE_URL = "/user/ada/"
@@ -55,15 +55,6 @@ def _wait_for(url: str, process: subprocess.Popen, what: str, token: str | None 
             if time.monotonic() > deadline:
                 pytest.fail(f"{what} did not answer within 90 s")
             time.sleep(0.5)
-
-
-def _stop(process: subprocess.Popen) -> None:
-    os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
 
 
 def _proxy_url_set_by_config(environ: dict) -> str | None:
@@ -139,5 +130,5 @@ def test_tensorboard_answers_through_the_jupyter_server(tmp_path, monkeypatch):
         else:
             assert "<title>TensorBoard</title>" not in body
     finally:
-        _stop(server)
-        _stop(tensorboard)
+        stop_group(server)
+        stop_group(tensorboard)

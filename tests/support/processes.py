@@ -1,0 +1,17 @@
+"""Ending a server a test started in a session of its own (``start_new_session=True``)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+
+
+def stop_group(process: subprocess.Popen, seconds: float = 20) -> None:
+    """End ``process`` and every process it started: SIGTERM to its group, SIGKILL after ``seconds``."""
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
