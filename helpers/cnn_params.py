@@ -1,5 +1,8 @@
-"""The course CNN's default parameters, shared by its Estimator form (``models``, notebook 03) and its
-Keras form (notebook 10); imports no TensorFlow, so the Keras form runs on the newest TensorFlow too."""
+"""The course CNN's default parameters (notebook 03).
+
+Shared by its Estimator form (``models``) and its Keras form (notebook 10); imports no TensorFlow,
+so the Keras form runs on the newest TensorFlow too.
+"""
 
 DEFAULT_PARAMS = {
     "learning_rate": 1e-3,

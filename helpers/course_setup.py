@@ -1,7 +1,8 @@
 """``start()``, the first code cell of every notebook (introduced in notebook 00).
 
-It checks the kernel can run the course (Python 3.9–3.11, TensorFlow 2.15 with ``tf.estimator``; else
-one line saying what to install), quiets the logs, seeds, reads fast mode and prints the versions.
+It checks the kernel can run the course (Python 3.9–3.11, TensorFlow 2.15 with ``tf.estimator``;
+else one line saying what to install), quiets the logs, seeds, reads fast mode and prints the
+versions.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from types import SimpleNamespace
 
 from .logs import install_noise_filter, quiet_native_logs
 from .problems import EnvironmentProblem
-from .settings import FAST_ENV, SEED, fast_mode, seed_everything
+from .settings import FAST_ENV, SEED, fast_mode, seed_everything, use_course_temp_dir
 
 SUPPORTED_PYTHON = ((3, 9), (3, 11))
 TENSORFLOW_SERIES = (2, 15)
@@ -72,6 +73,7 @@ def start(seed: int = SEED, show: bool = True) -> SimpleNamespace:
     """Check versions, quiet logs, seed, read fast mode; print and return them."""
     check_versions(sys.version_info, _installed("tensorflow"), _installed("tensorflow-estimator"))
     quiet_native_logs()
+    use_course_temp_dir()  # AutoGraph's files: inside models/, also when a process is killed
     import tensorflow as tf
 
     install_noise_filter(tf.get_logger())

@@ -1,10 +1,10 @@
 """TensorFlow's log without its noise: the one place that sets log levels and filters records.
 
 Introduced in notebook 00 (through ``course_setup.start``). On TF 2.15 one ``train`` call logs ~13
-deprecation warnings on the ``tensorflow`` logger, the logger that also carries ``loss = …, step = …``
-and every hook's output, so a level would hide both: ``NoiseFilter`` drops the deprecations and the
-``Using config`` dump and makes project paths relative. ``logger_level`` / ``quiet_log`` set a level for
-a block; ``captured_log`` collects a block's lines (notebooks 01, 04, 05, 07).
+deprecation warnings on the ``tensorflow`` logger, the logger that also carries
+``loss = …, step = …`` and every hook's output, so a level would hide both: ``NoiseFilter`` drops
+the deprecations and the ``Using config`` dump and makes project paths relative. ``logger_level``
+sets a level for a block; ``captured_log`` collects a block's lines (notebooks 01, 04, 05, 07).
 """
 
 from __future__ import annotations
@@ -34,7 +34,9 @@ class NoiseFilter(logging.Filter):
         super().__init__("workbook-noise")
         self.root = str(root)
         # The root as a whole path: not when it is the start of a sibling's name.
-        self.root_pattern = re.compile(r"(?<![\w./])" + re.escape(self.root) + r"(?=[/\\]|$|[^\w.-])")
+        self.root_pattern = re.compile(
+            r"(?<![\w./])" + re.escape(self.root) + r"(?=[/\\]|$|[^\w.-])"
+        )
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:
@@ -69,7 +71,7 @@ def install_noise_filter(logger: logging.Logger) -> NoiseFilter:
 
 @contextlib.contextmanager
 def logger_level(level: int | str, name: str = "tensorflow") -> Iterator[None]:
-    """Inside the block, the logger ``name`` passes only ``level`` and above; its level is restored after."""
+    """Inside the block, the logger ``name`` passes only ``level`` and above; restored after."""
     logger = logging.getLogger(name)
     before = logger.level
     logger.setLevel(level)
@@ -79,15 +81,11 @@ def logger_level(level: int | str, name: str = "tensorflow") -> Iterator[None]:
         logger.setLevel(before)
 
 
-def quiet_log(level: int | str = "WARNING") -> contextlib.AbstractContextManager[None]:
-    """Inside the block, TensorFlow's logger shows only ``level`` and above (INFO again after)."""
-    return logger_level(level)
-
-
 @contextlib.contextmanager
 def captured_log(show: Iterable[str] | None = None) -> Iterator[list[str]]:
-    """Yield a list that fills with every line TensorFlow logs in the block; show all of them, or with
-    ``show`` only those starting with one of its prefixes (a cell can assert on lines it hides)."""
+    """Yield a list that fills with every line TensorFlow logs in the block; show all of them, or
+    with ``show`` only those starting with one of its prefixes (a cell can assert on lines it
+    hides)."""
     prefixes = None if show is None else tuple(show)
     lines = []
 

@@ -1,4 +1,7 @@
-"""What an Estimator wrote into its ``model_dir``: files, kinds, sizes, checkpoints (notebook 01's tour; 02, 04)."""
+"""What an Estimator wrote into its ``model_dir``: files, kinds, sizes, checkpoints.
+
+Notebook 01's tour; notebooks 02 and 04.
+"""
 
 from __future__ import annotations
 
@@ -24,7 +27,8 @@ VOLATILE = {
 
 
 def normalise(relative_path: str) -> str:
-    """A path with step numbers and event-file time and host replaced by placeholders, to compare runs and modes."""
+    """A path with step numbers and event-file time and host replaced by placeholders, to compare
+    runs and modes."""
     for pattern, placeholder in VOLATILE.items():
         relative_path = re.sub(pattern, placeholder, relative_path)
     return relative_path
@@ -36,8 +40,17 @@ def listing(model_dir: str | os.PathLike) -> pd.DataFrame:
     for path in sorted(Path(model_dir).rglob("*")):
         if path.is_file():
             name = path.relative_to(model_dir).as_posix()
-            kind = next((kind for pattern, kind in KINDS.items() if re.search(pattern, path.name)), "other")
-            rows.append({"file": name, "pattern": normalise(name), "kind": kind, "bytes": path.stat().st_size})
+            kind = next(
+                (kind for pattern, kind in KINDS.items() if re.search(pattern, path.name)), "other"
+            )
+            rows.append(
+                {
+                    "file": name,
+                    "pattern": normalise(name),
+                    "kind": kind,
+                    "bytes": path.stat().st_size,
+                }
+            )
     return pd.DataFrame(rows, columns=["file", "pattern", "kind", "bytes"])
 
 
@@ -49,5 +62,8 @@ def size_bytes(model_dir: str | os.PathLike) -> int:
 def checkpoint_steps(model_dir: str | os.PathLike) -> list[int]:
     """The global steps of the checkpoints TensorFlow still keeps, oldest first."""
     import tensorflow as tf
+
     state = tf.train.get_checkpoint_state(str(model_dir))
-    return [int(path.rsplit("-", 1)[1]) for path in state.all_model_checkpoint_paths] if state else []
+    return (
+        [int(path.rsplit("-", 1)[1]) for path in state.all_model_checkpoint_paths] if state else []
+    )

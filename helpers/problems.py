@@ -1,4 +1,4 @@
-"""The course's exceptions: a ``WorkbookProblem`` is one sentence saying what is wrong and what to do.
+"""The course's exceptions: a ``WorkbookProblem`` says in one sentence what is wrong, what to do.
 
 Introduced in notebook 00. Jupyter shows it as that one line, not a stack trace (IPython calls
 ``_render_traceback_``); elsewhere it is an ordinary exception with the same message.
@@ -21,7 +21,8 @@ class DatasetProblem(WorkbookProblem):
 
 
 class StorageProblem(DatasetProblem):
-    """The disk refused a dataset file: no space left, read-only, no permission, locked or gone (notebook 00)."""
+    """The disk refused a dataset file: no space left, read-only, no permission, locked or gone
+    (notebook 00)."""
 
 
 class CheckFailed(WorkbookProblem, AssertionError):
@@ -37,18 +38,22 @@ class NotReady(WorkbookProblem, RuntimeError):
 
 
 class MetricsProblem(UsageProblem):
-    """A metric was given inputs it cannot measure (shapes, ``num_classes``), found while building the graph."""
+    """A metric was given inputs it cannot measure (shapes, ``num_classes``), found while building
+    the graph."""
 
 
 def similar_names(name: str, candidates, limit: int = 3) -> list:
-    """Up to ``limit`` candidates that ``name`` may be a typo of, closest first (ties in name order).
+    """Up to ``limit`` candidates that ``name`` may be a typo of, closest first (ties in name
+    order).
 
-    The course's one rule for "did you mean" (hooks, early stopping, the model_fn
-    checker): difflib's ratio at least 0.5, and within 0.1 of the closest one.
+    The course's one rule for "did you mean" (hooks, early stopping, the model_fn checker):
+    difflib's ratio at least 0.5, and within 0.1 of the closest one.
     """
     import difflib
 
-    scored = [(difflib.SequenceMatcher(None, name, c).ratio(), c) for c in set(candidates) if c != name]
+    scored = [
+        (difflib.SequenceMatcher(None, name, c).ratio(), c) for c in set(candidates) if c != name
+    ]
     best = max((score for score, _ in scored), default=0.0)
     close = [(-score, c) for score, c in scored if score >= 0.5 and score >= best - 0.1]
     return [c for _, c in sorted(close)][:limit]

@@ -1,5 +1,8 @@
-"""How fast the input pipeline delivers examples, and how fast the model takes them, without one-off costs such as
-opening files, filling the shuffle buffer, building the graph or starting the session (notebook 02)."""
+"""How fast the input pipeline delivers examples, and the model takes them (notebook 02).
+
+Without one-off costs such as opening files, filling the shuffle buffer, building the graph or
+starting the session.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from .problems import UsageProblem
 @dataclass(frozen=True)
 class Rate:
     """A count of things done (examples or steps) in a number of seconds."""
+
     count: int
     seconds: float
 
@@ -31,9 +35,14 @@ def batch_size_of(element) -> int:
     return int(first.shape[0])
 
 
-def pipeline_rate(dataset: tf.data.Dataset, batches: int, warmup: int = 1,
-                  clock: Callable[[], float] = time.perf_counter) -> Rate:
-    """Examples delivered by ``batches`` batches of ``dataset`` (after ``warmup`` untimed ones), iterated eagerly."""
+def pipeline_rate(
+    dataset: tf.data.Dataset,
+    batches: int,
+    warmup: int = 1,
+    clock: Callable[[], float] = time.perf_counter,
+) -> Rate:
+    """Examples delivered by ``batches`` batches of ``dataset`` (after ``warmup`` untimed ones),
+    iterated eagerly."""
     if batches < 1:
         raise UsageProblem(f"batches={batches}: time at least one batch")
     iterator = iter(dataset)
@@ -41,15 +50,20 @@ def pipeline_rate(dataset: tf.data.Dataset, batches: int, warmup: int = 1,
         for _ in range(warmup):
             next(iterator)
         started = clock()
-        examples = sum([batch_size_of(next(iterator)) for _ in range(batches)])  # a list: StopIteration reaches except
+        # a list, not a generator: StopIteration reaches the except below
+        examples = sum([batch_size_of(next(iterator)) for _ in range(batches)])
         return Rate(examples, clock() - started)
     except StopIteration:
-        raise UsageProblem(f"the dataset ran out before {warmup} + {batches} batches: time fewer batches "
-                           "or repeat() the dataset") from None
+        raise UsageProblem(
+            f"the dataset ran out before {warmup} + {batches} batches: time fewer batches "
+            "or repeat() the dataset"
+        ) from None
 
 
 class StepTimer(tf.estimator.SessionRunHook):
-    """A ``train(hooks=[...])`` hook that records when each step ends; ``rate`` covers the steps after the first."""
+    """A ``train(hooks=[...])`` hook that records when each step ends; ``rate`` covers the steps
+    after the first."""
+
     def __init__(self, clock: Callable[[], float] = time.perf_counter):
         self._clock = clock
         self.times: list[float] = []
@@ -63,5 +77,7 @@ class StepTimer(tf.estimator.SessionRunHook):
     @property
     def rate(self) -> Rate:
         if len(self.times) < 2:
-            raise UsageProblem("StepTimer needs a train() call of at least 2 steps to measure a rate")
+            raise UsageProblem(
+                "StepTimer needs a train() call of at least 2 steps to measure a rate"
+            )
         return Rate(len(self.times) - 1, self.times[-1] - self.times[0])

@@ -72,9 +72,10 @@ def test_confusion_matrix_refuses_a_non_square_array():
         plots.confusion_matrix(np.zeros((2, 3)))
 
 
-def test_timeline_marks_best_stop_and_min_steps():
-    figure = plots.timeline({200: 0.97, 400: 0.98, 600: 0.985, 800: 0.984, 1000: 0.983}, "f1_macro", best=600,
-                            stop=1001, patience=400, min_steps=300, max_steps=1500)
+def test_stopping_timeline_marks_best_stop_and_min_steps():
+    values = {200: 0.97, 400: 0.98, 600: 0.985, 800: 0.984, 1000: 0.983}
+    figure = plots.stopping_timeline(values, "f1_macro", best=600, stop=1001, patience=400,
+                                     min_steps=300, max_steps=1500)
     axis = figure.axes[0]
     assert axis.get_xlabel() == "global step" and axis.get_ylabel() == "f1_macro" and axis.get_title()
     labels = [text.get_text() for text in axis.get_legend().get_texts()]

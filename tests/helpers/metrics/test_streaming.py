@@ -268,8 +268,7 @@ def test_metrics_plug_into_cnn_model_fn_and_evaluate(tmp_path, streaming):
         models.cnn_model_fn, model_dir=str(tmp_path / "model"), params={"filters": (4, 4), "dense_units": 8},
         config=tf.estimator.RunConfig(tf_random_seed=settings.SEED),
     )
-    estimator = tf.estimator.add_metrics(estimator, lambda labels, predictions: metrics.classification_metrics(
-        labels, predictions["classes"], predictions["probabilities"]))
+    estimator = tf.estimator.add_metrics(estimator, metrics.course_metrics)
     estimator.train(lambda: input_fn(repeat=True), steps=3)
     results = estimator.evaluate(input_fn)
 
