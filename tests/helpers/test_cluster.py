@@ -23,10 +23,10 @@ import pytest
 
 from helpers import cluster, settings
 from helpers.problems import UsageProblem
+from tests import ROOT
 from tools.notebook_code import definitions
 
 TINY = {"filters": (4, 8), "dense_units": 16}
-ROOT = settings.PROJECT_ROOT
 FAULTY_TASK = (str(ROOT / "tests" / "helpers" / "cluster_fault_task.py"),)  # fails on purpose where the job says
 NOTEBOOK_09 = "09_more_than_one_machine.ipynb"  # defines row() and kubernetes_env()
 

@@ -11,9 +11,9 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_output
 
-from .hygiene import (
+from tests import ROOT
+from tests.notebooks.hygiene import (
     MAX_CODE_LINE,
-    ROOT,
     check_call_problems,
     code_line_problems,
     nbgrader_problems,

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import nbformat
 
-from .hygiene import ROOT, nbgrader_problems, notebook_problems
+from tests import ROOT
+from tests.notebooks.hygiene import nbgrader_problems, notebook_problems
 from tools.run_times import notebook_statement
 
 TEMPLATE = ROOT / "tools" / "NN_template.ipynb"

@@ -5,7 +5,8 @@ import sys
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from tests.notebooks.hygiene import ROOT, nbgrader_problems
+from tests import ROOT
+from tests.notebooks.hygiene import nbgrader_problems
 
 sys.path.insert(0, str(ROOT / "tools"))
 from nbgrader_cells import mark  # noqa: E402
