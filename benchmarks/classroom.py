@@ -21,7 +21,10 @@ reads ``/proc`` every 0.2 s:
 * disk: ``models/`` is emptied before each notebook and a fresh ``TMPDIR`` is
   given to its kernel; the figures are the size of both at the end (what stays
   on disk), their largest sampled size during the run (every 0.4 s), and the
-  size of any other file the run created or grew inside the project.
+  size of any other file the run created or grew inside the project. The kernel
+  moves its own temporary folder to ``models/tmp`` (``course_setup.start()``);
+  the AutoGraph files (``__autograph_generated_file*.py``) left in either
+  folder at the end are counted: a process killed rather than ended leaves them.
 
 Results go to ``benchmarks/classroom.json``; ``--update-guide`` writes the table
 into TEACHING.md's generated ``classroom`` section, which also quotes the run
@@ -61,6 +64,7 @@ from reporting import (  # noqa: E402
 GUIDE = ROOT / "TEACHING.md"
 SECTION = "classroom"  # TEACHING.md's generated section
 PAGE_KB = 1024
+AUTOGRAPH_FILES = "__autograph_generated_file*.py"  # deleted at exit by the process that wrote them
 
 
 # ----------------------------------------------------------------------------- /proc
@@ -274,6 +278,9 @@ def measure_notebook(notebook: Path, fast: bool, out: Path) -> dict:
         "samples": sampler.samples,
         "disk_sampled_every_s": sampler.interval * sampler.disk_every,
     }
+    result["autograph_files_left"] = sum(
+        1 for folder in (tmp, models) for _ in folder.rglob(AUTOGRAPH_FILES)
+    )
     shutil.rmtree(tmp, ignore_errors=True)
     if "%tensorboard" in notebook.read_text():
         result["tensorboard_peaks_mb"] = tensorboard_peaks_mb(models)
@@ -356,12 +363,26 @@ def fast_mode_line(fast: dict) -> str:
     )
 
 
+def autograph_line(rows: dict) -> list:
+    """The AutoGraph files the notebooks left, when the run counted them (none: no line)."""
+    counted = {name: row["autograph_files_left"] for name, row in rows.items()
+               if "autograph_files_left" in row}
+    if not counted:
+        return []
+    left = {name: count for name, count in counted.items() if count}
+    where = ", ".join(f"{n} by notebook {notebook_number(name)}" for name, n in left.items())
+    line = (f"- AutoGraph's generated files left in `models/tmp` or the kernel's temporary folder "
+            f"after the {len(counted)} notebooks: **{sum(left.values())}**")
+    return [line + (f" ({where})." if left else ".")]
+
+
 def table(classroom: dict, benchmark: dict) -> str:
     """TEACHING.md's figures: run times (results.json), memory and disk (classroom.json)."""
     parts = benchmark.get("parts", {})
     times = {m: parts.get(f"notebooks_{m}", {}).get("seconds", {}) for m in ("fast", "full")}
     full = classroom["modes"]["full"]
     lines = table_rows(full["notebooks"], times) + [""] + summary_lines(full["notebooks"])
+    lines += autograph_line(full["notebooks"])
     fast = classroom["modes"].get("fast")
     if fast and fast["notebooks"]:
         lines.append(fast_mode_line(fast))
@@ -386,7 +407,8 @@ def measure_mode(mode: str, notebooks: list, record: dict, args, results: dict) 
                 f"{notebook.name} ({mode}): kernel {mb(row['kernel_peak_mb'])}, with children "
                 f"{mb(row['tree_peak_mb'])} in {row['processes']} processes, models/ "
                 f"{mb(row['models_mb'])}, tmp {mb(row['tmp_mb'])}, "
-                f"disk peak {mb(row['disk_peak_mb'])}, {row['seconds']:.0f} s",
+                f"disk peak {mb(row['disk_peak_mb'])}, {row['seconds']:.0f} s, "
+                f"{row['autograph_files_left']} AutoGraph files left",
                 flush=True,
             )
             args.results.write_text(json.dumps(results, indent=1) + "\n")  # keep what is done

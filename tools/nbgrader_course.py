@@ -9,13 +9,15 @@ copies each notebook to ``<dir>/source/<name>/<name>.ipynb`` (the assignment
 Then, in ``<dir>``, with the teacher environment's ``bin`` first on ``PATH``
 (nbgrader starts ``alembic`` from there)::
 
-    nbgrader generate_assignment 03_model_fn_and_estimatorspec   # -> release/
-    nbgrader autograde 03_model_fn_and_estimatorspec             # submitted/<student>/ -> autograded/
-    nbgrader generate_feedback 03_model_fn_and_estimatorspec     # -> feedback/<student>/
+    nbgrader generate_assignment 03_model_fn_and_estimatorspec  # -> release/
+    nbgrader autograde 03_model_fn_and_estimatorspec  # submitted/<student>/ -> autograded/
+    nbgrader generate_feedback 03_model_fn_and_estimatorspec  # -> feedback/<student>/
 
 Autograding runs each notebook top to bottom in the notebooks' kernel, the
-course's "estimator-workbook" (TF 2.15); it inherits the environment, so
-``WORKBOOK_FAST=1`` grades in fast mode and ``WORKBOOK_DATASETS`` is passed on.
+course's "estimator-workbook" (TF 2.15); it inherits the environment
+(``WORKBOOK_DATASETS`` is passed on). The config switches grading mode on
+(``WORKBOOK_GRADING=1``, unless already set): fast mode, with the demonstrations
+that no check needs trained minimally (``helpers.settings.steps``).
 """
 
 from __future__ import annotations
@@ -28,14 +30,21 @@ from pathlib import Path
 COURSE_ID = "estimator-workbook"
 CELL_TIMEOUT_SECONDS = 1800  # as tools/run_notebooks.py: a full-mode training cell takes minutes
 SKIP_TAG = "nbval-skip"  # %tensorboard: never run under test, nor when grading
+GRADING_ENV = "WORKBOOK_GRADING"  # helpers.settings reads it: demonstrations train minimally
 
 CONFIG = f'''\
 # nbgrader settings for the estimator workbook, written by tools/nbgrader_course.py.
+import os
+
+# Grading mode: the kernels nbgrader starts inherit this variable, and the notebooks' demonstrations
+# then train the fewest steps they can while every exercise check gets what it needs.
+# Run `{GRADING_ENV}=0 nbgrader autograde ...` to grade with the notebooks' own step counts.
+os.environ.setdefault("{GRADING_ENV}", "1")
 c = get_config()
 c.CourseDirectory.course_id = "{COURSE_ID}"
 # nbgrader gives a cell 30 s by default; training cells take minutes in full mode.
 c.Execute.timeout = {CELL_TIMEOUT_SECONDS}
-# Cells tagged {SKIP_TAG} (%tensorboard, which would leave a TensorBoard server running) are not run.
+# Cells tagged {SKIP_TAG} (%tensorboard: it would leave a TensorBoard server running) are not run.
 c.Execute.skip_cells_with_tag = "{SKIP_TAG}"
 '''
 

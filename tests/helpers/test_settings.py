@@ -7,6 +7,11 @@ What is tested:
 * ``settings.fresh_model_dir``: returns a relative path, empties the folder,
   and refuses names that would leave ``models/`` without deleting anything.
 * ``settings.seed_everything`` and ``settings.display_path``.
+* grading mode (``WORKBOOK_GRADING``, set by the course's nbgrader config): ``steps``
+  gives a demonstration its ``grading`` count and every other count its fast one, and
+  ``expect`` asserts a lesson outside grading mode and says it is skipped in it.
+* ``settings.use_course_temp_dir``: ``models/tmp`` becomes the temporary folder of the
+  process and of the processes it starts.
 
 Every test that reads ``WORKBOOK_FAST`` sets or removes it first, because
 ``make test`` runs the suite with ``WORKBOOK_FAST=1``.
@@ -26,6 +31,13 @@ from helpers import settings
 from helpers.problems import UsageProblem
 
 FAST = settings.FAST_ENV  # "WORKBOOK_FAST"
+GRADING = settings.GRADING_ENV  # "WORKBOOK_GRADING"
+
+
+@pytest.fixture(autouse=True)
+def no_grading_mode(monkeypatch):
+    """Grading mode off unless a test sets it (nbgrader's kernels inherit it)."""
+    monkeypatch.delenv(GRADING, raising=False)
 
 
 # --------------------------------------------------------------------------
@@ -221,7 +233,7 @@ def test_fresh_model_dir_replaces_a_file_of_that_name(models):
 
 
 def test_fresh_model_dir_closes_cached_event_writers(models):
-    """A writer cached for the old folder would write into the deleted one (found in notebook 07)."""
+    """A writer cached for the old folder would write into the deleted one (notebook 07)."""
     import tensorflow as tf
 
     with tf.Graph().as_default():
@@ -241,3 +253,71 @@ def test_a_wrong_step_count_is_one_line_and_still_a_value_error():
     assert isinstance(caught.value, ValueError)
     assert caught.value._render_traceback_() == [
         "UsageProblem: steps(full=0): a step count must be at least 1"]
+
+
+# --------------------------------------------------------------------------
+# grading mode: settings.grading_mode, steps(..., grading=), settings.expect
+# --------------------------------------------------------------------------
+
+def test_grading_mode_gives_demonstrations_their_grading_count(monkeypatch):
+    monkeypatch.delenv(FAST, raising=False)
+    monkeypatch.setenv(GRADING, "1")
+    assert settings.grading_mode() is True
+    assert settings.fast_mode() is True  # grading mode is fast mode, and less
+    assert settings.steps(1500, 300, grading=40) == 40
+    assert settings.steps(200, 50) == 50  # no grading count: the fast count, checks get it
+    assert settings.steps(1000) == 100
+
+
+def test_grading_count_is_ignored_outside_grading_mode(monkeypatch):
+    monkeypatch.delenv(FAST, raising=False)
+    assert settings.steps(1500, 300, grading=40) == 1500
+    monkeypatch.setenv(FAST, "1")
+    assert settings.steps(1500, 300, grading=40) == 300
+    monkeypatch.setenv(GRADING, "0")  # how a teacher grades with the notebook's own counts
+    assert settings.steps(1500, 300, grading=40) == 300
+
+
+@pytest.mark.parametrize("grading", [0, -1])
+def test_a_grading_count_below_one_raises_in_every_mode(monkeypatch, grading):
+    monkeypatch.delenv(FAST, raising=False)
+    with pytest.raises(UsageProblem, match=rf"steps\(grading={grading}\): a step count must be"):
+        settings.steps(100, 10, grading=grading)
+
+
+def test_expect_asserts_a_lesson_outside_grading_mode(monkeypatch, capsys):
+    monkeypatch.setenv(FAST, "1")
+    settings.expect(True, "test accuracy at least 0.90")
+    with pytest.raises(AssertionError, match="^test accuracy at least 0.90$"):
+        settings.expect(False, "test accuracy at least 0.90")
+    assert capsys.readouterr().out == ""
+
+
+def test_expect_says_it_skips_the_lesson_in_grading_mode(monkeypatch, capsys):
+    monkeypatch.setenv(GRADING, "1")
+    settings.expect(False, "test accuracy at least 0.90")  # does not raise
+    settings.expect(True, "the cluster is less than twice as fast")  # said even when it holds
+    assert capsys.readouterr().out.splitlines() == [
+        "grading mode: not asserted (the demonstration trained minimally): "
+        "test accuracy at least 0.90",
+        "grading mode: not asserted (the demonstration trained minimally): "
+        "the cluster is less than twice as fast",
+    ]
+
+
+# --------------------------------------------------------------------------
+# settings.use_course_temp_dir
+# --------------------------------------------------------------------------
+
+def test_course_temp_dir_is_the_temporary_folder_here_and_in_children(tmp_path, monkeypatch):
+    import subprocess
+    import tempfile
+
+    folder = tmp_path / "models" / "tmp"
+    monkeypatch.setattr(settings, "TEMP_DIR", folder)  # the conftest restores TMPDIR and tempdir
+    assert settings.use_course_temp_dir() == folder and folder.is_dir()
+    assert tempfile.gettempdir() == str(folder)
+    child = subprocess.run([sys.executable, "-c", "import tempfile; print(tempfile.gettempdir())"],
+                           capture_output=True, text=True, check=True)
+    assert child.stdout.strip() == str(folder)
+
