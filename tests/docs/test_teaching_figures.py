@@ -15,6 +15,7 @@ import re
 import nbformat
 
 from tests import ROOT
+from tools.notebook_code import code_sources
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 CALL = re.compile(
@@ -47,10 +48,8 @@ def step_counts(paths=NOTEBOOKS) -> list:
     """(notebook, full, fast) for every ``settings.steps`` call with literal counts in the code."""
     found = []
     for path in paths:
-        for cell in nbformat.read(path, as_version=4).cells:
-            if cell.cell_type != "code":
-                continue
-            for match in CALL.finditer(cell.source):
+        for source in code_sources(path):
+            for match in CALL.finditer(source):
                 full = int(match["full"].replace("_", ""))
                 fast = int(match["fast"].replace("_", "")) if match["fast"] else max(1, full // 10)
                 found.append((path.name[:2], full, fast))
