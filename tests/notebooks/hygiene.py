@@ -6,15 +6,11 @@ ones, to prove it can fail). One string per problem, each naming the fix.
 
 from __future__ import annotations
 
-from tests import ROOT
 import re
-import sys
 from html import unescape
 
-sys.path.insert(0, str(ROOT / "tools"))
-
-from nbgrader_cells import planned_metadata  # noqa: E402
-from run_notebooks import code_hash  # noqa: E402
+from tools.nbgrader_cells import planned_metadata
+from tools.run_notebooks import code_hash
 
 MAX_BYTES = 1_000_000
 REQUIRED_HEADINGS = ("## Setup", "## Recap", "## Exercises")
