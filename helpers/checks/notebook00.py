@@ -28,8 +28,8 @@ def majority_accuracy(answer, dataset) -> None:
                 "digits: the baseline any accuracy on MNIST must beat")
         return
     if close(100 * expected):
-        raise CheckFailed(f"{answer:.2f} is a percentage: give the accuracy as a fraction, between "
-                          "0 and 1")
+        raise CheckFailed(f"{answer:.2f} is a percentage: give the "
+                          "accuracy as a fraction, between 0 and 1")
     if close(float(np.sum(dataset.test_labels == digit))):
         raise CheckFailed(f"{answer:.0f} is a count of test images: an accuracy is that count "
                           "divided by the number of test images")
@@ -44,8 +44,8 @@ def majority_accuracy(answer, dataset) -> None:
                           "always gives the same answer, the training set's most common digit")
     rarest = int(np.argmin(np.where(counts > 0, counts, counts.max() + 1)))
     if close(float(np.mean(dataset.test_labels == rarest))):
-        raise CheckFailed("that is the share of the rarest digit: the model answers the most "
-                          "common one")
+        raise CheckFailed("that is the share of the rarest digit: "
+                          "the model answers the most common one")
     if not 0 <= answer <= 1:
         raise CheckFailed(f"{answer} is not between 0 and 1, as an accuracy is")
     raise CheckFailed(f"{answer:.5f} is not it: find the most common digit of the training labels "
@@ -61,9 +61,9 @@ def brightest_class(answer, dataset) -> None:
     best = int(np.argmax(means))
     if isinstance(answer, (numbers.Integral, np.integer)):
         hint = " (and that is not the brightest index either)" if int(answer) != best else ""
-        raise CheckFailed(f"you gave the class index {int(answer)}: the exercise asks for the "
-                          "class's name, which the dataset's class_names list gives for each "
-                          f"index{hint}")
+        raise CheckFailed(f"you gave the class index {int(answer)}: the exercise "
+                          "asks for the class's name, which the dataset's "
+                          f"class_names list gives for each index{hint}")
     if answer not in dataset.class_names:
         raise CheckFailed(f"{answer!r} is not one of the class names {list(dataset.class_names)}")
     if answer != dataset.class_names[best]:

@@ -20,11 +20,11 @@ def logged_seconds(answer, lines: list[str]) -> None:
     lines."""
     require_answer(answer, "logged_seconds")
     if isinstance(answer, (str, bytes)):
-        raise CheckFailed(f"`logged_seconds` is the text {answer!r}: turn the numbers into floats "
-                          "with float(...)")
+        raise CheckFailed(f"`logged_seconds` is the text {answer!r}: "
+                          "turn the numbers into floats with float(...)")
     if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
-        raise CheckFailed("`logged_seconds` should be a number of seconds, not "
-                          f"{type(answer).__name__}")
+        raise CheckFailed("`logged_seconds` should be a number of "
+                          f"seconds, not {type(answer).__name__}")
     timed = [float(match["seconds"]) for match in map(SECONDS.match, map(str, lines)) if match]
     if not timed:
         raise CheckFailed("the log passed to the check has no 'loss = …, step = … (x.xxx sec)' "
@@ -49,9 +49,9 @@ def logged_seconds(answer, lines: list[str]) -> None:
     elif abs(answer - expected) < 0.05:
         raise CheckFailed(f"{answer} is close but rounded: keep every digit the log shows")
     else:
-        raise CheckFailed(f"{answer} is not it: find the loss lines that end with '(… sec)' and "
-                          "add the numbers in the parentheses (section 'The training log, line by "
-                          "line')")
+        raise CheckFailed(f"{answer} is not it: find the loss lines that end with "
+                          "'(… sec)' and add the numbers in the parentheses "
+                          "(section 'The training log, line by line')")
 
 
 def fixed_input_fn(answer, steps: int) -> None:
@@ -67,12 +67,12 @@ def fixed_input_fn(answer, steps: int) -> None:
                           "factory (section 'The input function')")
     reached = int(answer.get_variable_value("global_step"))
     if reached > steps:
-        raise CheckFailed(f"`fixed_estimator` is at global step {reached}, not {steps}: steps add "
-                          "up when train() runs more than once on one model_dir; run the "
-                          "exercise's first cell again (it starts a fresh model_dir), then train "
-                          "once")
+        raise CheckFailed(f"`fixed_estimator` is at global step {reached}, not "
+                          f"{steps}: steps add up when train() runs more than "
+                          "once on one model_dir; run the exercise's first cell "
+                          "again (it starts a fresh model_dir), then train once")
     if reached < steps:
-        raise CheckFailed(f"`fixed_estimator` is at global step {reached}, not {steps}: train it "
-                          "with steps=EXERCISE_STEPS")
+        raise CheckFailed(f"`fixed_estimator` is at global step {reached}, "
+                          f"not {steps}: train it with steps=EXERCISE_STEPS")
     correct(f"trained to global step {reached}: train() got the input function that "
             "make_train_input_fn() returns, not the factory itself")

@@ -55,8 +55,8 @@ def _train_once(model_fn):
                 session.run(spec.train_op)
             except Exception as error:
                 first_line = (str(error).strip().splitlines() or [""])[0]
-                raise CheckFailed(f"running the train_op raised {type(error).__name__}: "
-                                  f"{first_line}") from None
+                raise CheckFailed("running the train_op raised "
+                                  f"{type(error).__name__}: {first_line}") from None
             after = session.run(variables)
             end = session.run(global_step)
     names = [variable.op.name for variable in variables]
@@ -82,8 +82,8 @@ def clipped_training_step(model_fn) -> None:
     # learning rate × the gradient the step used
     moves = [old - new for old, new in zip(before, after)]
     if not any(np.any(move != 0) for move in moves):
-        raise CheckFailed("one run of your train_op changed no weight: it should apply the "
-                          "clipped gradients")
+        raise CheckFailed("one run of your train_op changed no weight: "
+                          "it should apply the clipped gradients")
     used = [move / LEARNING_RATE for move in moves]
     if all(np.allclose(u, g, rtol=1e-3, atol=1e-6) for u, g in zip(used, grads)):
         raise CheckFailed(
@@ -131,8 +131,8 @@ def _run_predictions(function):
             predictions = function(logits)
         except Exception as error:
             first_line = (str(error).strip().splitlines() or [""])[0]
-            raise CheckFailed(f"top_predictions(logits) raised {type(error).__name__}: "
-                              f"{first_line}") from None
+            raise CheckFailed("top_predictions(logits) raised "
+                              f"{type(error).__name__}: {first_line}") from None
         if not isinstance(predictions, dict):
             raise CheckFailed(
                 f"top_predictions returned a {type(predictions).__name__}: return the predictions "
@@ -162,32 +162,32 @@ def top_predictions_per_example(function) -> None:
         got = values[key].shape
         if got != shape:
             reduced = " (it reduced over the batch, axis 0)" if got in ((), (10,), (2,)) else ""
-            raise CheckFailed(f"'{key}' has shape {got} for a batch of {batch}{reduced}: Estimator "
-                              f"needs the batch first, and '{key}' should have shape {shape} "
-                              f"({BRANCHES}, PREDICT)")
+            raise CheckFailed(f"'{key}' has shape {got} for a batch of "
+                              f"{batch}{reduced}: Estimator needs the batch first, and "
+                              f"'{key}' should have shape {shape} ({BRANCHES}, PREDICT)")
     top_2 = values["top_2"]
     if not np.issubdtype(top_2.dtype, np.integer):
-        raise CheckFailed(f"'top_2' holds {top_2.dtype} values: it should hold class ids, whole "
-                          "numbers 0–9")
+        raise CheckFailed(f"'top_2' holds {top_2.dtype} values: it "
+                          "should hold class ids, whole numbers 0–9")
     if np.array_equal(top_2, order[:, ::-1][:, :2]):
-        raise CheckFailed("'top_2' holds the two *least* probable classes of each example: sort "
-                          "the other way")
+        raise CheckFailed("'top_2' holds the two *least* probable "
+                          "classes of each example: sort the other way")
     if np.array_equal(top_2, order[:, [1, 0]]):
-        raise CheckFailed("'top_2' has the right two classes in the wrong order: the most "
-                          "probable comes first")
+        raise CheckFailed("'top_2' has the right two classes in the "
+                          "wrong order: the most probable comes first")
     if not np.array_equal(top_2, order[:, :2]):
-        raise CheckFailed("'top_2' is not the two most probable classes of each example, most "
-                          "probable first")
+        raise CheckFailed("'top_2' is not the two most probable "
+                          "classes of each example, most probable first")
     confidence = values["confidence"]
     if np.allclose(confidence, EXERCISE_2_LOGITS.max(axis=1), atol=1e-5):
-        raise CheckFailed("'confidence' is the highest *logit* of each example: it should be a "
-                          "probability")
+        raise CheckFailed("'confidence' is the highest *logit* of "
+                          "each example: it should be a probability")
     if not np.allclose(confidence, probabilities.max(axis=1), atol=1e-5):
-        raise CheckFailed("'confidence' is not the probability of each example's most probable "
-                          "class")
-    correct(f"'top_2' has shape {top_2.shape} and 'confidence' shape {confidence.shape} for a "
-            f"batch of {batch}: per example, its two most probable classes and the probability of "
-            "the first")
+        raise CheckFailed("'confidence' is not the probability "
+                          "of each example's most probable class")
+    correct(f"'top_2' has shape {top_2.shape} and 'confidence' shape "
+            f"{confidence.shape} for a batch of {batch}: per example, its "
+            "two most probable classes and the probability of the first")
 
 
 def error_rate_metric_ops(metric_fn) -> None:
@@ -220,19 +220,19 @@ def error_rate_metric_ops(metric_fn) -> None:
         ) from None
     wrong = {
         0.5: "the second batch alone: the update op must add each batch to running totals",
-        0.375: "the mean of the two batches' error rates (1/4 and 1/2), which weighs the batch of "
-               "2 like the batch of 4: count wrong examples and all examples over the batches, "
-               "then divide",
+        0.375: "the mean of the two batches' error rates (1/4 and 1/2), "
+               "which weighs the batch of 2 like the batch of 4: count wrong "
+               "examples and all examples over the batches, then divide",
         4 / 6: "the accuracy, the fraction of examples *right*",
         0.25: "the first batch alone: the value must read totals that every update adds to",
     }
     for value, mistake in wrong.items():
         if abs(result - value) < 1e-6:
-            raise CheckFailed(f"after two batches the value is {result:.4f}, {mistake} "
-                              f"({PAIR_SECTION})")
+            raise CheckFailed("after two batches the value is "
+                              f"{result:.4f}, {mistake} ({PAIR_SECTION})")
     if abs(result - 2 / 6) > 1e-6:
-        raise CheckFailed(f"after two batches with 2 of 6 classes wrong the value is {result:.4f}: "
-                          "compare `labels` with `classes` and count the examples where they "
-                          "differ")
+        raise CheckFailed("after two batches with 2 of 6 classes wrong the "
+                          f"value is {result:.4f}: compare `labels` with "
+                          "`classes` and count the examples where they differ")
     correct("after two batches (1 of 4 wrong, then 1 of 2) the error rate is 2/6 = 0.3333: "
             "the update op accumulates, the value reads the totals")

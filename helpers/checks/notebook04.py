@@ -31,11 +31,11 @@ def global_steps_after(answer, calls=EXERCISE_1_CALLS) -> None:
     """Notebook 04, exercise 1: the global step after each train() call of ``calls``."""
     require_answer(answer, "global_steps")
     if not isinstance(answer, (list, tuple)) or not all(is_whole_number(v) for v in answer):
-        raise CheckFailed(f"`global_steps` should be a list of {len(calls)} whole numbers, one per "
-                          "train() call")
+        raise CheckFailed(f"`global_steps` should be a list of {len(calls)} "
+                          "whole numbers, one per train() call")
     if len(answer) != len(calls):
-        raise CheckFailed(f"`global_steps` has {len(answer)} numbers: give one per train() call, "
-                          f"{len(calls)} in all")
+        raise CheckFailed(f"`global_steps` has {len(answer)} numbers: give "
+                          f"one per train() call, {len(calls)} in all")
     ranges = train_ranges(calls)
     for index, ((kind, count), got, run) in enumerate(zip(calls, map(int, answer), ranges)):
         before, call = run.start, f"call {index + 1}, train(..., {kind}={count})"
@@ -48,8 +48,8 @@ def global_steps_after(answer, calls=EXERCISE_1_CALLS) -> None:
             raise CheckFailed(f"{call}: training never goes back; with the model already at "
                               f"{before}, max_steps={count} does nothing")
         if kind == "steps" and got == count:
-            raise CheckFailed(f"{call}: steps counts from where the model is ({before}), not from "
-                              "0")
+            raise CheckFailed(f"{call}: steps counts from where the "
+                              f"model is ({before}), not from 0")
         raise CheckFailed(f"{call}: {got} is not it; the model was at {before} before this call")
     correct(f"the global steps are {[run.stop for run in ranges]}: `steps` adds, `max_steps` stops "
             "at a global step and never goes back")
@@ -66,12 +66,12 @@ def steps_after_rerun(answer, scenario: dict | None = None) -> None:
         scenario["count"],
     )
     if not isinstance(answer, dict) or set(answer) != {"steps", "max_steps"}:
-        raise CheckFailed("`after_rerun` should be a dict with the two keys 'steps' and "
-                          "'max_steps'")
+        raise CheckFailed("`after_rerun` should be a dict with "
+                          "the two keys 'steps' and 'max_steps'")
     for key, value in answer.items():
         if not is_whole_number(value):
-            raise CheckFailed(f"after_rerun[{key!r}] should be a whole number (a global step), not "
-                              f"{value!r}")
+            raise CheckFailed(f"after_rerun[{key!r}] should be a whole "
+                              f"number (a global step), not {value!r}")
     restored = (crash_at // every) * every  # the scenario never crashes on a saving step
     with_steps, with_max = int(answer["steps"]), int(answer["max_steps"])
     if with_steps != restored + count:
@@ -99,8 +99,8 @@ def fixed_estimator(
     import numpy as np
     import tensorflow as tf
     if not isinstance(answer, tf.estimator.Estimator):
-        raise CheckFailed("`fixed_estimator` should be a tf.estimator.Estimator, not "
-                          f"{type(answer).__name__}")
+        raise CheckFailed("`fixed_estimator` should be a "
+                          f"tf.estimator.Estimator, not {type(answer).__name__}")
     if os.path.realpath(str(answer.model_dir)) == os.path.realpath(str(old_model_dir)):
         raise CheckFailed("`fixed_estimator` still uses the old model_dir, so it restores the old "
                           "checkpoint: give it a fresh one with settings.fresh_model_dir(...)")

@@ -35,13 +35,13 @@ def _which_tensor(tag: str, tensor) -> str:
         if shape == (None, 10) and op.type == "MatMul":
             return f"{found} comes before the output layer adds its bias"
         if shape and len(shape) == 2 and shape[-1] != 10:
-            return (f"{found} belongs to the hidden layer: the logits are the output layer's, one "
-                    "per class")
-        return (f"{found} is not the output layer's result, the ten numbers per example the "
-                "softmax reads")
+            return (f"{found} belongs to the hidden layer: the "
+                    "logits are the output layer's, one per class")
+        return (f"{found} is not the output layer's result, "
+                "the ten numbers per example the softmax reads")
     if shape and shape[0] is None:
-        return (f"{found} has one row per example: the bias is a variable, the same for every "
-                "example")
+        return (f"{found} has one row per example: the bias "
+                "is a variable, the same for every example")
     if shape == (10,):
         return f"{found} has the bias's shape but is not its value as a hook reads it"
     if shape and len(shape) == 2:
@@ -60,31 +60,31 @@ def output_layer_tensors(
     from ..model_graph import build_graph
     from ..tensor_names import MissingTensor, VariableHandle, resolve_tensors
     if not isinstance(answer, dict):
-        raise CheckFailed("`output_tensors` should be a dict {tag: tensor name}, like the one a "
-                          "hook is given")
+        raise CheckFailed("`output_tensors` should be a dict {tag: "
+                          "tensor name}, like the one a hook is given")
     if set(answer) != set(expected):
-        raise CheckFailed(f"`output_tensors` should have the tags {sorted(expected)}, not "
-                          f"{sorted(map(str, answer))}: a hook logs each tag's tensor under that "
-                          "tag")
+        raise CheckFailed("`output_tensors` should have the tags "
+                          f"{sorted(expected)}, not {sorted(map(str, answer))}: "
+                          "a hook logs each tag's tensor under that tag")
     graph = build_graph(model_fn, params)
     for tag, name in answer.items():
         if not isinstance(name, str):
-            raise CheckFailed(f"output_tensors[{tag!r}] should be a tensor *name* (a string), as a "
-                              "hook is given")
+            raise CheckFailed(f"output_tensors[{tag!r}] should be a tensor "
+                              "*name* (a string), as a hook is given")
         try:
             tensor = resolve_tensors([name], graph)[name]
         except VariableHandle:
-            raise CheckFailed(f"output_tensors[{tag!r}] = {name!r} names a variable: a hook would "
-                              "get its handle (dtype resource), not its value "
-                              f"({HANDLE_SECTION})") from None
+            raise CheckFailed(f"output_tensors[{tag!r}] = {name!r} names a variable: "
+                              "a hook would get its handle (dtype resource), not "
+                              f"its value ({HANDLE_SECTION})") from None
         except MissingTensor:
             raise CheckFailed(
-                f"output_tensors[{tag!r}] = {name!r} names no tensor in the CNN's graph, so a hook "
-                "would fail when training starts: tensor_table lists the names there "
-                f"({NAMING_SECTION})") from None
+                f"output_tensors[{tag!r}] = {name!r} names no tensor in the CNN's "
+                "graph, so a hook would fail when training starts: tensor_table "
+                f"lists the names there ({NAMING_SECTION})") from None
         if tensor.name not in expected[tag]:
-            raise CheckFailed(f"output_tensors[{tag!r}]: {_which_tensor(tag, tensor)} "
-                              f"({NAMING_SECTION})")
+            raise CheckFailed(f"output_tensors[{tag!r}]: "
+                              f"{_which_tensor(tag, tensor)} ({NAMING_SECTION})")
     correct("both names are in the graph: " + ", ".join(
         f"{tag} -> {resolve_tensors([answer[tag]], graph)[answer[tag]].name}" for tag in expected))
 
@@ -122,8 +122,8 @@ def _train_tiny(hook, **how_long) -> int:
                 )
             except Exception as error:  # the learner's hook failed: say so in one line
                 first_line = (str(error).strip().splitlines() or [""])[0]
-                raise CheckFailed(f"training with your hook raised {type(error).__name__}: "
-                                  f"{first_line}") from None
+                raise CheckFailed("training with your hook raised "
+                                  f"{type(error).__name__}: {first_line}") from None
         return int(estimator.get_variable_value("global_step"))
 
 
@@ -133,8 +133,8 @@ def stop_below_hook(answer, threshold: float = STOP_THRESHOLD, steps: int = 100)
     require_answer(answer, "StopBelow")
     import tensorflow as tf
     if isinstance(answer, tf.estimator.SessionRunHook):
-        raise CheckFailed("`StopBelow` should be the class itself, not an instance of it (the "
-                          "check makes its own)")
+        raise CheckFailed("`StopBelow` should be the class itself, not "
+                          "an instance of it (the check makes its own)")
     if not inspect.isclass(answer) or not issubclass(answer, tf.estimator.SessionRunHook):
         raise CheckFailed("`StopBelow` should be a class that subclasses "
                           "tf.estimator.SessionRunHook")
@@ -146,8 +146,8 @@ def stop_below_hook(answer, threshold: float = STOP_THRESHOLD, steps: int = 100)
     # a typo in the learner's __init__: one line, not a traceback through here
     except Exception as error:
         first_line = (str(error).strip().splitlines() or [""])[0]
-        raise CheckFailed(f"StopBelow({TINY_LOSS!r}, {threshold}) raised {type(error).__name__}: "
-                          f"{first_line}") from None
+        raise CheckFailed(f"StopBelow({TINY_LOSS!r}, {threshold}) raised "
+                          f"{type(error).__name__}: {first_line}") from None
     # the loss each step computes, before its update
     losses = [0.98 ** (2 * step) for step in range(steps + 1)]
     first_below = next(step for step, loss in enumerate(losses) if loss < threshold)
@@ -156,8 +156,8 @@ def stop_below_hook(answer, threshold: float = STOP_THRESHOLD, steps: int = 100)
     where = (f"on a model whose loss falls below {threshold} in the step that starts at global "
              f"step {first_below}, training should end at global step {expected}")
     if last == expected:
-        correct(f"{where}, and it did: the run ended without an error after the first step below "
-                "the threshold")
+        correct(f"{where}, and it did: the run ended without an "
+                "error after the first step below the threshold")
         return
     if last == steps:
         raise CheckFailed(f"training ran all {steps} steps: {where}; the hook never ended the run "
@@ -169,9 +169,9 @@ def stop_below_hook(answer, threshold: float = STOP_THRESHOLD, steps: int = 100)
         raise CheckFailed(f"training ended at global step {last}, one step late: {where}; ask to "
                           "stop in the run that computed the value, when its result arrives")
     if last < expected:
-        raise CheckFailed(f"training ended at global step {last}, too early: {where}; compare the "
-                          "value that the step itself fetched, not one read in a run of its own "
-                          "or after the update")
+        raise CheckFailed(f"training ended at global step {last}, too early: "
+                          f"{where}; compare the value that the step itself fetched, "
+                          "not one read in a run of its own or after the update")
     raise CheckFailed(f"training ended at global step {last}: {where}")
 
 
@@ -179,8 +179,8 @@ def logged_steps(answer, calls=EXERCISE_3_CALLS, every_n_iter: int = EXERCISE_3_
     """Notebook 05, exercise 3: the values of ``step`` a LoggingTensorHook prints over ``calls``."""
     require_answer(answer, "logged_steps")
     if not isinstance(answer, (list, tuple)) or not all(is_whole_number(value) for value in answer):
-        raise CheckFailed("`logged_steps` should be a list of whole numbers: the values of `step` "
-                          "the hook logs, in order")
+        raise CheckFailed("`logged_steps` should be a list of whole numbers: "
+                          "the values of `step` the hook logs, in order")
     answer = [int(value) for value in answer]
     # for each call: the global steps its runs read (before their updates)
     runs = train_ranges(calls)
@@ -194,14 +194,14 @@ def logged_steps(answer, calls=EXERCISE_3_CALLS, every_n_iter: int = EXERCISE_3_
         raise CheckFailed("every_n_iter counts the hook's own runs, and they start again from 0 "
                           "in every train() call: the global step does not decide when it logs")
     if answer == [step for call in logged for step in call[1:]]:
-        raise CheckFailed("the hook also logs on its first run, the first step of every train() "
-                          "call")
+        raise CheckFailed("the hook also logs on its first run, "
+                          "the first step of every train() call")
     if answer == [step + 1 for step in expected]:
         raise CheckFailed("`step` is read in the same run as the update, so it is the global step "
                           "before it: a fresh model's first line says step = 0")
     described = "; ".join(
-        f"call {index + 1}, train(..., {kind}={count}), runs at global steps {call[0]} to "
-        f"{call[-1]}"
+        f"call {index + 1}, train(..., {kind}={count}), "
+        f"runs at global steps {call[0]} to {call[-1]}"
         if call else f"call {index + 1}, train(..., {kind}={count}), does not train at all"
         for index, ((kind, count), call) in enumerate(zip(calls, runs)))
     raise CheckFailed(f"{answer} is not it: {described}")

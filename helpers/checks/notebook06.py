@@ -74,14 +74,14 @@ def _mistakes(result: float) -> str | None:
                                "(what you get when labels and predictions trade places, or from "
                                "tf.compat.v1.metrics.mean_per_class_accuracy): precision divides "
                                "by how often each digit was predicted"),
-        (everything["predicted_only"], "a mean over the digits that were predicted: a digit never "
-                                       "predicted has precision 0 (as with zero_division=0) and "
-                                       "still counts, one of ten"),
+        (everything["predicted_only"], "a mean over the digits that were predicted: a "
+                                       "digit never predicted has precision 0 (as with "
+                                       "zero_division=0) and still counts, one of ten"),
         (float(np.mean(per_batch)), "the mean of the two batches' own precisions: the update op "
                                     "must add each batch's counts to running totals, and the "
                                     f"value divide those totals once ({PAIR_SECTION})"),
-        (per_batch[1], "the second batch alone: the update op must add each batch to running "
-                       f"totals ({PAIR_SECTION})"),
+        (per_batch[1], "the second batch alone: the update op must add "
+                       f"each batch to running totals ({PAIR_SECTION})"),
         (per_batch[0], "the first batch alone: the value must read totals that every batch's "
                        f"update adds to ({PAIR_SECTION})"),
     ]:
@@ -121,9 +121,9 @@ def macro_precision_metric(metric_fn) -> None:
         np.concatenate([b[0] for b in BATCHES]), np.concatenate([b[1] for b in BATCHES])
     )["macro"]
     if abs(result - expected) <= TOLERANCE:
-        correct(f"on two batches of ten-class labels your precision is {result:.4f}, the mean of "
-                "the ten per-digit precisions, as scikit-learn's precision_score(average='macro', "
-                "zero_division=0) gives")
+        correct(f"on two batches of ten-class labels your precision is {result:.4f}, "
+                "the mean of the ten per-digit precisions, as scikit-learn's "
+                "precision_score(average='macro', zero_division=0) gives")
         return
     described = (f"on two batches of ten-class labels your precision is {result:.4f}; the macro "
                  f"precision is {expected:.4f}")
@@ -143,8 +143,8 @@ def _is_one_number(answer, name: str) -> float:
         and getattr(answer, "size", None) == 1
         and not isinstance(answer, np.generic)
     ):
-        raise CheckFailed(f"`{name}` is a {type(answer).__name__} holding one value: take the "
-                          "number out with `.item()`")
+        raise CheckFailed(f"`{name}` is a {type(answer).__name__} holding "
+                          "one value: take the number out with `.item()`")
     if isinstance(answer, bool) or not isinstance(answer, (numbers.Real, np.generic)):
         raise CheckFailed(f"`{name}` should be one number, not a {type(answer).__name__}")
     return float(answer)
@@ -184,8 +184,8 @@ def sample_f1_at_best_test_step(answer, table) -> None:
         raise CheckFailed(f"{where}, the test set's: take the step from run 'eval', then read the "
                           "value of run 'eval_training_sample' at that step")
     if row["run"] != "eval_training_sample":
-        raise CheckFailed(f"{where}: the training sample's evaluations are run "
-                          "'eval_training_sample'")
+        raise CheckFailed(f"{where}: the training sample's "
+                          "evaluations are run 'eval_training_sample'")
     which = (" (the training sample's own best)" if value == sample["value"].max()
              else " (the last evaluation)" if step == sample["step"].max()
              else " (the first evaluation)" if step == sample["step"].min() else "")
@@ -214,14 +214,14 @@ def most_confused_pair(answer, matrix) -> None:
     top = max(matrix[row, column] for row in range(size) for column in range(size) if row != column)
     count = matrix[true, predicted]
     if count == top:
-        correct(f"true {true} predicted as {predicted}: {count:g} test images, the most common "
-                "mistake")
+        correct(f"true {true} predicted as {predicted}: "
+                f"{count:g} test images, the most common mistake")
         return
     if matrix[predicted, true] == top:
-        raise CheckFailed(f"a {true} read as a {predicted} happened {count:g} times, fewer than "
-                          "the most common mistake: the pair is (true digit, predicted digit), "
-                          "and the matrix's rows are the true digit, its columns the predicted "
-                          "one: check which is which")
-    raise CheckFailed(f"true {true} predicted as {predicted} happened {count:g} times; the most "
-                      f"common mistake happened {top:g} times: look for the largest count off the "
-                      "diagonal")
+        raise CheckFailed(f"a {true} read as a {predicted} happened {count:g} times, "
+                          "fewer than the most common mistake: the pair is (true "
+                          "digit, predicted digit), and the matrix's rows are the true "
+                          "digit, its columns the predicted one: check which is which")
+    raise CheckFailed(f"true {true} predicted as {predicted} happened {count:g} "
+                      f"times; the most common mistake happened {top:g} times: "
+                      "look for the largest count off the diagonal")

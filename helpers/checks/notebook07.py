@@ -40,12 +40,12 @@ def hook_decision(answer, scenario=None) -> None:
     timeline, patience = scenario["timeline"], scenario["patience"]
     min_steps = scenario["min_steps"]
     if not isinstance(answer, dict) or set(answer) != {"best_step", "stops_after"}:
-        raise CheckFailed("`decision` should be a dict with the two keys 'best_step' and "
-                          "'stops_after'")
+        raise CheckFailed("`decision` should be a dict with the "
+                          "two keys 'best_step' and 'stops_after'")
     for key, value in sorted(answer.items()):
         if not (is_whole_number(value) or (key == "stops_after" and value is None)):
-            raise CheckFailed(f"decision[{key!r}] should be a global step (a whole number), not "
-                              f"{value!r}")
+            raise CheckFailed(f"decision[{key!r}] should be a global "
+                              f"step (a whole number), not {value!r}")
     got_best = int(answer["best_step"])
     got_stop = None if answer["stops_after"] is None else int(answer["stops_after"])
     stop = stop_after(timeline, patience, True, min_steps)
@@ -69,18 +69,16 @@ def _wrong_best_step(got_best, best_at, stop, timeline, min_steps) -> None:
                           f"min_steps={min_steps}, and the hook skips every evaluation below "
                           "min_steps: it cannot be the best")
     if got_best in timeline and got_best > best_at and timeline[got_best] == timeline[best_at]:
-        raise CheckFailed(f"decision['best_step']: at step {got_best} the value equals the "
-                          "best so far, and an equal value is not an increase: the best stays "
-                          "at the earlier step")
+        raise CheckFailed(f"decision['best_step']: at step {got_best} the value "
+                          "equals the best so far, and an equal value is not "
+                          "an increase: the best stays at the earlier step")
     if got_best not in timeline:
         raise CheckFailed(f"decision['best_step']: there is no evaluation at step {got_best}")
     if stop is not None and got_best > stop:
-        raise CheckFailed("decision['best_step']: the hook asks to stop before step "
-                          f"{got_best}, so it never sees that evaluation: the best is the best "
-                          "when it stops")
-    raise CheckFailed(f"decision['best_step']: {got_best} is not it; go through the "
-                      "evaluations in order from min_steps on, keeping the best so far, until "
-                      "the hook stops")
+        raise CheckFailed(f"decision['best_step']: the hook asks to stop before step {got_best}, "
+                          "so it never sees that evaluation: the best is the best when it stops")
+    raise CheckFailed(f"decision['best_step']: {got_best} is not it; go through the evaluations "
+                      "in order from min_steps on, keeping the best so far, until the hook stops")
 
 
 def _wrong_stop(got_stop, stop, timeline, patience, min_steps) -> None:
@@ -123,8 +121,8 @@ def _hook_problem(hook, estimator, eval_name: str, every: int, patience: int) ->
         inspect.getclosurevars(rule).nonlocals if callable(rule) and hasattr(hook, "_timer") else {}
     )
     if "max_steps_without_improvement" not in found:
-        return ("`fixed_hook` should be what stop_if_no_increase_hook returns, not "
-                f"{type(hook).__name__}")
+        return ("`fixed_hook` should be what stop_if_no_increase_hook "
+                f"returns, not {type(hook).__name__}")
     name, steps, reads = (
         found["metric_name"],
         found["max_steps_without_improvement"],
@@ -145,11 +143,11 @@ def _hook_problem(hook, estimator, eval_name: str, every: int, patience: int) ->
         unit = (
             " (patience counts global steps, not evaluations)" if steps * every == patience else ""
         )
-        return (f"`fixed_hook` has max_steps_without_increase={steps}: keep PATIENCE_DEMO, "
-                f"{patience} steps{unit}")
+        return (f"`fixed_hook` has max_steps_without_increase={steps}: "
+                f"keep PATIENCE_DEMO, {patience} steps{unit}")
     if found["min_steps"]:
-        return (f"`fixed_hook` has min_steps={found['min_steps']}: it skips the first evaluations "
-                "and stops late")
+        return (f"`fixed_hook` has min_steps={found['min_steps']}: "
+                "it skips the first evaluations and stops late")
     if os.path.realpath(str(reads)) != os.path.realpath(str(estimator.eval_dir(eval_name))):
         return (f"`fixed_hook` reads {display_path(reads)}, but fixed_estimator's "
                 f"EvalSpec(name={eval_name!r}) writes to "
@@ -159,8 +157,8 @@ def _hook_problem(hook, estimator, eval_name: str, every: int, patience: int) ->
         return (f"`fixed_hook` looks every {secs} seconds: a run of a few seconds gets one look, "
                 "before any evaluation (section 'Trap 3: the 60-second timer')")
     if looks > every:
-        return (f"`fixed_hook` looks every {looks} steps, less often than evaluation runs (every "
-                f"{every}): it stops late")
+        return (f"`fixed_hook` looks every {looks} steps, less often "
+                f"than evaluation runs (every {every}): it stops late")
     return None
 
 
@@ -174,8 +172,8 @@ def stopped_early(
     import tensorflow as tf
     from tensorflow_estimator.python.estimator.early_stopping import read_eval_metrics
     if not isinstance(answer, tf.compat.v1.estimator.Estimator):  # add_metrics returns the v1 class
-        raise CheckFailed("`fixed_estimator` should be a tf.estimator.Estimator, not "
-                          f"{type(answer).__name__}")
+        raise CheckFailed("`fixed_estimator` should be a "
+                          f"tf.estimator.Estimator, not {type(answer).__name__}")
     if problem := _hook_problem(hook, answer, eval_name, every, patience):
         raise CheckFailed(problem)
     if os.path.realpath(str(answer.model_dir)) == os.path.realpath(str(broken_model_dir)):
@@ -190,8 +188,8 @@ def stopped_early(
     if not evaluated:
         others = sorted(path.name for path in Path(answer.model_dir).glob("eval*") if path.is_dir())
         raise CheckFailed(f"no evaluations in {folder.name}/ (found: "
-                          f"{', '.join(others) or 'none'}): keep EvalSpec(name={eval_name!r}), the "
-                          "exercise's evaluation set")
+                          f"{', '.join(others) or 'none'}): keep "
+                          f"EvalSpec(name={eval_name!r}), the exercise's evaluation set")
     if [step for step in evaluated if step % every == 0 and step < final] != list(
         range(every, final, every)
     ):
@@ -204,10 +202,10 @@ def stopped_early(
                           "by default train_and_evaluate evaluates at most every 10 minutes "
                           "(section 'Trap 4: evaluations skipped by `throttle_secs`')")
     if final != every + patience + 1:
-        raise CheckFailed(f"training ended at step {final}, and a working hook stops this model at "
-                          f"step {every + patience + 1}: run train_and_evaluate with fixed_hook in "
-                          "the TrainSpec, with the broken run's metric_fn (a run that raised ends "
-                          "at its last checkpoint)")
+        raise CheckFailed(f"training ended at step {final}, and a working hook stops this "
+                          f"model at step {every + patience + 1}: run train_and_evaluate "
+                          "with fixed_hook in the TrainSpec, with the broken run's "
+                          "metric_fn (a run that raised ends at its last checkpoint)")
     correct(f"the hook watched the macro precision in {folder.name}/, looked after each "
             f"evaluation, and stopped training at step {final}, {patience} steps after the first "
             f"evaluation, before max_steps={max_steps}")

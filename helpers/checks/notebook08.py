@@ -28,8 +28,8 @@ def fixed_serving_export(answer, images, classes, client_key: str = "pixels") ->
                           "export_saved_model returned")
     loaded = tf.saved_model.load(str(answer))
     if "serving_default" not in loaded.signatures:
-        raise CheckFailed("the SavedModel has no serving_default signature: export the course "
-                          "CNN's model_fn")
+        raise CheckFailed("the SavedModel has no serving_default "
+                          "signature: export the course CNN's model_fn")
     signature = loaded.signatures["serving_default"]
     _, keyword_inputs = signature.structured_input_signature
     if len(keyword_inputs) != 1:
@@ -45,8 +45,8 @@ def fixed_serving_export(answer, images, classes, client_key: str = "pixels") ->
                           "and the feature the model reads are two things")
     outputs = signature(**{key: tf.constant(np.asarray(images, dtype=np.float32))})
     if "classes" not in outputs:
-        raise CheckFailed(f"the signature returns {sorted(outputs)}, not 'classes': export the "
-                          "course CNN")
+        raise CheckFailed(f"the signature returns {sorted(outputs)}, "
+                          "not 'classes': export the course CNN")
     got, classes = outputs["classes"].numpy(), np.asarray(classes)
     if not np.array_equal(got, classes):
         raise CheckFailed("the SavedModel predicts a different class for "
@@ -72,27 +72,27 @@ def first_wrong_digit(answer, labels, classes) -> None:
     if isinstance(answer, np.ndarray) and answer.size == 1:
         answer = answer.item()
     if isinstance(answer, bool) or not isinstance(answer, (int, np.integer)):
-        raise CheckFailed(f"`first_wrong` should be a whole number, the position of a test digit, "
-                          f"not {answer!r}")
+        raise CheckFailed("`first_wrong` should be a whole number, the "
+                          f"position of a test digit, not {answer!r}")
     wrong = np.flatnonzero(classes != labels)
     first, answer = int(wrong[0]), int(answer)
     if answer != first:
         if answer == first + 1:
             hint = "one past it: positions count from 0, as in test_labels"
         elif answer == len(wrong):
-            hint = ("that is how many test digits are wrong; the exercise asks where the first "
-                    "one is")
+            hint = ("that is how many test digits are wrong; "
+                    "the exercise asks where the first one is")
         elif not 0 <= answer < len(labels):
             hint = f"there is no test digit {answer}: positions run from 0 to {len(labels) - 1}"
         elif answer == int(wrong[-1]):
             hint = "that is the last digit the model gets wrong: stop at the first"
         elif classes[answer] == labels[answer]:
             if answer < 10 and answer in (int(labels[first]), int(classes[first])):
-                hint = (f"the model gets test digit {answer} right; a class or a label is not a "
-                        "position in the test set")
+                hint = (f"the model gets test digit {answer} right; a class "
+                        "or a label is not a position in the test set")
             else:
-                hint = (f"the model classifies test digit {answer} correctly (as a "
-                        f"{int(classes[answer])})")
+                hint = (f"the model classifies test digit {answer} "
+                        f"correctly (as a {int(classes[answer])})")
         else:
             hint = f"the model gets test digit {answer} wrong, but an earlier one too"
         raise CheckFailed(f"`first_wrong` is {answer}: {hint}")

@@ -51,8 +51,8 @@ def second_worker_config(answer) -> None:
     if not is_whole_number(index):
         raise CheckFailed(f"the task index should be a whole number, not {index!r}")
     if index == 0:
-        raise CheckFailed("index 0 is the first worker (trainer-worker-0): the second one is "
-                          "index 1")
+        raise CheckFailed("index 0 is the first worker "
+                          "(trainer-worker-0): the second one is index 1")
     if index != 1:
         raise CheckFailed(f"index {index} is not the second worker: indexes count from 0 within "
                           "the 'worker' list, and the chief is not in that list")
@@ -108,8 +108,8 @@ def late_workers_rule(answer) -> None:
         if got and (min(got) < 0 or max(got) >= workers):
             hint = f"worker indexes run from 0 to {workers - 1}: the chief is not among them"
         elif got == [index for index in range(workers) if index * per_worker > seconds]:
-            hint = ("the first worker (index 0) already waits: each wait is one step longer than "
-                    "the index says")
+            hint = ("the first worker (index 0) already waits: each "
+                    "wait is one step longer than the index says")
         elif got == [index for index in range(workers) if (index + 1) * per_worker > seconds]:
             hint = f"no worker waits more than {most} s, however high its index"
         elif got == [index for index in range(workers) if waits(index) >= seconds]:

@@ -34,21 +34,26 @@ def _readings(labels, probabilities) -> dict:
     kept = dict(labels=list(range(probabilities.shape[1])), zero_division=0)
     above_half = (probabilities > 0.5).astype(float)
     flat_precision = (above_half * one_hot).sum() / max(above_half.sum(), 1)
+    micro = precision_score(labels, classes, average="micro", **kept)
+    above_half_macro = _per_class_precision(one_hot, above_half).mean()
+    macro_recall = recall_score(labels, classes, average="macro", **kept)
+    weighted = precision_score(labels, classes, average="weighted", **kept)
+    macro_f1 = f1_score(labels, classes, average="macro", **kept)
     readings = {
-        "the precision of all classes counted together (the micro average, which equals the "
-        "accuracy when each digit has one label): compute one precision per class, then average "
-        "them": precision_score(labels, classes, average="micro", **kept),
-        "a precision that counts every probability above 0.5 as a prediction, over all ten "
-        "columns at once: a digit is predicted as its most probable class, and the macro average "
-        "is taken over the classes": flat_precision,
-        "the average of per-class precisions that count a class as predicted when its probability "
-        "passes 0.5 (the metrics' default threshold), not when it is the largest of the "
-        "ten": _per_class_precision(one_hot, above_half).mean(),
-        "the macro recall: precision divides by the times a class was predicted, recall by the "
-        "times it was the true class": recall_score(labels, classes, average="macro", **kept),
-        "the weighted average of the per-class precisions: the macro average gives every class "
-        "the same weight": precision_score(labels, classes, average="weighted", **kept),
-        "the macro F1, not the precision": f1_score(labels, classes, average="macro", **kept),
+        ("the precision of all classes counted together (the micro average, which equals the "
+         "accuracy when each digit has one label): compute one precision per class, then "
+         "average them"): micro,
+        ("a precision that counts every probability above 0.5 as a prediction, over all ten "
+         "columns at once: a digit is predicted as its most probable class, and the macro "
+         "average is taken over the classes"): flat_precision,
+        ("the average of per-class precisions that count a class as predicted when its "
+         "probability passes 0.5 (the metrics' default threshold), not when it is the largest "
+         "of the ten"): above_half_macro,
+        ("the macro recall: precision divides by the times a class was predicted, recall by "
+         "the times it was the true class"): macro_recall,
+        ("the weighted average of the per-class precisions: the macro average gives every "
+         "class the same weight"): weighted,
+        "the macro F1, not the precision": macro_f1,
     }
     for k, value in enumerate(precision_score(labels, classes, average=None, **kept)):
         readings[f"the precision of class {k} alone: the macro precision averages all ten"] = value
@@ -68,15 +73,15 @@ def keras_macro_precision(answer, labels, probabilities) -> None:
             raise TypeError(answer)
         array = np.asarray(answer, dtype=np.float64)
     except (TypeError, ValueError):
-        raise CheckFailed("`precision_macro` should be a number, not a "
-                          f"{type(answer).__name__}") from None
+        raise CheckFailed("`precision_macro` should be a number, "
+                          f"not a {type(answer).__name__}") from None
     labels, probabilities = np.asarray(labels), np.asarray(probabilities, dtype=np.float64)
     if array.size == probabilities.shape[1]:
         raise CheckFailed(f"`precision_macro` holds {array.size} values, one per class: the macro "
                           "precision is one number, their average")
     if array.size != 1:
-        raise CheckFailed("`precision_macro` should be one number, not an array of shape "
-                          f"{array.shape}")
+        raise CheckFailed("`precision_macro` should be one number, "
+                          f"not an array of shape {array.shape}")
     value = float(array.reshape(()))
     if not np.isfinite(value):
         raise CheckFailed(f"`precision_macro` is {value}: the metric got no valid data")
@@ -86,8 +91,8 @@ def keras_macro_precision(answer, labels, probabilities) -> None:
         zero_division=0,
     )
     if abs(value - expected) <= PRECISION_TOLERANCE:
-        return correct(f"{value:.4f}, scikit-learn's macro precision of the same predictions is "
-                       f"{expected:.4f}")
+        return correct(f"{value:.4f}, scikit-learn's macro precision "
+                       f"of the same predictions is {expected:.4f}")
     for what, reading in _readings(labels, probabilities).items():
         if abs(value - reading) <= PRECISION_TOLERANCE:
             raise CheckFailed(f"{value:.4f} is {what}")
@@ -123,8 +128,8 @@ def piecewise_schedule(
         try:
             got[step] = float(np.asarray(answer(step)))
         except Exception as error:  # noqa: BLE001 - report any failure in one sentence
-            raise CheckFailed(f"calling `schedule({step})` failed with {type(error).__name__}: "
-                              f"{error}") from None
+            raise CheckFailed(f"calling `schedule({step})` failed with "
+                              f"{type(error).__name__}: {error}") from None
     want = {step: _piecewise(step, boundaries, values) for step in steps}
 
     def same(a, b):
