@@ -45,7 +45,7 @@ class CrashAtStep(tf.estimator.SessionRunHook):
 
 @contextlib.contextmanager
 def short_graph_errors() -> Iterator[None]:
-    """Re-raise a ``tf.errors.OpError`` of the block, same type, without its message's file lines."""
+    """Re-raise a ``tf.errors.OpError`` of the block, same type, without its file lines."""
     try:
         yield
     except tf.errors.OpError as error:

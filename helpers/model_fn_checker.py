@@ -231,7 +231,7 @@ def check_model_fn(
 
 
 def check_signature(model_fn: Callable, params: dict | None, report: ModelFnReport) -> bool:
-    """Judge the parameter names by Estimator's rule; True when Estimator would call the model_fn."""
+    """Judge the parameter names by Estimator's rule; True when Estimator would call it."""
     args, estimator_error = list(function_utils.fn_args(model_fn)), None
     # its "params not passed" warning is not the learner's business here
     with logger_level(logging.ERROR):
@@ -594,7 +594,7 @@ def check_batch_independence(
 def check_repeatable(
     session: tf.compat.v1.Session, tensors: dict, mode_name: str, found: ModelFnReport
 ) -> bool:
-    """Run ``tensors`` twice on one batch: a difference (warned, True) means something random is on."""
+    """Run ``tensors`` twice on one batch: a difference (warned, True) means randomness is on."""
     key, change = _largest_change(session.run(tensors), session.run(tensors))
     if key is not None:
         found.warn(
@@ -910,7 +910,7 @@ def _describe(features: dict) -> str:
 
 
 def explain_run_error(mode_name: str, error: tf.errors.OpError, batch_size: int) -> str:
-    """The sentence for an error TensorFlow raised running a branch: its cause, where, and a hint."""
+    """The sentence for an error TensorFlow raised running a branch: cause, where, and a hint."""
     sentence = (
         f"running the {mode_name} branch on a batch of {batch_size} raised {_run_error(error)}"
     )
@@ -1028,7 +1028,7 @@ def _largest_change(first: dict, second: dict) -> tuple[str | None, float]:
 
 
 def _ancestors(items) -> set:
-    """Every op the given tensors or ops depend on (data and control inputs), themselves included."""
+    """Every op the given tensors or ops depend on (data and control inputs), and themselves."""
     stack, seen = (
         [item if isinstance(item, tf.Operation) else item.op for item in items if item is not None],
         set(),

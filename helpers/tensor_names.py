@@ -185,7 +185,6 @@ def _mode_graphs(names: list) -> tuple[str | None, dict]:
         try:
             with logger_level(logging.WARNING):  # "Calling model_fn." belongs to the real calls
                 graphs[mode] = build_graph(estimator.model_fn, None, mode, features, labels)
-        # noqa: BLE001 - the learner's model_fn may need inputs these placeholders lack
-        except Exception:
+        except Exception:  # noqa: BLE001 - the model_fn may need inputs these placeholders lack
             continue
     return running, graphs

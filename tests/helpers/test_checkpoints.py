@@ -1,8 +1,9 @@
-"""helpers.checkpoints (the simulated crash, short graph errors) and notebook 04's compare_with_checkpoint.
+"""helpers.checkpoints (the simulated crash, short graph errors) and notebook 04's
+compare_with_checkpoint.
 
-The crash tests train a one-variable model for a few steps (about a second
-each) and check what notebook 04 teaches: a run that ends with an exception
-writes no final checkpoint, so resuming restores the last periodic one.
+The crash tests train a one-variable model for a few steps (about a second each) and check what
+notebook 04 teaches: a run that ends with an exception writes no final checkpoint, so resuming
+restores the last periodic one.
 """
 
 import numpy as np
@@ -13,7 +14,9 @@ from helpers import checkpoints, model_dirs, model_graph, models
 from tools.notebook_code import definitions
 from tests.support.models import tiny_estimator, tiny_input_fn
 
-compare_with_checkpoint = definitions("04_training_and_checkpoints.ipynb")["compare_with_checkpoint"]
+compare_with_checkpoint = definitions("04_training_and_checkpoints.ipynb")[
+    "compare_with_checkpoint"
+]
 
 
 def checkpointed(model_dir):
@@ -35,7 +38,9 @@ def test_crash_keeps_only_the_periodic_checkpoints_and_resume_restores_the_last(
 def test_keyboard_interrupt_writes_no_final_checkpoint_either(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         checkpointed(tmp_path).train(
-            tiny_input_fn, steps=100, hooks=[checkpoints.CrashAtStep(7, exception=KeyboardInterrupt)]
+            tiny_input_fn,
+            steps=100,
+            hooks=[checkpoints.CrashAtStep(7, exception=KeyboardInterrupt)],
         )
     assert model_dirs.checkpoint_steps(tmp_path) == [0, 5]
 
@@ -51,7 +56,9 @@ def test_crash_step_must_be_positive():
 
 
 def variable_shapes(model_fn, params):
-    """``{name: shape}`` of the variables of ``model_fn``'s training graph, as compare_with_checkpoint reads them."""
+    """``{name: shape}`` of the variables of ``model_fn``'s training graph, as
+    compare_with_checkpoint reads them.
+    """
     graph = model_graph.build_graph(model_fn, params)
     variables = graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES)
     return {var.op.name: tuple(var.shape.as_list()) for var in variables}
@@ -78,17 +85,31 @@ def test_compare_with_checkpoint_names_each_kind_of_change(tmp_path):
     assert set(same["match"]) == {"same"} and "dense/kernel/Adam" not in same.index
 
     wider = compare_with_checkpoint(models.cnn_model_fn, {**small, "dense_units": 64}, tmp_path)
-    assert sorted(wider.index[wider["match"] == "different shape"]) == ["dense/bias", "dense/kernel", "dense_1/kernel"]
-    assert wider.loc["dense/kernel", "checkpoint"] == "[784, 32]" and wider.loc["dense/kernel", "model"] == "[784, 64]"
+    assert sorted(wider.index[wider["match"] == "different shape"]) == [
+        "dense/bias",
+        "dense/kernel",
+        "dense_1/kernel",
+    ]
+    assert (
+        wider.loc["dense/kernel", "checkpoint"] == "[784, 32]"
+        and wider.loc["dense/kernel", "model"] == "[784, 64]"
+    )
 
-    deeper = compare_with_checkpoint(models.cnn_model_fn, {**small, "filters": (8, 16, 32)}, tmp_path)
-    assert sorted(deeper.index[deeper["match"] == "only in model"]) == ["conv2d_2/bias", "conv2d_2/kernel"]
+    deeper = compare_with_checkpoint(
+        models.cnn_model_fn, {**small, "filters": (8, 16, 32)}, tmp_path
+    )
+    assert sorted(deeper.index[deeper["match"] == "only in model"]) == [
+        "conv2d_2/bias",
+        "conv2d_2/kernel",
+    ]
     assert deeper.loc["conv2d_2/kernel", "checkpoint"] == "-"
 
     shallower = compare_with_checkpoint(models.cnn_model_fn, {**small, "filters": (8,)}, tmp_path)
     assert "only in checkpoint" in set(shallower["match"])
 
-    everything = compare_with_checkpoint(models.cnn_model_fn, small, tmp_path, include_optimizer=True)
+    everything = compare_with_checkpoint(
+        models.cnn_model_fn, small, tmp_path, include_optimizer=True
+    )
     assert "dense/kernel/Adam" in everything.index and "beta1_power" in everything.index
 
 
@@ -98,7 +119,7 @@ Graph execution error:
 
 Detected at node 'save/RestoreV2' defined at (most recent call last):
     File "/home/ana/course/x.py", line 24, in <module>
-    File "/home/ana/.venv/lib/python3.11/site-packages/tensorflow/python/training/saver.py", line 946, in build
+    File "/home/ana/.venv/lib/python3.11/site-packages/tensorflow/.../saver.py", line 946, in build
 Node: 'save/RestoreV2'
 Key conv2d_2/bias not found in checkpoint
 \t [[{{node save/RestoreV2}}]]"""

@@ -33,7 +33,10 @@ def test_a_function_of_51_lines_is_found(tmp_path):
     body = "".join(f"    x{i} = {i}\n" for i in range(49))
     method_body = body.replace("    x", "        x")
     (folder / "checks" / "module.py").write_text(
-        "def fits():\n" + body + "\n\nclass A:\n    def too_long(self):\n" + method_body
+        "def fits():\n"
+        + body
+        + "\n\nclass A:\n    def too_long(self):\n"
+        + method_body
         + "        pass\n\n\ndef also_fits():\n    pass\n"
     )
     # fits: 1 + 49 lines; too_long: 1 + 49 + 1 = 51 lines

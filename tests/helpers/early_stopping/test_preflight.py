@@ -18,10 +18,28 @@ from helpers import early_stopping, inputs, metrics
 from tools.notebook_code import definitions
 from tests.support.models import linear_estimator
 
-HookProbe, replay = itemgetter("HookProbe", "replay")(definitions("07_early_stopping.ipynb", ("HookProbe", "replay")))
+HookProbe, replay = itemgetter("HookProbe", "replay")(
+    definitions("07_early_stopping.ipynb", ("HookProbe", "replay"))
+)
 
-DTYPES = [tf.float16, tf.bfloat16, tf.float32, tf.float64, tf.int8, tf.int16, tf.int32, tf.int64,
-          tf.uint8, tf.uint16, tf.uint32, tf.uint64, tf.bool, tf.complex64, tf.complex128, tf.string]
+DTYPES = [
+    tf.float16,
+    tf.bfloat16,
+    tf.float32,
+    tf.float64,
+    tf.int8,
+    tf.int16,
+    tf.int32,
+    tf.int64,
+    tf.uint8,
+    tf.uint16,
+    tf.uint32,
+    tf.uint64,
+    tf.bool,
+    tf.complex64,
+    tf.complex128,
+    tf.string,
+]
 
 
 def spec():
@@ -42,7 +60,11 @@ def test_written_as_scalar_follows_estimators_own_summary_writer(tmp_path, dtype
 
 def test_the_written_dtypes_are_listed_from_the_rule():
     assert [dtype.name for dtype in DTYPES if early_stopping.written_as_scalar(dtype)] == [
-        "float32", "float64", "int32", "int64"]
+        "float32",
+        "float64",
+        "int32",
+        "int64",
+    ]
 
 
 def test_a_float16_metric_fails_the_preflight_as_the_real_hook_would_fail(tmp_path):
@@ -50,20 +72,24 @@ def test_a_float16_metric_fails_the_preflight_as_the_real_hook_would_fail(tmp_pa
     with pytest.raises(early_stopping.EarlyStoppingProblem) as caught:
         early_stopping.preflight(estimator, spec(), "accuracy_half")
     message = str(caught.value)
-    assert message.startswith("metric_name='accuracy_half' is a float16 scalar, and Estimator writes only "
-                              "float32, float64, int32 and int64 scalars to the event file")
+    assert message.startswith(
+        "metric_name='accuracy_half' is a float16 scalar, and Estimator writes only "
+        "float32, float64, int32 and int64 scalars to the event file"
+    )
     assert "so the hook would raise KeyError: 'accuracy_half'" in message
     assert "tf.cast(value, tf.float32)" in message and "\n" not in message
     assert "accuracy_half" not in message.split("choose one of ")[1]  # not offered as a choice
 
-    # What the pre-flight predicts: a real evaluation returns it, does not write it, and the hook fails.
+    # What the pre-flight predicts: a real evaluation returns it, does not write it, and the hook
+    # fails.
     estimator.train(inputs.make_train_input_fn(batch_size=10), steps=1)
     returned = estimator.evaluate(inputs.make_eval_input_fn(count=10))
     assert isinstance(returned["accuracy_half"], np.float16)
     written = estimator_early_stopping.read_eval_metrics(estimator.eval_dir())
     assert "accuracy_half" not in written[1] and "accuracy_double" in written[1]
     hook = tf.estimator.experimental.stop_if_no_increase_hook(
-        estimator, "accuracy_half", 100, run_every_secs=None, run_every_steps=1)
+        estimator, "accuracy_half", 100, run_every_secs=None, run_every_steps=1
+    )
     with HookProbe(hook) as probe, pytest.raises(KeyError, match="accuracy_half"):
         probe.asks_to_stop(2)
 
@@ -73,7 +99,11 @@ def test_float64_and_float32_scalars_pass(tmp_path):
     report = early_stopping.preflight(estimator, spec(), "accuracy_double")
     assert report.results["accuracy_double"] == early_stopping.Result((), "float64")
     assert report.results["loss"] == early_stopping.Result((), "float32")
-    assert "accuracy_half" not in repr(report) and "accuracy, " in repr(report) and "f1_macro" in repr(report)
+    assert (
+        "accuracy_half" not in repr(report)
+        and "accuracy, " in repr(report)
+        and "f1_macro" in repr(report)
+    )
 
 
 # --- min_steps and max_steps ----------------------------------------------------------------
@@ -84,28 +114,44 @@ def test_min_steps_not_below_max_steps_is_caught(tmp_path):
     with pytest.raises(early_stopping.EarlyStoppingProblem) as caught:
         early_stopping.preflight(estimator, spec(), "accuracy", min_steps=8000, max_steps=4000)
     assert str(caught.value) == (
-        "min_steps=8000 is not below max_steps=4000: the hook ignores every evaluation before global step 8000 "
-        "and training ends at step 4000, so it can never stop training early: lower min_steps (or raise "
-        "max_steps).")
-    with pytest.raises(early_stopping.EarlyStoppingProblem, match="min_steps=4000 is not below max_steps=4000"):
+        "min_steps=8000 is not below max_steps=4000: the hook ignores every evaluation before "
+        "global step 8000 and training ends at step 4000, so it can never stop training early: "
+        "lower min_steps (or raise max_steps)."
+    )
+    with pytest.raises(
+        early_stopping.EarlyStoppingProblem, match="min_steps=4000 is not below max_steps=4000"
+    ):
         early_stopping.preflight(estimator, spec(), "accuracy", min_steps=4000, max_steps=4000)
 
 
 def test_min_steps_plus_patience_not_below_max_steps_is_caught(tmp_path):
     estimator = linear_estimator(tmp_path)
-    with pytest.raises(early_stopping.EarlyStoppingProblem,
-                       match=r"^min_steps \+ patience = 3000 \+ 1000 = 4000 is not below max_steps=4000: "):
-        early_stopping.preflight(estimator, spec(), "accuracy", min_steps=3000, max_steps=4000, patience=1000)
+    with pytest.raises(
+        early_stopping.EarlyStoppingProblem,
+        match=r"^min_steps \+ patience = 3000 \+ 1000 = 4000 is not below max_steps=4000: ",
+    ):
+        early_stopping.preflight(
+            estimator, spec(), "accuracy", min_steps=3000, max_steps=4000, patience=1000
+        )
 
 
 def test_steps_that_leave_room_pass_and_say_so(tmp_path):
     estimator = linear_estimator(tmp_path)
-    report = early_stopping.preflight(estimator, spec(), "accuracy", min_steps=1200, max_steps=4000, patience=400)
-    assert repr(report).endswith(" It can stop training from step 1600 on (min_steps + patience), "
-                                 "before max_steps=4000.")
-    without_patience = early_stopping.preflight(estimator, spec(), "accuracy", min_steps=1200, max_steps=4000)
-    assert repr(without_patience).endswith(" It counts the evaluations from step 1200 on, before max_steps=4000.")
-    assert repr(early_stopping.preflight(estimator, spec(), "accuracy")).endswith("where the evaluations are written.")
+    report = early_stopping.preflight(
+        estimator, spec(), "accuracy", min_steps=1200, max_steps=4000, patience=400
+    )
+    assert repr(report).endswith(
+        " It can stop training from step 1600 on (min_steps + patience), before max_steps=4000."
+    )
+    without_patience = early_stopping.preflight(
+        estimator, spec(), "accuracy", min_steps=1200, max_steps=4000
+    )
+    assert repr(without_patience).endswith(
+        " It counts the evaluations from step 1200 on, before max_steps=4000."
+    )
+    assert repr(early_stopping.preflight(estimator, spec(), "accuracy")).endswith(
+        "where the evaluations are written."
+    )
 
 
 def test_the_real_hook_never_stops_when_min_steps_plus_patience_reach_max_steps(tmp_path):
@@ -113,11 +159,18 @@ def test_the_real_hook_never_stops_when_min_steps_plus_patience_reach_max_steps(
     timeline = {100: 0.9, 200: 0.1, 300: 0.5, 400: 0.4}
     assert early_stopping.steps_problem(300, 500, 200) is not None
     estimator = linear_estimator(tmp_path)
-    table = replay(timeline, "accuracy", lambda: tf.estimator.experimental.stop_if_no_increase_hook(
-        estimator, "accuracy", 200, min_steps=300, run_every_secs=None, run_every_steps=1), estimator.eval_dir(),
-        min_steps=300)
+    table = replay(
+        timeline,
+        "accuracy",
+        lambda: tf.estimator.experimental.stop_if_no_increase_hook(
+            estimator, "accuracy", 200, min_steps=300, run_every_secs=None, run_every_steps=1
+        ),
+        estimator.eval_dir(),
+        min_steps=300,
+    )
     assert not table["hook asks to stop"].any()
-    assert early_stopping.steps_problem(200, 500, 200) is None  # 200 + 200 < 500: it could stop at 400
+    # 200 + 200 < 500: it could stop at 400
+    assert early_stopping.steps_problem(200, 500, 200) is None
 
 
 # --- the suggested name ------------------------------------------------------------------------
@@ -125,5 +178,7 @@ def test_the_real_hook_never_stops_when_min_steps_plus_patience_reach_max_steps(
 
 def test_f1_underscore_suggests_the_macro_f1_first(tmp_path):
     estimator = linear_estimator(tmp_path, metrics.course_metrics)
-    with pytest.raises(early_stopping.EarlyStoppingProblem, match=r"\(did you mean 'f1_macro' or 'f1_micro'\?\)"):
+    with pytest.raises(
+        early_stopping.EarlyStoppingProblem, match=r"\(did you mean 'f1_macro' or 'f1_micro'\?\)"
+    ):
         early_stopping.preflight(estimator, spec(), "f1_")

@@ -1,11 +1,10 @@
-"""The model_fn checker reports the actual cause of a mistake, where it is, and only hints that follow.
+"""The model_fn checker reports the actual cause of a mistake, where it is, and only hints that
+follow.
 
-Run-time errors keep TensorFlow's cause and the learner's
-line; a PREDICT branch with another network, a network built twice, a
-bool-casting precision and dropout left on are caught; a hint (labels=None, the
-course's inputs) appears only when the error comes from what it names. Each
-model_fn here has exactly one thing wrong; the helpers come from
-``tests/support/model_fns.py``.
+Run-time errors keep TensorFlow's cause and the learner's line; a PREDICT branch with another
+network, a network built twice, a bool-casting precision and dropout left on are caught; a hint
+(labels=None, the course's inputs) appears only when the error comes from what it names. Each
+model_fn here has exactly one thing wrong; the helpers come from ``tests/support/model_fns.py``.
 """
 
 import inspect
@@ -44,21 +43,24 @@ def _from_logits(logits_fn, predictions=lambda logits: {"classes": tf.argmax(log
     return model_fn
 
 
-# --------------------------------------------------------------------------- 6: run-time errors keep their cause
+# --------------------------------------------------------------------------- 6: run-time errors
+# keep their cause
 
 
 def test_a_run_time_error_names_its_cause_and_the_learners_line():
     def model_fn(features, labels, mode, params):
-        rows = tf.reshape(features["image"], [-1, 100])  # 4 * 784 values do not split into rows of 100
+        # 4 * 784 values do not split into rows of 100
+        rows = tf.reshape(features["image"], [-1, 100])
         classes = tf.argmax(tf.keras.layers.Dense(10)(rows), axis=1)
         return tf.estimator.EstimatorSpec(mode, predictions={"classes": classes})
 
     sentence = check_model_fn(model_fn).findings[0].sentence
     line = _line_of(model_fn, "rows = tf.reshape")
     assert sentence.startswith(
-        "running the PREDICT branch on a batch of 4 raised InvalidArgumentError: Input to reshape is a tensor "
-        "with 3136 values, but the requested shape requires a multiple of 100 "
-        f"(line {line} of `model_fn` in {HERE}: `rows = tf.reshape(features[\"image\"], [-1, 100])")
+        "running the PREDICT branch on a batch of 4 raised InvalidArgumentError: Input to reshape "
+        "is a tensor with 3136 values, but the requested shape requires a multiple of 100 "
+        f'(line {line} of `model_fn` in {HERE}: `rows = tf.reshape(features["image"], [-1, 100])'
+    )
     assert "Graph execution error" not in sentence and "/work/" not in sentence
     assert 'it ran on features {"image": float32 [batch, 28, 28]}' in sentence
     assert "labels" not in sentence  # only the features reach the reshape
@@ -68,9 +70,13 @@ def test_an_index_out_of_range_names_the_index_and_the_labels():
     def model_fn(features, labels, mode, params):
         logits = dense_logits(features)
         if mode == ModeKeys.PREDICT:
-            return tf.estimator.EstimatorSpec(mode, predictions={"classes": tf.argmax(logits, axis=1)})
+            return tf.estimator.EstimatorSpec(
+                mode, predictions={"classes": tf.argmax(logits, axis=1)}
+            )
         weights = tf.gather(tf.constant([1.0, 2.0, 3.0]), labels)  # the label 3 has no weight
-        loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits, weights=weights)
+        loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(
+            labels=labels, logits=logits, weights=weights
+        )
         if mode == ModeKeys.EVAL:
             return tf.estimator.EstimatorSpec(mode, loss=loss)
         return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=minimize(loss))
@@ -94,19 +100,24 @@ def test_the_eval_side_of_argmax_without_axis_is_explained():
     assert sentence.endswith("write `tf.argmax(logits, axis=1)`")
 
 
-# --------------------------------------------------------------------------- 7: the same network in every mode
+# --------------------------------------------------------------------------- 7: the same network in
+# every mode
 
 
 def test_a_predict_branch_with_another_network_is_a_problem():
     def model_fn(features, labels, mode, params):
         if mode == ModeKeys.PREDICT:
             logits = tf.keras.layers.Dense(32)(tf.reshape(features["image"], [-1, 28 * 28]))
-            return tf.estimator.EstimatorSpec(mode, predictions={"probabilities": tf.nn.softmax(logits)})
+            return tf.estimator.EstimatorSpec(
+                mode, predictions={"probabilities": tf.nn.softmax(logits)}
+            )
         return good_model_fn(features, labels, mode, params)
 
     sentence = only_finding(check_model_fn(model_fn), "PREDICT")
-    assert sentence.startswith("the PREDICT branch builds other trainable variables than TRAIN (other shapes: "
-                               "dense/kernel (784, 32) in PREDICT, (784, 10) in TRAIN")
+    assert sentence.startswith(
+        "the PREDICT branch builds other trainable variables than TRAIN (other shapes: "
+        "dense/kernel (784, 32) in PREDICT, (784, 10) in TRAIN"
+    )
     assert "restores the weights trained in TRAIN into it by name" in sentence
 
 
@@ -115,7 +126,9 @@ def test_variables_only_in_one_mode_are_named():
         if mode == ModeKeys.PREDICT:
             hidden = tf.keras.layers.Dense(16)(tf.reshape(features["image"], [-1, 28 * 28]))
             logits = tf.keras.layers.Dense(10)(hidden)
-            return tf.estimator.EstimatorSpec(mode, predictions={"classes": tf.argmax(logits, axis=1)})
+            return tf.estimator.EstimatorSpec(
+                mode, predictions={"classes": tf.argmax(logits, axis=1)}
+            )
         return good_model_fn(features, labels, mode, params)
 
     sentence = only_finding(check_model_fn(model_fn), "PREDICT")
@@ -127,12 +140,17 @@ def test_a_network_built_twice_in_predict_only():
     def model_fn(features, labels, mode, params):
         if mode == ModeKeys.PREDICT:
             dense_logits(features)  # a first copy, left over
-            return tf.estimator.EstimatorSpec(mode, predictions={"classes": tf.argmax(dense_logits(features), axis=1)})
+            return tf.estimator.EstimatorSpec(
+                mode, predictions={"classes": tf.argmax(dense_logits(features), axis=1)}
+            )
         return good_model_fn(features, labels, mode, params)
 
     sentence = only_finding(check_model_fn(model_fn), "PREDICT")
     assert "only in PREDICT: dense_1/kernel (784, 10), dense_1/bias (10,)" in sentence
-    assert "(the PREDICT branch builds the network twice: its 4 variables are the same 2 shapes two times)" in sentence
+    assert (
+        "(the PREDICT branch builds the network twice: its 4 variables are the same 2 shapes two "
+        "times)" in sentence
+    )
 
 
 def test_predictions_from_a_second_untrained_copy_of_the_network():
@@ -148,8 +166,10 @@ def test_predictions_from_a_second_untrained_copy_of_the_network():
 
     report = check_model_fn(model_fn)
     sentence = only_finding(report, "PREDICT")
-    assert sentence.startswith("the predictions use dense/kernel (784, 10), dense/bias (10,), which training "
-                               "never changes because the TRAIN loss does not depend on them")
+    assert sentence.startswith(
+        "the predictions use dense/kernel (784, 10), dense/bias (10,), which training "
+        "never changes because the TRAIN loss does not depend on them"
+    )
     assert "builds the network twice" in sentence
     assert report.branches["TRAIN"].untrained == ("dense/kernel", "dense/bias")
     assert report.warnings == []  # said once, where it matters
@@ -164,8 +184,10 @@ def test_an_unused_second_network_is_a_warning():
     assert report.ok
     assert len(report.warnings) == 1 and report.warnings[0].mode == "TRAIN"
     assert report.warnings[0].sentence.startswith(
-        "the TRAIN loss does not depend on 2 of the 4 trainable variables (dense/kernel (784, 10), dense/bias "
-        "(10,)), so training never changes them (the TRAIN branch builds the network twice")
+        "the TRAIN loss does not depend on 2 of the 4 trainable variables (dense/kernel (784, 10), "
+        "dense/bias (10,)), so training never changes them (the TRAIN branch builds the network "
+        "twice"
+    )
 
 
 def test_the_course_cnn_trains_every_variable():
@@ -183,12 +205,16 @@ def test_the_course_cnn_trains_every_variable():
 @pytest.mark.parametrize("function", ["precision", "recall"])
 def test_bool_casting_precision_on_ten_classes_is_a_warning(function):
     def metric_ops(labels, classes):
-        return {function: getattr(tf.compat.v1.metrics, function)(labels=labels, predictions=classes)}
+        return {
+            function: getattr(tf.compat.v1.metrics, function)(labels=labels, predictions=classes)
+        }
 
     report = check_model_fn(variant(metrics=metric_ops))
     assert report.ok and len(report.warnings) == 1 and report.warnings[0].mode == "EVAL"
     sentence = report.warnings[0].sentence
-    assert sentence.startswith(f"eval_metric_ops['{function}'] casts class ids to bool (values 0 to ")
+    assert sentence.startswith(
+        f"eval_metric_ops['{function}'] casts class ids to bool (values 0 to "
+    )
     assert f"as `tf.compat.v1.metrics.{function}` does" in sentence
     assert "helpers.metrics.precision_recall_f1" in sentence
 
@@ -206,11 +232,15 @@ def test_dropout_left_on_outside_train_is_a_warning():
         hidden = tf.keras.layers.Dense(64)(tf.reshape(features["image"], [-1, 28 * 28]))
         return tf.keras.layers.Dense(10)(tf.keras.layers.Dropout(0.5)(hidden, training=True))
 
-    report = check_model_fn(_from_logits(logits_fn, lambda logits: {"probabilities": tf.nn.softmax(logits)}))
+    report = check_model_fn(
+        _from_logits(logits_fn, lambda logits: {"probabilities": tf.nn.softmax(logits)})
+    )
     assert report.ok
     assert [w.mode for w in report.warnings] == ["PREDICT", "EVAL"]
     predict, evaluate = (w.sentence for w in report.warnings)
-    assert predict.startswith("predictions['probabilities'] differs between two runs of PREDICT on the same batch")
+    assert predict.startswith(
+        "predictions['probabilities'] differs between two runs of PREDICT on the same batch"
+    )
     assert evaluate.startswith("the loss differs between two runs of EVAL on the same batch")
     assert "dropout" in predict and "`training=(mode == tf.estimator.ModeKeys.TRAIN)`" in predict
 
@@ -218,10 +248,15 @@ def test_dropout_left_on_outside_train_is_a_warning():
 def test_batch_normalization_in_training_mode_at_prediction_is_a_warning():
     def logits_fn(features):
         hidden = tf.keras.layers.Dense(64)(tf.reshape(features["image"], [-1, 28 * 28]))
-        return tf.keras.layers.Dense(10)(tf.keras.layers.BatchNormalization()(hidden, training=True))
+        return tf.keras.layers.Dense(10)(
+            tf.keras.layers.BatchNormalization()(hidden, training=True)
+        )
 
-    report = check_model_fn(_from_logits(logits_fn, lambda logits: {"probabilities": tf.nn.softmax(logits)}))
-    # TRAIN: its train_op does not run the layer's update ops either (tests/helpers/model_fn_checker/test_structure.py)
+    report = check_model_fn(
+        _from_logits(logits_fn, lambda logits: {"probabilities": tf.nn.softmax(logits)})
+    )
+    # TRAIN: its train_op does not run the layer's update ops either
+    # (tests/helpers/model_fn_checker/test_structure.py)
     assert report.ok and [w.mode for w in report.warnings] == ["PREDICT", "TRAIN"]
     assert "moving averages stay at their initial values" in report.warnings[1].sentence
     assert "changes by up to" in report.warnings[0].sentence
@@ -230,14 +265,17 @@ def test_batch_normalization_in_training_mode_at_prediction_is_a_warning():
 
 def test_a_fixed_batch_size_is_a_warning():
     def model_fn(features, labels, mode, params):
-        logits = tf.keras.layers.Dense(10)(tf.reshape(features["image"], [4, 28 * 28]))  # 4: the batch size
+        # 4: the batch size
+        logits = tf.keras.layers.Dense(10)(tf.reshape(features["image"], [4, 28 * 28]))
         return tf.estimator.EstimatorSpec(mode, predictions={"classes": tf.argmax(logits, axis=1)})
 
     report = check_model_fn(model_fn)
     assert [w.mode for w in report.warnings] == ["PREDICT"]
     sentence = report.warnings[0].sentence
-    assert sentence.startswith("PREDICT works on a batch of 4 but not on 2 examples, where it raised "
-                               "InvalidArgumentError: Input to reshape is a tensor with 1568 values")
+    assert sentence.startswith(
+        "PREDICT works on a batch of 4 but not on 2 examples, where it raised "
+        "InvalidArgumentError: Input to reshape is a tensor with 1568 values"
+    )
     assert f"(line {_line_of(model_fn, '[4, 28 * 28]')} of `model_fn`" in sentence
     assert sentence.endswith("write -1 (or `tf.shape(...)[0]`) for the batch dimension")
 
@@ -246,13 +284,16 @@ def test_dropout_switched_by_mode_is_fine():
     def model_fn(features, labels, mode, params):
         hidden = tf.keras.layers.Dense(64)(tf.reshape(features["image"], [-1, 28 * 28]))
         hidden = tf.keras.layers.Dropout(0.5)(hidden, training=(mode == ModeKeys.TRAIN))
-        return _from_logits(lambda _: tf.keras.layers.Dense(10)(hidden))(features, labels, mode, params)
+        return _from_logits(lambda _: tf.keras.layers.Dense(10)(hidden))(
+            features, labels, mode, params
+        )
 
     report = check_model_fn(model_fn)
     assert report.ok and report.warnings == [], report
 
 
-# --------------------------------------------------------------------------- 9: hints that follow from the error
+# --------------------------------------------------------------------------- 9: hints that follow
+# from the error
 
 
 def test_a_predict_error_without_labels_does_not_blame_labels():
@@ -262,25 +303,34 @@ def test_a_predict_error_without_labels_does_not_blame_labels():
         return tf.estimator.EstimatorSpec(mode, predictions={"classes": tf.argmax(logits, axis=1)})
 
     sentence = check_model_fn(model_fn).findings[0].sentence
-    assert sentence.startswith('building the PREDICT branch raised ValueError: Input 0 of layer "conv2d" is '
-                               "incompatible with the layer: expected min_ndim=4, found ndim=3")
+    assert sentence.startswith(
+        'building the PREDICT branch raised ValueError: Input 0 of layer "conv2d" is '
+        "incompatible with the layer: expected min_ndim=4, found ndim=3"
+    )
     assert f"(line {_line_of(model_fn, 'Conv2D(8, 3)')} of `model_fn`" in sentence
     assert "labels" not in sentence
-    assert 'the course\'s input functions deliver features {"image": float32 [batch, 28, 28]}' in sentence
+    assert (
+        'the course\'s input functions deliver features {"image": float32 [batch, 28, 28]}'
+        in sentence
+    )
 
 
 def test_a_missing_params_key_is_not_blamed_on_the_inputs():
     def model_fn(features, labels, mode, params):
         if mode != ModeKeys.TRAIN:
             return good_model_fn(features, labels, mode, params)
-        loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=dense_logits(features))
+        loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(
+            labels=labels, logits=dense_logits(features)
+        )
         optimizer = tf.compat.v1.train.AdamOptimizer(params["learning_rate"])
         train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
         return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
     sentence = only_finding(check_model_fn(model_fn, params={"dense_units": 8}), "TRAIN")
-    assert sentence.startswith(f"the model_fn reads params['learning_rate'] (line "
-                               f"{_line_of(model_fn, 'AdamOptimizer')} of `model_fn`")
+    assert sentence.startswith(
+        f"the model_fn reads params['learning_rate'] (line "
+        f"{_line_of(model_fn, 'AdamOptimizer')} of `model_fn`"
+    )
     assert "the params given have no such key (keys: 'dense_units')" in sentence
     assert "input functions" not in sentence and "labels" not in sentence
 
@@ -294,7 +344,9 @@ def test_a_wrong_features_key_names_the_right_one():
     assert sentence.endswith("use the key 'image'")
 
 
-@pytest.mark.parametrize("written, mode_name, key", [("TRAIN", "TRAIN", "train"), ("predict", "PREDICT", "infer")])
+@pytest.mark.parametrize(
+    "written, mode_name, key", [("TRAIN", "TRAIN", "train"), ("predict", "PREDICT", "infer")]
+)
 def test_mode_compared_with_a_wrong_string(written, mode_name, key):
     def model_fn(features, labels, mode, params):
         logits = dense_logits(features)
@@ -309,27 +361,36 @@ def test_mode_compared_with_a_wrong_string(written, mode_name, key):
     report = check_model_fn(model_fn)
     assert [f.mode for f in report.findings] == ["PREDICT", "TRAIN"]
     sentence = next(f.sentence for f in report.findings if f.mode == mode_name)
-    assert sentence == (f"the model_fn compares `mode` with {written!r}, but in {mode_name} Estimator passes "
-                        f"tf.estimator.ModeKeys.{mode_name} == {key!r}, so that branch never runs: compare "
-                        f"with `tf.estimator.ModeKeys.{mode_name}`")
+    assert sentence == (
+        f"the model_fn compares `mode` with {written!r}, but in {mode_name} Estimator passes "
+        f"tf.estimator.ModeKeys.{mode_name} == {key!r}, so that branch never runs: compare "
+        f"with `tf.estimator.ModeKeys.{mode_name}`"
+    )
     assert "train_op" not in sentence and "labels" not in sentence
 
 
-@pytest.mark.parametrize("module, name, v1_name", [
-    ("tensorflow", "layers", "tf.compat.v1.layers"),
-    ("tensorflow._api.v2.nn", "xw_plus_b", "tf.compat.v1.nn.xw_plus_b"),
-])
+@pytest.mark.parametrize(
+    "module, name, v1_name",
+    [
+        ("tensorflow", "layers", "tf.compat.v1.layers"),
+        ("tensorflow._api.v2.nn", "xw_plus_b", "tf.compat.v1.nn.xw_plus_b"),
+    ],
+)
 def test_a_tensorflow_1_name_points_to_compat_v1(module, name, v1_name):
     def model_fn(features, labels, mode, params):
         namespace = tf.nn if module.endswith(".nn") else tf
-        logits = getattr(namespace, name)(features["image"])  # as `tf.layers.dense(...)` in a TF 1 tutorial
+        # as `tf.layers.dense(...)` in a TF 1 tutorial
+        logits = getattr(namespace, name)(features["image"])
         return logits
 
     sentence = check_model_fn(model_fn).findings[0].sentence
-    assert sentence.startswith(f"building the PREDICT branch raised AttributeError: module '{module}' has no "
-                               f"attribute '{name}'")
+    assert sentence.startswith(
+        f"building the PREDICT branch raised AttributeError: module '{module}' has no "
+        f"attribute '{name}'"
+    )
     assert sentence.endswith(f"TensorFlow 2 keeps as `{v1_name}`: write that")
-    assert "input functions" not in sentence  # the line names the features, but they are not the cause
+    # the line names the features, but they are not the cause
+    assert "input functions" not in sentence
 
 
 def test_an_unknown_attribute_is_not_blamed_on_the_inputs():
@@ -345,15 +406,22 @@ def test_a_typo_is_reported_as_a_typo_at_its_line():
     def model_fn(features, labels, mode, params):
         logits = dense_logits(features)
         if mode == ModeKeys.PREDICT:
-            return tf.estimator.EstimatorSpec(mode, predictions={"classes": tf.argmax(logits, axis=1)})
-        loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=lables, logits=logits)  # noqa: F821
+            return tf.estimator.EstimatorSpec(
+                mode, predictions={"classes": tf.argmax(logits, axis=1)}
+            )
+        cross_entropy = tf.compat.v1.losses.sparse_softmax_cross_entropy
+        loss = cross_entropy(labels=lables, logits=logits)  # noqa: F821
         return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=minimize(loss))
 
     report = check_model_fn(model_fn)
     assert [f.mode for f in report.findings] == ["EVAL", "TRAIN"]
     sentence = report.findings[0].sentence
-    assert sentence.startswith(f"the name `lables` (line {_line_of(model_fn, 'labels=lables')} of `model_fn`")
-    assert sentence.endswith("is not defined, a typo for `labels`?: correct the spelling at that line")
+    assert sentence.startswith(
+        f"the name `lables` (line {_line_of(model_fn, 'labels=lables')} of `model_fn`"
+    )
+    assert sentence.endswith(
+        "is not defined, a typo for `labels`?: correct the spelling at that line"
+    )
     assert "input functions" not in sentence
 
 
@@ -373,14 +441,18 @@ def test_keras_seeding_is_isolated_and_does_not_warn():
     finally:
         keras_backend._SEED_GENERATOR.generator = None
     assert not [w for w in caught if "randrange" in str(w.message)]
-    assert (first.branches["PREDICT"].prediction_values["classes"]
-            == second.branches["PREDICT"].prediction_values["classes"]).all()
+    assert (
+        first.branches["PREDICT"].prediction_values["classes"]
+        == second.branches["PREDICT"].prediction_values["classes"]
+    ).all()
     import random
+    # the checker did not draw from the learner's generator
 
-    assert learner_draw == random.Random(7).random()  # the checker did not draw from the learner's generator
+    assert learner_draw == random.Random(7).random()
 
 
-# --------------------------------------------------------------------------- where: no machine paths
+# --------------------------------------------------------------------------- where: no machine
+# paths
 
 
 def _model_fn_from_a_cell(source: str, filename: str = "/tmp/ipykernel_4242/1234567.py"):
@@ -398,7 +470,8 @@ def test_a_line_in_a_notebook_cell_is_named_without_its_path():
         "def model_fn(features, labels, mode, params):\n"
         "    rows = tf.reshape(features['image'], [-1, 100])\n"
         "    classes = tf.argmax(tf.keras.layers.Dense(10)(rows), axis=1)\n"
-        "    return tf.estimator.EstimatorSpec(mode, predictions={'classes': classes})\n")
+        "    return tf.estimator.EstimatorSpec(mode, predictions={'classes': classes})\n"
+    )
     sentence = check_model_fn(model_fn).findings[0].sentence
     assert "(line 2 of `model_fn`: `rows = tf.reshape(features['image'], [-1, 100])`)" in sentence
     assert "/tmp" not in sentence and "ipykernel" not in sentence
@@ -407,9 +480,13 @@ def test_a_line_in_a_notebook_cell_is_named_without_its_path():
 def test_the_line_is_read_from_the_error_message_when_the_op_has_no_traceback():
     from helpers.model_fn_checker import _run_error
 
-    message = ("Graph execution error:\n\nDetected at node 'Reshape' defined at (most recent call last):\n"
-               f'    File "{__file__}", line 3, in model_fn\n'
-               "Node: 'Reshape'\nInput to reshape is a tensor with 3136 values\n\t [[{{node Reshape}}]]")
+    message = (
+        "Graph execution error:\n\nDetected at node 'Reshape' defined at (most recent call last):\n"
+        f'    File "{__file__}", line 3, in model_fn\n'
+        "Node: 'Reshape'\nInput to reshape is a tensor with 3136 values\n\t [[{{node Reshape}}]]"
+    )
     error = tf.errors.InvalidArgumentError(None, None, message)  # no op, so no op traceback
     assert _run_error(error).startswith(
-        f"InvalidArgumentError: Input to reshape is a tensor with 3136 values (line 3 of `model_fn` in {HERE}")
+        "InvalidArgumentError: Input to reshape is a tensor with 3136 values (line 3 of "
+        f"`model_fn` in {HERE}"
+    )

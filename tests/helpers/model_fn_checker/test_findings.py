@@ -38,7 +38,9 @@ def test_the_course_cnn_passes_clean(cnn_report):
 def test_params_change_the_model(cnn_report):
     small = check_model_fn(models.cnn_model_fn, params={"filters": (8, 16), "dense_units": 32})
     assert small.ok
-    assert small.trainable_parameters == (9 * 8 + 8) + (9 * 8 * 16 + 16) + (7 * 7 * 16 * 32 + 32) + (32 * 10 + 10)
+    assert small.trainable_parameters == (9 * 8 + 8) + (9 * 8 * 16 + 16) + (
+        7 * 7 * 16 * 32 + 32
+    ) + (32 * 10 + 10)
     assert small.trainable_parameters < cnn_report.trainable_parameters
 
 
@@ -105,7 +107,9 @@ def test_no_mode_parameter_is_a_warning():
         return good_model_fn(features, labels, ModeKeys.PREDICT, {})
 
     report = check_model_fn(model_fn)
-    assert any(w.mode == "signature" and "no `mode` parameter" in w.sentence for w in report.warnings)
+    assert any(
+        w.mode == "signature" and "no `mode` parameter" in w.sentence for w in report.warnings
+    )
     assert not report.ok  # without mode it returns PREDICT's spec in TRAIN: no train_op
 
 
@@ -115,7 +119,9 @@ def test_no_mode_parameter_is_a_warning():
 def test_not_an_estimator_spec():
     def model_fn(features, labels, mode, params):
         if mode == ModeKeys.TRAIN:
-            loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=dense_logits(features))
+            loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(
+                labels=labels, logits=dense_logits(features)
+            )
             return loss, minimize(loss)
         return good_model_fn(features, labels, mode, params)
 
@@ -129,7 +135,9 @@ def test_a_branch_without_return():
         if mode != ModeKeys.EVAL:
             return good_model_fn(features, labels, mode, params)
 
-    assert "returned None (a branch without `return`?)" in only_finding(check_model_fn(model_fn), "EVAL")
+    assert "returned None (a branch without `return`?)" in only_finding(
+        check_model_fn(model_fn), "EVAL"
+    )
 
 
 # --------------------------------------------------------------------------- TRAIN
@@ -138,7 +146,10 @@ def test_a_branch_without_return():
 def test_no_train_op():
     model_fn = variant(train=lambda mode, loss: tf.estimator.EstimatorSpec(mode, loss=loss))
     sentence = only_finding(check_model_fn(model_fn), "TRAIN")
-    assert "no `train_op`" in sentence and "global_step=tf.compat.v1.train.get_global_step()" in sentence
+    assert (
+        "no `train_op`" in sentence
+        and "global_step=tf.compat.v1.train.get_global_step()" in sentence
+    )
 
 
 def test_train_op_without_global_step():
@@ -178,8 +189,12 @@ def test_no_predictions():
 
 
 def test_argmax_without_axis():
-    model_fn = variant(predict=lambda logits: {"classes": tf.argmax(logits),
-                                               "probabilities": tf.nn.softmax(logits)})
+    model_fn = variant(
+        predict=lambda logits: {
+            "classes": tf.argmax(logits),
+            "probabilities": tf.nn.softmax(logits),
+        }
+    )
     report = check_model_fn(model_fn)
     sentence = only_finding(report, "PREDICT")
     assert "predictions['classes'] has shape (10,) for a batch of 4" in sentence
@@ -197,9 +212,12 @@ def test_other_prediction_without_batch_dimension():
 def test_predict_branch_that_uses_labels():
     def model_fn(features, labels, mode, params):
         logits = dense_logits(features)
-        loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)  # before branching
+        # before branching
+        loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
         if mode == ModeKeys.PREDICT:
-            return tf.estimator.EstimatorSpec(mode, predictions={"classes": tf.argmax(logits, axis=1)})
+            return tf.estimator.EstimatorSpec(
+                mode, predictions={"classes": tf.argmax(logits, axis=1)}
+            )
         return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=minimize(loss))
 
     sentence = only_finding(check_model_fn(model_fn), "PREDICT")
@@ -228,7 +246,9 @@ def test_loss_not_a_scalar(static):
     def model_fn(features, labels, mode, params):
         logits = dense_logits(features)
         if mode == ModeKeys.PREDICT:
-            return tf.estimator.EstimatorSpec(mode, predictions={"classes": tf.argmax(logits, axis=1)})
+            return tf.estimator.EstimatorSpec(
+                mode, predictions={"classes": tf.argmax(logits, axis=1)}
+            )
         # unknown batch: a [None] loss that EstimatorSpec accepts and reshapes at run time;
         # known size: a [10] loss that EstimatorSpec refuses at once
         loss = per_example(labels, logits) if not static else tf.reduce_mean(logits, axis=0)
@@ -263,19 +283,24 @@ def test_keras_metric_is_a_warning():
     report = check_model_fn(variant(metrics=metrics))
     assert report.ok
     assert len(report.warnings) == 1 and report.warnings[0].mode == "EVAL"
-    assert "eval_metric_ops['keras_accuracy'] is a Keras Metric object" in report.warnings[0].sentence
+    assert (
+        "eval_metric_ops['keras_accuracy'] is a Keras Metric object" in report.warnings[0].sentence
+    )
     assert report.branches["EVAL"].metrics == {"keras_accuracy": ()}
     assert "1 warning" in repr(report)
 
 
-# --------------------------------------------------------------------------- labels and run-time errors
+# --------------------------------------------------------------------------- labels and run-time
+# errors
 
 
 def test_one_hot_labels_expected():
     def model_fn(features, labels, mode, params):
         logits = dense_logits(features)
         if mode == ModeKeys.PREDICT:
-            return tf.estimator.EstimatorSpec(mode, predictions={"classes": tf.argmax(logits, axis=1)})
+            return tf.estimator.EstimatorSpec(
+                mode, predictions={"classes": tf.argmax(logits, axis=1)}
+            )
         loss = tf.compat.v1.losses.softmax_cross_entropy(onehot_labels=labels, logits=logits)
         if mode == ModeKeys.EVAL:
             return tf.estimator.EstimatorSpec(mode, loss=loss)
@@ -284,21 +309,27 @@ def test_one_hot_labels_expected():
     report = check_model_fn(model_fn)
     assert [f.mode for f in report.findings] == ["EVAL", "TRAIN"]
     sentence = report.findings[0].sentence
-    assert sentence.startswith("building the EVAL branch raised ValueError: Shapes (None, 10) and (None,)")
+    assert sentence.startswith(
+        "building the EVAL branch raised ValueError: Shapes (None, 10) and (None,)"
+    )
     assert "labels int32 [batch] (class ids, not one-hot)" in sentence
     assert report.table().loc["TRAIN", "returned"] == "raised ValueError"
 
 
 def test_error_when_the_graph_runs():
     def model_fn(features, labels, mode, params):
-        rows = tf.reshape(features["image"], [-1, 100])  # 4 * 784 values do not split into rows of 100
+        # 4 * 784 values do not split into rows of 100
+        rows = tf.reshape(features["image"], [-1, 100])
         classes = tf.argmax(tf.keras.layers.Dense(10)(rows), axis=1)
         return tf.estimator.EstimatorSpec(mode, predictions={"classes": classes})
 
     report = check_model_fn(model_fn)
     assert report.findings[0].mode == "PREDICT"
     sentence = report.findings[0].sentence
-    assert "running the PREDICT branch on a batch of 4 raised InvalidArgumentError: Input to reshape" in sentence
+    assert (
+        "running the PREDICT branch on a batch of 4 raised InvalidArgumentError: Input to reshape"
+        in sentence
+    )
     assert "Graph execution error" not in sentence  # the cause, not TensorFlow's header
 
 
@@ -306,7 +337,9 @@ def test_error_when_the_graph_runs():
 
 
 def test_raise_if_problems_names_the_first_finding():
-    report = check_model_fn(variant(train=lambda mode, loss: tf.estimator.EstimatorSpec(mode, loss=loss)))
+    report = check_model_fn(
+        variant(train=lambda mode, loss: tf.estimator.EstimatorSpec(mode, loss=loss))
+    )
     with pytest.raises(WorkbookProblem, match=r"^TRAIN: the EstimatorSpec has no `train_op`"):
         report.raise_if_problems()
     assert isinstance(report.findings[0], Finding)

@@ -41,7 +41,8 @@ def _spec(mode, labels, logits, train_op=None, loss=None):
     return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op or minimize(loss))
 
 
-# --------------------------------------------------------------------------- features used as a tensor
+# --------------------------------------------------------------------------- features used as a
+# tensor
 
 
 def reshaped_dict(features, labels, mode, params):
@@ -74,18 +75,26 @@ def through_a_helper(features, labels, mode, params):
 
 
 def over_two_lines(features, labels, mode, params):
-    pixels = tf.reshape(
-        features, [-1, 28 * 28])
+    pixels = tf.reshape(features, [-1, 28 * 28])
     return _spec(mode, labels, tf.keras.layers.Dense(10)(pixels))
 
 
-@pytest.mark.parametrize("model_fn, name, text, raised", [
-    (reshaped_dict, "features", "pixels = tf.reshape(features", "Expected any non-tensor type, but got"),
-    (flattened_dict, "features", "Flatten()(features)", "AttributeError: 'dict' object has no"),
-    (scaled_dict, "features", "scaled = features / 255.0", "unsupported operand type(s) for /"),
-    (shape_of_dict, "features", "tf.shape(features)", "Expected any non-tensor type"),
-    (through_a_helper, "inputs", "Flatten()(inputs)", "AttributeError"),
-], ids=["tf.reshape", "Flatten layer", "arithmetic", "tf.shape", "in a helper"])
+@pytest.mark.parametrize(
+    "model_fn, name, text, raised",
+    [
+        (
+            reshaped_dict,
+            "features",
+            "pixels = tf.reshape(features",
+            "Expected any non-tensor type, but got",
+        ),
+        (flattened_dict, "features", "Flatten()(features)", "AttributeError: 'dict' object has no"),
+        (scaled_dict, "features", "scaled = features / 255.0", "unsupported operand type(s) for /"),
+        (shape_of_dict, "features", "tf.shape(features)", "Expected any non-tensor type"),
+        (through_a_helper, "inputs", "Flatten()(inputs)", "AttributeError"),
+    ],
+    ids=["tf.reshape", "Flatten layer", "arithmetic", "tf.shape", "in a helper"],
+)
 def test_features_used_as_a_tensor_names_the_dict_and_its_key(model_fn, name, text, raised):
     report = check_model_fn(model_fn)
     assert [f.mode for f in report.findings] == ["PREDICT", "EVAL", "TRAIN"]
@@ -94,7 +103,8 @@ def test_features_used_as_a_tensor_names_the_dict_and_its_key(model_fn, name, te
     line = _line_of(function, text)
     for finding in report.findings:
         assert finding.sentence.startswith(
-            f"{who} is used as a tensor (line {line} of `{function.__name__}` in {HERE}: ")
+            f"{who} is used as a tensor (line {line} of `{function.__name__}` in {HERE}: "
+        )
         assert f'{TAKE_IMAGE}, `{name}["image"]` (TensorFlow raised `' in finding.sentence
         assert raised in finding.sentence and "/work/" not in finding.sentence
 
@@ -115,7 +125,8 @@ def test_a_type_error_on_the_right_tensor_is_not_blamed_on_the_dict():
     assert "used as a tensor" not in sentence
 
 
-# --------------------------------------------------------------------------- softmax output as logits
+# --------------------------------------------------------------------------- softmax output as
+# logits
 
 
 def softmax_dense(features, labels, mode, params):
@@ -127,23 +138,32 @@ def softmax_dense(features, labels, mode, params):
 def softmax_layer_one_hot(features, labels, mode, params):
     pixels = tf.reshape(features["image"], [-1, 28 * 28])
     probabilities = tf.keras.layers.Softmax()(tf.keras.layers.Dense(10)(pixels))
-    loss = None if mode == ModeKeys.PREDICT else tf.compat.v1.losses.softmax_cross_entropy(
-        tf.one_hot(labels, 10), probabilities)
+    loss = (
+        None
+        if mode == ModeKeys.PREDICT
+        else tf.compat.v1.losses.softmax_cross_entropy(tf.one_hot(labels, 10), probabilities)
+    )
     return _spec(mode, labels, probabilities, loss=loss)
 
 
-@pytest.mark.parametrize("model_fn, text", [
-    (softmax_dense, "activation=tf.nn.softmax"),
-    (softmax_layer_one_hot, "tf.keras.layers.Softmax()"),
-], ids=["Dense(activation=softmax)", "Softmax layer, one-hot loss"])
+@pytest.mark.parametrize(
+    "model_fn, text",
+    [
+        (softmax_dense, "activation=tf.nn.softmax"),
+        (softmax_layer_one_hot, "tf.keras.layers.Softmax()"),
+    ],
+    ids=["Dense(activation=softmax)", "Softmax layer, one-hot loss"],
+)
 def test_a_softmax_output_given_as_logits_is_a_warning(model_fn, text):
     report = check_model_fn(model_fn)
     assert report.ok, report.findings  # Estimator trains it: a warning, not a finding
     assert [w.mode for w in report.warnings] == ["TRAIN"]
     line = _line_of(model_fn, text)
     sentence = report.warnings[0].sentence
-    assert sentence.startswith(f"the loss's logits are the output of a softmax (line {line} of "
-                               f"`{model_fn.__name__}` in {HERE}: ")
+    assert sentence.startswith(
+        f"the loss's logits are the output of a softmax (line {line} of "
+        f"`{model_fn.__name__}` in {HERE}: "
+    )
     assert "(with 10 classes, above 1.46)" in sentence
     assert "no `activation=tf.nn.softmax`" in sentence and "`tf.nn.softmax(logits)`" in sentence
 
@@ -158,8 +178,13 @@ def test_softmax_for_the_probabilities_only_or_a_keras_loss_on_it_is_fine():
     def keras_loss(features, labels, mode, params):
         pixels = tf.reshape(features["image"], [-1, 28 * 28])
         probabilities = tf.keras.layers.Dense(10, activation="softmax")(pixels)
-        loss = None if mode == ModeKeys.PREDICT else tf.reduce_mean(  # Keras takes the logits back
-            tf.keras.losses.sparse_categorical_crossentropy(labels, probabilities))
+        loss = (
+            None
+            if mode == ModeKeys.PREDICT
+            else tf.reduce_mean(  # Keras takes the logits back
+                tf.keras.losses.sparse_categorical_crossentropy(labels, probabilities)
+            )
+        )
         return _spec(mode, labels, probabilities, loss=loss)
 
     for model_fn in (good_model_fn, keras_loss, models.cnn_model_fn):
@@ -181,8 +206,11 @@ def batch_norm_model_fn(kind: str):
             normalized = tf.compat.v1.layers.batch_normalization(hidden, training=training)
             updates = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)
         else:
-            bn = tf.keras.Sequential([tf.keras.layers.BatchNormalization()]) if "model" in kind else (
-                tf.keras.layers.BatchNormalization())
+            bn = (
+                tf.keras.Sequential([tf.keras.layers.BatchNormalization()])
+                if "model" in kind
+                else (tf.keras.layers.BatchNormalization())
+            )
             normalized = bn(hidden, training=training)
             updates = bn.updates
         logits = tf.keras.layers.Dense(10)(tf.nn.relu(normalized))
@@ -195,8 +223,11 @@ def batch_norm_model_fn(kind: str):
     return model_fn
 
 
-@pytest.mark.parametrize("kind, fix", [("v1", FIX_UPDATE_OPS), ("keras", FIX_KERAS_UPDATES),
-                                       ("keras model", FIX_KERAS_UPDATES)], ids=["v1", "keras", "keras model"])
+@pytest.mark.parametrize(
+    "kind, fix",
+    [("v1", FIX_UPDATE_OPS), ("keras", FIX_KERAS_UPDATES), ("keras model", FIX_KERAS_UPDATES)],
+    ids=["v1", "keras", "keras model"],
+)
 def test_batch_norm_updates_the_train_op_skips_are_a_warning_with_the_layers_fix(kind, fix):
     report = check_model_fn(batch_norm_model_fn(kind))
     assert report.ok, report.findings  # Estimator trains it: a warning, not a finding
@@ -206,9 +237,11 @@ def test_batch_norm_updates_the_train_op_skips_are_a_warning_with_the_layers_fix
     assert sentence.startswith(
         f"the train_op does not run the update ops of `{scope}/moving_mean` and "
         f"`{scope}/moving_variance`, so these moving averages stay at their initial values "
-        "(unchanged after a training step) while EVAL and PREDICT normalize with them: ")
-    assert sentence.endswith(f"`{fix}`" + (" (a Keras model: `model.updates`)" if fix == FIX_KERAS_UPDATES
-                                           else ""))
+        "(unchanged after a training step) while EVAL and PREDICT normalize with them: "
+    )
+    assert sentence.endswith(
+        f"`{fix}`" + (" (a Keras model: `model.updates`)" if fix == FIX_KERAS_UPDATES else "")
+    )
     assert ("in the UPDATE_OPS collection, and" in sentence) == (kind == "v1")
 
 
@@ -222,12 +255,15 @@ def test_batch_norm_with_its_updates_run_is_clean(kind):
 def test_estimator_leaves_the_moving_averages_where_the_checker_says(kind, tmp_path):
     """Twenty steps of real training on MNIST: the moving averages stay at 0 and 1 exactly when
     the checker warns."""
-    estimator = tf.estimator.Estimator(batch_norm_model_fn(kind), model_dir=str(tmp_path), params={},
-                                       config=tf.estimator.RunConfig(tf_random_seed=1))
+    estimator = tf.estimator.Estimator(
+        batch_norm_model_fn(kind),
+        model_dir=str(tmp_path),
+        params={},
+        config=tf.estimator.RunConfig(tf_random_seed=1),
+    )
     estimator.train(inputs.make_train_input_fn(batch_size=50), steps=20)
     mean = estimator.get_variable_value("batch_normalization/moving_mean")
     variance = estimator.get_variable_value("batch_normalization/moving_variance")
     at_initial = bool(np.all(mean == 0.0) and np.all(variance == 1.0))
     warned = bool(check_model_fn(batch_norm_model_fn(kind)).warnings)
     assert at_initial == warned == (not kind.endswith("+fix"))
-

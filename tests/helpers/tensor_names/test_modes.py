@@ -1,8 +1,8 @@
-"""helpers.tensor_names (through notebook 05's CheckedLoggingTensorHook and Collector): a name that exists only in
-another mode's graph, and one string for many names.
+"""helpers.tensor_names (through notebook 05's CheckedLoggingTensorHook and Collector): a name that
+exists only in another mode's graph, and one string for many names.
 
-Each training or evaluation here fails in the hook's ``begin()``, before any
-step runs, so the tests cost the graph builds only.
+Each training or evaluation here fails in the hook's ``begin()``, before any step runs, so the tests
+cost the graph builds only.
 """
 
 from operator import itemgetter
@@ -25,10 +25,13 @@ def mode_model_fn(features, labels, mode):
     loss = tf.reduce_mean((prediction - labels) ** 2)
     if mode == tf.estimator.ModeKeys.EVAL:
         tf.identity(loss, name="monitor/eval_loss")
-        return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops={"mse": tf.compat.v1.metrics.mean(loss)})
+        return tf.estimator.EstimatorSpec(
+            mode, loss=loss, eval_metric_ops={"mse": tf.compat.v1.metrics.mean(loss)}
+        )
     tf.identity(loss, name="monitor/train_loss")
     train_op = tf.compat.v1.train.GradientDescentOptimizer(0.01).minimize(
-        loss, global_step=tf.compat.v1.train.get_global_step())
+        loss, global_step=tf.compat.v1.train.get_global_step()
+    )
     return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
 
@@ -37,11 +40,17 @@ def input_fn():
 
 
 def image_input_fn():  # the course's input: {"image": float32 [batch, 28, 28]}, int32 labels
-    return tf.data.Dataset.from_tensors(({"image": tf.zeros([28, 28])}, tf.constant(3))).repeat(4).batch(2)
+    return (
+        tf.data.Dataset.from_tensors(({"image": tf.zeros([28, 28])}, tf.constant(3)))
+        .repeat(4)
+        .batch(2)
+    )
 
 
 def quiet_estimator(folder, model_fn=mode_model_fn, **kwargs):
-    config = tf.estimator.RunConfig(tf_random_seed=1, log_step_count_steps=None, save_summary_steps=None)
+    config = tf.estimator.RunConfig(
+        tf_random_seed=1, log_step_count_steps=None, save_summary_steps=None
+    )
     return tf.estimator.Estimator(model_fn, model_dir=str(folder), config=config, **kwargs)
 
 
@@ -53,9 +62,10 @@ def test_an_eval_only_tensor_given_to_train_is_said_to_be_eval_only(tmp_path):
     with pytest.raises(tensor_names.MissingTensor) as caught:
         quiet_estimator(tmp_path).train(input_fn, steps=2, hooks=[hook])
     assert str(caught.value) == (
-        "'monitor/eval_loss' exists only in the EVAL graph of the model_fn, not in the TRAIN graph this hook "
-        "runs in (train()): give the hook to evaluate(hooks=[...]), or build the tensor before the model_fn "
-        "branches on mode")
+        "'monitor/eval_loss' exists only in the EVAL graph of the model_fn, not in the TRAIN graph "
+        "this hook runs in (train()): give the hook to evaluate(hooks=[...]), or build the tensor "
+        "before the model_fn branches on mode"
+    )
 
 
 def test_a_train_only_tensor_given_to_evaluate_is_said_to_be_train_only(tmp_path):
@@ -65,18 +75,26 @@ def test_a_train_only_tensor_given_to_evaluate_is_said_to_be_train_only(tmp_path
     with pytest.raises(tensor_names.MissingTensor) as caught:
         estimator.evaluate(input_fn, hooks=[hook])
     assert str(caught.value).startswith(
-        "'monitor/train_loss' exists only in the TRAIN graph of the model_fn, not in the EVAL graph this hook "
-        "runs in (evaluate()): give the hook to train(hooks=[...]), or build the tensor")
+        "'monitor/train_loss' exists only in the TRAIN graph of the model_fn, not in the EVAL "
+        "graph this hook runs in (evaluate()): give the hook to train(hooks=[...]), or build the "
+        "tensor"
+    )
     assert " | " not in str(caught.value)  # monitor/eval_loss is there: only one problem
 
 
 def test_the_course_cnn_accuracy_given_to_train(tmp_path):
-    estimator = quiet_estimator(tmp_path, model_fn=models.cnn_model_fn, params={"filters": (8, 16), "dense_units": 32})
-    hook = CheckedLoggingTensorHook({"accuracy": "accuracy/value", "p": "sofmax_tensor"}, every_n_iter=1)
+    estimator = quiet_estimator(
+        tmp_path, model_fn=models.cnn_model_fn, params={"filters": (8, 16), "dense_units": 32}
+    )
+    hook = CheckedLoggingTensorHook(
+        {"accuracy": "accuracy/value", "p": "sofmax_tensor"}, every_n_iter=1
+    )
     with pytest.raises(tensor_names.MissingTensor) as caught:
         estimator.train(image_input_fn, steps=1, hooks=[hook])
     first, second = str(caught.value).split(" | ")
-    assert first.startswith("'accuracy/value' exists only in the EVAL graph of the model_fn, not in the TRAIN graph")
+    assert first.startswith(
+        "'accuracy/value' exists only in the EVAL graph of the model_fn, not in the TRAIN graph"
+    )
     assert second == "no tensor named 'sofmax_tensor' in the graph; similar names: softmax_tensor"
 
 
@@ -87,14 +105,21 @@ def test_without_a_predict_branch_it_does_not_say_only(tmp_path):
         return mode_model_fn(features, labels, mode)
 
     hook = CheckedLoggingTensorHook({"loss": "monitor/eval_loss"}, every_n_iter=1)
-    with pytest.raises(tensor_names.MissingTensor, match=r"^'monitor/eval_loss' exists in the EVAL graph of the model_fn, "
-                                                  r"not in the TRAIN graph this hook runs in \(train\(\)\)"):
-        quiet_estimator(tmp_path, model_fn=no_predict_model_fn).train(input_fn, steps=2, hooks=[hook])
+    with pytest.raises(
+        tensor_names.MissingTensor,
+        match=r"^'monitor/eval_loss' exists in the EVAL graph of the model_fn, "
+        r"not in the TRAIN graph this hook runs in \(train\(\)\)",
+    ):
+        quiet_estimator(tmp_path, model_fn=no_predict_model_fn).train(
+            input_fn, steps=2, hooks=[hook]
+        )
 
 
 def test_the_collector_says_so_too(tmp_path):
     collector = Collector({"loss": "monitor/eval_loss"}, every_n_steps=1)
-    with pytest.raises(tensor_names.MissingTensor, match=r"^'monitor/eval_loss' exists only in the EVAL graph"):
+    with pytest.raises(
+        tensor_names.MissingTensor, match=r"^'monitor/eval_loss' exists only in the EVAL graph"
+    ):
         quiet_estimator(tmp_path).train(input_fn, steps=2, hooks=[collector])
 
 
@@ -104,12 +129,18 @@ def test_outside_an_estimator_call_the_message_is_unchanged():
         tf.constant(1.0, name="softmax_tensor")
         with pytest.raises(tensor_names.MissingTensor) as caught:
             tensor_names.resolve_tensors({"p": "sofmax_tensor"})
-    assert str(caught.value) == "no tensor named 'sofmax_tensor' in the graph; similar names: softmax_tensor"
+    assert (
+        str(caught.value)
+        == "no tensor named 'sofmax_tensor' in the graph; similar names: softmax_tensor"
+    )
 
 
 def test_a_name_missing_in_every_mode_keeps_the_similar_names(tmp_path):
     hook = CheckedLoggingTensorHook({"loss": "monitor/eval_los"}, every_n_iter=1)
-    with pytest.raises(tensor_names.MissingTensor, match=r"^no tensor named 'monitor/eval_los' in the graph; similar names: "):
+    with pytest.raises(
+        tensor_names.MissingTensor,
+        match=r"^no tensor named 'monitor/eval_los' in the graph; similar names: ",
+    ):
         quiet_estimator(tmp_path).train(input_fn, steps=2, hooks=[hook])
 
 
@@ -124,10 +155,13 @@ def test_one_string_is_refused_in_one_line():
     with pytest.raises(tensor_names.BareName) as caught:
         CheckedLoggingTensorHook("softmax_tensor", every_n_iter=10)
     assert str(caught.value) == (
-        "tensors='softmax_tensor' is one string, which LoggingTensorHook reads as 14 tensor names of one "
-        "character each ('s', 'o', 'f', …): give a dict {tag: name}, e.g. {'softmax_tensor': 'softmax_tensor'}, "
-        "or a list ['softmax_tensor']")
-    assert isinstance(caught.value, TypeError) and caught.value._render_traceback_()[0].startswith("BareName: ")
+        "tensors='softmax_tensor' is one string, which LoggingTensorHook reads as 14 tensor names "
+        "of one character each ('s', 'o', 'f', …): give a dict {tag: name}, e.g. "
+        "{'softmax_tensor': 'softmax_tensor'}, or a list ['softmax_tensor']"
+    )
+    assert isinstance(caught.value, TypeError) and caught.value._render_traceback_()[0].startswith(
+        "BareName: "
+    )
     with pytest.raises(tensor_names.BareName):
         tensor_names.resolve_tensors("softmax_tensor", tf.Graph())
     CheckedLoggingTensorHook(["softmax_tensor"], every_n_iter=10)  # a list is fine

@@ -1,7 +1,9 @@
-"""helpers.tensor_names (checked tensor names) and the hooks notebook 05 defines in its cells with it.
+"""helpers.tensor_names (checked tensor names) and the hooks notebook 05 defines in its cells with
+it.
 
-Names are resolved in small hand-made graphs. The hooks run in real Estimator trainings of the one-variable
-model of ``tests/support/models.py``, so collected values can be compared with a formula.
+Names are resolved in small hand-made graphs. The hooks run in real Estimator trainings of the
+one-variable model of ``tests/support/models.py``, so collected values can be compared with a
+formula.
 """
 
 import io
@@ -15,12 +17,26 @@ import tensorflow as tf
 from helpers import logs, model_graph, models, tensor_names
 from helpers.problems import WorkbookProblem
 from tools.notebook_code import definitions
-from tests.support.models import finite_input_fn, tiny_estimator, tiny_input_fn, tiny_model_fn, weight_at
+from tests.support.models import (
+    finite_input_fn,
+    tiny_estimator,
+    tiny_input_fn,
+    tiny_model_fn,
+    weight_at,
+)
 
 # HookList calls the notebook's describe_hook
-NAMES = ("CheckedLoggingTensorHook", "ProgressBar", "Collector", "HookList", "describe_hook", "tensor_table")
+NAMES = (
+    "CheckedLoggingTensorHook",
+    "ProgressBar",
+    "Collector",
+    "HookList",
+    "describe_hook",
+    "tensor_table",
+)
 CheckedLoggingTensorHook, ProgressBar, Collector, HookList, _, tensor_table = itemgetter(*NAMES)(
-    definitions("05_hooks.ipynb", NAMES))
+    definitions("05_hooks.ipynb", NAMES)
+)
 
 
 @pytest.fixture
@@ -45,10 +61,16 @@ def small_graph():
 def test_resolves_plain_scoped_and_indexed_names_and_tensors():
     graph = small_graph()
     tensor = graph.get_tensor_by_name("softmax_tensor:0")
-    found = tensor_names.resolve_tensors({"a": "softmax_tensor", "b": "softmax_tensor:0", "c": "monitor/confidence",
-                                   "d": tensor}, graph)
+    found = tensor_names.resolve_tensors(
+        {"a": "softmax_tensor", "b": "softmax_tensor:0", "c": "monitor/confidence", "d": tensor},
+        graph,
+    )
     assert {tag: t.name for tag, t in found.items()} == {
-        "a": "softmax_tensor:0", "b": "softmax_tensor:0", "c": "monitor/confidence:0", "d": "softmax_tensor:0"}
+        "a": "softmax_tensor:0",
+        "b": "softmax_tensor:0",
+        "c": "monitor/confidence:0",
+        "d": "softmax_tensor:0",
+    }
     assert list(tensor_names.resolve_tensors(["softmax_tensor"], graph)) == ["softmax_tensor"]
 
 
@@ -60,31 +82,44 @@ def test_uses_the_default_graph():
 def test_misspelled_name_names_the_similar_one():
     with pytest.raises(tensor_names.MissingTensor) as caught:
         tensor_names.resolve_tensors({"probabilities": "sofmax_tensor"}, small_graph())
-    assert str(caught.value) == "no tensor named 'sofmax_tensor' in the graph; similar names: softmax_tensor"
+    assert (
+        str(caught.value)
+        == "no tensor named 'sofmax_tensor' in the graph; similar names: softmax_tensor"
+    )
 
 
 def test_forgotten_scope_suggests_the_scoped_name():
-    with pytest.raises(tensor_names.MissingTensor, match=r"no tensor named 'confidence' in the graph; similar names: "
-                                                  r"monitor/confidence"):
+    with pytest.raises(
+        tensor_names.MissingTensor,
+        match=r"no tensor named 'confidence' in the graph; similar names: "
+        r"monitor/confidence",
+    ):
         tensor_names.resolve_tensors({"c": "confidence"}, small_graph())
 
 
 def test_name_with_suffix_and_no_similar_name():
     with pytest.raises(tensor_names.MissingTensor) as caught:
         tensor_names.resolve_tensors({"q": "zzz:0"}, small_graph())
-    assert str(caught.value) == ("no tensor named 'zzz:0' in the graph, and no similar name: name it in the "
-                                 "model_fn, e.g. tf.identity(x, name='zzz')")
+    assert str(caught.value) == (
+        "no tensor named 'zzz:0' in the graph, and no similar name: name it in the "
+        "model_fn, e.g. tf.identity(x, name='zzz')"
+    )
 
 
 def test_output_index_that_does_not_exist():
-    with pytest.raises(tensor_names.MissingTensor, match=r"the operation 'softmax_tensor' has 1 output, "
-                                                  r"so there is no tensor 'softmax_tensor:1'"):
+    with pytest.raises(
+        tensor_names.MissingTensor,
+        match=r"the operation 'softmax_tensor' has 1 output, "
+        r"so there is no tensor 'softmax_tensor:1'",
+    ):
         tensor_names.resolve_tensors({"p": "softmax_tensor:1"}, small_graph())
 
 
 def test_every_missing_name_is_reported_on_one_line():
     with pytest.raises(tensor_names.MissingTensor) as caught:
-        tensor_names.resolve_tensors({"p": "sofmax_tensor", "c": "confidence", "ok": "softmax_tensor"}, small_graph())
+        tensor_names.resolve_tensors(
+            {"p": "sofmax_tensor", "c": "confidence", "ok": "softmax_tensor"}, small_graph()
+        )
     message = str(caught.value)
     assert "\n" not in message
     assert message.count("no tensor named") == 2 and " | " in message
@@ -97,11 +132,17 @@ def test_a_variable_name_is_its_handle_and_is_refused():
         tf.raw_ops.VarHandleOp(dtype=tf.float32, shape=[], name="bare")
     with pytest.raises(tensor_names.VariableHandle) as caught:
         tensor_names.resolve_tensors({"w": "w"}, graph)
-    assert str(caught.value) == ("'w' is a variable, and the tensor 'w:0' is its handle (dtype resource), "
-                                 "not its value: log 'w/Read/ReadVariableOp', its value")
-    with pytest.raises(tensor_names.VariableHandle, match=r"log tf.identity\(bare\) named in the model_fn"):
+    assert str(caught.value) == (
+        "'w' is a variable, and the tensor 'w:0' is its handle (dtype resource), "
+        "not its value: log 'w/Read/ReadVariableOp', its value"
+    )
+    with pytest.raises(
+        tensor_names.VariableHandle, match=r"log tf.identity\(bare\) named in the model_fn"
+    ):
         tensor_names.resolve_tensors({"b": "bare:0"}, graph)
-    assert tensor_names.resolve_tensors({"w": "w/Read/ReadVariableOp"}, graph)["w"].dtype == tf.float32
+    assert (
+        tensor_names.resolve_tensors({"w": "w/Read/ReadVariableOp"}, graph)["w"].dtype == tf.float32
+    )
     assert issubclass(tensor_names.VariableHandle, tensor_names.TensorNameProblem)
     assert issubclass(tensor_names.MissingTensor, tensor_names.TensorNameProblem)
 
@@ -111,7 +152,9 @@ def test_the_course_graph_global_step_is_a_handle():
     table = tensor_table(graph, r"^global_step(/Read/ReadVariableOp)?$").set_index("name")
     assert table.loc["global_step", "dtype"] == "resource"
     assert table.loc["global_step/Read/ReadVariableOp", "dtype"] == "int64"
-    with pytest.raises(tensor_names.VariableHandle, match="log 'global_step/Read/ReadVariableOp', its value"):
+    with pytest.raises(
+        tensor_names.VariableHandle, match="log 'global_step/Read/ReadVariableOp', its value"
+    ):
         tensor_names.resolve_tensors({"step": "global_step"}, graph)
 
 
@@ -133,20 +176,33 @@ def test_graph_of_the_course_cnn_and_its_tensor_table():
 
 
 def test_stock_hook_raises_keyerror_and_checked_hook_raises_missing_tensor(tmp_path):
-    with pytest.raises(KeyError, match=r"The name 'monitor/wieght:0' refers to a Tensor which does not exist"):
+    with pytest.raises(
+        KeyError, match=r"The name 'monitor/wieght:0' refers to a Tensor which does not exist"
+    ):
         tiny_estimator(tmp_path / "stock").train(
-            tiny_input_fn, steps=2, hooks=[tf.estimator.LoggingTensorHook({"w": "monitor/wieght"}, every_n_iter=1)])
-    with pytest.raises(tensor_names.MissingTensor, match=r"^no tensor named 'monitor/wieght' in the graph; "
-                                                  r"similar names: monitor/weight"):
+            tiny_input_fn,
+            steps=2,
+            hooks=[tf.estimator.LoggingTensorHook({"w": "monitor/wieght"}, every_n_iter=1)],
+        )
+    with pytest.raises(
+        tensor_names.MissingTensor,
+        match=r"^no tensor named 'monitor/wieght' in the graph; "
+        r"similar names: monitor/weight",
+    ):
         tiny_estimator(tmp_path / "checked").train(
-            tiny_input_fn, steps=2, hooks=[CheckedLoggingTensorHook({"w": "monitor/wieght"}, every_n_iter=1)])
+            tiny_input_fn,
+            steps=2,
+            hooks=[CheckedLoggingTensorHook({"w": "monitor/wieght"}, every_n_iter=1)],
+        )
 
 
 def test_checked_hook_logs_like_the_stock_hook(tmp_path, info_log):
     with logs.captured_log() as lines:
         tiny_estimator(tmp_path).train(
-            tiny_input_fn, steps=5,
-            hooks=[CheckedLoggingTensorHook({"w": "monitor/weight"}, every_n_iter=2)])
+            tiny_input_fn,
+            steps=5,
+            hooks=[CheckedLoggingTensorHook({"w": "monitor/weight"}, every_n_iter=2)],
+        )
     logged = [float(line.split(" = ")[1].split()[0]) for line in lines if line.startswith("w = ")]
     assert logged == pytest.approx([weight_at(0), weight_at(2), weight_at(4)], abs=1e-6)
 
@@ -241,14 +297,18 @@ def test_collector_keeps_arrays_and_checks_names(tmp_path):
         tf.stack([spec.loss, spec.loss], name="monitor/pair")
         return spec
 
-    estimator = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path),
-                                       config=tf.estimator.RunConfig(log_step_count_steps=None))
+    estimator = tf.estimator.Estimator(
+        model_fn, model_dir=str(tmp_path), config=tf.estimator.RunConfig(log_step_count_steps=None)
+    )
     estimator.train(tiny_input_fn, steps=2, hooks=[collector])
-    assert isinstance(collector.rows[0]["pair"], np.ndarray) and collector.rows[0]["pair"].shape == (2,)
+    assert isinstance(collector.rows[0]["pair"], np.ndarray) and collector.rows[0][
+        "pair"
+    ].shape == (2,)
 
     with pytest.raises(tensor_names.MissingTensor, match="similar names: monitor/weight"):
         tiny_estimator(tmp_path / "bad").train(
-            tiny_input_fn, steps=2, hooks=[Collector({"w": "weight"}, every_n_steps=1)])
+            tiny_input_fn, steps=2, hooks=[Collector({"w": "weight"}, every_n_steps=1)]
+        )
 
 
 def test_collector_arguments():
@@ -263,15 +323,26 @@ def test_collector_arguments():
 
 def test_hook_list_shows_what_estimator_adds(tmp_path):
     lister = HookList()
-    estimator = tf.estimator.Estimator(tiny_model_fn, model_dir=str(tmp_path),
-                                       config=tf.estimator.RunConfig(tf_random_seed=1))
+    estimator = tf.estimator.Estimator(
+        tiny_model_fn, model_dir=str(tmp_path), config=tf.estimator.RunConfig(tf_random_seed=1)
+    )
     estimator.train(tiny_input_fn, steps=3, hooks=[lister])
     table = lister.table()
-    assert set(table["hook"]) == {"CheckpointSaverHook", "StepCounterHook", "SummarySaverHook",
-                                  "_DatasetInitializerHook", "HookList", "StopAtStepHook", "NanTensorHook",
-                                  "LoggingTensorHook"}
+    assert set(table["hook"]) == {
+        "CheckpointSaverHook",
+        "StepCounterHook",
+        "SummarySaverHook",
+        "_DatasetInitializerHook",
+        "HookList",
+        "StopAtStepHook",
+        "NanTensorHook",
+        "LoggingTensorHook",
+    }
     described = dict(zip(table["hook"], table["what it does"]))
-    assert described["CheckpointSaverHook"] == "saves a checkpoint at the start, every 600 s and at the end"
+    assert (
+        described["CheckpointSaverHook"]
+        == "saves a checkpoint at the start, every 600 s and at the end"
+    )
     assert described["StopAtStepHook"] == "stops after 3 more steps (num_steps=3)"
     assert described["LoggingTensorHook"] == "logs loss, step every 100 of its runs"
     assert described["StepCounterHook"].endswith("every 100 steps")
