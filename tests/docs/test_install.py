@@ -18,6 +18,7 @@ import subprocess
 import sys
 import venv
 
+import nbformat
 import pytest
 
 from tests import ROOT
@@ -132,13 +133,14 @@ def slug(heading: str) -> str:
 
 
 def broken_anchors(text: str, pages: dict) -> list:
-    """Links ``(#x)`` and ``(PAGE.md#x)`` whose page has no heading with the anchor ``x``."""
+    """Links ``(#x)`` and ``(PAGE.md#x)`` (or ``../PAGE.md#x``, from notebooks/) whose page has no
+    heading with the anchor ``x``."""
     anchors = {
         name: {slug(h) for h in re.findall(r"^#{1,6} (.+)$", body, flags=re.M)}
         for name, body in pages.items()
     }
     broken = []
-    for page, anchor in re.findall(r"\]\(((?:[A-Z]+\.md)?)#([\w-]+)\)", text):
+    for page, anchor in re.findall(r"\]\((?:\.\./)?((?:[A-Z]+\.md)?)#([\w-]+)\)", text):
         if anchor not in anchors.get(page or "self", set()):
             broken.append(f"{page}#{anchor}")
     return broken
@@ -151,6 +153,17 @@ def test_links_to_a_section_point_at_a_heading(page):
     assert not broken_anchors(pages[page], pages), f"{page} links to sections that do not exist"
 
 
+@pytest.mark.parametrize("path", sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")),
+                         ids=lambda path: path.name)
+def test_notebooks_link_to_sections_of_the_pages_that_exist(path):
+    pages = {name: (ROOT / name).read_text(encoding="utf-8") for name in PAGES}
+    markdown = "\n".join(cell.source for cell in nbformat.read(path, as_version=4).cells
+                         if cell.cell_type == "markdown")
+    pages["self"] = ""  # a notebook's own headings: tests/docs/test_article_map.py
+    broken = [link for link in broken_anchors(markdown, pages) if not link.startswith("#")]
+    assert not broken, f"{path.name} links to sections of the docs that do not exist: {broken}"
+
+
 def test_a_link_to_a_renamed_heading_is_found():
     pages = {
         "self": "## Which Python\n\n## Offline\n",
@@ -158,6 +171,9 @@ def test_a_link_to_a_renamed_heading_is_found():
     }
     text = "[a](#which-python) [b](#offline) [c](TEACHING.md#a-room-without-internet) [d](#windows)"
     assert broken_anchors(text, pages) == ["#windows"]
+    assert broken_anchors("[e](../TEACHING.md#a-room-with-internet)", pages) == [
+        "TEACHING.md#a-room-with-internet"
+    ]
     assert (
         slug("The article and where the course teaches it")
         == "the-article-and-where-the-course-teaches-it"
