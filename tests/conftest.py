@@ -31,23 +31,35 @@ from tests import ROOT
 UNIT_SECONDS = float(os.environ.get("WORKBOOK_UNIT_SECONDS", "30"))
 
 SLOW = {
-    "tests/tools/test_nbgrader_round_trip.py": "nbgrader releases every notebook and autogrades two in a kernel (minutes)",
+    "tests/tools/test_nbgrader_round_trip.py":
+        "nbgrader releases every notebook and autogrades two in a kernel (minutes)",
     "tests/tools/test_make_lab.py": "starts JupyterLab with make lab",
+    "tests/tools/test_hub.py":
+        "starts a JupyterHub, three users' servers, kernels and TensorBoards (about 2 min)",
     "tests/tools/test_tensorboard_proxy.py::test_tensorboard_answers_through_the_jupyter_server":
         "starts a Jupyter server and TensorBoard",
-    "tests/notebooks/test_student_copies.py::test_check_cells_fail_on_blanked_solutions": "executes a student copy in a kernel",
-    "tests/helpers/test_cluster.py::test_cluster_trains_evaluates_and_leaves_nothing": "trains in four processes",
-    "tests/helpers/test_cluster.py::test_a_failing_task_ends_them_all_and_names_itself": "starts TensorFlow in several processes",
-    "tests/helpers/test_cluster.py::test_an_interrupt_ends_them_all_and_is_raised_again": "starts TensorFlow in several processes",
-    "tests/helpers/test_cluster.py::test_sigint_to_the_launcher_ends_its_process": "starts TensorFlow in several processes",
-    "tests/helpers/test_cluster.py::test_children_die_with_a_killed_launcher": "starts TensorFlow in several processes",
-    "tests/helpers/test_logs.py::test_real_training_log_is_clean": "trains in a fresh Python process",
+    "tests/notebooks/test_student_copies.py::test_check_cells_fail_on_blanked_solutions":
+        "executes a student copy in a kernel",
+    "tests/helpers/test_cluster.py::test_cluster_trains_evaluates_and_leaves_nothing":
+        "trains in four processes",
+    "tests/helpers/test_cluster.py::test_a_failing_task_ends_them_all_and_names_itself":
+        "starts TensorFlow in several processes",
+    "tests/helpers/test_cluster.py::test_an_interrupt_ends_them_all_and_is_raised_again":
+        "starts TensorFlow in several processes",
+    "tests/helpers/test_cluster.py::test_sigint_to_the_launcher_ends_its_process":
+        "starts TensorFlow in several processes",
+    "tests/helpers/test_cluster.py::test_children_die_with_a_killed_launcher":
+        "starts TensorFlow in several processes",
+    "tests/helpers/test_logs.py::test_real_training_log_is_clean":
+        "trains in a fresh Python process",
     "tests/helpers/metrics/test_streaming.py::test_agrees_with_sklearn_on_random_streamed_cases":
         "streams hundreds of random cases through the graph metrics (about 20 s)",
-    "tests/helpers/metrics/test_streaming.py::test_metrics_plug_into_cnn_model_fn_and_evaluate": "trains and evaluates the course CNN",
-    "tests/helpers/model_fn_checker/test_causes.py::test_keras_seeding_is_isolated_and_does_not_warn":
+    "tests/helpers/metrics/test_streaming.py::test_metrics_plug_into_cnn_model_fn_and_evaluate":
+        "trains and evaluates the course CNN",
+    "tests/helpers/model_fn_checker/test_causes.py::test_keras_seeding_is_isolated_and_does_not_warn":  # noqa: E501 (a node id, whole)
         "checks the course CNN twice and restores Keras's seed generator (about 8 s)",
-    "tests/helpers/early_stopping/test_decisions.py::test_train_and_evaluate_stops_before_max_steps": "runs train_and_evaluate",
+    "tests/helpers/early_stopping/test_decisions.py::test_train_and_evaluate_stops_before_max_steps":  # noqa: E501 (a node id, whole)
+        "runs train_and_evaluate",
 }
 
 
@@ -70,12 +82,19 @@ def pytest_collection_modifyitems(items):
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     report = yield
-    if (call.when in ("setup", "call") and report.passed and call.duration > UNIT_SECONDS
-            and item.path.suffix == ".py" and item.get_closest_marker("slow") is None):
+    if (
+        call.when in ("setup", "call")
+        and report.passed
+        and call.duration > UNIT_SECONDS
+        and item.path.suffix == ".py"
+        and item.get_closest_marker("slow") is None
+    ):
         report.outcome = "failed"
-        report.longrepr = (f"{item.nodeid}: its {call.when} took {call.duration:.1f} s, more than the "
-                           f"{UNIT_SECONDS:g} s a test of make unit may take: make it faster, or add it to "
-                           "SLOW in tests/conftest.py with the reason")
+        report.longrepr = (
+            f"{item.nodeid}: its {call.when} took {call.duration:.1f} s, more than the "
+            f"{UNIT_SECONDS:g} s a test of make unit may take: make it faster, or add it to "
+            "SLOW in tests/conftest.py with the reason"
+        )
     return report
 
 

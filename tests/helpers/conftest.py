@@ -24,7 +24,11 @@ def trained_cnn(tmp_path_factory) -> tf.estimator.Estimator:
         return tf.data.Dataset.from_tensor_slices(({"image": images}, labels)).batch(4)
 
     model_dir = tmp_path_factory.mktemp("trained_cnn")
-    estimator = tf.estimator.Estimator(models.cnn_model_fn, model_dir=str(model_dir), params=TINY_CNN,
-                                       config=tf.estimator.RunConfig(tf_random_seed=1))
+    estimator = tf.estimator.Estimator(
+        models.cnn_model_fn,
+        model_dir=str(model_dir),
+        params=TINY_CNN,
+        config=tf.estimator.RunConfig(tf_random_seed=1),
+    )
     estimator.train(input_fn, steps=1)
     return estimator

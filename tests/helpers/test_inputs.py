@@ -1,4 +1,5 @@
-"""helpers.inputs reads exactly the verified arrays, in the order and batches the input functions promise.
+"""helpers.inputs reads exactly the verified arrays, in the order and batches the input functions
+promise.
 
 Uses the real MNIST files (from WORKBOOK_DATASETS or the cache), read once.
 """

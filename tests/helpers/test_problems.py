@@ -6,20 +6,31 @@ import pytest
 from helpers import problems
 from helpers.problems import similar_names
 
-KINDS = [problems.EnvironmentProblem, problems.DatasetProblem, problems.StorageProblem,
-         problems.CheckFailed, problems.UsageProblem, problems.NotReady, problems.MetricsProblem]
+KINDS = [
+    problems.EnvironmentProblem,
+    problems.DatasetProblem,
+    problems.StorageProblem,
+    problems.CheckFailed,
+    problems.UsageProblem,
+    problems.NotReady,
+    problems.MetricsProblem,
+]
 
 
 @pytest.mark.parametrize("kind", KINDS, ids=lambda kind: kind.__name__)
 def test_jupyter_shows_a_problem_as_its_one_line(kind):
     problem = kind("the dataset is missing: run `make data`")
     assert isinstance(problem, problems.WorkbookProblem)
-    assert problem._render_traceback_() == [f"{kind.__name__}: the dataset is missing: run `make data`"]
+    assert problem._render_traceback_() == [
+        f"{kind.__name__}: the dataset is missing: run `make data`"
+    ]
 
 
 def test_a_problem_is_still_the_exception_callers_catch():
     assert issubclass(problems.CheckFailed, AssertionError)
-    assert issubclass(problems.UsageProblem, ValueError) and issubclass(problems.MetricsProblem, ValueError)
+    assert issubclass(problems.UsageProblem, ValueError) and issubclass(
+        problems.MetricsProblem, ValueError
+    )
     assert issubclass(problems.NotReady, RuntimeError)
     assert issubclass(problems.StorageProblem, problems.DatasetProblem)
 

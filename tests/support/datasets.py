@@ -1,6 +1,7 @@
-"""The tiny synthetic dataset the tests of ``helpers.data`` share: gzip'd IDX files of 5 train and 3 test
-images (random uint8, labels 0-9) and a ``DatasetSpec`` whose SHA-256 sums match them, and what reads a cache
-back. The fixtures that lay it out in a folder or serve it are in ``tests/helpers/data/conftest.py``."""
+"""The tiny synthetic dataset the tests of ``helpers.data`` share: gzip'd IDX files of 5 train and 3
+test images (random uint8, labels 0-9) and a ``DatasetSpec`` whose SHA-256 sums match them, and what
+reads a cache back. The fixtures that lay it out in a folder or serve it are in
+``tests/helpers/data/conftest.py``."""
 
 from __future__ import annotations
 
@@ -71,9 +72,7 @@ def build_tiny(name: str = "tiny") -> Tiny:
         "test_labels": rng.integers(0, 10, size=3, dtype=np.uint8),
     }
     raw = {key: idx_bytes(array) for key, array in arrays.items()}
-    files = {
-        key: FileSpec(FILENAMES[key], arrays[key].shape, sha256(raw[key])) for key in arrays
-    }
+    files = {key: FileSpec(FILENAMES[key], arrays[key].shape, sha256(raw[key])) for key in arrays}
     # No mirrors: a test that reached the download route by mistake fails at
     # once instead of going to the internet.
     spec = DatasetSpec(name, (), tuple("abcdefghij"), **files)

@@ -1,6 +1,6 @@
-"""The model_fns the tests of the model_fn checker and of notebook 03's checks share: a small right one (a dense
-layer on the flattened image), ``variant`` to replace one part of it, and ``only_finding`` to read a report with
-exactly one finding."""
+"""The model_fns the tests of the model_fn checker and of notebook 03's checks share: a small right
+one (a dense layer on the flattened image), ``variant`` to replace one part of it, and
+``only_finding`` to read a report with exactly one finding."""
 
 import tensorflow as tf
 
@@ -13,7 +13,8 @@ def dense_logits(features):
 
 def minimize(loss):
     return tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
-        loss, global_step=tf.compat.v1.train.get_global_step())
+        loss, global_step=tf.compat.v1.train.get_global_step()
+    )
 
 
 def good_model_fn(features, labels, mode, params):
@@ -29,7 +30,7 @@ def good_model_fn(features, labels, mode, params):
 
 
 def variant(predict=None, loss=None, metrics=None, train=None, classes=None):
-    """``good_model_fn`` with one part replaced: each replacement is a function of the built tensors."""
+    """``good_model_fn`` with one part replaced; each replacement is a function of built tensors."""
 
     def model_fn(features, labels, mode, params):
         logits = dense_logits(features)
@@ -37,10 +38,22 @@ def variant(predict=None, loss=None, metrics=None, train=None, classes=None):
         if mode == ModeKeys.PREDICT:
             predictions = predict(logits) if predict else {"classes": classes_}
             return tf.estimator.EstimatorSpec(mode, predictions=predictions)
-        value = (loss or (lambda: tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)))()
+        value = (
+            loss
+            or (
+                lambda: tf.compat.v1.losses.sparse_softmax_cross_entropy(
+                    labels=labels, logits=logits
+                )
+            )
+        )()
         if mode == ModeKeys.EVAL:
-            ops = metrics(labels, classes_) if metrics else {
-                "accuracy": tf.compat.v1.metrics.accuracy(labels=labels, predictions=classes_)}
+            ops = (
+                metrics(labels, classes_)
+                if metrics
+                else {
+                    "accuracy": tf.compat.v1.metrics.accuracy(labels=labels, predictions=classes_)
+                }
+            )
             return tf.estimator.EstimatorSpec(mode, loss=value, eval_metric_ops=ops)
         if train:
             return train(mode, value)

@@ -8,7 +8,7 @@ import subprocess
 
 
 def stop_group(process: subprocess.Popen, seconds: float = 20) -> None:
-    """End ``process`` and every process it started: SIGTERM to its group, SIGKILL after ``seconds``."""
+    """End ``process`` and all it started: SIGTERM to its group, then SIGKILL after ``seconds``."""
     os.killpg(process.pid, signal.SIGTERM)
     try:
         process.wait(timeout=seconds)

@@ -1,6 +1,6 @@
-"""Fixtures of the tests of ``helpers.data``: no ``WORKBOOK_DATASETS`` from the runner, the tiny dataset
-(``tests/support/datasets.py``) in a local folder, good or with files replaced, an empty cache, a local HTTP
-mirror and a closed port."""
+"""Fixtures of the tests of ``helpers.data``: no ``WORKBOOK_DATASETS`` from the runner, the tiny
+dataset (``tests/support/datasets.py``) in a local folder, good or with files replaced, an empty
+cache, a local HTTP mirror and a closed port."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def good_source(tmp_path, tiny, monkeypatch) -> Path:
 
 @pytest.fixture
 def bad_source(tmp_path, tiny, monkeypatch):
-    """Call with {key: .gz bytes}: a local folder with those files replaced, named by the env var."""
+    """Call with {key: .gz bytes}: a local folder with those files replaced, set as the source."""
 
     def make(replace: dict) -> Path:
         root = write_folder(tmp_path / "source", tiny, replace)
