@@ -86,6 +86,28 @@ def test_the_python_named_can_run_the_course_and_the_lock_covers_windows():
     assert "x86_64-pc-windows-msvc" in (ROOT / "requirements.lock").read_text().split("\n", 3)[1]
 
 
+def files_make_setup_copies(makefile: str) -> set:
+    """The tools/ files that the prerequisites of `make setup` copy into the venv (``cp $< $@``)."""
+    setup = re.search(r"^setup: (.*)$", makefile, flags=re.M).group(1).split()
+    rule = r"^\$\((\w+)\): (tools/\S+).*\n(?:\t.*\n)*?\t@?cp \$< \$@"
+    rules = re.findall(rule, makefile, flags=re.M)
+    return {source for variable, source in rules if f"$({variable})" in setup}
+
+
+def test_the_windows_steps_copy_what_make_setup_copies():
+    copied = files_make_setup_copies(MAKEFILE)
+    assert "tools/jupyterlab_overrides.json" in copied
+    named = {line.split()[1].replace("\\", "/") for line in powershell_lines()
+             if line.startswith("Copy-Item ")}
+    assert copied <= named, f"INSTALL.md's Windows steps do not copy {sorted(copied - named)}"
+
+
+def test_a_copy_step_of_make_setup_is_found():
+    makefile = ("setup: $(A) $(B)\n\n$(A): tools/a.json $(X)\n\t@mkdir -p x\n\t@cp $< $@\n\n"
+                "$(B): tools/b.py\n\tpython $<\n\n$(C): tools/c.json\n\tcp $< $@\n")
+    assert files_make_setup_copies(makefile) == {"tools/a.json"}
+
+
 def test_the_dataset_command_and_variable_exist():
     help_text = subprocess.run(
         [sys.executable, "-m", "helpers.data", "--help"],
