@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from helpers import checks
-from helpers.data import Dataset
+from helpers.data import Arrays
 from helpers.problems import CheckFailed
 
 
@@ -16,7 +16,7 @@ def digits():
     images = np.zeros((10, 28, 28), dtype=np.uint8)
     images[train_labels == 3] = 200  # class 3 is the brightest
     images[train_labels == 5] = 100
-    return Dataset("tiny", images, train_labels, images[:4], test_labels, tuple("abcdefghij"))
+    return Arrays("tiny", images, train_labels, images[:4], test_labels, tuple("abcdefghij"))
 
 
 def test_majority_accuracy_correct(digits, capsys):
@@ -49,7 +49,7 @@ def test_majority_accuracy_the_digit_itself(digits):
     digit 2 most common the answer 2 is the digit."""
     labels = np.array([2, 2, 2, 0, 1], dtype=np.uint8)
     images = np.zeros((5, 28, 28), dtype=np.uint8)
-    data = Dataset("tiny", images, labels, images[:4], np.array([2, 0, 0, 0], dtype=np.uint8), tuple("abcdefghij"))
+    data = Arrays("tiny", images, labels, images[:4], np.array([2, 0, 0, 0], dtype=np.uint8), tuple("abcdefghij"))
     with pytest.raises(CheckFailed, match="is the digit such a model answers"):
         checks.majority_accuracy(2, data)
 

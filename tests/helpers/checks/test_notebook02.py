@@ -12,7 +12,7 @@ import pytest
 import tensorflow as tf
 
 from helpers import checks
-from helpers.data import Dataset
+from helpers.data import Arrays
 from helpers.problems import CheckFailed
 
 
@@ -72,8 +72,8 @@ def test_steps_correct_without_remainder(capsys):
 IMAGES = np.linspace(0, 1, 6 * 28 * 28, dtype=np.float32).reshape(6, 28, 28)
 LABELS = np.array([3, 1, 4, 1, 5, 9], dtype=np.int32)
 # What the exercise-2 check compares with: the tiny test split is IMAGES/LABELS, in this order.
-TEST = Dataset("Tiny-Fashion", IMAGES, LABELS[::-1].copy(), IMAGES, LABELS, tuple("abcdefghij"))
-OTHER = Dataset("Tiny-MNIST", IMAGES, LABELS, IMAGES, np.array([7, 7, 2, 2, 0, 0], dtype=np.int32),
+TEST = Arrays("Tiny-Fashion", IMAGES, LABELS[::-1].copy(), IMAGES, LABELS, tuple("abcdefghij"))
+OTHER = Arrays("Tiny-MNIST", IMAGES, LABELS, IMAGES, np.array([7, 7, 2, 2, 0, 0], dtype=np.int32),
                 tuple("0123456789"))
 
 
