@@ -10,6 +10,7 @@ compared with its results file here, so that they cannot drift apart.
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from tests import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 MAX_LINES = 150
+SKIPPED_FOLDERS = {"node_modules", "grading", "models"}  # and hidden ones: .git, .venv, caches
 FIRST_SCREEN = 50  # lines
 PAGES = ("INSTALL.md", "TEACHING.md", "CONTRIBUTING.md", "benchmarks/results.md")
 HISTORY = re.compile(r"\b(?:an? |the )?(?:earlier|previous|older) (?:run|measurement)s?\b", re.I)
@@ -97,12 +99,13 @@ def history_lines(text: str) -> list:
 
 
 def docs() -> list:
-    skip = {".git", "node_modules", "grading", "models"}
-    return sorted(
-        path
-        for path in ROOT.rglob("*.md")
-        if not any(part in skip or part.startswith(".venv") for part in path.parts)
-    )
+    """The project's Markdown files (not those of the environments, caches or training output)."""
+    found = []
+    for folder, subfolders, files in os.walk(ROOT):
+        subfolders[:] = [name for name in subfolders
+                         if not name.startswith(".") and name not in SKIPPED_FOLDERS]
+        found += [Path(folder, name) for name in files if name.endswith(".md")]
+    return sorted(found)
 
 
 def test_no_doc_keeps_a_history_of_earlier_runs():
