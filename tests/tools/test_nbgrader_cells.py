@@ -1,15 +1,11 @@
 """tools/nbgrader_cells.py marks an Exercises section as nbgrader expects, and keeps given grade_ids."""
 
-import sys
 
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from tests import ROOT
 from tests.notebooks.hygiene import nbgrader_problems
-
-sys.path.insert(0, str(ROOT / "tools"))
-from nbgrader_cells import mark  # noqa: E402
+from tools.nbgrader_cells import mark
 
 
 def _notebook():

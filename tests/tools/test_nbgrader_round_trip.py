@@ -24,7 +24,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -32,9 +31,7 @@ import nbformat
 import pytest
 
 from tests import ROOT
-
-sys.path.insert(0, str(ROOT / "tools"))
-from nbgrader_course import assignment_id, write_course  # noqa: E402
+from tools.nbgrader_course import assignment_id, write_course
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 TEACHER = ROOT / ".venv-teacher"
