@@ -76,9 +76,37 @@ class Branch:
     train_op: bool | None = None
     global_step: tuple | None = None  # (before, after) one run of train_op
     variables: dict = field(default_factory=dict)  # trainable variable name -> shape
-    # the variables the predictions (PREDICT) or loss depend on
-    used_variables: frozenset = frozenset()
+    used_variables: frozenset = frozenset()  # variables the predictions (PREDICT) or loss use
     untrained: tuple = ()  # TRAIN: trainable variables the loss has no gradient for
+
+    def row(self) -> dict:
+        """The branch's row of the report's table."""
+        if not self.built:
+            return {"returned": self.returned}
+        if self.train_op is None:
+            train_op = "-"
+        elif self.global_step is None:
+            train_op = "yes, not run"
+        else:
+            train_op = "yes, global step {} → {}".format(*self.global_step)
+        loss = "-" if self.loss_shape is None else _shapes({"": self.loss_shape}).strip()
+        return {
+            "returned": self.returned,
+            "predictions": _shapes(self.predictions),
+            "export_outputs": ", ".join(self.export_outputs) or "-",
+            "loss": loss,
+            "eval_metric_ops": _shapes(self.metrics),
+            "train_op": train_op,
+        }
+
+
+def _shapes(named: dict) -> str:
+    """``classes (4,), probabilities (4, 10)``: names and shapes, ``scalar`` for a shape ()."""
+    listed = (f"{key} {'scalar' if len(s) == 0 else tuple(s)}" for key, s in named.items())
+    return ", ".join(listed) or "-"
+
+
+TABLE_COLUMNS = ("returned", "predictions", "export_outputs", "loss", "eval_metric_ops", "train_op")
 
 
 @dataclass
@@ -111,45 +139,9 @@ class ModelFnReport:
         self.warnings.append(Finding(mode, sentence))
 
     def table(self) -> pd.DataFrame:
-        def shapes(named: dict) -> str:
-            return (
-                ", ".join(
-                    f"{key} {'scalar' if len(s) == 0 else tuple(s)}" for key, s in named.items()
-                )
-                or "-"
-            )
-
-        def row(b: Branch) -> dict:
-            if not b.built:
-                return {"returned": b.returned}
-            train_op = (
-                "-"
-                if b.train_op is None
-                else "yes, not run"
-                if b.global_step is None
-                else ("yes, global step {} → {}".format(*b.global_step))
-            )
-            return {
-                "returned": b.returned,
-                "predictions": shapes(b.predictions),
-                "export_outputs": ", ".join(b.export_outputs) or "-",
-                "loss": "-" if b.loss_shape is None else shapes({"": b.loss_shape}).strip(),
-                "eval_metric_ops": shapes(b.metrics),
-                "train_op": train_op,
-            }
-
-        columns = [
-            "returned",
-            "predictions",
-            "export_outputs",
-            "loss",
-            "eval_metric_ops",
-            "train_op",
-        ]
-        frame = pd.DataFrame(
-            [row(b) for b in self.branches.values()], index=list(self.branches), columns=columns
-        )
-        # check_model_fn adds the branches in the order of MODES
+        """One row per branch, in the order of MODES (the order check_model_fn adds them)."""
+        rows = [branch.row() for branch in self.branches.values()]
+        frame = pd.DataFrame(rows, index=list(self.branches), columns=list(TABLE_COLUMNS))
         return frame.rename_axis("mode").fillna("-")
 
     def raise_if_problems(self) -> None:
@@ -213,21 +205,20 @@ def check_model_fn(
             model_fn, mode_name, mode, params, batch_size
         )
         if mode_name in wrong_modes:  # what went wrong in this branch follows from the comparison
-            findings = [
-                Finding(
-                    mode_name,
-                    (
-                        f"the model_fn compares `mode` with {wrong_modes[mode_name]!r}, but in "
-                        f"{mode_name} Estimator passes tf.estimator.ModeKeys.{mode_name} == "
-                        f"{getattr(ModeKeys, mode_name)!r}, so that branch never runs: compare "
-                        f"with `tf.estimator.ModeKeys.{mode_name}`"
-                    ),
-                )
-            ]
+            findings = [Finding(mode_name, _wrong_mode_sentence(mode_name, wrong_modes[mode_name]))]
         report.findings += findings
         report.warnings += warnings
     check_variables(report)
     return report
+
+
+def _wrong_mode_sentence(mode_name: str, compared: str) -> str:
+    """The finding for a branch the model_fn selects by comparing ``mode`` with ``compared``."""
+    return (
+        f"the model_fn compares `mode` with {compared!r}, but in {mode_name} Estimator passes "
+        f"tf.estimator.ModeKeys.{mode_name} == {getattr(ModeKeys, mode_name)!r}, so that branch "
+        f"never runs: compare with `tf.estimator.ModeKeys.{mode_name}`"
+    )
 
 
 def check_signature(model_fn: Callable, params: dict | None, report: ModelFnReport) -> bool:
@@ -295,10 +286,9 @@ def check_branch(
                         tf.compat.v1.tables_initializer(),
                     ]
                 )
+                run = check_predictions if mode == ModeKeys.PREDICT else run_branch
                 try:
-                    (check_predictions if mode == ModeKeys.PREDICT else run_branch)(
-                        session, spec, branch, found
-                    )
+                    run(session, spec, branch, found)
                 except tf.errors.OpError as error:
                     found.problem(mode_name, explain_run_error(mode_name, error, batch_size))
     return branch, found.findings, found.warnings
