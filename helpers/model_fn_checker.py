@@ -316,8 +316,8 @@ def build_branch(
         return found.problem(branch.mode, sentence)
     branch.built, branch.returned = True, "EstimatorSpec"
     _note_variables(branch, spec, mode)
-    for key in keras_metrics:
-        found.warn(branch.mode, _keras_metric_sentence(key))
+    for key, metric in keras_metrics:
+        found.warn(branch.mode, _keras_metric_sentence(key, metric))
     return spec
 
 
@@ -358,15 +358,24 @@ def _note_variables(branch: Branch, spec: tf.estimator.EstimatorSpec, mode: str)
             )
 
 
-def _keras_metric_sentence(key: str) -> str:
-    """The warning for a Keras Metric object given as ``eval_metric_ops[key]``."""
+def _keras_metric_sentence(key: str, metric: tf.keras.metrics.Metric) -> str:
+    """The warning for a Keras Metric object given as ``eval_metric_ops[key]``, naming the state
+    variables that the one update op EstimatorSpec keeps leaves unchanged."""
+    kept = metric.updates[0] if metric.updates else None
+    changed = {op.inputs[0].op for op in _ancestors([kept]) if op.type in _ASSIGNS and op.inputs}
+    unchanged = [v.name.split(":")[0] for v in metric.variables if v.handle.op not in changed]
+    if unchanged:
+        names = ", ".join(f"`{name}`" for name in unchanged)
+        effect = f"here it leaves {names} unchanged, so the value is wrong"
+    else:
+        effect = "here it updates every state variable, but for another metric it may not"
     return (
         f"eval_metric_ops[{key!r}] is a Keras Metric object: EstimatorSpec turns it into "
         "`(metric.result(), metric.updates[0])`, and in a graph that one update op is the last op "
-        "the metric's `update_state` built, which may update only part of its state, so the value "
-        'can be silently wrong (`tf.keras.metrics.F1Score(average="macro")`\'s op only adds to '
-        "`intermediate_weights`, and its F1 stays 0.0): build a (value, update_op) pair with "
-        "`tf.compat.v1.metrics` instead"
+        f"the metric's `update_state` built; {effect} "
+        '(`tf.keras.metrics.F1Score(average="macro")`\'s op only adds to `intermediate_weights`, '
+        "and its F1 stays 0.0): build a (value, update_op) pair with `tf.compat.v1.metrics` "
+        "instead"
     )
 
 
@@ -981,21 +990,20 @@ def _builds_with_labels(model_fn: Callable, params: dict | None, batch_size: int
 
 @contextlib.contextmanager
 def _recording_keras_metrics() -> Iterator[list]:
-    """Note the eval_metric_ops keys whose values are Keras Metric objects (EstimatorSpec replaces
-    such a metric by ``(metric.result(), metric.updates[0])``, so the returned spec no longer shows
-    it).
-    """
-    keys, original = [], model_fn_lib._validate_eval_metric_ops
+    """Note ``(key, metric)`` for the eval_metric_ops values that are Keras Metric objects
+    (EstimatorSpec replaces such a metric by ``(metric.result(), metric.updates[0])``, so the
+    returned spec no longer shows it)."""
+    metrics, original = [], model_fn_lib._validate_eval_metric_ops
 
     def recording(eval_metric_ops):
         if isinstance(eval_metric_ops, dict):
-            keys.extend(
-                k for k, v in eval_metric_ops.items() if isinstance(v, tf.keras.metrics.Metric)
+            metrics.extend(
+                (k, v) for k, v in eval_metric_ops.items() if isinstance(v, tf.keras.metrics.Metric)
             )
         return original(eval_metric_ops)
 
     with mock.patch.object(model_fn_lib, "_validate_eval_metric_ops", recording):
-        yield keys
+        yield metrics
 
 
 def _largest_change(first: dict, second: dict) -> tuple[str | None, float]:

@@ -4,6 +4,8 @@ one (a dense layer on the flattened image), ``variant`` to replace one part of i
 
 import tensorflow as tf
 
+from helpers.model_fn_checker import check_model_fn
+
 ModeKeys = tf.estimator.ModeKeys
 
 
@@ -68,3 +70,15 @@ def only_finding(report, mode):
     finding = report.findings[0]
     assert finding.mode == mode, finding
     return finding.sentence
+
+
+def finding_with_branch(mode_name: str, branch) -> str:
+    """The model_fn checker's one finding, in that mode, on ``good_model_fn`` whose ``mode_name``
+    branch (``"TRAIN"``, ``"EVAL"`` or ``"PREDICT"``) is ``branch(features, labels, mode, params)``."""
+
+    def model_fn(features, labels, mode, params):  # the names Estimator accepts
+        if mode == getattr(ModeKeys, mode_name):
+            return branch(features, labels, mode, params)
+        return good_model_fn(features, labels, mode, params)
+
+    return only_finding(check_model_fn(model_fn), mode_name)

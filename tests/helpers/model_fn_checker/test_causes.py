@@ -16,7 +16,8 @@ import tensorflow as tf
 from helpers import metrics
 from helpers.model_fn_checker import check_model_fn
 
-from tests.support.model_fns import dense_logits, good_model_fn, minimize, only_finding, variant
+from tests.support.model_fns import (dense_logits, finding_with_branch, good_model_fn, minimize,
+                                     only_finding, variant)
 
 ModeKeys = tf.estimator.ModeKeys
 HERE = "tests/helpers/model_fn_checker/test_causes.py"
@@ -105,15 +106,13 @@ def test_the_eval_side_of_argmax_without_axis_is_explained():
 
 
 def test_a_predict_branch_with_another_network_is_a_problem():
-    def model_fn(features, labels, mode, params):
-        if mode == ModeKeys.PREDICT:
-            logits = tf.keras.layers.Dense(32)(tf.reshape(features["image"], [-1, 28 * 28]))
-            return tf.estimator.EstimatorSpec(
-                mode, predictions={"probabilities": tf.nn.softmax(logits)}
-            )
-        return good_model_fn(features, labels, mode, params)
+    def predict_branch(features, labels, mode, params):
+        logits = tf.keras.layers.Dense(32)(tf.reshape(features["image"], [-1, 28 * 28]))
+        return tf.estimator.EstimatorSpec(
+            mode, predictions={"probabilities": tf.nn.softmax(logits)}
+        )
 
-    sentence = only_finding(check_model_fn(model_fn), "PREDICT")
+    sentence = finding_with_branch("PREDICT", predict_branch)
     assert sentence.startswith(
         "the PREDICT branch builds other trainable variables than TRAIN (other shapes: "
         "dense/kernel (784, 32) in PREDICT, (784, 10) in TRAIN"
@@ -122,30 +121,26 @@ def test_a_predict_branch_with_another_network_is_a_problem():
 
 
 def test_variables_only_in_one_mode_are_named():
-    def model_fn(features, labels, mode, params):
-        if mode == ModeKeys.PREDICT:
-            hidden = tf.keras.layers.Dense(16)(tf.reshape(features["image"], [-1, 28 * 28]))
-            logits = tf.keras.layers.Dense(10)(hidden)
-            return tf.estimator.EstimatorSpec(
-                mode, predictions={"classes": tf.argmax(logits, axis=1)}
-            )
-        return good_model_fn(features, labels, mode, params)
+    def predict_branch(features, labels, mode, params):
+        hidden = tf.keras.layers.Dense(16)(tf.reshape(features["image"], [-1, 28 * 28]))
+        logits = tf.keras.layers.Dense(10)(hidden)
+        return tf.estimator.EstimatorSpec(
+            mode, predictions={"classes": tf.argmax(logits, axis=1)}
+        )
 
-    sentence = only_finding(check_model_fn(model_fn), "PREDICT")
+    sentence = finding_with_branch("PREDICT", predict_branch)
     assert "only in PREDICT: dense_1/kernel (16, 10), dense_1/bias (10,)" in sentence
     assert "other shapes: dense/kernel (784, 16) in PREDICT, (784, 10) in TRAIN" in sentence
 
 
 def test_a_network_built_twice_in_predict_only():
-    def model_fn(features, labels, mode, params):
-        if mode == ModeKeys.PREDICT:
-            dense_logits(features)  # a first copy, left over
-            return tf.estimator.EstimatorSpec(
-                mode, predictions={"classes": tf.argmax(dense_logits(features), axis=1)}
-            )
-        return good_model_fn(features, labels, mode, params)
+    def predict_branch(features, labels, mode, params):
+        dense_logits(features)  # a first copy, left over
+        return tf.estimator.EstimatorSpec(
+            mode, predictions={"classes": tf.argmax(dense_logits(features), axis=1)}
+        )
 
-    sentence = only_finding(check_model_fn(model_fn), "PREDICT")
+    sentence = finding_with_branch("PREDICT", predict_branch)
     assert "only in PREDICT: dense_1/kernel (784, 10), dense_1/bias (10,)" in sentence
     assert (
         "(the PREDICT branch builds the network twice: its 4 variables are the same 2 shapes two "

@@ -11,7 +11,8 @@ import tensorflow as tf
 from helpers import models
 from helpers.model_fn_checker import Finding, check_model_fn
 from helpers.problems import WorkbookProblem
-from tests.support.model_fns import dense_logits, good_model_fn, minimize, only_finding, variant
+from tests.support.model_fns import (dense_logits, finding_with_branch, good_model_fn, minimize,
+                                     only_finding, variant)
 
 ModeKeys = tf.estimator.ModeKeys
 
@@ -117,15 +118,13 @@ def test_no_mode_parameter_is_a_warning():
 
 
 def test_not_an_estimator_spec():
-    def model_fn(features, labels, mode, params):
-        if mode == ModeKeys.TRAIN:
-            loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(
-                labels=labels, logits=dense_logits(features)
-            )
-            return loss, minimize(loss)
-        return good_model_fn(features, labels, mode, params)
+    def train_branch(features, labels, mode, params):
+        loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(
+            labels=labels, logits=dense_logits(features)
+        )
+        return loss, minimize(loss)
 
-    sentence = only_finding(check_model_fn(model_fn), "TRAIN")
+    sentence = finding_with_branch("TRAIN", train_branch)
     assert "returned a tuple, not a tf.estimator.EstimatorSpec" in sentence
     assert "model_fn should return an EstimatorSpec." in sentence
 
@@ -180,12 +179,10 @@ def test_train_op_that_steps_twice():
 
 
 def test_no_predictions():
-    def model_fn(features, labels, mode, params):
-        if mode == ModeKeys.PREDICT:
-            return tf.estimator.EstimatorSpec(mode)
-        return good_model_fn(features, labels, mode, params)
+    def predict_branch(features, labels, mode, params):
+        return tf.estimator.EstimatorSpec(mode)
 
-    assert "no `predictions`" in only_finding(check_model_fn(model_fn), "PREDICT")
+    assert "no `predictions`" in finding_with_branch("PREDICT", predict_branch)
 
 
 def test_argmax_without_axis():
@@ -228,14 +225,12 @@ def test_predict_branch_that_uses_labels():
 
 
 def test_no_loss_in_eval():
-    def model_fn(features, labels, mode, params):
-        if mode == ModeKeys.EVAL:
-            classes = tf.argmax(dense_logits(features), axis=1, output_type=tf.int32)
-            metric = tf.compat.v1.metrics.accuracy(labels=labels, predictions=classes)
-            return tf.estimator.EstimatorSpec(mode, eval_metric_ops={"accuracy": metric})
-        return good_model_fn(features, labels, mode, params)
+    def eval_branch(features, labels, mode, params):
+        classes = tf.argmax(dense_logits(features), axis=1, output_type=tf.int32)
+        metric = tf.compat.v1.metrics.accuracy(labels=labels, predictions=classes)
+        return tf.estimator.EstimatorSpec(mode, eval_metric_ops={"accuracy": metric})
 
-    assert "no `loss` in EVAL" in only_finding(check_model_fn(model_fn), "EVAL")
+    assert "no `loss` in EVAL" in finding_with_branch("EVAL", eval_branch)
 
 
 @pytest.mark.parametrize("static", [False, True], ids=["unknown batch", "known size"])
