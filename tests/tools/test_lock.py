@@ -25,6 +25,7 @@ LOCKS = {
     "requirements.lock": "requirements.txt",
     "requirements-latest.lock": "requirements-latest.txt",
     "requirements-teacher.lock": "requirements-teacher.txt",
+    "requirements-hub.lock": "requirements-hub.txt",
 }
 
 # What pip's environment markers read on each platform that tools/lock checks (uv's names).
@@ -154,7 +155,7 @@ def test_the_readme_states_how_many_packages_the_lock_installs():
     entries, header = parse_lock(text), parse_header(text)
     counts = [len(chosen(entries, environment(platform, python)))
               for platform in header["platforms"] for python in header["pythons"]]
-    stated = re.search(r"direct or not \((\d+) to\s+(\d+) of them", (ROOT / "README.md").read_text())
-    assert stated, "the README's paragraph on the lock no longer says how many packages it pins"
+    stated = re.search(r"direct or not \((\d+) to\s+(\d+) of them", (ROOT / "INSTALL.md").read_text())
+    assert stated, "INSTALL.md's paragraph on the lock no longer says how many packages it pins"
     assert (int(stated.group(1)), int(stated.group(2))) == (min(counts), max(counts)), (
-        f"README.md: the lock installs {min(counts)} to {max(counts)} packages")
+        f"INSTALL.md: the lock installs {min(counts)} to {max(counts)} packages")
