@@ -1,4 +1,5 @@
-"""The course's tests, laid out like what they test: helpers/, notebooks/, tools/, benchmarks/, docs/."""
+"""The course's tests, laid out like what they test:
+helpers/, notebooks/, tools/, benchmarks/, docs/."""
 
 from pathlib import Path
 

@@ -30,8 +30,9 @@ def fits(tag, system, machine, libc):
     if arch is None:
         return False
     if system == "darwin":
-        return tag.startswith("macosx_") and tag.endswith(("_arm64", "_universal2") if arch == "aarch64"
-                                                          else ("_x86_64", "_universal2"))
+        return tag.startswith("macosx_") and tag.endswith(
+            ("_arm64", "_universal2") if arch == "aarch64" else ("_x86_64", "_universal2")
+        )
     if system != "linux" or not tag.endswith("_" + arch):
         return False
     name, version = libc
@@ -57,7 +58,9 @@ def pick(files, version, system, machine, libc):
 
 def this_machine():
     name, text = platform.libc_ver()
-    version = tuple(int(part) for part in text.split(".")[:2]) if name == "glibc" and text else (0, 0)
+    version = (
+        tuple(int(part) for part in text.split(".")[:2]) if name == "glibc" and text else (0, 0)
+    )
     return sys.platform, platform.machine(), (name or "musl", version)
 
 
@@ -83,15 +86,23 @@ def fetch(url, accept=None):
 def main(argv):
     version, folder = argv
     try:
-        listing = json.loads(fetch(INDEX.rstrip("/") + "/uv/", "application/vnd.pypi.simple.v1+json"))
+        listing = json.loads(
+            fetch(INDEX.rstrip("/") + "/uv/", "application/vnd.pypi.simple.v1+json")
+        )
         entry = pick(listing["files"], version, *this_machine())
         if entry is None:
-            print("PyPI has no uv {} wheel for {} {}: install uv yourself "
-                  "(https://docs.astral.sh/uv/)".format(version, sys.platform, platform.machine()), file=sys.stderr)
+            print(
+                "PyPI has no uv {} wheel for {} {}: install uv yourself "
+                "(https://docs.astral.sh/uv/)".format(version, sys.platform, platform.machine()),
+                file=sys.stderr,
+            )
             return 1
         wheel = fetch(entry["url"])
         if hashlib.sha256(wheel).hexdigest() != entry["hashes"]["sha256"]:
-            print("The uv wheel downloaded from PyPI does not match its SHA-256: run make again", file=sys.stderr)
+            print(
+                "The uv wheel downloaded from PyPI does not match its SHA-256: run make again",
+                file=sys.stderr,
+            )
             return 1
         print(unpack(wheel, version, folder))
     except (OSError, ValueError, KeyError, zipfile.BadZipFile) as problem:

@@ -1,7 +1,8 @@
 """Write student copies of the notebooks with nbgrader's own preprocessors: what nbgrader releases.
 
     .venv-teacher/bin/python tools/make_student.py notebooks/00_setup_and_data.ipynb ...
-    .venv-teacher/bin/python tools/make_student.py --check notebooks/*.ipynb   # exit 1 when out of date
+    # exit 1 when out of date:
+    .venv-teacher/bin/python tools/make_student.py --check notebooks/*.ipynb
 
 `make student` calls this in the teacher environment (nbgrader is not in the
 learners' .venv). Each notebook goes through the preprocessors of nbgrader's
@@ -33,11 +34,16 @@ def release_preprocessors() -> list:
     from nbgrader.converters import GenerateAssignment
     from nbgrader.preprocessors import SaveCells
 
-    return [cls for cls in GenerateAssignment.class_traits()["preprocessors"].default() if cls is not SaveCells]
+    return [
+        cls
+        for cls in GenerateAssignment.class_traits()["preprocessors"].default()
+        if cls is not SaveCells
+    ]
 
 
 def student_copy(notebook, name: str):
-    """The released form of ``notebook`` (named ``name``, without ``.ipynb``), without the run stamp."""
+    """The released form of ``notebook`` (named ``name``, without ``.ipynb``),
+    without the run stamp."""
     resources = {"nbgrader": {"notebook": name, "assignment": name}}
     for preprocessor in release_preprocessors():
         notebook, resources = preprocessor().preprocess(notebook, resources)
@@ -58,7 +64,9 @@ def student_text(path: Path) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="+", type=Path)
-    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when a copy is out of date")
+    parser.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 when a copy is out of date"
+    )
     args = parser.parse_args(argv)
     stale = []
     for path in args.notebooks:

@@ -33,8 +33,14 @@ CHECK_CALL = re.compile(r"\bchecks\.\w+\(")
 
 
 def _metadata(grade_id: str, *, solution=False, grade=False, locked=False) -> dict:
-    fields = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": SCHEMA_VERSION,
-              "solution": solution, "task": False}
+    fields = {
+        "grade": grade,
+        "grade_id": grade_id,
+        "locked": locked,
+        "schema_version": SCHEMA_VERSION,
+        "solution": solution,
+        "task": False,
+    }
     if grade:
         fields["points"] = POINTS
     return fields
@@ -58,9 +64,18 @@ def planned_metadata(notebook, prefix: str) -> list:
             exercise += 1
             plan.append((cell, _metadata(f"{prefix}-ex{exercise}-solution", solution=True)))
             following = cells[index + 1] if index + 1 < len(cells) else None
-            if following is None or following.cell_type != "code" or not CHECK_CALL.search(following.source):
-                raise ValueError(f"exercise {exercise} ({prefix}): the cell after its solution must call checks.…")
-            plan.append((following, _metadata(f"{prefix}-ex{exercise}-check", grade=True, locked=True)))
+            if (
+                following is None
+                or following.cell_type != "code"
+                or not CHECK_CALL.search(following.source)
+            ):
+                raise ValueError(
+                    f"exercise {exercise} ({prefix}): "
+                    "the cell after its solution must call checks.…"
+                )
+            plan.append(
+                (following, _metadata(f"{prefix}-ex{exercise}-check", grade=True, locked=True))
+            )
             index += 2
             continue
         plan.append((cell, _metadata(f"{prefix}-ex-{cell.get('id', index)}", locked=True)))

@@ -59,7 +59,8 @@ def parse(duration: str) -> tuple:
 
 
 def notebook_statement(first_cell: str) -> dict | None:
-    """``{"full": "25 s", "fast": "20 s"}`` from a notebook's first cell; None when it has no such line."""
+    """``{"full": "25 s", "fast": "20 s"}`` from a notebook's first cell;
+    None when it has no such line."""
     match = NOTEBOOK_LINE.search(first_cell)
     if match is None:
         return None
@@ -67,7 +68,8 @@ def notebook_statement(first_cell: str) -> dict | None:
 
 
 def readme_statements(readme: str) -> dict:
-    """``{"03_model_fn_and_estimatorspec.ipynb": {"full": …, "fast": …}}`` from the contents table."""
+    """``{"03_model_fn_and_estimatorspec.ipynb": {"full": …, "fast": …}}``
+    from the contents table."""
     found = {}
     for line in readme.splitlines():
         link = re.match(r"^\| \d\d \| \[[^\]]*\]\(notebooks/(\d\d_[\w-]+\.ipynb)\) \|", line)
@@ -83,14 +85,20 @@ def disagreement(stated: str, seconds: float) -> str | None:
     low, high = parse(stated)
     if low <= rounded(seconds) <= high:
         return None
-    return f"states {stated}, but {seconds:.1f} s were measured, which the texts write as {written(seconds)}"
+    return (
+        f"states {stated}, but {seconds:.1f} s were measured, "
+        f"which the texts write as {written(seconds)}"
+    )
 
 
 def restated(first_cell: str, full: float, fast: float) -> str:
     """The first cell with its run-time line stating ``full`` and ``fast`` seconds."""
     match = NOTEBOOK_LINE.search(first_cell)
     if match is None:
-        raise SystemExit("a notebook's first cell has no '**Run time:** about … in full mode, … in fast mode' line")
+        raise SystemExit(
+            "a notebook's first cell has no '**Run time:** about … in full "
+            "mode, … in fast mode' line"
+        )
     same = written(full) == written(fast)
     tail = " and in fast mode alike" if same else f", {written(fast)} in fast mode"
     head = first_cell[match.start():match.end("full")].replace(match["full"], written(full))

@@ -1,4 +1,5 @@
-"""A cluster task that fails on purpose: what the launcher's tests start instead of ``helpers.cluster``.
+"""A cluster task that fails on purpose:
+what the launcher's tests start instead of ``helpers.cluster``.
 
 The job's ``fail`` entry names the task that fails, as ``{"task": "worker:0"}``:
 that process builds its Estimator as usual and raises where training would
@@ -16,7 +17,9 @@ from helpers import cluster
 
 def main() -> None:
     job = json.loads(os.environ[cluster.JOB_ENV])
-    task = json.loads(os.environ.get("TF_CONFIG") or "{}").get("task", {"type": "local", "index": 0})
+    task = json.loads(os.environ.get("TF_CONFIG") or "{}").get(
+        "task", {"type": "local", "index": 0}
+    )
     role = f"{task['type']}:{task['index']}"
     if (job.get("fail") or {}).get("task") == role:
         import tensorflow as tf
@@ -25,7 +28,8 @@ def main() -> None:
             raise RuntimeError(f"injected failure before training ({role})")
 
         tf.estimator.Estimator  # noqa: B018 -- tf.estimator is a lazy module: load it, then patch the module
-        sys.modules[tf.estimator.__name__].train_and_evaluate = fail  # the Estimator is built, then this fails
+        # the Estimator is built, then this fails
+        sys.modules[tf.estimator.__name__].train_and_evaluate = fail
     cluster.task_main()
 
 

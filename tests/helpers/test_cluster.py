@@ -27,13 +27,14 @@ from tests import ROOT
 from tools.notebook_code import definitions
 
 TINY = {"filters": (4, 8), "dense_units": 16}
-FAULTY_TASK = (str(ROOT / "tests" / "helpers" / "cluster_fault_task.py"),)  # fails on purpose where the job says
+# fails on purpose where the job says
+FAULTY_TASK = (str(ROOT / "tests" / "helpers" / "cluster_fault_task.py"),)
 NOTEBOOK_09 = "09_more_than_one_machine.ipynb"  # defines row() and kubernetes_env()
 
 
 def started_pids(model_dir) -> dict:
-    """Role -> pid, from the "[launcher] started chief (pid 12), worker 0 (pid 13), ..." line of the launch's
-    logs/launcher.log (the notebook's output names the roles without their process ids)."""
+    """Role -> pid, from the "[launcher] started chief (pid 12), worker 0 (pid 13), ..." line of the
+    launch's logs/launcher.log (the notebook's output names the roles without their process ids)."""
     out = (Path(model_dir) / "logs" / "launcher.log").read_text()
     line = next(line for line in out.splitlines() if line.startswith("[launcher] started "))
     return {role: int(pid) for role, pid in re.findall(r"([a-z]+(?: \d+)?) \(pid (\d+)\)", line)}
@@ -67,7 +68,11 @@ def gone(pid, wait=15.0) -> bool:
 def test_tf_configs_default_cluster_leaves_the_evaluator_out():
     configs = cluster.tf_configs(ports=[1001, 1002, 1003])
     assert list(configs) == ["chief:0", "worker:0", "ps:0", "evaluator:0"]
-    expected_cluster = {"chief": ["127.0.0.1:1001"], "worker": ["127.0.0.1:1002"], "ps": ["127.0.0.1:1003"]}
+    expected_cluster = {
+        "chief": ["127.0.0.1:1001"],
+        "worker": ["127.0.0.1:1002"],
+        "ps": ["127.0.0.1:1003"],
+    }
     for name, config in configs.items():
         assert config["cluster"] == expected_cluster
         assert config["task"] == {"type": name.split(":")[0], "index": 0}
@@ -78,7 +83,10 @@ def test_tf_configs_several_workers_no_ps_no_evaluator():
     configs = cluster.tf_configs(workers=2, ps=0, evaluator=False, ports=[1, 2, 3])
     assert list(configs) == ["chief:0", "worker:0", "worker:1"]
     assert configs["worker:1"]["task"] == {"type": "worker", "index": 1}
-    assert configs["chief:0"]["cluster"] == {"chief": ["127.0.0.1:1"], "worker": ["127.0.0.1:2", "127.0.0.1:3"]}
+    assert configs["chief:0"]["cluster"] == {
+        "chief": ["127.0.0.1:1"],
+        "worker": ["127.0.0.1:2", "127.0.0.1:3"],
+    }
 
 
 def test_tf_configs_equal_the_configs_written_by_hand():
@@ -90,9 +98,17 @@ def test_tf_configs_equal_the_configs_written_by_hand():
 
 
 def test_tf_configs_for_a_real_cluster_one_port_many_hosts():
-    configs = cluster.tf_configs(workers=2, ps=1, evaluator=False,
-                                 host=lambda kind, index: f"trainer-{kind}-{index}.trainer", ports=2222)
-    assert configs["ps:0"]["cluster"]["worker"] == ["trainer-worker-0.trainer:2222", "trainer-worker-1.trainer:2222"]
+    configs = cluster.tf_configs(
+        workers=2,
+        ps=1,
+        evaluator=False,
+        host=lambda kind, index: f"trainer-{kind}-{index}.trainer",
+        ports=2222,
+    )
+    assert configs["ps:0"]["cluster"]["worker"] == [
+        "trainer-worker-0.trainer:2222",
+        "trainer-worker-1.trainer:2222",
+    ]
     assert "evaluator:0" not in configs
     text = definitions(NOTEBOOK_09)["kubernetes_env"](configs)
     assert text.count("- name: TF_CONFIG") == 4
@@ -124,15 +140,21 @@ def test_run_config_reads_each_tf_config(monkeypatch):
     for name, config in configs.items():
         monkeypatch.setenv("TF_CONFIG", json.dumps(config))
         run_config = tf.estimator.RunConfig()
-        seen[name] = (run_config.task_type, run_config.task_id, run_config.is_chief, run_config.num_ps_replicas)
+        seen[name] = (
+            run_config.task_type,
+            run_config.task_id,
+            run_config.is_chief,
+            run_config.num_ps_replicas,
+        )
     assert seen["chief:0"] == ("chief", 0, True, 1)
     assert seen["worker:1"] == ("worker", 1, False, 1)
     assert seen["evaluator:0"] == ("evaluator", 0, False, 0)  # not in the training cluster
 
 
 def test_role_labels():
-    assert [cluster.role_label(n) for n in ["chief:0", "worker:1", "ps:0", "evaluator:0", "local:0"]] == [
-        "chief", "worker 1", "ps 0", "evaluator", "local"]
+    assert [
+        cluster.role_label(n) for n in ["chief:0", "worker:1", "ps:0", "evaluator:0", "local:0"]
+    ] == ["chief", "worker 1", "ps 0", "evaluator", "local"]
 
 
 # --------------------------------------------------------------------------- the launcher
@@ -166,17 +188,31 @@ def test_cluster_trains_evaluates_and_leaves_nothing(model_dir, capsys):
     assert set(pids) == {"chief", "worker 0", "ps 0", "evaluator"}
     assert all(gone(pid) for pid in pids.values())
     assert result.metrics["global_step"] >= 60 and 0 <= result.metrics["accuracy"] <= 1
-    assert result.exit_codes == {"chief:0": 0, "worker:0": 0, "evaluator:0": 0, "ps:0": "ended by launcher"}
-    assert set(result.peak_memory_mb) == set(result.exit_codes) and min(result.peak_memory_mb.values()) > 100
+    assert result.exit_codes == {
+        "chief:0": 0,
+        "worker:0": 0,
+        "evaluator:0": 0,
+        "ps:0": "ended by launcher",
+    }
+    assert (
+        set(result.peak_memory_mb) == set(result.exit_codes)
+        and min(result.peak_memory_mb.values()) > 100
+    )
     assert "[worker 0] Waiting 5 secs before starting training." in out
     assert "[launcher] training is over: ended ps 0" in out
     assert "/work/" not in out and "deprecated" not in out
     assert "[chief] steps run by this process: " in out
-    # every step of either trainer adds one to the global step; a trainer may add one after the last checkpoint
+    # every step of either trainer adds one to the global step;
+    # a trainer may add one after the last checkpoint
     steps = {task: figures["steps run"] for task, figures in result.trainers.items()}
-    assert list(steps) == ["chief:0", "worker:0"] and steps["chief:0"] >= 1 and steps["worker:0"] >= 0
+    assert (
+        list(steps) == ["chief:0", "worker:0"] and steps["chief:0"] >= 1 and steps["worker:0"] >= 0
+    )
     assert 0 <= sum(steps.values()) - result.metrics["global_step"] <= 2
-    first, last = result.trainers["chief:0"]["first logged step"], result.trainers["chief:0"]["last logged step"]
+    first, last = (
+        result.trainers["chief:0"]["first logged step"],
+        result.trainers["chief:0"]["last logged step"],
+    )
     assert first == 0 and last >= first
     row = definitions(NOTEBOOK_09)["row"](result)
     assert row["processes"] == 4 and row["steps/s"] > 0
@@ -190,7 +226,9 @@ def test_a_failing_task_ends_them_all_and_names_itself(model_dir, monkeypatch, c
         cluster.run_cluster(model_dir, 200, fail={"task": "worker:0"}, **_tiny_job())
     pids = started_pids(model_dir)
     message = str(raised.value)
-    assert message.startswith("worker 0 failed (exit code 1): RuntimeError: injected failure before training")
+    assert message.startswith(
+        "worker 0 failed (exit code 1): RuntimeError: injected failure before training"
+    )
     assert "\n" not in message
     assert len(pids) == 4 and all(gone(pid) for pid in pids.values())
 
@@ -251,18 +289,37 @@ def test_children_die_with_a_killed_launcher(tmp_path):
 
 
 def test_trainer_figures_from_the_log_lines():
-    lines = [(0.0, "Waiting for model to be ready.  Ready_for_local_init_op:  None, ready: Variables not initialized"),
-             (1.0, "loss = 0.33298287, step = 800"), (1.1, "Loss for final step: 0.33298287."),
-             (1.2, "steps run by this process: 1")]
-    assert cluster._trainer_figures(lines) == {"first logged step": 800, "last logged step": 800, "steps run": 1}
-    assert cluster._trainer_figures([]) == {"first logged step": None, "last logged step": None, "steps run": None}
+    lines = [
+        (
+            0.0,
+            "Waiting for model to be ready.  Ready_for_local_init_op:  None, ready: "
+            "Variables not initialized",
+        ),
+        (1.0, "loss = 0.33298287, step = 800"),
+        (1.1, "Loss for final step: 0.33298287."),
+        (1.2, "steps run by this process: 1"),
+    ]
+    assert cluster._trainer_figures(lines) == {
+        "first logged step": 800,
+        "last logged step": 800,
+        "steps run": 1,
+    }
+    assert cluster._trainer_figures([]) == {
+        "first logged step": None,
+        "last logged step": None,
+        "steps run": None,
+    }
     skipped = [(0.0, "Skipping training since max_steps has already saved.")]
     assert cluster._trainer_figures(skipped)["steps run"] == 0
 
 
 def test_training_rate_between_a_trainers_first_and_last_loss_lines():
-    lines = [(10.0, "loss = 2.3, step = 0"), (11.0, "loss = 0.5, step = 41"), (12.5, "loss = 0.4, step = 160"),
-             (12.7, "Loss for final step: 0.4.")]
+    lines = [
+        (10.0, "loss = 2.3, step = 0"),
+        (11.0, "loss = 0.5, step = 41"),
+        (12.5, "loss = 0.4, step = 160"),
+        (12.7, "Loss for final step: 0.4."),
+    ]
     assert cluster._training_rate(lines) == (2.5, 160)
     seconds, steps = cluster._training_rate(lines[:1])
     assert steps == 0 and seconds != seconds  # NaN: one line gives no rate

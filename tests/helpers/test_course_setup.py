@@ -100,7 +100,11 @@ def test_missing_estimator_is_rejected():
 
 @pytest.mark.parametrize(
     "python, tensorflow, estimator",
-    [((3, 11, 7), "2.15.1", "2.15.0"), ((3, 9, 0), "2.15.0", "2.15.0"), ((3, 10, 12), "2.15.1", "2.15.0")],
+    [
+        ((3, 11, 7), "2.15.1", "2.15.0"),
+        ((3, 9, 0), "2.15.0", "2.15.0"),
+        ((3, 10, 12), "2.15.1", "2.15.0"),
+    ],
     ids=["3.11", "3.9", "3.10"],
 )
 def test_supported_versions_pass(python, tensorflow, estimator):

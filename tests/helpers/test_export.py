@@ -1,4 +1,5 @@
-"""helpers.export and the export code of notebook 08's cells: receivers, SavedModel and TF Lite runners.
+"""helpers.export and the export code of notebook 08's cells: receivers,
+SavedModel and TF Lite runners.
 
 ``signature_table``, ``serialize_examples``, ``tflite_predictions`` and
 ``quiet_native_stderr`` are defined in notebook 08's cells (run here without
@@ -53,9 +54,24 @@ def test_signature_table(exported):
     _, path, _ = exported
     table = notebook.signature_table(tf.saved_model.load(path.decode()))
     assert table.to_dict("records") == [
-        {"signature": "serving_default", "kind": "input", "key": "image", "tensor": "float32 [None, 28, 28]"},
-        {"signature": "serving_default", "kind": "output", "key": "classes", "tensor": "int32 [None]"},
-        {"signature": "serving_default", "kind": "output", "key": "probabilities", "tensor": "float32 [None, 10]"},
+        {
+            "signature": "serving_default",
+            "kind": "input",
+            "key": "image",
+            "tensor": "float32 [None, 28, 28]",
+        },
+        {
+            "signature": "serving_default",
+            "kind": "output",
+            "key": "classes",
+            "tensor": "int32 [None]",
+        },
+        {
+            "signature": "serving_default",
+            "kind": "output",
+            "key": "probabilities",
+            "tensor": "float32 [None, 10]",
+        },
     ]
 
 

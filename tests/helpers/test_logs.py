@@ -81,12 +81,21 @@ DEPRECATION_RECORDS = {
     ),
     # How tensorflow.python.util.deprecation actually logs it: with % arguments.
     "hook-init-args": (
-        "From %s: %s (from %s) is deprecated and will be removed %s.\nInstructions for updating:\n%s",
-        ("/x/y.py:12", "StopAtStepHook.__init__", "tensorflow.python.training.basic_session_run_hooks",
-         "in a future version", "Use tf.keras instead."),
+        "From %s: %s (from %s) is deprecated and will be removed %s."
+        "\nInstructions for updating:\n%s",
+        (
+            "/x/y.py:12",
+            "StopAtStepHook.__init__",
+            "tensorflow.python.training.basic_session_run_hooks",
+            "in a future version",
+            "Use tf.keras instead.",
+        ),
     ),
     "config": ("Using config: {'_model_dir': '/x/models/a', '_tf_random_seed': 42}", ()),
-    "config-args": ("Using config: %s", ("{'_model_dir': '/x/models/a', '_save_summary_steps': 100}",)),
+    "config-args": (
+        "Using config: %s",
+        ("{'_model_dir': '/x/models/a', '_save_summary_steps': 100}",),
+    ),
 }
 
 KEPT_LINES = [
@@ -125,17 +134,35 @@ def test_percent_style_arguments_are_formatted(logged):
                      "global_step/sec: 631.65"]
 
 
-@pytest.mark.parametrize("folder, message, shown", [
-    ("notebooks", "Saving checkpoints for 120 into {course}/models/x/model.ckpt.",
-     "Saving checkpoints for 120 into ../models/x/model.ckpt."),
-    (".", "Restoring parameters from {course}/models/x/model.ckpt-120",
-     "Restoring parameters from ./models/x/model.ckpt-120"),
-    ("notebooks", "Copying {course}/models/a to {course}/models/b", "Copying ../models/a to ../models/b"),
-    ("notebooks", "Saving checkpoints for 120 into /tmp/elsewhere/model.ckpt.",
-     "Saving checkpoints for 120 into /tmp/elsewhere/model.ckpt."),
-], ids=["from a notebook", "from the root", "every occurrence", "outside the project: left alone"])
-def test_a_path_in_the_project_is_shown_relative_to_the_working_folder(logged, course, monkeypatch, folder,
-                                                                       message, shown):
+@pytest.mark.parametrize(
+    "folder, message, shown",
+    [
+        (
+            "notebooks",
+            "Saving checkpoints for 120 into {course}/models/x/model.ckpt.",
+            "Saving checkpoints for 120 into ../models/x/model.ckpt.",
+        ),
+        (
+            ".",
+            "Restoring parameters from {course}/models/x/model.ckpt-120",
+            "Restoring parameters from ./models/x/model.ckpt-120",
+        ),
+        (
+            "notebooks",
+            "Copying {course}/models/a to {course}/models/b",
+            "Copying ../models/a to ../models/b",
+        ),
+        (
+            "notebooks",
+            "Saving checkpoints for 120 into /tmp/elsewhere/model.ckpt.",
+            "Saving checkpoints for 120 into /tmp/elsewhere/model.ckpt.",
+        ),
+    ],
+    ids=["from a notebook", "from the root", "every occurrence", "outside the project: left alone"],
+)
+def test_a_path_in_the_project_is_shown_relative_to_the_working_folder(
+    logged, course, monkeypatch, folder, message, shown
+):
     logger, lines = logged
     monkeypatch.chdir(course / folder)
     logger.info(message.format(course=course))
@@ -298,9 +325,13 @@ CPP_LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: [IWEF] ")
 
 @slow
 def test_real_training_log_is_clean(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k not in ("TF_CPP_MIN_LOG_LEVEL", settings.FAST_ENV)}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("TF_CPP_MIN_LOG_LEVEL", settings.FAST_ENV)
+    }
     env["PYTHONUNBUFFERED"] = "1"
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(settings.PROJECT_ROOT), env.get("PYTHONPATH")]))
+    env["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [str(settings.PROJECT_ROOT), env.get("PYTHONPATH")])
+    )
     result = subprocess.run(
         [sys.executable, "-c", TRAIN_SCRIPT, str(tmp_path / "model")],
         cwd=settings.PROJECT_ROOT,

@@ -50,7 +50,9 @@ def test_confusion_matrix_writes_every_nonzero_count():
     matrix = np.array([[980, 0, 3], [1, 1130, 0], [12, 4, 1001]])
     figure = plots.confusion_matrix(matrix, title="Test set")
     axis = figure.axes[0]
-    texts = {(round(t.get_position()[1]), round(t.get_position()[0])): t.get_text() for t in axis.texts}
+    texts = {
+        (round(t.get_position()[1]), round(t.get_position()[0])): t.get_text() for t in axis.texts
+    }
     assert texts == {(r, c): str(matrix[r, c]) for r in range(3) for c in range(3) if matrix[r, c]}
     assert axis.get_xlabel() == "predicted class" and axis.get_ylabel() == "true class"
     assert axis.get_title() == "Test set"
@@ -77,7 +79,9 @@ def test_stopping_timeline_marks_best_stop_and_min_steps():
     figure = plots.stopping_timeline(values, "f1_macro", best=600, stop=1001, patience=400,
                                      min_steps=300, max_steps=1500)
     axis = figure.axes[0]
-    assert axis.get_xlabel() == "global step" and axis.get_ylabel() == "f1_macro" and axis.get_title()
+    assert (
+        axis.get_xlabel() == "global step" and axis.get_ylabel() == "f1_macro" and axis.get_title()
+    )
     labels = [text.get_text() for text in axis.get_legend().get_texts()]
     assert any("best: step 600" in label for label in labels)
     assert any("stopped: step 1001" in label for label in labels)

@@ -1,19 +1,19 @@
 """Exercises ask for a transfer: no answer already stands in what the learner reads before it.
 
 For every exercise of every notebook, the solution (the teacher notebook's solution cell, between
-``### BEGIN SOLUTION`` and ``### END SOLUTION``) is compared with the cells above that exercise in the
-student copy (``notebooks/student/``, what a learner reads: code and markdown, sources only). The test
-fails when half or more of the solution's lines already stand there, and when two exercises of a
-notebook share a solution (more than half of the lines of each stand in the other: two model_fns that
-fix different branches share their skeleton, and that alone is not one solution).
+``### BEGIN SOLUTION`` and ``### END SOLUTION``) is compared with the cells above that exercise in
+the student copy (``notebooks/student/``, what a learner reads: code and markdown, sources only).
+The test fails when half or more of the solution's lines already stand there, and when two exercises
+of a notebook share a solution (more than half of the lines of each stand in the other: two
+model_fns that fix different branches share their skeleton, and that alone is not one solution).
 
 What counts as a line, and when it "stands" somewhere:
 
 - Blank lines, comment-only lines, IPython magics (``%xmode Context``) and the lines outside the
   markers (``answer = None``) are not the solution.
-- Whitespace is ignored (kept only where it separates two words, as in ``return x``), so a line found
-  wrapped over several lines, or re-indented, or inside a markdown code span, still stands there. A
-  line stands in a cell when its text occurs there between word boundaries.
+- Whitespace is ignored (kept only where it separates two words, as in ``return x``), so a line
+  found wrapped over several lines, or re-indented, or inside a markdown code span, still stands
+  there. A line stands in a cell when its text occurs there between word boundaries.
 - An assignment ``name = value`` or a ``return value`` also stands when only its ``value`` (a whole
   expression) does: an answer copied from ``learning_rate = <the schedule>`` into
   ``schedule = <the schedule>`` is given away all the same. A dict literal also stands when all its
@@ -44,9 +44,12 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 NOT_NAMES = set(keyword.kwlist) | set(keyword.softkwlist) | {"self"}
 TOKEN = re.compile(r"[A-Za-z_]\w*|\d[\w.]*|\"[^\"]*\"|'[^']*'")
-VALUE = re.compile(r"^(?:return|yield)\s+(.+)$|^[\w.]+(?:\[[^\]]*\])?(?:\s*,\s*[\w.]+)*\s*[-+*/]?=(?!=)\s*(.+)$")
+VALUE = re.compile(
+    r"^(?:return|yield)\s+(.+)$|^[\w.]+(?:\[[^\]]*\])?(?:\s*,\s*[\w.]+)*\s*[-+*/]?=(?!=)\s*(.+)$"
+)
 GIVEN_AWAY_SHARE = 0.5  # half or more of a solution's lines above it: given away
-SHARED_SHARE = 0.5  # more than half of the lines of each in the other: "mostly the same lines", one solution
+# more than half of the lines of each in the other: "mostly the same lines", one solution
+SHARED_SHARE = 0.5
 
 
 def squeeze(text: str) -> str:
@@ -56,12 +59,17 @@ def squeeze(text: str) -> str:
 
 def _between_words(match) -> bool:
     text, start, end = match.string, match.start(), match.end()
-    return 0 < start and end < len(text) and (text[start - 1].isalnum() or text[start - 1] == "_") and (
-        text[end].isalnum() or text[end] == "_")
+    return (
+        0 < start
+        and end < len(text)
+        and (text[start - 1].isalnum() or text[start - 1] == "_")
+        and (text[end].isalnum() or text[end] == "_")
+    )
 
 
 def solution_lines(source: str) -> list[str]:
-    """The solution's lines that count: between the markers, not blank, not comments or magics, not trivial."""
+    """The solution's lines that count: between the markers, not blank,
+    not comments or magics, not trivial."""
     if BEGIN not in source:
         return []
     body = source.split(BEGIN, 1)[1].split(END, 1)[0]
@@ -87,12 +95,14 @@ def strip_comment(line: str) -> str:
 
 
 def trivial(line: str) -> bool:
-    """At most one name or number besides keywords and punctuation: ``)``, ``else:``, ``return x``."""
+    """At most one name or number besides keywords and punctuation:
+    ``)``, ``else:``, ``return x``."""
     return len([token for token in TOKEN.findall(line) if token not in NOT_NAMES]) <= 1
 
 
 def forms(line: str) -> list[str]:
-    """What to look for: the line itself, and the value it assigns or returns when that is a whole expression."""
+    """What to look for: the line itself,
+    and the value it assigns or returns when that is a whole expression."""
     found = [squeeze(line)]
     match = VALUE.match(line)
     value = match and (match.group(1) or match.group(2))
@@ -111,7 +121,8 @@ def balanced(text: str) -> bool:
 
 
 def dict_entries(line: str) -> list[str]:
-    """The ``key: value`` entries of the dict literal a line assigns or returns (two or more), else none."""
+    """The ``key: value`` entries of the dict literal a line assigns or returns
+    (two or more), else none."""
     match = VALUE.match(line)
     value = (match and (match.group(1) or match.group(2)) or "").strip()
     if not (value.startswith("{") and value.endswith("}") and balanced(value[1:-1])):
@@ -133,7 +144,8 @@ def _occurs(form: str, text: str) -> bool:
 
 
 def stands_in(line: str, text: str) -> str | None:
-    """How ``line`` stands in the squeezed ``text`` ("the line", "its value", "its entries"), else None."""
+    """How ``line`` stands in the squeezed ``text``
+    ("the line", "its value", "its entries"), else None."""
     line_form, *value_form = forms(line)
     if _occurs(line_form, text):
         return "the line"
@@ -146,7 +158,8 @@ def stands_in(line: str, text: str) -> str | None:
 
 
 def readable_text(cell) -> str:
-    """What a learner reads in a cell, squeezed: the source, markdown's escapes and entities undone."""
+    """What a learner reads in a cell, squeezed: the source,
+    markdown's escapes and entities undone."""
     source = cell.source
     if cell.cell_type == "markdown":
         source = re.sub(r"\\([\\`*_{}\[\]()#+\-.!|])", r"\1", unescape(source))
@@ -172,31 +185,45 @@ def _cell_label(index: int, cell) -> str:
 
 
 def _stale_cell(teacher, above: list, grade_id: str) -> str | None:
-    """The first cell above the exercise where the student copy is not the notebook (nbgrader changes only the
-    solution cells), else None: a stale copy would test what the learner no longer reads."""
+    """The first cell above the exercise where the student copy is not the notebook (nbgrader
+    changes only the solution cells), else None:
+    a stale copy would test what the learner no longer reads."""
     ids = [cell.metadata.get("nbgrader", {}).get("grade_id") for cell in teacher.cells]
     mine = teacher.cells[:ids.index(grade_id)]
     for index, (cell, theirs) in enumerate(itertools.zip_longest(mine, above)):
-        if cell is None or theirs is None or cell.get("id") != theirs.get("id") or (
-                cell.source != theirs.source and not cell.metadata.get("nbgrader", {}).get("solution")):
+        if (
+            cell is None
+            or theirs is None
+            or cell.get("id") != theirs.get("id")
+            or (
+                cell.source != theirs.source
+                and not cell.metadata.get("nbgrader", {}).get("solution")
+            )
+        ):
             return f"cell {index + 1}"
     return None
 
 
 def given_away(teacher, student, name: str) -> list[str]:
-    """One message per exercise whose solution stands, half or more, in the student copy above it."""
+    """One message per exercise whose solution stands, half or more,
+    in the student copy above it."""
     problems = []
     student_ids = [cell.metadata.get("nbgrader", {}).get("grade_id") for cell in student.cells]
     for exercise in exercises(teacher):
         if exercise.grade_id not in student_ids:
-            problems.append(f"{name}: exercise {exercise.grade_id} is not in the student copy: regenerate it "
-                            "(tools/make_student.py)")
+            problems.append(
+                f"{name}: exercise {exercise.grade_id} is not in the student copy: regenerate it "
+                "(tools/make_student.py)"
+            )
             continue
         above = student.cells[:student_ids.index(exercise.grade_id)]
         stale = _stale_cell(teacher, above, exercise.grade_id)
         if stale is not None:
-            problems.append(f"{name}: exercise {exercise.grade_id}: the student copy is out of date above it ({stale} "
-                            "differs from the notebook's): regenerate it (tools/make_student.py), then run this test")
+            problems.append(
+                f"{name}: exercise {exercise.grade_id}: the student copy is out of date above it "
+                f"({stale} differs from the notebook's): "
+                "regenerate it (tools/make_student.py), then run this test"
+            )
             continue
         texts = [readable_text(cell) for cell in above]
         found = []
@@ -205,12 +232,22 @@ def given_away(teacher, student, name: str) -> list[str]:
             where = [(form, index) for form, index in where if form]
             if where:
                 form, index = where[-1]  # the nearest: the one the learner read last
-                what = f"`{line}`" if form == "the line" else f"{form.replace('its', 'the')} of `{line}`"
-                found.append(f"  {what} stand{'s' * (form != 'its entries')} in {_cell_label(index, above[index])}")
+                what = (
+                    f"`{line}`"
+                    if form == "the line"
+                    else f"{form.replace('its', 'the')} of `{line}`"
+                )
+                found.append(
+                    f"  {what} stand{'s' * (form != 'its entries')} in "
+                    f"{_cell_label(index, above[index])}"
+                )
         if exercise.lines and len(found) >= GIVEN_AWAY_SHARE * len(exercise.lines):
-            problems.append(f"{name}: exercise {exercise.grade_id}: {len(found)} of {len(exercise.lines)} solution "
-                            "lines already stand above it in the student copy; ask for the idea applied to "
-                            "something the notebook did not show:\n" + "\n".join(found))
+            problems.append(
+                f"{name}: exercise {exercise.grade_id}: "
+                f"{len(found)} of {len(exercise.lines)} solution "
+                "lines already stand above it in the student copy; ask for the idea applied to "
+                "something the notebook did not show:\n" + "\n".join(found)
+            )
     return problems
 
 
@@ -222,11 +259,16 @@ def shared_solutions(teacher, name: str) -> list[str]:
             continue
         in_second = [line for line in first.lines if stands_in(line, second.source)]
         in_first = [line for line in second.lines if stands_in(line, first.source)]
-        if len(in_second) > SHARED_SHARE * len(first.lines) and len(in_first) > SHARED_SHARE * len(second.lines):
+        if (
+            len(in_second) > SHARED_SHARE * len(first.lines)
+            and len(in_first) > SHARED_SHARE * len(second.lines)
+        ):
             shown = "\n".join(f"  `{line}`" for line in in_second)
-            problems.append(f"{name}: exercises {first.grade_id} and {second.grade_id} share a solution "
-                            f"({len(in_second)} of {len(first.lines)} and {len(in_first)} of {len(second.lines)} "
-                            f"lines in common): make each ask for something else\n{shown}")
+            problems.append(
+                f"{name}: exercises {first.grade_id} and {second.grade_id} share a solution "
+                f"({len(in_second)} of {len(first.lines)} and {len(in_first)} of "
+                f"{len(second.lines)} lines in common): make each ask for something else\n{shown}"
+            )
     return problems
 
 
@@ -246,11 +288,12 @@ def test_no_two_exercises_share_a_solution(path):
     assert not problems, "\n".join(problems)
 
 
-# The rules on small notebooks built here: a teacher notebook with its exercises, and its student copy
-# with the solutions blanked as nbgrader blanks them.
+# The rules on small notebooks built here: a teacher notebook with its exercises, and its student
+# copy with the solutions blanked as nbgrader blanks them.
 
 def _pair(*cells):
-    """(teacher, student) from cells given as ("md"|"code"|"solution", source); solutions get grade_ids."""
+    """(teacher, student) from cells given as ("md"|"code"|"solution", source);
+    solutions get grade_ids."""
     teacher, student, count = new_notebook(), new_notebook(), 0
     for kind, source in cells:
         if kind == "md":
@@ -262,47 +305,81 @@ def _pair(*cells):
         else:
             count += 1
             meta = {"nbgrader": {"grade_id": f"nbXX-ex{count}-solution", "solution": True}}
-            teacher.cells.append(new_code_cell(f"answer = None\n{BEGIN}\n{source}\n{END}", metadata=meta))
-            student.cells.append(new_code_cell("answer = None\n# YOUR CODE HERE\nraise NotImplementedError()",
-                                               metadata=meta))
+            teacher.cells.append(
+                new_code_cell(f"answer = None\n{BEGIN}\n{source}\n{END}", metadata=meta)
+            )
+            student.cells.append(
+                new_code_cell(
+                    "answer = None\n# YOUR CODE HERE\nraise NotImplementedError()", metadata=meta
+                )
+            )
         student.cells[-1].id = teacher.cells[-1].id  # nbgrader keeps the cell ids
     return teacher, student
 
 
-SCHEDULE = "schedule = keras.optimizers.schedules.ExponentialDecay(2e-3, decay_steps=1500, decay_rate=0.1)"
-METRIC_FN = ('def macro_precision(labels, predictions):\n'
-             '    return {"precision": metrics.precision_recall_f1(labels, predictions["classes"],\n'
-             '                                                     num_classes=10)["precision_macro"]}')
+SCHEDULE = (
+    "schedule = keras.optimizers.schedules.ExponentialDecay(2e-3, decay_steps=1500, decay_rate=0.1)"
+)
+METRIC_FN = (
+    "def macro_precision(labels, predictions):\n"
+    '    return {"precision": metrics.precision_recall_f1(labels, predictions["classes"],\n'
+    '                                                     num_classes=10)["precision_macro"]}'
+)
 GIVEN_AWAY = {
     "the same line in a code cell above": _pair(
         ("code", SCHEDULE.replace("schedule =", "decay =") + "\nprint(decay(0))"),
         ("md", "**Exercise 1.** Write the schedule."),
-        ("solution", SCHEDULE)),
+        ("solution", SCHEDULE),
+    ),
     "re-wrapped and re-indented in a code cell above": _pair(
-        ("code", "def article(labels, predictions):\n"
-                 '  return {"precision": metrics.precision_recall_f1(\n'
-                 '      labels, predictions["classes"], num_classes=10)["precision_macro"]}'),
-        ("solution", METRIC_FN.replace("macro_precision", "mine"))),
+        (
+            "code",
+            "def article(labels, predictions):\n"
+            '  return {"precision": metrics.precision_recall_f1(\n'
+            '      labels, predictions["classes"], num_classes=10)["precision_macro"]}',
+        ),
+        ("solution", METRIC_FN.replace("macro_precision", "mine")),
+    ),
     "in a markdown code span above": _pair(
-        ("md", f"The recap: `{SCHEDULE}` gives the rate at every step."),
-        ("solution", SCHEDULE)),
+        ("md", f"The recap: `{SCHEDULE}` gives the rate at every step."), ("solution", SCHEDULE)
+    ),
     "in a markdown code block above": _pair(
-        ("md", "The recap:\n\n```python\n" + METRIC_FN.replace("macro_precision", "metric_fn") + "\n```"),
-        ("solution", METRIC_FN)),
+        (
+            "md",
+            "The recap:\n\n```python\n"
+            + METRIC_FN.replace("macro_precision", "metric_fn")
+            + "\n```",
+        ),
+        ("solution", METRIC_FN),
+    ),
     "a dict's entries above, in another order": _pair(
-        ("code", 'hook = Hook({"predicted": "monitor/first_classes", "true": "monitor/first_labels",\n'
-                 '             "confidence": "monitor/confidence"})'),
-        ("solution", 'fixed_tensors = {"confidence": "monitor/confidence", "predicted": "monitor/first_classes"}')),
+        (
+            "code",
+            'hook = Hook({"predicted": "monitor/first_classes", "true": "monitor/first_labels",\n'
+            '             "confidence": "monitor/confidence"})',
+        ),
+        (
+            "solution",
+            'fixed_tensors = {"confidence": "monitor/confidence", '
+            '"predicted": "monitor/first_classes"}',
+        ),
+    ),
     "the assigned value under another name": _pair(
-        ("code", SCHEDULE.replace("schedule =", "learning_rate =")),
-        ("solution", SCHEDULE)),
+        ("code", SCHEDULE.replace("schedule =", "learning_rate =")), ("solution", SCHEDULE)
+    ),
     "in the exercise's own statement": _pair(
         ("md", "**Exercise 1.** Set `global_steps = [200, 500, 500, 600]`."),
-        ("solution", "global_steps = [200, 500, 500, 600]")),
+        ("solution", "global_steps = [200, 500, 500, 600]"),
+    ),
     "two of three lines above, the trivial ones left out": _pair(
         ("code", "mistakes = matrix.copy()\nnp.fill_diagonal(mistakes, 0)"),
-        ("solution", "mistakes = matrix.copy()\nnp.fill_diagonal(mistakes, 0)\n"
-                     "true_digit, predicted_digit = np.unravel_index(mistakes.argmax(), mistakes.shape)\n)\n)")),
+        (
+            "solution",
+            "mistakes = matrix.copy()\nnp.fill_diagonal(mistakes, 0)\n"
+            "true_digit, "
+            "predicted_digit = np.unravel_index(mistakes.argmax(), mistakes.shape)\n)\n)",
+        ),
+    ),
 }
 
 
@@ -319,27 +396,39 @@ def test_the_message_names_the_line_and_the_cell_it_stands_in():
     teacher, student = GIVEN_AWAY["the assigned value under another name"]
     message = given_away(teacher, student, "10_keras.ipynb")[0]
     assert message.startswith("10_keras.ipynb: exercise nbXX-ex1-solution: 1 of 1 solution lines")
-    assert f"the value of `{SCHEDULE}` stands in cell 1 (code: `learning_rate = keras.optimizers" in message
+    assert (
+        f"the value of `{SCHEDULE}` stands in cell 1 (code: `learning_rate = keras.optimizers"
+        in message
+    )
 
 
 NOT_GIVEN_AWAY = {
     "only trivial lines above": _pair(
         ("code", "def f(x):\n    if x:\n        return x\n    else:\n        return 0\n    )\n"),
-        ("solution", "def g(x):\n    if x > 2:\n        return x\n    else:\n        return 0")),
+        ("solution", "def g(x):\n    if x > 2:\n        return x\n    else:\n        return 0"),
+    ),
     "one of three lines above": _pair(
         ("code", "mistakes = matrix.copy()"),
-        ("solution", "mistakes = matrix.copy()\nnp.fill_diagonal(mistakes, 0)\n"
-                     "pair = np.unravel_index(mistakes.argmax(), mistakes.shape)")),
+        (
+            "solution",
+            "mistakes = matrix.copy()\nnp.fill_diagonal(mistakes, 0)\n"
+            "pair = np.unravel_index(mistakes.argmax(), mistakes.shape)",
+        ),
+    ),
     "the answer only after the exercise": _pair(
-        ("md", "**Exercise 1.**"),
-        ("solution", SCHEDULE),
-        ("code", SCHEDULE)),
+        ("md", "**Exercise 1.**"), ("solution", SCHEDULE), ("code", SCHEDULE)
+    ),
     "the same comments, other code": _pair(
         ("code", "# read the global step again\nsteps.append(int(session.run(step_a)))"),
-        ("solution", "# read the global step again\nsteps.append(int(run_context.session.run(self.global_step)))")),
+        (
+            "solution",
+            "# read the global step "
+            "again\nsteps.append(int(run_context.session.run(self.global_step)))",
+        ),
+    ),
     "a longer name that contains the line": _pair(
-        ("code", "total_steps = [200, 500, 500, 600]"),
-        ("solution", "steps = [200, 500, 500]")),
+        ("code", "total_steps = [200, 500, 500, 600]"), ("solution", "steps = [200, 500, 500]")
+    ),
 }
 
 
@@ -348,8 +437,10 @@ def test_a_stale_student_copy_fails_instead_of_testing_old_cells():
     teacher = copy.deepcopy(teacher)
     teacher.cells[0].source = "np.fill_diagonal(mistakes, 0)\nmistakes = matrix.copy()"
     problems = given_away(teacher, student, "XX.ipynb")
-    assert problems == ["XX.ipynb: exercise nbXX-ex1-solution: the student copy is out of date above it (cell 1 differs "
-                        "from the notebook's): regenerate it (tools/make_student.py), then run this test"]
+    assert problems == [
+        "XX.ipynb: exercise nbXX-ex1-solution: the student copy is out of date above it (cell 1 "
+        "differs from the notebook's): regenerate it (tools/make_student.py), then run this test"
+    ]
 
 
 @pytest.mark.parametrize("case", sorted(NOT_GIVEN_AWAY))
@@ -359,29 +450,58 @@ def test_a_transfer_passes(case):
 
 
 def test_two_exercises_sharing_a_solution_fail():
-    body = ('    return (inputs.image_dataset("mnist", "train").shuffle(10_000).repeat().batch(100)\n'
-            '            .map(lambda images, labels: ({"image": images}, labels)))')
+    body = (
+        '    return (inputs.image_dataset("mnist", "train").shuffle(10_000).repeat().batch(100)\n'
+        '            .map(lambda images, labels: ({"image": images}, labels)))'
+    )
     teacher, _ = _pair(("solution", "def dict_input_fn():\n" + body),
                        ("solution", "def int_labels_input_fn():\n" + body))
     problems = shared_solutions(teacher, "02_input_fn.ipynb")
     assert len(problems) == 1
-    assert problems[0].startswith("02_input_fn.ipynb: exercises nbXX-ex1-solution and nbXX-ex2-solution share a "
-                                  "solution (2 of 2 and 2 of 2 lines in common)"), problems[0]
+    assert problems[0].startswith(
+        "02_input_fn.ipynb: exercises nbXX-ex1-solution and nbXX-ex2-solution share a "
+        "solution (2 of 2 and 2 of 2 lines in common)"
+    ), problems[0]
 
 
 def test_two_model_fns_sharing_half_their_skeleton_pass():
-    skeleton = ["logits = linear_logits(features)", "if mode == ModeKeys.PREDICT:",
-                "loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)"]
-    teacher, _ = _pair(("solution", "\n".join(["def a(features, labels, mode):", *skeleton, "x = f(y, z)",
-                                               "w = g(v, u)", "t = h(s, r)"])),
-                       ("solution", "\n".join(["def b(features, labels, mode):", *skeleton, "q = k(p, o)",
-                                               "n = m(l, j)"])))
+    skeleton = [
+        "logits = linear_logits(features)",
+        "if mode == ModeKeys.PREDICT:",
+        "loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)",
+    ]
+    teacher, _ = _pair(
+        (
+            "solution",
+            "\n".join(
+                [
+                    "def a(features, labels, mode):",
+                    *skeleton,
+                    "x = f(y, z)",
+                    "w = g(v, u)",
+                    "t = h(s, r)",
+                ]
+            ),
+        ),
+        (
+            "solution",
+            "\n".join(["def b(features, labels, mode):", *skeleton, "q = k(p, o)", "n = m(l, j)"]),
+        ),
+    )
     assert shared_solutions(teacher, "03.ipynb") == []
 
 
 def test_a_solution_that_reuses_one_line_of_another_passes():
-    teacher, _ = _pair(("solution", "fixed = keras.metrics.F1Score(average='macro')\nfixed.update_state(a, b)\n"
-                                    "f1 = fixed.result()"),
-                       ("solution", "fixed = keras.metrics.F1Score(average='macro')\nfixed.update_state(c, d)\n"
-                                    "f1 = float(fixed.result().numpy())"))
+    teacher, _ = _pair(
+        (
+            "solution",
+            "fixed = keras.metrics.F1Score(average='macro')\nfixed.update_state(a, b)\n"
+            "f1 = fixed.result()",
+        ),
+        (
+            "solution",
+            "fixed = keras.metrics.F1Score(average='macro')\nfixed.update_state(c, d)\n"
+            "f1 = float(fixed.result().numpy())",
+        ),
+    )
     assert shared_solutions(teacher, "10.ipynb") == []

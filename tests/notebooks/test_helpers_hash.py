@@ -2,11 +2,11 @@
 
 ``tools/run_notebooks.py`` (``make notebooks``) stores in every notebook's
 metadata the SHA-256 of each ``helpers/`` file the notebook runs — the modules
-its cells import (read by ``tools/notebook_code.py``) and everything they import,
-found by ``tools/helpers_deps.py`` — and one hash of them all. Here the stored hash is compared with today's
-files: after a helper changes, the notebooks that run it fail until they are
-re-executed, and the message names the files that changed. The search itself
-is tried on a small made-up package.
+its cells import (read by ``tools/notebook_code.py``) and everything they
+import, found by ``tools/helpers_deps.py`` — and one hash of them all. Here the
+stored hash is compared with today's files: after a helper changes, the
+notebooks that run it fail until they are re-executed, and the message names the
+files that changed. The search itself is tried on a small made-up package.
 """
 
 from __future__ import annotations
@@ -46,14 +46,19 @@ def test_outputs_were_made_with_todays_helpers(path):
 
 def test_a_changed_helper_is_named_with_the_fix():
     notebook = nbformat.read(NOTEBOOKS[0], as_version=4)
-    notebook.metadata["workbook"] = {**notebook.metadata.get("workbook", {}), **helpers_stamp(notebook)}
+    notebook.metadata["workbook"] = {
+        **notebook.metadata.get("workbook", {}),
+        **helpers_stamp(notebook),
+    }
     assert stale_helpers(notebook, "00") is None
     edited = copy.deepcopy(notebook)
     edited.metadata["workbook"]["helpers_files"]["helpers/course_setup.py"] = "0" * 64
     edited.metadata["workbook"]["helpers_sha256"] = helpers_deps.combined_hash(
         edited.metadata["workbook"]["helpers_files"])
     problem = stale_helpers(edited, "00")
-    assert problem.endswith("(changed since: helpers/course_setup.py): re-execute notebook 00 with make notebooks")
+    assert problem.endswith(
+        "(changed since: helpers/course_setup.py): re-execute notebook 00 with make notebooks"
+    )
     edited.metadata["workbook"] = {"helpers_sha256": "old"}
     assert "re-execute notebook 00 with make notebooks" in stale_helpers(edited, "00")
 
@@ -61,7 +66,8 @@ def test_a_changed_helper_is_named_with_the_fix():
 def test_the_notebooks_run_the_helpers_they_import():
     notebook = nbformat.read(NOTEBOOKS[0], as_version=4)
     files = helpers_stamp(notebook)["helpers_files"]
-    assert {"helpers/__init__.py", "helpers/course_setup.py", "helpers/checks/__init__.py"} <= set(files)
+    imported = {"helpers/__init__.py", "helpers/course_setup.py", "helpers/checks/__init__.py"}
+    assert imported <= set(files)
     assert "helpers/cluster.py" not in files  # notebook 00 starts no cluster
 
 
@@ -90,7 +96,10 @@ def package(tmp_path):
 
 
 def _deps(sources, root):
-    return {path.relative_to(root / "helpers").as_posix() for path in helpers_deps.dependencies(sources, root)}
+    return {
+        path.relative_to(root / "helpers").as_posix()
+        for path in helpers_deps.dependencies(sources, root)
+    }
 
 
 def test_search_follows_relative_absolute_and_function_imports(package):
@@ -99,7 +108,9 @@ def test_search_follows_relative_absolute_and_function_imports(package):
 
 
 def test_search_follows_a_child_process_started_with_dash_m(package):
-    assert {"cluster.py", "cluster_task.py", "models.py"} <= _deps(["import helpers.cluster as c"], package)
+    assert {"cluster.py", "cluster_task.py", "models.py"} <= _deps(
+        ["import helpers.cluster as c"], package
+    )
 
 
 def test_search_reads_cells_with_ipython_syntax_and_parenthesised_imports(package):

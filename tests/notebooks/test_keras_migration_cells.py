@@ -2,10 +2,11 @@
 
 ``build_cnn``, the callbacks, ``test_arrays``, ``small_train_dataset`` and the export
 functions are defined in the notebook's cells tagged ``keras-latest``;
-``tools.notebook_code.definitions`` executes those cells' imports, definitions
-and constants (nothing that trains), so these tests run the notebook's code itself. Each test builds its own Keras models: in
-TensorFlow 2.15 an Estimator graph built by another test switches Keras's
-layer classes to graph mode, which breaks Keras models built before it.
+``tools.notebook_code.definitions`` executes those cells' imports, definitions and
+constants (nothing that trains), so these tests run the notebook's code itself. Each
+test builds its own Keras models: in TensorFlow 2.15 an Estimator graph built by another
+test switches Keras's layer classes to graph mode, which breaks Keras models built
+before it.
 """
 
 import types
@@ -19,21 +20,26 @@ from helpers import cnn_params, inputs, models
 from tools.notebook_code import definitions
 
 # Keras 2.15 (not Keras 3) draws each Dropout layer's seed with random.randint(1, 1e9) once
-# keras.utils.set_random_seed has run (keras/src/backend.py:2030): Python 3.11 warns about the float.
-pytestmark = pytest.mark.filterwarnings("ignore:non-integer arguments to randrange:DeprecationWarning")
+# keras.utils.set_random_seed has run (keras/src/backend.py:2030):
+# Python 3.11 warns about the float.
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:non-integer arguments to randrange:DeprecationWarning"
+)
 
 TINY = {"filters": (4, 8), "dense_units": 16}
 
 
 @pytest.fixture(scope="module")
 def notebook():
-    """The notebook's definitions, as a namespace: ``notebook.build_cnn``, ``notebook.ProbabilityLogger``, ..."""
+    """The notebook's definitions, as a namespace: ``notebook.build_cnn``,
+    ``notebook.ProbabilityLogger``, ..."""
     return types.SimpleNamespace(**definitions("10_migrating_to_keras.ipynb", tag="keras-latest"))
 
 
 def random_batch(count=50, seed=0):
     rng = np.random.default_rng(seed)
-    return rng.random((count, 28, 28), dtype=np.float32), rng.integers(0, 10, count).astype(np.int32)
+    images = rng.random((count, 28, 28), dtype=np.float32)
+    return images, rng.integers(0, 10, count).astype(np.int32)
 
 
 def learnable_batch(count=50, seed=0):
@@ -47,7 +53,9 @@ def learnable_batch(count=50, seed=0):
 
 def repeated_dataset(count=50, batch_size=10):
     images, labels = learnable_batch(count)
-    return tf.data.Dataset.from_tensor_slices(({"image": images}, labels)).batch(batch_size).repeat()
+    return (
+        tf.data.Dataset.from_tensor_slices(({"image": images}, labels)).batch(batch_size).repeat()
+    )
 
 
 def estimator_trainable_count(params):
@@ -181,14 +189,21 @@ def test_small_train_dataset_is_one_reshuffled_pass_per_epoch(notebook):
 
 
 def test_what_eval_metric_ops_keeps_of_a_keras_metric():
-    """Notebook 10's `as_in_eval_metric_ops`: an EstimatorSpec keeps (result(), updates[0]), and Keras
-    2.15 registers the last op `update_state` built as the one update. F1Score's last op adds to
-    `intermediate_weights` only, so its F1 stays 0.0; Precision groups its additions, so it is counted in full."""
-    run = definitions("10_migrating_to_keras.ipynb", names=("as_in_eval_metric_ops",))["as_in_eval_metric_ops"]
+    """Notebook 10's `as_in_eval_metric_ops`: an EstimatorSpec keeps (result(), updates[0]), and
+    Keras 2.15 registers the last op `update_state` built as the one update. F1Score's last op adds
+    to `intermediate_weights` only, so its F1 stays 0.0;
+    Precision groups its additions, so it is counted in full."""
+    run = definitions("10_migrating_to_keras.ipynb", names=("as_in_eval_metric_ops",))[
+        "as_in_eval_metric_ops"
+    ]
     one_hot = np.eye(3, dtype=np.float32)[[0, 1, 2, 1]]
     probabilities = np.eye(3, dtype=np.float32)[[0, 1, 2, 2]] * 0.8 + 0.2 / 3
     f1 = run(lambda: keras.metrics.F1Score(average="macro"), one_hot, probabilities)
-    assert f1 == {"update ops": 1, "result": 0.0, "variables updated": "1 of 4: intermediate_weights"}
+    assert f1 == {
+        "update ops": 1,
+        "result": 0.0,
+        "variables updated": "1 of 4: intermediate_weights",
+    }
     precision = run(lambda: keras.metrics.Precision(top_k=1), one_hot, probabilities)
     assert precision["result"] == pytest.approx(0.75)
     assert precision["variables updated"] == "2 of 2: true_positives, false_positives"

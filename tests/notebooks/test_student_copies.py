@@ -1,4 +1,5 @@
-"""Student copies: solutions blanked, outputs cleared, locked where nbgrader locks, and their checks fail.
+"""Student copies: solutions blanked, outputs cleared,
+locked where nbgrader locks, and their checks fail.
 
 `make student` writes `notebooks/student/NN_name.ipynb` from each notebook with
 nbgrader's own release preprocessors (`tools/make_student.py`, in the teacher
@@ -43,15 +44,24 @@ def test_student_copy_is_the_notebook_blanked(path):
         assert "### BEGIN SOLUTION" not in student.source
         if _nbgrader(original).get("solution"):
             before = original.source.split("### BEGIN SOLUTION")[0]
-            assert student.source.startswith(before) and STUB in student.source, f"{path.name}: {student.source}"
+            assert student.source.startswith(before) and STUB in student.source, (
+                f"{path.name}: {student.source}"
+            )
         else:
-            assert student.source == original.source, f"{path.name}: a cell differs: run `make student`"
+            assert student.source == original.source, (
+                f"{path.name}: a cell differs: run `make student`"
+            )
         if student.cell_type == "code":
             assert student.outputs == [] and student.execution_count is None
         if _nbgrader(original).get("locked") or _nbgrader(original).get("grade"):
-            assert student.metadata.get("editable") is False and student.metadata.get("deletable") is False
+            assert (
+                student.metadata.get("editable") is False
+                and student.metadata.get("deletable") is False
+            )
         if _nbgrader(original):
-            assert _nbgrader(student).get("checksum"), "nbgrader's checksum missing: run `make student`"
+            assert _nbgrader(student).get("checksum"), (
+                "nbgrader's checksum missing: run `make student`"
+            )
 
 
 def test_check_cells_fail_on_blanked_solutions():

@@ -1,4 +1,5 @@
-"""The template a new notebook starts from (tools/NN_template.ipynb) passes the notebooks' own checks.
+"""The template a new notebook starts from
+(tools/NN_template.ipynb) passes the notebooks' own checks.
 
 CONTRIBUTING.md tells an author to copy it to ``notebooks/NN_name.ipynb``; a
 copy must start out clean. So the template is held to the hygiene and nbgrader
@@ -28,10 +29,16 @@ def test_the_template_passes_the_notebook_hygiene_checks():
 
 def test_the_template_states_its_run_time_as_the_notebooks_must():
     first = nbformat.read(TEMPLATE, as_version=4).cells[0].source
-    assert notebook_statement(first) is not None, "the template's first cell lacks the '**Run time:** about …' line"
+    assert notebook_statement(first) is not None, (
+        "the template's first cell lacks the '**Run time:** about …' line"
+    )
 
 
 def test_the_template_shows_every_cell_tag_the_tests_act_on():
-    tags = {tag for cell in nbformat.read(TEMPLATE, as_version=4).cells for tag in cell.metadata.get("tags", [])}
+    tags = {
+        tag
+        for cell in nbformat.read(TEMPLATE, as_version=4).cells
+        for tag in cell.metadata.get("tags", [])
+    }
     assert tags == {"nbval-check-output", "nbval-skip", "raises-exception"}
 

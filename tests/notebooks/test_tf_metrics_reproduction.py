@@ -33,16 +33,23 @@ def _run(tf_metrics, labels, predictions, **kwargs):
     with tf.Graph().as_default():
         y = tf.compat.v1.placeholder(tf.int64, [None])
         p = tf.compat.v1.placeholder(tf.int64, [None])
-        pairs = [getattr(tf_metrics, name)(y, p, NUM_CLASSES, **kwargs) for name in ("precision", "recall", "f1")]
+        pairs = [
+            getattr(tf_metrics, name)(y, p, NUM_CLASSES, **kwargs)
+            for name in ("precision", "recall", "f1")
+        ]
         with tf.compat.v1.Session() as session:
             session.run(tf.compat.v1.local_variables_initializer())
             for batch in (slice(0, 20), slice(20, None)):
-                session.run([update for _, update in pairs], {y: labels[batch], p: predictions[batch]})
+                session.run(
+                    [update for _, update in pairs], {y: labels[batch], p: predictions[batch]}
+                )
             return np.array(session.run([value for value, _ in pairs]))
 
 
 @pytest.mark.parametrize("average", ["micro", "macro", "weighted"])
-@pytest.mark.parametrize("pos_indices", [None, [1, 2, 3], [5]], ids=["all", "1-3", "never predicted"])
+@pytest.mark.parametrize(
+    "pos_indices", [None, [1, 2, 3], [5]], ids=["all", "1-3", "never predicted"]
+)
 @pytest.mark.parametrize("seed", [0, 1])
 def test_equals_scikit_learn(tf_metrics, average, pos_indices, seed):
     labels, predictions = _data(seed)
@@ -64,8 +71,9 @@ def test_default_average_is_micro_which_is_the_accuracy(tf_metrics):
 def test_update_op_returns_the_value_so_far(tf_metrics):
     labels, predictions = _data(1)
     with tf.Graph().as_default():
-        value, update = tf_metrics.precision(tf.constant(labels), tf.constant(predictions), NUM_CLASSES,
-                                             average="macro")
+        value, update = tf_metrics.precision(
+            tf.constant(labels), tf.constant(predictions), NUM_CLASSES, average="macro"
+        )
         with tf.compat.v1.Session() as session:
             session.run(tf.compat.v1.local_variables_initializer())
             returned = session.run(update)
@@ -76,12 +84,24 @@ def test_weights_mask_examples(tf_metrics):
     labels, predictions = _data(0)
     mask = (np.arange(50) % 2).astype(np.float64)
     with tf.Graph().as_default():
-        value, update = tf_metrics.recall(tf.constant(labels), tf.constant(predictions), NUM_CLASSES,
-                                          weights=tf.constant(mask), average="macro")
+        value, update = tf_metrics.recall(
+            tf.constant(labels),
+            tf.constant(predictions),
+            NUM_CLASSES,
+            weights=tf.constant(mask),
+            average="macro",
+        )
         with tf.compat.v1.Session() as session:
             session.run(tf.compat.v1.local_variables_initializer())
             session.run(update)
             found = session.run(value)
     kept = mask == 1
-    assert found == pytest.approx(precision_recall_fscore_support(
-        labels[kept], predictions[kept], labels=range(NUM_CLASSES), average="macro", zero_division=0)[1])
+    assert found == pytest.approx(
+        precision_recall_fscore_support(
+            labels[kept],
+            predictions[kept],
+            labels=range(NUM_CLASSES),
+            average="macro",
+            zero_division=0,
+        )[1]
+    )

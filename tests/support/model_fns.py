@@ -74,7 +74,8 @@ def only_finding(report, mode):
 
 def finding_with_branch(mode_name: str, branch) -> str:
     """The model_fn checker's one finding, in that mode, on ``good_model_fn`` whose ``mode_name``
-    branch (``"TRAIN"``, ``"EVAL"`` or ``"PREDICT"``) is ``branch(features, labels, mode, params)``."""
+    branch (``"TRAIN"``, ``"EVAL"`` or ``"PREDICT"``) is
+    ``branch(features, labels, mode, params)``."""
 
     def model_fn(features, labels, mode, params):  # the names Estimator accepts
         if mode == getattr(ModeKeys, mode_name):

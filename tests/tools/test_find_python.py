@@ -18,7 +18,20 @@ import subprocess
 from tests import ROOT
 
 TOOLS = ROOT / "tools"
-UTILITIES = ("sh", "mktemp", "grep", "sed", "tail", "dirname", "rm", "mkdir", "cp", "cat", "chmod", "cut")
+UTILITIES = (
+    "sh",
+    "mktemp",
+    "grep",
+    "sed",
+    "tail",
+    "dirname",
+    "rm",
+    "mkdir",
+    "cp",
+    "cat",
+    "chmod",
+    "cut",
+)
 
 PYTHON = """#!/bin/sh
 # Stand-in for Python {version}.
@@ -94,7 +107,13 @@ def _run(tmp_path, script, args, path_dirs, network=False, python=""):
 
 
 def _make_venv(tmp_path, path_dirs, network=False):
-    return _run(tmp_path, "make-venv", ["venv", "requirements.lock", "3.11", "3.10", "3.9"], path_dirs, network)
+    return _run(
+        tmp_path,
+        "make-venv",
+        ["venv", "requirements.lock", "3.11", "3.10", "3.9"],
+        path_dirs,
+        network,
+    )
 
 
 def _one_line(result):
@@ -109,7 +128,9 @@ def _one_line(result):
 # ----------------------------------------------------------------------------- find-python
 
 def test_find_python_prefers_3_11_and_skips_a_3_12(tmp_path):
-    dirs = _standins(tmp_path, [("python3", "3.12"), ("python3.10", "3.10"), ("python3.11", "3.11")])
+    dirs = _standins(
+        tmp_path, [("python3", "3.12"), ("python3.10", "3.10"), ("python3.11", "3.11")]
+    )
     result, _ = _run(tmp_path, "find-python", [], dirs)
     assert result.returncode == 0 and result.stdout.strip() == str(dirs[0] / "python3.11")
 
@@ -121,7 +142,9 @@ def test_find_python_takes_a_python3_of_a_listed_version_and_the_python_variable
     assert _run(tmp_path, "find-python", [], dirs, python=chosen)[0].stdout.strip() == chosen
 
 
-def test_find_python_finds_nothing_in_a_3_12_only_path_and_takes_other_versions_when_asked(tmp_path):
+def test_find_python_finds_nothing_in_a_3_12_only_path_and_takes_other_versions_when_asked(
+    tmp_path,
+):
     dirs = _standins(tmp_path, [("python3", "3.12")])
     result, _ = _run(tmp_path, "find-python", [], dirs)
     assert result.returncode == 1 and result.stdout == ""
@@ -135,7 +158,8 @@ def test_only_a_python_3_12_uv_from_pypi_provides_python_3_11(tmp_path):
     dirs = _standins(tmp_path, [("python3", "3.12")])
     result, log = _make_venv(tmp_path, dirs, network=True)
     assert result.returncode == 0, result.stderr
-    assert "python3.12 -m pip install --disable-pip-version-check -q --target" in log  # uv from PyPI
+    # uv from PyPI
+    assert "python3.12 -m pip install --disable-pip-version-check -q --target" in log
     assert "uv venv -q --seed --python 3.11 venv" in log
     assert "uv pip install -q --require-hashes --python venv/bin/python -r requirements.lock" in log
     assert "uv provides Python 3.11" in result.stdout
@@ -146,7 +170,9 @@ def test_only_a_python_3_12_and_no_network_gives_one_line(tmp_path):
     result, log = _make_venv(tmp_path, dirs)
     message = _one_line(result)
     assert "uv venv -q --seed --python 3.11 venv" in log
-    assert message.startswith("No Python 3.11, 3.10 or 3.9 found, and uv could not provide Python 3.11 (")
+    assert message.startswith(
+        "No Python 3.11, 3.10 or 3.9 found, and uv could not provide Python 3.11 ("
+    )
     # uv's own reason: its error line and its deepest cause
     assert "(No interpreter found for Python 3.11 in managed installations or search path: " \
         "Failed to download https://example.invalid/cpython-3.11.tar.gz)" in message
@@ -156,7 +182,9 @@ def test_only_a_python_3_12_and_no_network_gives_one_line(tmp_path):
 def test_no_python_and_no_uv_gives_one_line(tmp_path):
     result, log = _make_venv(tmp_path, _standins(tmp_path), network=True)
     message = _one_line(result)
-    assert message.startswith("No Python 3.11, 3.10 or 3.9 found, and no uv to provide one (none on PATH, none fetched")
+    assert message.startswith(
+        "No Python 3.11, 3.10 or 3.9 found, and no uv to provide one (none on PATH, none fetched"
+    )
     assert "install Python 3.11" in message
     assert log == ""
 
@@ -182,7 +210,10 @@ def test_debian_python_without_venv_or_pip_and_no_uv_gives_one_line(tmp_path):
     result, log = _make_venv(tmp_path, dirs, network=True)
     assert "get_uv.py 0.13.9" in log  # uv tried from PyPI without pip (the stand-in gets nothing)
     message = _one_line(result)
-    assert "cannot create a virtual environment" in message and "sudo apt install python3.11-venv" in message
+    assert (
+        "cannot create a virtual environment" in message
+        and "sudo apt install python3.11-venv" in message
+    )
 
 
 def test_without_uv_the_venv_module_and_pip_install_the_lock(tmp_path):
@@ -190,9 +221,14 @@ def test_without_uv_the_venv_module_and_pip_install_the_lock(tmp_path):
     dirs = _standins(tmp_path, [("python3.11", "3.11")])
     result, log = _make_venv(tmp_path, dirs)
     assert "python3.11 -m venv venv" in log
-    assert "python3.11 -m pip install --disable-pip-version-check -q --require-hashes -r requirements.lock" in log
+    assert (
+        "python3.11 -m pip install --disable-pip-version-check -q --require-hashes "
+        "-r requirements.lock" in log
+    )
     message = _one_line(result)  # and pip, offline, fails: one line with pip's reason
-    assert message.startswith("Installing requirements.lock into venv failed (Could not find a version")
+    assert message.startswith(
+        "Installing requirements.lock into venv failed (Could not find a version"
+    )
     assert "check the internet connection" in message
 
 

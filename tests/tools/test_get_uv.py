@@ -37,15 +37,23 @@ def get_uv(load_script):
     return load_script("tools/get_uv.py")
 
 
-@pytest.mark.parametrize("system, machine, libc, expected", [
-    ("linux", "x86_64", ("glibc", (2, 36)), "manylinux_2_17_x86_64.manylinux2014_x86_64"),
-    ("linux", "aarch64", ("glibc", (2, 17)), "manylinux_2_17_aarch64.manylinux2014_aarch64.musllinux_1_1_aarch64"),
-    ("linux", "x86_64", ("musl", (0, 0)), "musllinux_1_1_x86_64"),
-    ("darwin", "arm64", ("", (0, 0)), "macosx_11_0_arm64"),
-    ("darwin", "x86_64", ("", (0, 0)), "macosx_10_12_x86_64"),
-    ("linux", "x86_64", ("glibc", (2, 12)), None),  # too old a glibc for any of them
-    ("linux", "riscv64", ("glibc", (2, 36)), None),
-])
+@pytest.mark.parametrize(
+    "system, machine, libc, expected",
+    [
+        ("linux", "x86_64", ("glibc", (2, 36)), "manylinux_2_17_x86_64.manylinux2014_x86_64"),
+        (
+            "linux",
+            "aarch64",
+            ("glibc", (2, 17)),
+            "manylinux_2_17_aarch64.manylinux2014_aarch64.musllinux_1_1_aarch64",
+        ),
+        ("linux", "x86_64", ("musl", (0, 0)), "musllinux_1_1_x86_64"),
+        ("darwin", "arm64", ("", (0, 0)), "macosx_11_0_arm64"),
+        ("darwin", "x86_64", ("", (0, 0)), "macosx_10_12_x86_64"),
+        ("linux", "x86_64", ("glibc", (2, 12)), None),  # too old a glibc for any of them
+        ("linux", "riscv64", ("glibc", (2, 36)), None),
+    ],
+)
 def test_picks_the_wheel_for_the_machine(get_uv, system, machine, libc, expected):
     entry = get_uv.pick([{"filename": name} for name in NAMES], VERSION, system, machine, libc)
     if expected is None:
@@ -88,8 +96,17 @@ def index(get_uv):
 
     def publish(wheel: bytes, sha256: str):
         files["/wheel.whl"] = wheel
-        files["/simple/uv/"] = json.dumps({"files": [
-            {"filename": name["filename"], "url": f"{base}/wheel.whl", "hashes": {"sha256": sha256}}]}).encode()
+        files["/simple/uv/"] = json.dumps(
+            {
+                "files": [
+                    {
+                        "filename": name["filename"],
+                        "url": f"{base}/wheel.whl",
+                        "hashes": {"sha256": sha256},
+                    }
+                ]
+            }
+        ).encode()
 
     yield base + "/simple", publish
     server.shutdown()
@@ -117,7 +134,10 @@ def test_a_wheel_that_does_not_match_its_hash_is_refused_in_one_line(index, tmp_
     publish(_wheel(), "0" * 64)
     result = _run(url, tmp_path / "uv")
     assert result.returncode == 1 and not (tmp_path / "uv").exists()
-    assert result.stderr.strip() == "The uv wheel downloaded from PyPI does not match its SHA-256: run make again"
+    assert (
+        result.stderr.strip()
+        == "The uv wheel downloaded from PyPI does not match its SHA-256: run make again"
+    )
 
 
 def test_no_network_is_one_line(tmp_path):

@@ -32,14 +32,27 @@ def test_notebook_10_keras_cells_stand_on_their_own(tool):
     cells = tool.tagged_cells()
     assert tool.problems(cells) == []
     sources = "\n".join(source for _, source in cells)
-    for lesson in ("def build_cnn", "class ProbabilityLogger", "EarlyStopping(", "BackupAndRestore(",
-                   "class CrashAtEpoch", "class EpochRecorder", "export_model(", "assert "):
+    for lesson in (
+        "def build_cnn",
+        "class ProbabilityLogger",
+        "EarlyStopping(",
+        "BackupAndRestore(",
+        "class CrashAtEpoch",
+        "class EpochRecorder",
+        "export_model(",
+        "assert ",
+    ):
         assert lesson in sources, lesson
     assert "tf.estimator" not in sources and "helpers import course_setup" not in sources
 
 
 def test_only_tagged_code_cells_are_taken(tool, tmp_path):
-    path = notebook(tmp_path, ("a = 1", ["keras-latest"]), ("b = 2", []), ("c = a", ["nbval-check-output", "keras-latest"]))
+    path = notebook(
+        tmp_path,
+        ("a = 1", ["keras-latest"]),
+        ("b = 2", []),
+        ("c = a", ["nbval-check-output", "keras-latest"]),
+    )
     assert tool.tagged_cells(path) == [(0, "a = 1"), (2, "c = a")]
 
 
@@ -60,27 +73,50 @@ def test_problems_name_untagged_definitions_magics_and_syntax(tool, tmp_path):
 
 
 def test_run_shares_one_namespace_and_stops_at_the_first_failure(tool, capsys):
-    cells = [(3, "total = 2\nprint('total', total)"), (5, "total += 1\nassert total == 4, 'not four'"), (7, "print('never')")]
+    cells = [
+        (3, "total = 2\nprint('total', total)"),
+        (5, "total += 1\nassert total == 4, 'not four'"),
+        (7, "print('never')"),
+    ]
     assert tool.run(cells) == 1
     out, err = capsys.readouterr()
     assert "total 2" in out and "never" not in out
-    assert err.strip() == "FAILED in cell 5, line 2: assert total == 4, 'not four' -> AssertionError: not four"
+    assert (
+        err.strip()
+        == "FAILED in cell 5, line 2: assert total == 4, 'not four' -> AssertionError: not four"
+    )
     assert tool.run(cells[:1]) == 0
 
 
 def test_definitions_run_no_training_code(tool, tmp_path):
-    path = notebook(tmp_path, ("import math\nSIZE = 3\nstarted = math.nan\nraise SystemExit('trained')", ["keras-latest"]),
-                    ("def area():\n    return SIZE * SIZE\nprint(area())", ["keras-latest"]))
+    path = notebook(
+        tmp_path,
+        (
+            "import math\nSIZE = 3\nstarted = math.nan\nraise SystemExit('trained')",
+            ["keras-latest"],
+        ),
+        ("def area():\n    return SIZE * SIZE\nprint(area())", ["keras-latest"]),
+    )
     names = tool.definitions(path)
     assert names["area"]() == 9 and "started" not in names
 
 
 @pytest.mark.slow
 def test_main_exits_1_with_one_line_for_a_failing_cell(tmp_path):
-    path = notebook(tmp_path, ("from helpers import settings\nprint('fast', settings.fast_mode())", ["keras-latest"]),
-                    ("assert 1 + 1 == 3", ["keras-latest"]))
-    done = subprocess.run([sys.executable, str(ROOT / "tools" / "keras_latest.py"), "--notebook", str(path)],
-                          capture_output=True, text=True, timeout=300)
+    path = notebook(
+        tmp_path,
+        ("from helpers import settings\nprint('fast', settings.fast_mode())", ["keras-latest"]),
+        ("assert 1 + 1 == 3", ["keras-latest"]),
+    )
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "keras_latest.py"), "--notebook", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 1
     assert "fast True" in done.stdout and "mode fast" in done.stdout
-    assert done.stderr.strip().splitlines()[-1] == "FAILED in cell 1, line 1: assert 1 + 1 == 3 -> AssertionError"
+    assert (
+        done.stderr.strip().splitlines()[-1]
+        == "FAILED in cell 1, line 1: assert 1 + 1 == 3 -> AssertionError"
+    )

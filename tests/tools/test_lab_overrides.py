@@ -18,7 +18,8 @@ import jsonschema
 from tests import ROOT
 
 OVERRIDES = ROOT / "tools" / "jupyterlab_overrides.json"
-INSTALLED = ROOT / ".venv" / "share" / "jupyter" / "lab" / "settings" / "overrides.d" / "estimator-workbook.json"
+LAB_SETTINGS = ROOT / ".venv" / "share" / "jupyter" / "lab" / "settings"
+INSTALLED = LAB_SETTINGS / "overrides.d" / "estimator-workbook.json"
 SCHEMAS = Path(sys.prefix) / "share" / "jupyter" / "lab" / "schemas"
 NOTIFICATION = "@jupyterlab/apputils-extension:notification"
 
@@ -26,7 +27,9 @@ NOTIFICATION = "@jupyterlab/apputils-extension:notification"
 def _schema(plugin_id: str) -> dict:
     package, plugin = plugin_id.split(":")
     path = SCHEMAS / package / f"{plugin}.json"
-    assert path.exists(), f"the installed JupyterLab has no plugin {plugin_id} ({path.name} missing)"
+    assert path.exists(), (
+        f"the installed JupyterLab has no plugin {plugin_id} ({path.name} missing)"
+    )
     return json.loads(path.read_text(encoding="utf-8"))
 
 

@@ -30,11 +30,36 @@ LOCKS = {
 
 # What pip's environment markers read on each platform that tools/lock checks (uv's names).
 PLATFORMS = {
-    "x86_64-manylinux": {"sys_platform": "linux", "platform_system": "Linux", "platform_machine": "x86_64", "os_name": "posix"},
-    "aarch64-manylinux": {"sys_platform": "linux", "platform_system": "Linux", "platform_machine": "aarch64", "os_name": "posix"},
-    "x86_64-apple-darwin": {"sys_platform": "darwin", "platform_system": "Darwin", "platform_machine": "x86_64", "os_name": "posix"},
-    "aarch64-apple-darwin": {"sys_platform": "darwin", "platform_system": "Darwin", "platform_machine": "arm64", "os_name": "posix"},
-    "x86_64-pc-windows-msvc": {"sys_platform": "win32", "platform_system": "Windows", "platform_machine": "AMD64", "os_name": "nt"},
+    "x86_64-manylinux": {
+        "sys_platform": "linux",
+        "platform_system": "Linux",
+        "platform_machine": "x86_64",
+        "os_name": "posix",
+    },
+    "aarch64-manylinux": {
+        "sys_platform": "linux",
+        "platform_system": "Linux",
+        "platform_machine": "aarch64",
+        "os_name": "posix",
+    },
+    "x86_64-apple-darwin": {
+        "sys_platform": "darwin",
+        "platform_system": "Darwin",
+        "platform_machine": "x86_64",
+        "os_name": "posix",
+    },
+    "aarch64-apple-darwin": {
+        "sys_platform": "darwin",
+        "platform_system": "Darwin",
+        "platform_machine": "arm64",
+        "os_name": "posix",
+    },
+    "x86_64-pc-windows-msvc": {
+        "sys_platform": "win32",
+        "platform_system": "Windows",
+        "platform_machine": "AMD64",
+        "os_name": "nt",
+    },
 }
 
 
@@ -62,8 +87,14 @@ def environment(platform: str, python: str) -> dict:
     """Marker values of `platform` (a uv platform name such as x86_64-manylinux_2_17)."""
     key = re.sub(r"_\d+_\d+$", "", platform)
     assert key in PLATFORMS, f"the test knows no marker values for the platform {platform}"
-    return {**PLATFORMS[key], "python_version": python, "python_full_version": f"{python}.0",
-            "implementation_name": "cpython", "platform_python_implementation": "CPython", "extra": ""}
+    return {
+        **PLATFORMS[key],
+        "python_version": python,
+        "python_full_version": f"{python}.0",
+        "implementation_name": "cpython",
+        "platform_python_implementation": "CPython",
+        "extra": "",
+    }
 
 
 def chosen(entries, env: dict) -> dict:
@@ -95,7 +126,9 @@ def test_every_package_is_pinned_with_hashes(lock):
     assert len(entries) > 20
     for requirement, hashes in entries:
         assert [spec.operator for spec in requirement.specifier] == ["=="], str(requirement)
-        assert hashes and all(h.startswith("sha256:") for h in hashes), f"{requirement.name} has no hash"
+        assert hashes and all(h.startswith("sha256:") for h in hashes), (
+            f"{requirement.name} has no hash"
+        )
 
 
 @pytest.mark.parametrize("lock", sorted(LOCKS))
@@ -124,8 +157,12 @@ def test_the_platform_packages_of_tensorflow_2_15_are_in_the_lock():
     # PyPI's tensorflow 2.15.1 for Windows and Linux aarch64 is a shim wheel: without
     # these the lock installs a TensorFlow that cannot be imported there.
     entries = parse_lock((ROOT / "requirements.lock").read_text())
-    assert chosen(entries, environment("x86_64-pc-windows-msvc", "3.11"))["tensorflow-intel"] == ["2.15.1"]
-    assert chosen(entries, environment("aarch64-manylinux_2_17", "3.9"))["tensorflow-cpu-aws"] == ["2.15.1"]
+    assert chosen(entries, environment("x86_64-pc-windows-msvc", "3.11"))["tensorflow-intel"] == [
+        "2.15.1"
+    ]
+    assert chosen(entries, environment("aarch64-manylinux_2_17", "3.9"))["tensorflow-cpu-aws"] == [
+        "2.15.1"
+    ]
     linux = chosen(entries, environment("x86_64-manylinux_2_17", "3.10"))
     assert "tensorflow-intel" not in linux and "tensorflow-cpu-aws" not in linux
 
@@ -155,7 +192,9 @@ def test_the_readme_states_how_many_packages_the_lock_installs():
     entries, header = parse_lock(text), parse_header(text)
     counts = [len(chosen(entries, environment(platform, python)))
               for platform in header["platforms"] for python in header["pythons"]]
-    stated = re.search(r"direct or not \((\d+) to\s+(\d+) of them", (ROOT / "INSTALL.md").read_text())
+    stated = re.search(
+        r"direct or not \((\d+) to\s+(\d+) of them", (ROOT / "INSTALL.md").read_text()
+    )
     assert stated, "INSTALL.md's paragraph on the lock no longer says how many packages it pins"
     assert (int(stated.group(1)), int(stated.group(2))) == (min(counts), max(counts)), (
         f"INSTALL.md: the lock installs {min(counts)} to {max(counts)} packages")

@@ -59,7 +59,9 @@ def test_make_lab_serves_the_notebooks_and_the_kernel(tmp_path):
         assert "student" in names
         kernels = _get(f"{base}/kernelspecs")["kernelspecs"]
         assert "estimator-workbook" in kernels
-        assert kernels["estimator-workbook"]["spec"]["display_name"] == "Estimator workbook (TF 2.15)"
+        assert (
+            kernels["estimator-workbook"]["spec"]["display_name"] == "Estimator workbook (TF 2.15)"
+        )
         lab_page = urllib.request.urlopen(f"http://127.0.0.1:{port}/lab?token={TOKEN}", timeout=5)
         assert lab_page.status == 200
         # JupyterLab asks about the news when the setting's composite (the user's value, else the

@@ -1,5 +1,5 @@
-"""tools/nbgrader_cells.py marks an Exercises section as nbgrader expects, and keeps given grade_ids."""
-
+"""tools/nbgrader_cells.py marks an Exercises section as nbgrader expects,
+and keeps given grade_ids."""
 
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
@@ -28,12 +28,20 @@ def _meta(notebook, index):
 def test_marks_solutions_checks_and_locks_the_rest():
     notebook = _notebook()
     assert mark(notebook, "nb42") is True
-    assert _meta(notebook, 0) is None and _meta(notebook, 1) is None  # before the Exercises: left alone
+    # before the Exercises: left alone
+    assert _meta(notebook, 0) is None and _meta(notebook, 1) is None
     assert _meta(notebook, 2)["locked"] and not _meta(notebook, 2)["grade"]
     assert _meta(notebook, 3) == {"grade": False, "grade_id": "nb42-ex1-solution", "locked": False,
                                   "schema_version": 3, "solution": True, "task": False}
-    assert _meta(notebook, 4) == {"grade": True, "grade_id": "nb42-ex1-check", "locked": True, "points": 1,
-                                  "schema_version": 3, "solution": False, "task": False}
+    assert _meta(notebook, 4) == {
+        "grade": True,
+        "grade_id": "nb42-ex1-check",
+        "locked": True,
+        "points": 1,
+        "schema_version": 3,
+        "solution": False,
+        "task": False,
+    }
     assert _meta(notebook, 7)["grade_id"] == "nb42-ex2-check"
     assert nbgrader_problems(notebook, "nb42") == []
     assert mark(notebook, "nb42") is False  # a second run changes nothing
@@ -51,5 +59,7 @@ def test_keeps_a_given_grade_id():
 def test_refuses_a_solution_without_a_check_after_it():
     notebook = _notebook()
     del notebook.cells[4]
-    with pytest.raises(ValueError, match="exercise 1 \\(nb42\\): the cell after its solution must call checks"):
+    with pytest.raises(
+        ValueError, match="exercise 1 \\(nb42\\): the cell after its solution must call checks"
+    ):
         mark(notebook, "nb42")

@@ -7,10 +7,11 @@ Uses the teacher environment (`.venv-teacher`, built by `make teacher`, which
 * `nbgrader generate_assignment` releases every notebook, and each release is
   the committed student copy (`make student`), apart from the course's run stamp;
 * for notebooks 01 and 03, which train (the two fastest that do, with a "break
-  it" exercise each), three submissions are autograded in the course's kernel: the notebook with its solutions gets full points, the
-  released copy as it is gets 0 (the autograder does not crash on it), a copy
-  with one wrong answer loses that exercise's point only, and its feedback
-  HTML shows the check's plain-words message.
+  it" exercise each), three submissions are autograded in the course's kernel:
+  the notebook with its solutions gets full points, the released copy as it is
+  gets 0 (the autograder does not crash on it), a copy with one wrong answer
+  loses that exercise's point only, and its feedback HTML shows the check's
+  plain-words message.
 
 The kernels import a copy of `helpers/` in the temporary folder, so what the
 notebooks write (`models/`) goes there and is removed with it.
@@ -36,12 +37,17 @@ from tools.nbgrader_course import assignment_id, write_course
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 TEACHER = ROOT / ".venv-teacher"
 KERNEL_SPEC = TEACHER / "share" / "jupyter" / "kernels" / "estimator-workbook" / "kernel.json"
-# Per notebook: the solution cell to get wrong, what a learner might write there, and its check cell.
+# Per notebook: the solution cell to get wrong,
+# what a learner might write there, and its check cell.
 WRONG_ANSWERS = {
     # the "break it" estimator handed in untrained
     "01_estimator_idea": ("nb01-ex2-solution", "fixed_estimator = broken", "nb01-ex2-check"),
     # the "break it" model_fn handed in unfixed
-    "03_model_fn_and_estimatorspec": ("nb03-ex1-solution", "fixed_model_fn = forgetful_model_fn", "nb03-ex1-check"),
+    "03_model_fn_and_estimatorspec": (
+        "nb03-ex1-solution",
+        "fixed_model_fn = forgetful_model_fn",
+        "nb03-ex1-check",
+    ),
 }
 STUDENTS = ("solved", "released", "one_wrong")
 
@@ -51,8 +57,13 @@ def _grade_id(cell) -> str | None:
 
 
 def _submission(released, source, wrong=None):
-    """The released notebook with every solution cell answered as in ``source`` (and one answered ``wrong``)."""
-    answers = {_grade_id(cell): cell.source for cell in source.cells if cell.metadata.get("nbgrader", {}).get("solution")}
+    """The released notebook with every solution cell answered as in ``source``
+    (and one answered ``wrong``)."""
+    answers = {
+        _grade_id(cell): cell.source
+        for cell in source.cells
+        if cell.metadata.get("nbgrader", {}).get("solution")
+    }
     if wrong is not None:
         answers[wrong[0]] = wrong[1]
     for cell in released.cells:
@@ -64,17 +75,25 @@ def _submission(released, source, wrong=None):
 def _nbgrader(course: Path, env: dict, *args) -> None:
     result = subprocess.run([str(TEACHER / "bin" / "nbgrader"), *args], cwd=course, env=env,
                             capture_output=True, text=True)
-    assert result.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{result.stdout[-3000:]}{result.stderr[-3000:]}"
+    assert result.returncode == 0, (
+        f"nbgrader {' '.join(args)} failed:\n{result.stdout[-3000:]}{result.stderr[-3000:]}"
+    )
 
 
 @pytest.fixture(scope="module")
 def course():
     if not (TEACHER / "bin" / "nbgrader").exists() or not KERNEL_SPEC.exists():
-        pytest.fail("the teacher environment .venv-teacher (nbgrader, the course's kernel) is missing: run `make teacher`")
+        pytest.fail(
+            "the teacher environment .venv-teacher (nbgrader, "
+            "the course's kernel) is missing: run `make teacher`"
+        )
     temporary = Path(tempfile.mkdtemp(prefix="nbgrader-round-trip-"))
     try:
-        kernel_root = temporary / "root"  # the kernels' helpers package, and so their models/ and data/
-        shutil.copytree(ROOT / "helpers", kernel_root / "helpers", ignore=shutil.ignore_patterns("__pycache__"))
+        # the kernels' helpers package, and so their models/ and data/
+        kernel_root = temporary / "root"
+        shutil.copytree(
+            ROOT / "helpers", kernel_root / "helpers", ignore=shutil.ignore_patterns("__pycache__")
+        )
         (kernel_root / "data").symlink_to(ROOT / "data", target_is_directory=True)
         env = dict(os.environ, WORKBOOK_FAST="1", PYTHONPATH=str(kernel_root),
                    PATH=f"{TEACHER / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
@@ -103,8 +122,10 @@ def course():
 
 def _scores(course: Path) -> dict:
     with open(course / "grades.csv", newline="") as file:
-        return {(row["assignment"], row["student_id"]): (float(row["score"]), float(row["max_score"]))
-                for row in csv.DictReader(file)}
+        return {
+            (row["assignment"], row["student_id"]): (float(row["score"]), float(row["max_score"]))
+            for row in csv.DictReader(file)
+        }
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -112,7 +133,9 @@ def test_release_is_the_committed_student_copy(course, path):
     released = nbformat.read(course / "release" / assignment_id(path) / path.name, as_version=4)
     released.metadata.pop("workbook", None)
     committed = nbformat.read(ROOT / "notebooks" / "student" / path.name, as_version=4)
-    assert committed == released, f"notebooks/student/{path.name} is not what nbgrader releases: run `make student`"
+    assert committed == released, (
+        f"notebooks/student/{path.name} is not what nbgrader releases: run `make student`"
+    )
 
 
 @pytest.mark.parametrize("name", sorted(WRONG_ANSWERS))
@@ -126,10 +149,14 @@ def test_points(course, name):
 
 
 def _check_failure(course: Path, name: str, check_id: str) -> str:
-    notebook = nbformat.read(course / "autograded" / "one_wrong" / name / f"{name}.ipynb", as_version=4)
+    notebook = nbformat.read(
+        course / "autograded" / "one_wrong" / name / f"{name}.ipynb", as_version=4
+    )
     cell = next(cell for cell in notebook.cells if _grade_id(cell) == check_id)
     errors = [output for output in cell.outputs if output.output_type == "error"]
-    assert errors and errors[0].ename == "CheckFailed", f"{check_id} did not fail with CheckFailed: {cell.outputs}"
+    assert errors and errors[0].ename == "CheckFailed", (
+        f"{check_id} did not fail with CheckFailed: {cell.outputs}"
+    )
     return errors[0].evalue
 
 
@@ -140,7 +167,10 @@ def test_feedback_shows_the_plain_message(course, name):
     page = (course / "feedback" / "one_wrong" / name / f"{name}.html").read_text(encoding="utf-8")
     text = " ".join(html.unescape(re.sub(r"<[^>]+>", "", page)).split())
     check_id = WRONG_ANSWERS[name][2]
-    start = text.index(f"Grade cell: {check_id} Score: 0.0 / 1.0")  # the failed check, with its score
+    # the failed check, with its score
+    start = text.index(f"Grade cell: {check_id} Score: 0.0 / 1.0")
     end = text.find("Grade cell:", start + 1)
     graded = text[start:] if end == -1 else text[start:end]
-    assert message in graded, f"the feedback does not show the check's message under {check_id}: {message}"
+    assert message in graded, (
+        f"the feedback does not show the check's message under {check_id}: {message}"
+    )

@@ -1,12 +1,13 @@
 """What every check shares (helpers/checks/common.py): an error in the learner's code is one line.
 
-(a) A learner's typo that hits another global (``metric.`` for ``metrics.``), raised inside the learner's
-    function while a check calls it, is reported as one ``CheckFailed`` line naming the error and the
-    learner's line, not a traceback through the check module; ``helpers.checks`` wraps every check so.
-(b) When the solution cell raised, the check says so and names the error, instead of "`x` is still None:
-    write your code"; a stale error (a ``raises-exception`` demonstration earlier, or the same cell since
-    re-run) is not taken for it. The cells run in a real IPython shell with ipykernel's compiler, as in
-    Jupyter: IPython keeps the last uncaught error in ``sys.last_value``.
+(a) A learner's typo that hits another global (``metric.`` for ``metrics.``), raised inside the
+    learner's function while a check calls it, is reported as one ``CheckFailed`` line naming the
+    error and the learner's line, not a traceback through the check module;
+    ``helpers.checks`` wraps every check so.
+(b) When the solution cell raised, the check says so and names the error, instead of "`x` is still
+    None: write your code"; a stale error (a ``raises-exception`` demonstration earlier, or the same
+    cell since re-run) is not taken for it. The cells run in a real IPython shell with ipykernel's
+    compiler, as in Jupyter: IPython keeps the last uncaught error in ``sys.last_value``.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ from helpers.problems import CheckFailed
 
 @reporting_learner_errors
 def accuracy_check(metric_fn):
-    """A check like notebook 03's: it calls the learner's metric function (here on plain lists: no TensorFlow,
-    which takes tens of seconds to import on a loaded machine)."""
+    """A check like notebook 03's: it calls the learner's metric function (here on plain lists: no
+    TensorFlow, which takes tens of seconds to import on a loaded machine)."""
     require_answer(metric_fn, "accuracy_ops")
     value = metric_fn([0, 1, 2, 3], [0, 1, 2, 0])["accuracy"]
     if abs(value - 0.75) > 1e-6:
@@ -43,7 +44,8 @@ def number_check(answer):
 
 @pytest.fixture(scope="module")
 def shell():
-    """An IPython shell as ipykernel runs it (cells named by ipykernel's compiler), its history in memory."""
+    """An IPython shell as ipykernel runs it
+    (cells named by ipykernel's compiler), its history in memory."""
     from IPython.core.interactiveshell import InteractiveShell
     from ipykernel.compiler import XCachingCompiler
     from traitlets.config import Config
@@ -72,19 +74,25 @@ def test_every_exported_check_reports_learner_errors_in_one_line():
     functions = [name for name in checks.__all__ if inspect.isfunction(getattr(checks, name))]
     assert functions
     unwrapped = [name for name in functions if not hasattr(getattr(checks, name), "__wrapped__")]
-    assert unwrapped == [], f"helpers.checks exports these checks without reporting_learner_errors: {unwrapped}"
+    assert unwrapped == [], (
+        f"helpers.checks exports these checks without reporting_learner_errors: {unwrapped}"
+    )
 
 
 def test_a_typo_that_hits_another_global_is_one_line_naming_it_and_the_learners_line(shell):
-    assert run(shell, 'metric = {"name": "accuracy"}  # another global, say a loop variable') is None
+    assert (
+        run(shell, 'metric = {"name": "accuracy"}  # another global, say a loop variable') is None
+    )
     assert run(shell, "accuracy_ops = None\n"
                       "def accuracy_ops(labels, classes):\n"
                       "    return {'accuracy': metric.accuracy(labels, classes)}") is None
     error = run(shell, "accuracy_check(accuracy_ops)")
     assert isinstance(error, CheckFailed)
-    assert str(error) == ("your code raised AttributeError: 'dict' object has no attribute 'accuracy', at line 3 "
-                          "of accuracy_ops: `return {'accuracy': metric.accuracy(labels, classes)}`: fix it and run "
-                          "its cell again")
+    assert str(error) == (
+        "your code raised AttributeError: 'dict' object has no attribute 'accuracy', at line 3 "
+        "of accuracy_ops: `return {'accuracy': metric.accuracy(labels, classes)}`: fix it and run "
+        "its cell again"
+    )
     assert error.__suppress_context__ and error._render_traceback_() == [f"CheckFailed: {error}"]
 
 
@@ -93,19 +101,27 @@ def test_a_name_error_in_a_learners_function_names_the_line():
         return {"accuracy": metrics.accuracy(labels, classes)}  # noqa: F821 - the typo
     with pytest.raises(CheckFailed) as raised:
         accuracy_check(accuracy_ops)
-    assert str(raised.value).startswith("your code raised NameError: name 'metrics' is not defined, at line ")
-    assert str(raised.value).endswith(' of accuracy_ops: `return {"accuracy": metrics.accuracy(labels, classes)}  '
-                                      '# noqa: F821 - the typo`: fix it and run its cell again')
+    assert str(raised.value).startswith(
+        "your code raised NameError: name 'metrics' is not defined, at line "
+    )
+    assert str(raised.value).endswith(
+        ' of accuracy_ops: `return {"accuracy": metrics.accuracy(labels, classes)}  '
+        "# noqa: F821 - the typo`: fix it and run its cell again"
+    )
 
 
 class GraphExecutionError(Exception):
-    """What tf.errors.OpError looks like to the check (measured on TF 2.15: session.run raises it from TensorFlow's
-    frames only; ``error.op.traceback`` holds the frames where the op was built, the learner's among them)."""
+    """What tf.errors.OpError looks like to the check (measured on TF 2.15: session.run raises it
+    from TensorFlow's frames only; ``error.op.traceback`` holds the frames where the op was built,
+    the learner's among them)."""
 
     def __init__(self, built_at):
-        super().__init__("Graph execution error:\n\nDetected at node 'assert_less/Assert/Assert' defined at (most "
-                         "recent call last):\n    File \"x.py\", line 3, in learner\nNode: 'assert_less/Assert/"
-                         "Assert'\nassertion failed: [labels must be 0 or 1] [Condition x < y did not hold]")
+        super().__init__(
+            "Graph execution error:\n\nDetected at node "
+            "'assert_less/Assert/Assert' defined at (most "
+            'recent call last):\n    File "x.py", line 3, in learner\nNode: \'assert_less/Assert/'
+            "Assert'\nassertion failed: [labels must be 0 or 1] [Condition x < y did not hold]"
+        )
         self.op = types.SimpleNamespace(traceback=built_at)
 
 
@@ -124,13 +140,17 @@ def test_an_error_tensorflow_raises_while_running_the_graph_names_the_line_that_
     @reporting_learner_errors
     def running_check(metric_fn):
         metric_fn([0], [0])
-        raise GraphExecutionError(built_at)  # raised by session.run, in the check's (TensorFlow's) frames only
+        # raised by session.run, in the check's (TensorFlow's) frames only
+        raise GraphExecutionError(built_at)
     with pytest.raises(CheckFailed) as raised:
         running_check(accuracy_ops)
-    assert str(raised.value) == ("your code raised GraphExecutionError: assertion failed: [labels must be 0 or 1] "
-                                 "[Condition x < y did not hold], at line " f"{code.co_firstlineno + 1} of accuracy_ops: "
-                                 "`check = labels_below(2)  # the learner's line that builds the failing op`: fix "
-                                 "it and run its cell again")
+    assert str(raised.value) == (
+        "your code raised GraphExecutionError: assertion failed: [labels must be 0 or 1] "
+        "[Condition x < y did not hold], at line "
+        f"{code.co_firstlineno + 1} of accuracy_ops: "
+        "`check = labels_below(2)  # the learner's line that builds the failing op`: fix "
+        "it and run its cell again"
+    )
 
 
 def test_an_error_of_the_check_itself_is_raised_unchanged():
@@ -154,12 +174,18 @@ def test_a_learner_error_the_check_reported_itself_keeps_the_checks_message():
         try:
             schedule(0)
         except Exception as error:
-            raise CheckFailed(f"calling `schedule(0)` failed with {type(error).__name__}: {error}") from None
+            raise CheckFailed(
+                f"calling `schedule(0)` failed with {type(error).__name__}: {error}"
+            ) from None
 
     def schedule(step):
         return initial_rate * 0.1 ** (step / 1500)  # noqa: F821 - the learner's typo
-    with pytest.raises(CheckFailed, match=r"^calling `schedule\(0\)` failed with NameError: name 'initial_rate' is "
-                                          "not defined$"):
+
+    with pytest.raises(
+        CheckFailed,
+        match=r"^calling `schedule\(0\)` failed with NameError: name 'initial_rate' is "
+        "not defined$",
+    ):
         schedule_check(schedule)
 
 
@@ -170,9 +196,11 @@ def test_a_solution_cell_that_raised_is_named_with_its_error_and_line(shell):
     assert isinstance(error, NameError)
     failed = run(shell, "number_check(share)")
     assert isinstance(failed, CheckFailed)
-    assert str(failed) == ("`share` is still None because the cell that sets it raised NameError: name "
-                           "'mnist_labels' is not defined, at line 2: `share = (mnist_labels == 1).mean()`: fix that "
-                           "line and run the cell again")
+    assert str(failed) == (
+        "`share` is still None because the cell that sets it raised NameError: name "
+        "'mnist_labels' is not defined, at line 2: `share = (mnist_labels == 1).mean()`: fix that "
+        "line and run the cell again"
+    )
 
 
 def test_running_the_check_again_names_the_error_again(shell):
@@ -180,40 +208,60 @@ def test_running_the_check_again_names_the_error_again(shell):
     assert isinstance(run(shell, "share = None\nshare = mnist_labels.mean()"), NameError)
     first, second = run(shell, "number_check(share)"), run(shell, "number_check(share)")
     assert str(first) == str(second)
-    assert str(second).startswith("`share` is still None because the cell that sets it raised NameError: ")
+    assert str(second).startswith(
+        "`share` is still None because the cell that sets it raised NameError: "
+    )
 
 
 def test_a_syntax_error_in_the_solution_cell_is_named(shell):
     assert isinstance(run(shell, "share = None\nshare = (1 + 2"), SyntaxError)
     failed = run(shell, "number_check(share)")
-    assert str(failed).startswith("`share` is still None because the cell that sets it raised SyntaxError: ")
+    assert str(failed).startswith(
+        "`share` is still None because the cell that sets it raised SyntaxError: "
+    )
     assert "at line 2: `share = (1 + 2`" in str(failed)
 
 
 def test_an_untouched_solution_cell_gets_write_your_code(shell):
-    assert isinstance(run(shell, "share = None\n# YOUR CODE HERE\nraise NotImplementedError()"), NotImplementedError)
-    assert str(run(shell, "number_check(share)")).startswith("`share` is still None: write your code")
+    assert isinstance(
+        run(shell, "share = None\n# YOUR CODE HERE\nraise NotImplementedError()"),
+        NotImplementedError,
+    )
+    assert str(run(shell, "number_check(share)")).startswith(
+        "`share` is still None: write your code"
+    )
 
 
 def test_an_earlier_demonstration_error_is_not_taken_for_the_solution_cells(shell):
-    assert isinstance(run(shell, "%xmode Minimal\nint('seven')  # raises-exception: shown on purpose"), ValueError)
+    assert isinstance(
+        run(shell, "%xmode Minimal\nint('seven')  # raises-exception: shown on purpose"), ValueError
+    )
     assert run(shell, "%xmode Context") is None
-    assert run(shell, "share = None\nshre = 0.11  # the learner's typo: no error, share stays None") is None
-    assert str(run(shell, "number_check(share)")).startswith("`share` is still None: write your code")
+    assert (
+        run(shell, "share = None\nshre = 0.11  # the learner's typo: no error, share stays None")
+        is None
+    )
+    assert str(run(shell, "number_check(share)")).startswith(
+        "`share` is still None: write your code"
+    )
 
 
 def test_a_solution_cell_run_again_without_an_error_is_not_blamed_for_its_old_one(shell):
     assert isinstance(run(shell, "share = None\nshare = (mnist_labels == 1).mean()"), NameError)
     assert run(shell, "share = None\nshre = 0.11") is None  # fixed the error, but not the name
-    assert str(run(shell, "number_check(share)")).startswith("`share` is still None: write your code")
+    assert str(run(shell, "number_check(share)")).startswith(
+        "`share` is still None: write your code"
+    )
 
 
 def test_an_error_of_another_cell_run_after_the_solution_cell_is_not_blamed_on_it(shell):
-    """The solution cell raised, then another cell that does not set the answer: IPython kept only that cell's
-    error, which is not the answer's, so the check says the plain thing."""
+    """The solution cell raised, then another cell that does not set the answer: IPython kept only
+    that cell's error, which is not the answer's, so the check says the plain thing."""
     assert isinstance(run(shell, "share = None\nshare = (mnist_labels == 1).mean()"), NameError)
     assert isinstance(run(shell, "print(undefined_name)"), NameError)
-    assert str(run(shell, "number_check(share)")).startswith("`share` is still None: write your code")
+    assert str(run(shell, "number_check(share)")).startswith(
+        "`share` is still None: write your code"
+    )
 
 
 def test_without_ipython_the_message_is_the_plain_one(monkeypatch):

@@ -21,23 +21,32 @@ def digits():
 
 def test_majority_accuracy_correct(digits, capsys):
     checks.majority_accuracy(0.25, digits)
-    assert capsys.readouterr().out.startswith("Correct: a model that always answers 1 is right on 25.00%")
+    assert capsys.readouterr().out.startswith(
+        "Correct: a model that always answers 1 is right on 25.00%"
+    )
 
 
-# The bank of plausible wrong answers (the tiny dataset: 1 is the most common training digit, 3 of 10;
-# one test label of 4 is a 1; 0 is the first of the rarest, and 3 of the 4 test labels).
-@pytest.mark.parametrize("answer, words", [
-    (None, "still None"),
-    ("0.25", "should be a number"),
-    (True, "should be a number"),
-    (25.0, "percentage"),
-    (1, "is a count of test images"),
-    (0.3, "how often the digit occurs in the training set"),
-    (0.1, "guessing at random"),
-    (0.75, "share of the rarest digit"),
-    (0.5, r"0.50000 is not it: find the most common digit of the training labels \(section 'Class balance'\)"),
-    (7.0, "not between 0 and 1"),
-])
+# The bank of plausible wrong answers (the tiny dataset: 1 is the most common training digit, 3 of
+# 10; one test label of 4 is a 1; 0 is the first of the rarest, and 3 of the 4 test labels).
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        (None, "still None"),
+        ("0.25", "should be a number"),
+        (True, "should be a number"),
+        (25.0, "percentage"),
+        (1, "is a count of test images"),
+        (0.3, "how often the digit occurs in the training set"),
+        (0.1, "guessing at random"),
+        (0.75, "share of the rarest digit"),
+        (
+            0.5,
+            r"0.50000 is not it: "
+            r"find the most common digit of the training labels \(section 'Class balance'\)",
+        ),
+        (7.0, "not between 0 and 1"),
+    ],
+)
 def test_majority_accuracy_explains_mistakes(digits, answer, words):
     with pytest.raises(CheckFailed, match=words) as raised:
         checks.majority_accuracy(answer, digits)
@@ -45,11 +54,18 @@ def test_majority_accuracy_explains_mistakes(digits, answer, words):
 
 
 def test_majority_accuracy_the_digit_itself(digits):
-    """On MNIST the most common digit is 1, which is also the count of ones in the tiny test set; with
-    digit 2 most common the answer 2 is the digit."""
+    """On MNIST the most common digit is 1, which is also the count of ones in the tiny test set;
+    with digit 2 most common the answer 2 is the digit."""
     labels = np.array([2, 2, 2, 0, 1], dtype=np.uint8)
     images = np.zeros((5, 28, 28), dtype=np.uint8)
-    data = Arrays("tiny", images, labels, images[:4], np.array([2, 0, 0, 0], dtype=np.uint8), tuple("abcdefghij"))
+    data = Arrays(
+        "tiny",
+        images,
+        labels,
+        images[:4],
+        np.array([2, 0, 0, 0], dtype=np.uint8),
+        tuple("abcdefghij"),
+    )
     with pytest.raises(CheckFailed, match="is the digit such a model answers"):
         checks.majority_accuracy(2, data)
 

@@ -2,8 +2,8 @@
 
 Every message a check can give is produced here once: a blank answer (the
 student copy), each kind of wrong answer, and the right one. No TensorFlow:
-exercise 1 gets a hand-written log (and a bank of wrong sums), exercise 2 a stand-in for an Estimator
-that answers ``latest_checkpoint()`` and ``get_variable_value("global_step")``.
+exercise 1 gets a hand-written log (and a bank of wrong sums), exercise 2 a stand-in for an
+Estimator that answers ``latest_checkpoint()`` and ``get_variable_value("global_step")``.
 """
 
 from __future__ import annotations
@@ -59,7 +59,9 @@ def test_seconds_not_a_number(wrong):
 
 
 def test_seconds_without_timed_lines_in_the_log():
-    _fails(checks.logged_seconds, TOTAL, LINES[:9], match=r"no 'loss = …, step = … \(x.xxx sec\)' line")
+    _fails(
+        checks.logged_seconds, TOTAL, LINES[:9], match=r"no 'loss = …, step = … \(x.xxx sec\)' line"
+    )
 
 
 # The bank of plausible wrong answers: each names its mistake, none hands over the code.
@@ -85,7 +87,9 @@ def test_seconds_wrong_answers_are_named(answer, words):
 def test_seconds_correct(answer, capsys):
     checks.logged_seconds(answer, LINES)
     out = capsys.readouterr().out
-    assert out.startswith("Correct: the 2 timed loss lines add up to 3.321 s") and out.count("\n") == 1
+    assert (
+        out.startswith("Correct: the 2 timed loss lines add up to 3.321 s") and out.count("\n") == 1
+    )
 
 
 # ---- exercise 2: fixed_input_fn --------------------------------------------------
@@ -108,25 +112,42 @@ def test_fixed_blank():
     _fails(checks.fixed_input_fn, None, 50, match=r"`fixed_estimator` is still None")
 
 
-@pytest.mark.parametrize("wrong, named", [(lambda: None, "function"), (FakeEstimator, "a class"), (50, "int")])
+@pytest.mark.parametrize(
+    "wrong, named", [(lambda: None, "function"), (FakeEstimator, "a class"), (50, "int")]
+)
 def test_fixed_not_an_estimator(wrong, named):
     message = _fails(checks.fixed_input_fn, wrong, 50, match=r"should be the Estimator you trained")
     assert named in message
 
 
 def test_fixed_never_trained():
-    message = _fails(checks.fixed_input_fn, FakeEstimator(None), 50, match=r"has no checkpoint yet, so it has not "
-                     r"trained: train\(\) needs the input function that the factory returns, not the factory")
+    message = _fails(
+        checks.fixed_input_fn,
+        FakeEstimator(None),
+        50,
+        match=r"has no checkpoint yet, so it has not "
+        r"trained: train\(\) needs the input function that the factory returns, not the factory",
+    )
     assert "section 'The input function'" in message
     assert "make_train_input_fn()" not in message  # the cause and the section, not the code
 
 
 def test_fixed_trained_twice():
-    _fails(checks.fixed_input_fn, FakeEstimator(100), 50, match=r"global step 100, not 50: steps add up")
+    _fails(
+        checks.fixed_input_fn,
+        FakeEstimator(100),
+        50,
+        match=r"global step 100, not 50: steps add up",
+    )
 
 
 def test_fixed_too_few_steps():
-    _fails(checks.fixed_input_fn, FakeEstimator(10), 50, match=r"global step 10, not 50: train it with steps")
+    _fails(
+        checks.fixed_input_fn,
+        FakeEstimator(10),
+        50,
+        match=r"global step 10, not 50: train it with steps",
+    )
 
 
 def test_fixed_correct(capsys):

@@ -31,7 +31,9 @@ def fails(check, answer, *words, **kwargs):
 
 
 def test_steps_blank():
-    fails(checks.steps_for_epochs, None, "`steps_for_three_epochs` is still None", "# YOUR CODE HERE")
+    fails(
+        checks.steps_for_epochs, None, "`steps_for_three_epochs` is still None", "# YOUR CODE HERE"
+    )
 
 
 @pytest.mark.parametrize("answer", ["704", [704], True])
@@ -58,13 +60,18 @@ def test_steps_wrong_answers_are_named(answer, words):
 @pytest.mark.parametrize("answer", [704, 704.0, np.int64(704)])
 def test_steps_correct(answer, capsys):
     checks.steps_for_epochs(answer)
-    assert capsys.readouterr().out == ("Correct: 3 × 60000 examples, repeated and then batched by 256, make 704 "
-                                       "steps; only the very last batch is short (32 examples)\n")
+    assert capsys.readouterr().out == (
+        "Correct: 3 × 60000 examples, repeated and then batched by 256, make 704 "
+        "steps; only the very last batch is short (32 examples)\n"
+    )
 
 
 def test_steps_correct_without_remainder(capsys):
     checks.steps_for_epochs(1800, examples=60000, batch_size=100, epochs=3)
-    assert capsys.readouterr().out == "Correct: 3 × 60000 examples, repeated and then batched by 100, make 1800 steps\n"
+    assert (
+        capsys.readouterr().out
+        == "Correct: 3 × 60000 examples, repeated and then batched by 100, make 1800 steps\n"
+    )
 
 
 # --- exercises 2 and 3: input functions ------------------------------------------
@@ -77,8 +84,11 @@ OTHER = Arrays("Tiny-MNIST", IMAGES, LABELS, IMAGES, np.array([7, 7, 2, 2, 0, 0]
                 tuple("0123456789"))
 
 
-def pipeline(images=IMAGES, labels=LABELS, batch=4, features=lambda image: {"image": image}, then=None):
-    """An input_fn over a tiny in-memory dataset: (features(image), label), batched, then ``then``."""
+def pipeline(
+    images=IMAGES, labels=LABELS, batch=4, features=lambda image: {"image": image}, then=None
+):
+    """An input_fn over a tiny in-memory dataset:
+    (features(image), label), batched, then ``then``."""
 
     def input_fn():
         dataset = tf.data.Dataset.from_tensor_slices((images, labels))
@@ -102,40 +112,63 @@ def check3(answer):
 ONE_HOT = pipeline(then=lambda d: d.map(lambda f, label: (f, tf.one_hot(label, 10))))
 
 
-@pytest.mark.parametrize("check_fn,name", [(check, "fashion_eval_input_fn"), (check3, "class_id_input_fn")])
+@pytest.mark.parametrize(
+    "check_fn,name", [(check, "fashion_eval_input_fn"), (check3, "class_id_input_fn")]
+)
 def test_input_fn_blank(check_fn, name):
     fails(check_fn, None, f"`{name}` is still None")
 
 
 def test_eval_input_fn_correct(capsys):
     check(pipeline())
-    assert capsys.readouterr().out == ("Correct: 2 batches of 4 (the last of 2), every test image once and in "
-                                       "order: evaluate() returns after one pass\n")
+    assert capsys.readouterr().out == (
+        "Correct: 2 batches of 4 (the last of 2), every test image once and in "
+        "order: evaluate() returns after one pass\n"
+    )
 
 
 # The bank of plausible wrong answers to exercise 2, beyond the shape mistakes below.
-@pytest.mark.parametrize("answer, words", [
-    (pipeline(then=lambda d: d.repeat()), ("more than the 6 test images", "it repeats", "one pass")),
-    (pipeline(labels=LABELS[::-1].copy(), then=lambda d: d.repeat()), ("the training split",)),
-    (pipeline(batch=3), ("first batch holds 3 images", "batches of 4")),
-    (lambda: pipeline(batch=0)().batch(4, drop_remainder=True), ("yields 4 of the 6 test images", "drop_remainder")),
-    (pipeline(labels=OTHER.test_labels), ("labels of Tiny-MNIST's test split", "read Tiny-Fashion's")),
-    (pipeline(labels=np.array([1, 1, 3, 4, 5, 9], dtype=np.int32)), ("another order", "does not shuffle")),
-    (pipeline(labels=LABELS + 0 * LABELS - np.array([0, 0, 0, 0, 0, 1], dtype=np.int32)),
-     ("not those of Tiny-Fashion's test split",)),
-    (pipeline(images=IMAGES * 255), ("go up to 170", "between 0 and 1")),
-    (pipeline(labels=np.eye(10, dtype=np.float32)[LABELS]), ("one-hot",)),
-    (pipeline(features=lambda image: image), ("bare tensor",)),
-    (pipeline()(), ("is a Dataset", "give the function")),
-])
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        (
+            pipeline(then=lambda d: d.repeat()),
+            ("more than the 6 test images", "it repeats", "one pass"),
+        ),
+        (pipeline(labels=LABELS[::-1].copy(), then=lambda d: d.repeat()), ("the training split",)),
+        (pipeline(batch=3), ("first batch holds 3 images", "batches of 4")),
+        (
+            lambda: pipeline(batch=0)().batch(4, drop_remainder=True),
+            ("yields 4 of the 6 test images", "drop_remainder"),
+        ),
+        (
+            pipeline(labels=OTHER.test_labels),
+            ("labels of Tiny-MNIST's test split", "read Tiny-Fashion's"),
+        ),
+        (
+            pipeline(labels=np.array([1, 1, 3, 4, 5, 9], dtype=np.int32)),
+            ("another order", "does not shuffle"),
+        ),
+        (
+            pipeline(labels=LABELS + 0 * LABELS - np.array([0, 0, 0, 0, 0, 1], dtype=np.int32)),
+            ("not those of Tiny-Fashion's test split",),
+        ),
+        (pipeline(images=IMAGES * 255), ("go up to 170", "between 0 and 1")),
+        (pipeline(labels=np.eye(10, dtype=np.float32)[LABELS]), ("one-hot",)),
+        (pipeline(features=lambda image: image), ("bare tensor",)),
+        (pipeline()(), ("is a Dataset", "give the function")),
+    ],
+)
 def test_eval_input_fn_wrong_answers_are_named(answer, words):
     fails(check, answer, *words)
 
 
 def test_class_id_input_fn_correct(capsys):
     check3(lambda: ONE_HOT().map(lambda f, one_hot: (f, tf.argmax(one_hot, axis=1))))
-    assert capsys.readouterr().out == ("Correct: `class_id_input_fn()` yields the same batches with int64 class "
-                                       "ids, shape [batch]: what the model's loss reads\n")
+    assert capsys.readouterr().out == (
+        "Correct: `class_id_input_fn()` yields the same batches with int64 class "
+        "ids, shape [batch]: what the model's loss reads\n"
+    )
 
 
 def test_class_id_input_fn_int32_is_fine(capsys):
@@ -144,18 +177,38 @@ def test_class_id_input_fn_int32_is_fine(capsys):
 
 
 # The bank of plausible wrong answers to exercise 3.
-@pytest.mark.parametrize("answer, words", [
-    (ONE_HOT, ("one-hot", "one integer class id per image")),
-    (lambda: ONE_HOT().map(lambda f, one_hot: (f, tf.argmax(one_hot))), ("reduced over the batch", "axis 0")),
-    (lambda: ONE_HOT().map(lambda f, one_hot: (f, tf.reduce_max(one_hot, axis=1))), ("labels are float32",)),
-    (lambda: ONE_HOT().map(lambda f, one_hot: (f, tf.cast(one_hot, tf.int32))), ("one-hot",)),
-    (lambda: ONE_HOT().map(lambda f, one_hot: (f, tf.argmin(one_hot, axis=1))),
-     ("not the classes of one_hot_input_fn()'s first batch",)),
-    (pipeline(labels=LABELS[::-1].copy()), ("not the classes of one_hot_input_fn()'s first batch",)),
-    (lambda: ONE_HOT().unbatch().batch(2).map(lambda f, h: (f, tf.argmax(h, axis=1))), ("holds 2 labels",)),
-    (lambda: ONE_HOT().map(lambda f, one_hot: (f["image"], tf.argmax(one_hot, axis=1))), ("bare tensor",)),
-    (ONE_HOT(), ("is a Dataset",)),
-])
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        (ONE_HOT, ("one-hot", "one integer class id per image")),
+        (
+            lambda: ONE_HOT().map(lambda f, one_hot: (f, tf.argmax(one_hot))),
+            ("reduced over the batch", "axis 0"),
+        ),
+        (
+            lambda: ONE_HOT().map(lambda f, one_hot: (f, tf.reduce_max(one_hot, axis=1))),
+            ("labels are float32",),
+        ),
+        (lambda: ONE_HOT().map(lambda f, one_hot: (f, tf.cast(one_hot, tf.int32))), ("one-hot",)),
+        (
+            lambda: ONE_HOT().map(lambda f, one_hot: (f, tf.argmin(one_hot, axis=1))),
+            ("not the classes of one_hot_input_fn()'s first batch",),
+        ),
+        (
+            pipeline(labels=LABELS[::-1].copy()),
+            ("not the classes of one_hot_input_fn()'s first batch",),
+        ),
+        (
+            lambda: ONE_HOT().unbatch().batch(2).map(lambda f, h: (f, tf.argmax(h, axis=1))),
+            ("holds 2 labels",),
+        ),
+        (
+            lambda: ONE_HOT().map(lambda f, one_hot: (f["image"], tf.argmax(one_hot, axis=1))),
+            ("bare tensor",),
+        ),
+        (ONE_HOT(), ("is a Dataset",)),
+    ],
+)
 def test_class_id_input_fn_wrong_answers_are_named(answer, words):
     message = fails(check3, answer, *words)
     assert "argmax(" not in message  # the cause, not the code
@@ -195,7 +248,13 @@ def test_input_fn_not_a_pair():
 
 
 def test_input_fn_bare_tensor():
-    fails(check, pipeline(features=lambda image: image), "bare tensor", "features['image']", "(section 'What an input function returns')")
+    fails(
+        check,
+        pipeline(features=lambda image: image),
+        "bare tensor",
+        "features['image']",
+        "(section 'What an input function returns')",
+    )
 
 
 def test_input_fn_features_not_a_dict():
@@ -207,7 +266,9 @@ def test_input_fn_wrong_key():
 
 
 def test_input_fn_image_not_one_tensor():
-    fails(check, pipeline(features=lambda image: {"image": {"pixels": image}}), "should be one tensor")
+    fails(
+        check, pipeline(features=lambda image: {"image": {"pixels": image}}), "should be one tensor"
+    )
 
 
 def test_input_fn_uint8_images():
@@ -247,7 +308,9 @@ def test_input_fn_empty():
 def test_input_fn_fails_while_reading():
     def bad_map():
         def fail(features, label):
-            with tf.control_dependencies([tf.debugging.assert_less(features["image"], -1.0, message="boom")]):
+            with tf.control_dependencies(
+                [tf.debugging.assert_less(features["image"], -1.0, message="boom")]
+            ):
                 return {"image": tf.identity(features["image"])}, label
 
         return pipeline()().map(fail)

@@ -27,18 +27,30 @@ def test_exercise_1_accepts_whole_floats(capsys):
     assert "Correct" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("answer, message", [
-    (None, "`global_steps` is still None"),
-    ("200, 500", "should be a list of 4 whole numbers"),
-    ([200, 500, True, 600], "should be a list of 4 whole numbers"),
-    ([200, 500.5, 500, 600], "should be a list of 4 whole numbers"),
-    ([200, 500, 500], "has 3 numbers: give one per train() call, 4 in all"),
-    ([200, 700, 1100, 1200], "call 2, train(..., max_steps=500): max_steps is not a number of steps to add"),
-    ([200, 500, 400, 500], "call 3, train(..., max_steps=400): training never goes back"),
-    ([200, 500, 500, 100], "call 4, train(..., steps=100): steps counts from where the model is (500)"),
-    ([200, 500, 500, 700], "call 4, train(..., steps=100): 700 is not it; the model was at 500"),
-    ([100, 500, 500, 600], "call 1, train(..., steps=200): 100 is not it; the model was at 0"),
-])
+@pytest.mark.parametrize(
+    "answer, message",
+    [
+        (None, "`global_steps` is still None"),
+        ("200, 500", "should be a list of 4 whole numbers"),
+        ([200, 500, True, 600], "should be a list of 4 whole numbers"),
+        ([200, 500.5, 500, 600], "should be a list of 4 whole numbers"),
+        ([200, 500, 500], "has 3 numbers: give one per train() call, 4 in all"),
+        (
+            [200, 700, 1100, 1200],
+            "call 2, train(..., max_steps=500): max_steps is not a number of steps to add",
+        ),
+        ([200, 500, 400, 500], "call 3, train(..., max_steps=400): training never goes back"),
+        (
+            [200, 500, 500, 100],
+            "call 4, train(..., steps=100): steps counts from where the model is (500)",
+        ),
+        (
+            [200, 500, 500, 700],
+            "call 4, train(..., steps=100): 700 is not it; the model was at 500",
+        ),
+        ([100, 500, 500, 600], "call 1, train(..., steps=200): 100 is not it; the model was at 0"),
+    ],
+)
 def test_exercise_1_messages(answer, message):
     with pytest.raises(CheckFailed) as caught:
         checks.global_steps_after(answer)
@@ -92,8 +104,10 @@ def write_checkpoints(model_dir, snapshots):
     """Checkpoints of ``{name: array}`` at the given global steps, one Saver so all are listed."""
     names = list(snapshots[0][1])
     with tf.Graph().as_default():
-        variables = {name: tf.compat.v1.get_variable(name, initializer=tf.constant(snapshots[0][1][name]))
-                     for name in names}
+        variables = {
+            name: tf.compat.v1.get_variable(name, initializer=tf.constant(snapshots[0][1][name]))
+            for name in names
+        }
         global_step = tf.compat.v1.train.create_global_step()
         saver = tf.compat.v1.train.Saver(max_to_keep=10)
         with tf.compat.v1.Session() as session:
@@ -129,15 +143,20 @@ def run_check(estimator, dirs):
 
 def test_exercise_3_correct_with_a_step_0_checkpoint(dirs, capsys):
     kernel = dirs["old_kernel"]
-    estimator = estimator_with(dirs, "fixed", [(0, {"conv2d/kernel": kernel}), (STEPS, {"conv2d/kernel": kernel + 0.01})])
+    estimator = estimator_with(
+        dirs, "fixed", [(0, {"conv2d/kernel": kernel}), (STEPS, {"conv2d/kernel": kernel + 0.01})]
+    )
     run_check(estimator, dirs)
     assert capsys.readouterr().out.startswith(
-        f"Correct: the changed model trained to step {STEPS} in its own model_dir, and conv2d/kernel started"
+        f"Correct: the changed model trained to step {STEPS} in its own model_dir, "
+        "and conv2d/kernel started"
     )
 
 
 def test_exercise_3_correct_without_a_step_0_checkpoint(dirs, capsys):
-    estimator = estimator_with(dirs, "fixed", [(STEPS, {"conv2d/kernel": dirs["old_kernel"] + 0.02})])
+    estimator = estimator_with(
+        dirs, "fixed", [(STEPS, {"conv2d/kernel": dirs["old_kernel"] + 0.02})]
+    )
     run_check(estimator, dirs)
     assert "Correct" in capsys.readouterr().out
 
@@ -153,26 +172,37 @@ def test_exercise_3_not_an_estimator(dirs):
 
 
 def test_exercise_3_old_model_dir(dirs):
-    estimator = tf.estimator.Estimator(models.cnn_model_fn, model_dir=str(dirs["old"]), params=WIDENED)
+    estimator = tf.estimator.Estimator(
+        models.cnn_model_fn, model_dir=str(dirs["old"]), params=WIDENED
+    )
     with pytest.raises(CheckFailed, match="still uses the old model_dir"):
         run_check(estimator, dirs)
 
 
 def test_exercise_3_old_params(dirs):
-    estimator = estimator_with(dirs, "fixed", [(STEPS, {"conv2d/kernel": dirs["old_kernel"]})], params=SMALL_CNN)
-    with pytest.raises(CheckFailed, match=r"builds filters=\(8, 16\), not the changed model's filters=\(8, 32\)"):
+    estimator = estimator_with(
+        dirs, "fixed", [(STEPS, {"conv2d/kernel": dirs["old_kernel"]})], params=SMALL_CNN
+    )
+    with pytest.raises(
+        CheckFailed, match=r"builds filters=\(8, 16\), not the changed model's filters=\(8, 32\)"
+    ):
         run_check(estimator, dirs)
 
 
 def test_exercise_3_no_params(dirs):
-    estimator = estimator_with(dirs, "fixed", [(STEPS, {"conv2d/kernel": dirs["old_kernel"]})], params=None)
+    estimator = estimator_with(
+        dirs, "fixed", [(STEPS, {"conv2d/kernel": dirs["old_kernel"]})], params=None
+    )
     with pytest.raises(CheckFailed, match="builds filters=the default"):
         run_check(estimator, dirs)
 
 
 def test_exercise_3_not_trained(dirs):
     estimator = estimator_with(dirs, "fixed", [])
-    with pytest.raises(CheckFailed, match=r"has no checkpoint yet: it has not trained the 10 steps the exercise asks for"):
+    with pytest.raises(
+        CheckFailed,
+        match=r"has no checkpoint yet: it has not trained the 10 steps the exercise asks for",
+    ):
         run_check(estimator, dirs)
 
 
@@ -184,10 +214,15 @@ def test_exercise_3_wrong_global_step(dirs):
 
 def test_exercise_3_cold_start_with_a_step_0_checkpoint(dirs):
     fresh = dirs["rng"].uniform(-0.3, 0.3, (3, 3, 1, 8)).astype(np.float32)
-    estimator = estimator_with(dirs, "fixed", [(0, {"conv2d/kernel": fresh}), (STEPS, {"conv2d/kernel": fresh})])
-    with pytest.raises(CheckFailed, match="started conv2d/kernel from new random values, so nothing was warm-started from the old model: "
-                       "only layers whose shapes did not change can be \\(section \"Warm start: begin with "
-                       "another model's weights\"\\)"):
+    estimator = estimator_with(
+        dirs, "fixed", [(0, {"conv2d/kernel": fresh}), (STEPS, {"conv2d/kernel": fresh})]
+    )
+    with pytest.raises(
+        CheckFailed,
+        match="started conv2d/kernel from new random values, so nothing was warm-started from "
+        'the old model: only layers whose shapes did not change can be \\(section "Warm start: '
+        "begin with another model's weights\"\\)",
+    ):
         run_check(estimator, dirs)
 
 

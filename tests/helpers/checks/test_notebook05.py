@@ -1,8 +1,10 @@
-"""Notebook 05's exercise checks on right answers and on a bank of plausible wrong ones: no wrong answer passes,
-no right one fails, and each message names the mistake without handing over the answer.
+"""Notebook 05's exercise checks on right answers and on a bank of plausible wrong ones:
+no wrong answer passes, no right one fails, and each message names the mistake without handing
+over the answer.
 
-Exercise 1's graph is the notebook's: the small course CNN, whose output layer the learner finds by name;
-exercise 2 trains a one-variable model with the learner's stopping hook; exercise 3 is arithmetic.
+Exercise 1's graph is the notebook's: the small course CNN, whose output layer the learner finds
+by name; exercise 2 trains a one-variable model with the learner's stopping hook; exercise 3 is
+arithmetic.
 """
 
 import pytest
@@ -24,34 +26,74 @@ RIGHT = {"logits": "dense_1/BiasAdd", "output bias": "dense_1/bias/Read/ReadVari
 ], ids=["names", "with :0", "the read inside BiasAdd"])
 def test_exercise_1_right_answers_pass(capsys, answer):
     checks.output_layer_tensors(answer, models.cnn_model_fn, SMALL_CNN)
-    assert capsys.readouterr().out.startswith("Correct: both names are in the graph: logits -> dense_1/BiasAdd:0")
+    assert capsys.readouterr().out.startswith(
+        "Correct: both names are in the graph: logits -> dense_1/BiasAdd:0"
+    )
 
 
 EXERCISE_1_WRONG = {
     "blank": (None, "`output_tensors` is still None"),
     "a list": (["dense_1/BiasAdd", "dense_1/bias"], "should be a dict {tag: tensor name}"),
-    "a tag renamed": ({"logits": "dense_1/BiasAdd", "bias": "dense_1/bias"}, "should have the tags"),
-    "a tensor, not a name": ({"logits": "dense_1/BiasAdd", "output bias": 3}, "should be a tensor *name*"),
-    "the break-it names": ({"logits": "logits", "output bias": "dense_1/bias"},
-                           "'logits' names no tensor in the CNN's graph"),
-    "the layer's name": ({"logits": "dense_1", "output bias": RIGHT["output bias"]}, "names no tensor"),
-    "a second output": ({"logits": "dense_1/BiasAdd:1", "output bias": RIGHT["output bias"]}, "names no tensor"),
-    "the probabilities": ({"logits": "softmax_tensor", "output bias": RIGHT["output bias"]},
-                          "is the probabilities"),
-    "before the bias": ({"logits": "dense_1/MatMul", "output bias": RIGHT["output bias"]},
-                        "before the output layer adds its bias"),
-    "the hidden layer": ({"logits": "dense/BiasAdd", "output bias": RIGHT["output bias"]},
-                         "belongs to the hidden layer"),
-    "the classes": ({"logits": "classes", "output bias": RIGHT["output bias"]}, "is not the output layer's result"),
-    "the bias variable": ({"logits": "dense_1/BiasAdd", "output bias": "dense_1/bias"}, "names a variable"),
-    "the bias with :0": ({"logits": "dense_1/BiasAdd", "output bias": "dense_1/bias:0"}, "names a variable"),
-    "the hidden bias": ({"logits": "dense_1/BiasAdd", "output bias": "dense/bias/Read/ReadVariableOp"},
-                        "the hidden layer's"),
-    "the kernel": ({"logits": "dense_1/BiasAdd", "output bias": "dense_1/kernel/Read/ReadVariableOp"},
-                   "is a kernel"),
-    "the logits as bias": ({"logits": "dense_1/BiasAdd", "output bias": "dense_1/BiasAdd"}, "one row per example"),
-    "Adam's slot": ({"logits": "dense_1/BiasAdd", "output bias": "dense_1/bias/Adam/Read/ReadVariableOp"},
-                    "has the bias's shape but is not its value"),
+    "a tag renamed": (
+        {"logits": "dense_1/BiasAdd", "bias": "dense_1/bias"},
+        "should have the tags",
+    ),
+    "a tensor, not a name": (
+        {"logits": "dense_1/BiasAdd", "output bias": 3},
+        "should be a tensor *name*",
+    ),
+    "the break-it names": (
+        {"logits": "logits", "output bias": "dense_1/bias"},
+        "'logits' names no tensor in the CNN's graph",
+    ),
+    "the layer's name": (
+        {"logits": "dense_1", "output bias": RIGHT["output bias"]},
+        "names no tensor",
+    ),
+    "a second output": (
+        {"logits": "dense_1/BiasAdd:1", "output bias": RIGHT["output bias"]},
+        "names no tensor",
+    ),
+    "the probabilities": (
+        {"logits": "softmax_tensor", "output bias": RIGHT["output bias"]},
+        "is the probabilities",
+    ),
+    "before the bias": (
+        {"logits": "dense_1/MatMul", "output bias": RIGHT["output bias"]},
+        "before the output layer adds its bias",
+    ),
+    "the hidden layer": (
+        {"logits": "dense/BiasAdd", "output bias": RIGHT["output bias"]},
+        "belongs to the hidden layer",
+    ),
+    "the classes": (
+        {"logits": "classes", "output bias": RIGHT["output bias"]},
+        "is not the output layer's result",
+    ),
+    "the bias variable": (
+        {"logits": "dense_1/BiasAdd", "output bias": "dense_1/bias"},
+        "names a variable",
+    ),
+    "the bias with :0": (
+        {"logits": "dense_1/BiasAdd", "output bias": "dense_1/bias:0"},
+        "names a variable",
+    ),
+    "the hidden bias": (
+        {"logits": "dense_1/BiasAdd", "output bias": "dense/bias/Read/ReadVariableOp"},
+        "the hidden layer's",
+    ),
+    "the kernel": (
+        {"logits": "dense_1/BiasAdd", "output bias": "dense_1/kernel/Read/ReadVariableOp"},
+        "is a kernel",
+    ),
+    "the logits as bias": (
+        {"logits": "dense_1/BiasAdd", "output bias": "dense_1/BiasAdd"},
+        "one row per example",
+    ),
+    "Adam's slot": (
+        {"logits": "dense_1/BiasAdd", "output bias": "dense_1/bias/Adam/Read/ReadVariableOp"},
+        "has the bias's shape but is not its value",
+    ),
 }
 
 
@@ -60,15 +102,24 @@ def test_exercise_1_wrong_answers_fail_and_say_why(name):
     answer, words = EXERCISE_1_WRONG[name]
     message = failure(checks.output_layer_tensors, answer, models.cnn_model_fn, SMALL_CNN)
     assert words in message, message
-    assert "BiasAdd'" not in message.replace(f"'{answer.get('logits') if isinstance(answer, dict) else ''}", "")
+    assert "BiasAdd'" not in message.replace(
+        f"'{answer.get('logits') if isinstance(answer, dict) else ''}", ""
+    )
     assert "Read/ReadVariableOp" not in message or "Read/ReadVariableOp" in str(answer), message
 
 
 def test_exercise_1_right_names_are_in_the_graph_the_hook_sees():
-    """The expected tensors exist in the CNN's training graph, as `tensor_names.resolve_tensors` finds them."""
+    """The expected tensors exist in the CNN's training graph,
+    as `tensor_names.resolve_tensors` finds them."""
     from helpers.model_graph import build_graph
-    found = tensor_names.resolve_tensors(list(RIGHT.values()), build_graph(models.cnn_model_fn, SMALL_CNN))
-    assert [tensor.name for tensor in found.values()] == ["dense_1/BiasAdd:0", "dense_1/bias/Read/ReadVariableOp:0"]
+
+    found = tensor_names.resolve_tensors(
+        list(RIGHT.values()), build_graph(models.cnn_model_fn, SMALL_CNN)
+    )
+    assert [tensor.name for tensor in found.values()] == [
+        "dense_1/BiasAdd:0",
+        "dense_1/bias/Read/ReadVariableOp:0",
+    ]
 
 
 # --------------------------------------------------------------------------- exercise 2
@@ -156,11 +207,15 @@ class NotAHook:
         pass
 
 
-@pytest.mark.parametrize("answer", [StopBelow, ByGraphName], ids=["resolve_tensors", "get_tensor_by_name"])
+@pytest.mark.parametrize(
+    "answer", [StopBelow, ByGraphName], ids=["resolve_tensors", "get_tensor_by_name"]
+)
 def test_exercise_2_right_answers_pass(capsys, answer):
     checks.stop_below_hook(answer)
-    assert capsys.readouterr().out.startswith("Correct: on a model whose loss falls below 0.5 in the step that "
-                                              "starts at global step 18, training should end at global step 19")
+    assert capsys.readouterr().out.startswith(
+        "Correct: on a model whose loss falls below 0.5 in the step that "
+        "starts at global step 18, training should end at global step 19"
+    )
 
 
 EXERCISE_2_WRONG = {
@@ -182,7 +237,9 @@ EXERCISE_2_WRONG = {
 @pytest.mark.parametrize("name", sorted(EXERCISE_2_WRONG))
 def test_exercise_2_wrong_answers_fail_and_say_why(name):
     answer, words = EXERCISE_2_WRONG[name]
-    assert_names_the_mistake(failure(checks.stop_below_hook, answer), words, ("request_stop", "SessionRunArgs"))
+    assert_names_the_mistake(
+        failure(checks.stop_below_hook, answer), words, ("request_stop", "SessionRunArgs")
+    )
 
 
 # --------------------------------------------------------------------------- exercise 3
@@ -190,7 +247,9 @@ def test_exercise_2_wrong_answers_fail_and_say_why(name):
 
 def test_exercise_3_correct(capsys):
     checks.logged_steps([0, 40, 80, 100, 140])
-    assert capsys.readouterr().out.startswith("Correct: the hook logs at steps [0, 40, 80, 100, 140]")
+    assert capsys.readouterr().out.startswith(
+        "Correct: the hook logs at steps [0, 40, 80, 100, 140]"
+    )
 
 
 EXERCISE_3_WRONG = {
@@ -200,7 +259,10 @@ EXERCISE_3_WRONG = {
     "by the global step": ([0, 40, 80, 120], "every_n_iter counts the hook's own runs"),
     "not on the first run": ([40, 80, 140], "also logs on its first run"),
     "after the update": ([1, 41, 81, 101, 141], "the global step before it"),
-    "the second call forgotten": ([0, 40, 80, 100], "call 2, train(..., max_steps=150), runs at global steps 100 to 149"),
+    "the second call forgotten": (
+        [0, 40, 80, 100],
+        "call 2, train(..., max_steps=150), runs at global steps 100 to 149",
+    ),
 }
 
 
@@ -211,7 +273,9 @@ def test_exercise_3_wrong_answers_fail_and_say_why(name):
 
 
 def test_exercise_3_other_calls(capsys):
-    checks.logged_steps([0, 3, 5], calls=[("steps", 5), ("max_steps", 5), ("steps", 1)], every_n_iter=3)
+    checks.logged_steps(
+        [0, 3, 5], calls=[("steps", 5), ("max_steps", 5), ("steps", 1)], every_n_iter=3
+    )
     assert "[0, 3, 5]" in capsys.readouterr().out
 
 

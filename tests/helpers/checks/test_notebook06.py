@@ -43,20 +43,30 @@ def test_some_digits_are_never_predicted_but_all_are_labels():
 
 
 def _per_digit(swap=False, digits=range(10)):
-    """The intended answer: binary precision of "is digit k", averaged; swap trades labels and classes."""
+    """The intended answer: binary precision of "is digit k", averaged;
+    swap trades labels and classes."""
+
     def metric_fn(labels, predictions):
         classes = predictions["classes"]
         if swap:
             labels, classes = classes, labels
-        pairs = [tf.compat.v1.metrics.precision(labels=tf.equal(labels, k), predictions=tf.equal(classes, k))
-                 for k in digits]
+        pairs = [
+            tf.compat.v1.metrics.precision(
+                labels=tf.equal(labels, k), predictions=tf.equal(classes, k)
+            )
+            for k in digits
+        ]
         values, updates = zip(*pairs)
         return {"precision": (tf.reduce_mean(tf.stack(values)), tf.group(*updates))}
     return metric_fn
 
 
 def _helpers_macro(labels, predictions):
-    return {"precision": metrics.precision_recall_f1(labels, predictions["classes"], num_classes=10)["precision_macro"]}
+    return {
+        "precision": metrics.precision_recall_f1(labels, predictions["classes"], num_classes=10)[
+            "precision_macro"
+        ]
+    }
 
 
 def _streamed_counts(labels, predictions):
@@ -76,8 +86,11 @@ def _from_counts(labels, predictions):
     return {"precision": (tf.reduce_mean(tf.math.divide_no_nan(tp, tp + fp)), update)}
 
 
-@pytest.mark.parametrize("answer", [_per_digit(), _helpers_macro, _from_counts], ids=["binary per digit",
-                                                                                     "course", "counts"])
+@pytest.mark.parametrize(
+    "answer",
+    [_per_digit(), _helpers_macro, _from_counts],
+    ids=["binary per digit", "course", "counts"],
+)
 def test_macro_precision_correct(answer, capsys):
     checks.macro_precision_metric(answer)
     out = capsys.readouterr().out
@@ -86,12 +99,21 @@ def test_macro_precision_correct(answer, capsys):
 
 
 def _binary(labels, predictions):
-    return {"precision": tf.compat.v1.metrics.precision(labels=labels, predictions=predictions["classes"])}
+    return {
+        "precision": tf.compat.v1.metrics.precision(
+            labels=labels, predictions=predictions["classes"]
+        )
+    }
 
 
 def _named(key, average):
     def metric_fn(labels, predictions):
-        return {key: metrics.precision_recall_f1(labels, predictions["classes"], 10)[f"precision_{average}"]}
+        return {
+            key: metrics.precision_recall_f1(labels, predictions["classes"], 10)[
+                f"precision_{average}"
+            ]
+        }
+
     return metric_fn
 
 
@@ -103,7 +125,9 @@ def _keras(labels, predictions):
 
 def _batch_precision(labels, classes):
     matrix = tf.math.confusion_matrix(labels, classes, num_classes=10, dtype=tf.float32)
-    return tf.reduce_mean(tf.math.divide_no_nan(tf.linalg.diag_part(matrix), tf.reduce_sum(matrix, axis=0)))
+    return tf.reduce_mean(
+        tf.math.divide_no_nan(tf.linalg.diag_part(matrix), tf.reduce_sum(matrix, axis=0))
+    )
 
 
 def _last_batch(labels, predictions):
@@ -121,15 +145,22 @@ def _first_batch(labels, predictions):
 
 
 def _mean_of_batches(labels, predictions):
-    return {"precision": tf.compat.v1.metrics.mean(_batch_precision(labels, predictions["classes"]))}
+    return {
+        "precision": tf.compat.v1.metrics.mean(_batch_precision(labels, predictions["classes"]))
+    }
 
 
 def _mean_per_class_accuracy(labels, predictions):
-    return {"precision": tf.compat.v1.metrics.mean_per_class_accuracy(labels, predictions["classes"], 10)}
+    return {
+        "precision": tf.compat.v1.metrics.mean_per_class_accuracy(
+            labels, predictions["classes"], 10
+        )
+    }
 
 
 def _predicted_only(labels, predictions):
-    """Precision per digit from counts, averaged over the digits that were predicted at least once."""
+    """Precision per digit from counts,
+    averaged over the digits that were predicted at least once."""
     tp, fp, update = _streamed_counts(labels, predictions)
     predicted = tp + fp
     seen = predicted > 0
@@ -138,21 +169,37 @@ def _predicted_only(labels, predictions):
 
 
 def _per_class(labels, predictions):
-    return {"precision": metrics.precision_recall_f1(labels, predictions["classes"], num_classes=10)["precision"]}
+    return {
+        "precision": metrics.precision_recall_f1(labels, predictions["classes"], num_classes=10)[
+            "precision"
+        ]
+    }
 
 
 def _swapped(labels, predictions):
-    return {"precision": metrics.precision_recall_f1(predictions["classes"], labels, num_classes=10)["precision_macro"]}
+    return {
+        "precision": metrics.precision_recall_f1(predictions["classes"], labels, num_classes=10)[
+            "precision_macro"
+        ]
+    }
 
 
 def _f1(labels, predictions):
-    return {"precision": metrics.precision_recall_f1(labels, predictions["classes"], num_classes=10)["f1_macro"]}
+    return {
+        "precision": metrics.precision_recall_f1(labels, predictions["classes"], num_classes=10)[
+            "f1_macro"
+        ]
+    }
 
 
 def _only_last_update(labels, predictions):
     """Ten binary precisions averaged, but the update op of the last digit only."""
-    pairs = [tf.compat.v1.metrics.precision(labels=tf.equal(labels, k),
-                                            predictions=tf.equal(predictions["classes"], k)) for k in range(10)]
+    pairs = [
+        tf.compat.v1.metrics.precision(
+            labels=tf.equal(labels, k), predictions=tf.equal(predictions["classes"], k)
+        )
+        for k in range(10)
+    ]
     return {"precision": (tf.reduce_mean(tf.stack([v for v, _ in pairs])), pairs[-1][1])}
 
 
@@ -164,10 +211,16 @@ WRONG_EX1 = [
     (None, "`macro_precision` is still None"),
     ("precision", "should be a function"),
     (lambda labels: {}, "must take two arguments"),
-    (lambda labels, predictions: _binary(labels, predictions)["precision"], "returned a tuple: return a dict"),
+    (
+        lambda labels, predictions: _binary(labels, predictions)["precision"],
+        "returned a tuple: return a dict",
+    ),
     (_named("prec", "macro"), "name the metric 'precision'"),
     (_keras, "Keras Metric object"),
-    (lambda labels, predictions: {"precision": tf.constant(1.0)}, "not a \\(value, update_op\\) pair"),
+    (
+        lambda labels, predictions: {"precision": tf.constant(1.0)},
+        "not a \\(value, update_op\\) pair",
+    ),
     (_binary, "is the precision of 'the digit is not 0'"),
     (_named("precision", "micro"), "micro precision, which equals the accuracy"),
     (_named("precision", "weighted"), "the weighted average"),
@@ -183,9 +236,29 @@ WRONG_EX1 = [
     (_f1, "none of the usual slips"),
     (_only_last_update, "none of the usual slips"),
 ]
-IDS_EX1 = ["blank", "not callable", "one argument", "bare pair", "wrong key", "keras", "bare tensor", "binary",
-           "micro", "weighted", "last batch", "first batch", "mean of batches", "per class", "swapped course",
-           "swapped binary", "mean_per_class_accuracy", "predicted only", "nine digits", "f1", "one update"]
+IDS_EX1 = [
+    "blank",
+    "not callable",
+    "one argument",
+    "bare pair",
+    "wrong key",
+    "keras",
+    "bare tensor",
+    "binary",
+    "micro",
+    "weighted",
+    "last batch",
+    "first batch",
+    "mean of batches",
+    "per class",
+    "swapped course",
+    "swapped binary",
+    "mean_per_class_accuracy",
+    "predicted only",
+    "nine digits",
+    "f1",
+    "one update",
+]
 
 
 @pytest.mark.parametrize("answer, words", WRONG_EX1, ids=IDS_EX1)
@@ -198,41 +271,60 @@ def test_macro_precision_explains_mistakes(answer, words):
 
 
 def test_a_solution_that_raises_shows_the_learners_error():
-    with pytest.raises(Exception, match="a learner's own bug"):  # the learner's error, never "still None"
+    # the learner's error, never "still None"
+    with pytest.raises(Exception, match="a learner's own bug"):
         checks.macro_precision_metric(_raising)
 
 
 def test_macro_precision_binary_names_the_cause_and_the_section():
     with pytest.raises(CheckFailed) as caught:
         checks.macro_precision_metric(_binary)
-    assert "tf.compat.v1.metrics.precision casts labels and predictions to bool" in str(caught.value)
+    message = str(caught.value)
+    assert "tf.compat.v1.metrics.precision casts labels and predictions to bool" in message
     assert "section \"The source article's metrics dict, run on this model\"" in str(caught.value)
 
 
 # --- exercise 2: the training sample's F1 at the test set's best step ----------
 
 TABLE = pd.DataFrame(
-    [(".", "loss", 1, 2.3), (".", "loss", 101, 0.4),
-     ("eval", "accuracy", 100, 0.91), ("eval", "accuracy", 200, 0.95), ("eval", "accuracy", 300, 0.94),
-     ("eval", "f1_macro", 100, 0.905), ("eval", "f1_macro", 200, 0.948), ("eval", "f1_macro", 300, 0.941),
-     ("eval_training_sample", "accuracy", 200, 0.963),
-     ("eval_training_sample", "f1_macro", 100, 0.912), ("eval_training_sample", "f1_macro", 200, 0.96),
-     ("eval_training_sample", "f1_macro", 300, 0.97)],
+    [
+        (".", "loss", 1, 2.3),
+        (".", "loss", 101, 0.4),
+        ("eval", "accuracy", 100, 0.91),
+        ("eval", "accuracy", 200, 0.95),
+        ("eval", "accuracy", 300, 0.94),
+        ("eval", "f1_macro", 100, 0.905),
+        ("eval", "f1_macro", 200, 0.948),
+        ("eval", "f1_macro", 300, 0.941),
+        ("eval_training_sample", "accuracy", 200, 0.963),
+        ("eval_training_sample", "f1_macro", 100, 0.912),
+        ("eval_training_sample", "f1_macro", 200, 0.96),
+        ("eval_training_sample", "f1_macro", 300, 0.97),
+    ],
     columns=["run", "tag", "step", "value"],
 )
 
 
-@pytest.mark.parametrize("answer", [0.96, np.float64(0.96), np.float32(0.96)], ids=["float", "numpy", "float32"])
+@pytest.mark.parametrize(
+    "answer", [0.96, np.float64(0.96), np.float32(0.96)], ids=["float", "numpy", "float32"]
+)
 def test_sample_f1_correct(answer, capsys):
-    table = TABLE.assign(value=TABLE["value"].astype(np.float32).astype(float))  # as events.scalars reads them
-    checks.sample_f1_at_best_test_step(answer if isinstance(answer, np.float32) else table.loc[10, "value"], table)
+    # as events.scalars reads them
+    table = TABLE.assign(value=TABLE["value"].astype(np.float32).astype(float))
+    checks.sample_f1_at_best_test_step(
+        answer if isinstance(answer, np.float32) else table.loc[10, "value"], table
+    )
     assert capsys.readouterr().out.startswith(
-        "Correct: the test set's macro F1 was highest at step 200 (0.9480); the training sample's was 0.9600 there")
+        "Correct: the test set's macro F1 was highest at step 200 (0.9480); "
+        "the training sample's was 0.9600 there"
+    )
 
 
 def test_sample_f1_a_tie_accepts_either_step(capsys):
     tied = TABLE.copy()
-    tied.loc[(tied["run"] == "eval") & (tied["tag"] == "f1_macro") & (tied["step"] == 300), "value"] = 0.948
+    tied.loc[
+        (tied["run"] == "eval") & (tied["tag"] == "f1_macro") & (tied["step"] == 300), "value"
+    ] = 0.948
     checks.sample_f1_at_best_test_step(0.97, tied)
     assert "Correct" in capsys.readouterr().out
 
@@ -241,30 +333,57 @@ WRONG_EX2 = [
     (None, "`sample_f1` is still None"),
     (pd.Series([0.96]), "a Series holding one value: take the number out with `.item()`"),
     ("0.96", "should be one number, not a str"),
-    (0.948, "is tag 'f1_macro' of run 'eval' at step 200, the test set's: take the step from run 'eval', then read "
-     "the value of run 'eval_training_sample' at that step"),
+    (
+        0.948,
+        "is tag 'f1_macro' of run 'eval' at step 200, the test set's: take the step from run "
+        "'eval', then read the value of run 'eval_training_sample' at that step",
+    ),
     (0.905, "is tag 'f1_macro' of run 'eval' at step 100, the test set's"),
-    (0.97, "is tag 'f1_macro' of run 'eval_training_sample' at step 300 (the training sample's own best): the right "
-     "step is the one where run 'eval', the test set, has its highest 'f1_macro'"),
+    (
+        0.97,
+        "is tag 'f1_macro' of run 'eval_training_sample' at step 300 (the training sample's own "
+        "best): the right step is the one where run 'eval', the test set, has its highest "
+        "'f1_macro'",
+    ),
     (0.912, "of run 'eval_training_sample' at step 100 (the first evaluation): the right step"),
-    (0.963, "is tag 'accuracy' of run 'eval_training_sample' at step 200: the macro F1's tag is 'f1_macro'"),
+    (
+        0.963,
+        "is tag 'accuracy' of run 'eval_training_sample' at step 200: "
+        "the macro F1's tag is 'f1_macro'",
+    ),
     (0.95, "is tag 'accuracy' of run 'eval' at step 200: the macro F1's tag is 'f1_macro'"),
     (0.4, "is tag 'loss' of run '.' at step 101"),
     (0.5, "is not a value in the event files"),
 ]
 
 
-@pytest.mark.parametrize("answer, words", WRONG_EX2, ids=["blank", "series", "string", "test best", "test first",
-                                                         "sample best", "sample first", "sample accuracy",
-                                                         "test accuracy", "loss", "unknown"])
+@pytest.mark.parametrize(
+    "answer, words",
+    WRONG_EX2,
+    ids=[
+        "blank",
+        "series",
+        "string",
+        "test best",
+        "test first",
+        "sample best",
+        "sample first",
+        "sample accuracy",
+        "test accuracy",
+        "loss",
+        "unknown",
+    ],
+)
 def test_sample_f1_explains_mistakes(answer, words):
     message = failure(checks.sample_f1_at_best_test_step, answer, TABLE)
     assert words in message
-    assert "0.96" not in message.replace(f"{answer}", "") if isinstance(answer, float) else True  # never the answer
+    # never the answer
+    assert "0.96" not in message.replace(f"{answer}", "") if isinstance(answer, float) else True
 
 
 def test_sample_f1_messages_never_contradict_themselves():
-    """The old check said "is tag 'f1_macro' of run 'eval' ...: the tag of the macro F1 is 'f1_macro'"."""
+    """The old check said "is tag 'f1_macro' of run 'eval' ...:
+    the tag of the macro F1 is 'f1_macro'"."""
     for answer, _ in WRONG_EX2[3:]:
         message = failure(checks.sample_f1_at_best_test_step, answer, TABLE)
         tag = message.split("is tag '")[1].split("'")[0] if "is tag '" in message else None
@@ -300,17 +419,36 @@ WRONG_EX3 = [
     ((1, 0, 7), "should be a pair of two class numbers"),
     ((1, 5), "outside"),
     ((0, 0), "on the diagonal"),
-    ((0, 1), "a 0 read as a 1 happened 1 times, fewer than the most common mistake: the pair is (true digit, "
-     "predicted digit)"),
+    (
+        (0, 1),
+        "a 0 read as a 1 happened 1 times, fewer than the most common mistake: the pair is "
+        "(true digit, predicted digit)",
+    ),
     ((2, 1), "happened 3 times; the most common mistake happened 7 times"),
     ((1, 1), "on the diagonal"),
 ]
 
 
-@pytest.mark.parametrize("answer, words", WRONG_EX3, ids=["blank", "number", "floats", "bools", "triple",
-                                                         "outside", "diagonal", "swapped", "smaller", "largest count"])
+@pytest.mark.parametrize(
+    "answer, words",
+    WRONG_EX3,
+    ids=[
+        "blank",
+        "number",
+        "floats",
+        "bools",
+        "triple",
+        "outside",
+        "diagonal",
+        "swapped",
+        "smaller",
+        "largest count",
+    ],
+)
 def test_most_confused_pair_explains_mistakes(answer, words):
-    assert_names_the_mistake(failure(checks.most_confused_pair, answer, MATRIX), words, ("(1, 0)", "1 read as a 0"))
+    assert_names_the_mistake(
+        failure(checks.most_confused_pair, answer, MATRIX), words, ("(1, 0)", "1 read as a 0")
+    )
 
 
 def test_the_bank_is_counted_in_the_closing_note():

@@ -59,7 +59,11 @@ def test_exercise_1_messages(answer, message):
 
 
 def test_exercise_1_other_scenario(capsys):
-    scenario = {"timeline": {100: 0.5, 200: 0.6, 300: 0.6, 400: 0.55}, "patience": 200, "min_steps": 0}
+    scenario = {
+        "timeline": {100: 0.5, 200: 0.6, 300: 0.6, 400: 0.55},
+        "patience": 200,
+        "min_steps": 0,
+    }
     checks.hook_decision({"best_step": 200, "stops_after": 400}, scenario=scenario)
     assert "training ends at 401" in capsys.readouterr().out
 
@@ -73,28 +77,46 @@ decrease = tf.estimator.experimental.stop_if_no_decrease_hook
 
 
 def run_like(model_dir, final_step, evaluated_at, eval_name="holdout"):
-    """An Estimator trained to ``final_step`` whose evaluations (the exercise's keys) are at ``evaluated_at``."""
+    """An Estimator trained to ``final_step`` whose evaluations
+    (the exercise's keys) are at ``evaluated_at``."""
     estimator = tiny_estimator(model_dir)
     estimator.train(tiny_input_fn, max_steps=final_step)
-    write_eval_events(estimator.eval_dir(eval_name),
-                      {step: {"accuracy": 0.1, "precision_": 0.01, "loss": 2.3} for step in evaluated_at})
+    write_eval_events(
+        estimator.eval_dir(eval_name),
+        {step: {"accuracy": 0.1, "precision_": 0.01, "loss": 2.3} for step in evaluated_at},
+    )
     return estimator
 
 
 def good_hook(estimator, make=increase, **changes):
-    """The exercise's hook, fixed, with ``changes`` to its arguments (a wrong answer); ``make``: another
-    hook function, given the same arguments (a wrong answer too)."""
-    arguments = dict(metric_name="precision_", max_steps_without_increase=PATIENCE,
-                     eval_dir=estimator.eval_dir("holdout"), run_every_secs=None, run_every_steps=EVERY)
+    """The exercise's hook, fixed, with ``changes`` to its arguments (a wrong answer); ``make``:
+    another hook function, given the same arguments (a wrong answer too)."""
+    arguments = dict(
+        metric_name="precision_",
+        max_steps_without_increase=PATIENCE,
+        eval_dir=estimator.eval_dir("holdout"),
+        run_every_secs=None,
+        run_every_steps=EVERY,
+    )
     arguments.update(changes)
-    metric_name, patience = arguments.pop("metric_name"), arguments.pop("max_steps_without_increase")
+    metric_name, patience = (
+        arguments.pop("metric_name"),
+        arguments.pop("max_steps_without_increase"),
+    )
     return make(estimator, metric_name, patience, **arguments)
 
 
 def check(estimator, hook=None, broken="elsewhere"):
     hook = good_hook(estimator) if hook is None else hook
-    checks.stopped_early(estimator, hook, broken_model_dir=broken, max_steps=MAX_STEPS, eval_name="holdout",
-                         every=EVERY, patience=PATIENCE)
+    checks.stopped_early(
+        estimator,
+        hook,
+        broken_model_dir=broken,
+        max_steps=MAX_STEPS,
+        eval_name="holdout",
+        every=EVERY,
+        patience=PATIENCE,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +129,10 @@ def test_exercise_2_correct(stopped, capsys):
     check(stopped)
     out = capsys.readouterr().out
     assert out.startswith("Correct: the hook watched the macro precision in eval_holdout/")
-    assert "stopped training at step 41, 20 steps after the first evaluation, before max_steps=100" in out
+    assert (
+        "stopped training at step 41, 20 steps after the first evaluation, before max_steps=100"
+        in out
+    )
 
 
 def test_exercise_2_accepts_a_hook_that_looks_more_often(stopped, capsys):
@@ -120,41 +145,69 @@ def test_exercise_2_accepts_a_hook_that_looks_more_often(stopped, capsys):
 WRONG_HOOKS = {
     "decrease hook on the loss": (
         lambda e: good_hook(e, decrease, metric_name="loss"),
-        "waits for a decrease, as for a loss: the exercise keeps stop_if_no_increase_hook"),
+        "waits for a decrease, as for a loss: the exercise keeps stop_if_no_increase_hook",
+    ),
     "decrease hook on the precision": (lambda e: good_hook(e, decrease), "waits for a decrease"),
     "the accuracy instead of the precision": (
-        lambda e: good_hook(e, metric_name="accuracy"), "watches 'accuracy', another of the model's results"),
+        lambda e: good_hook(e, metric_name="accuracy"),
+        "watches 'accuracy', another of the model's results",
+    ),
     "the increase hook on the loss": (
-        lambda e: good_hook(e, metric_name="loss"), "watches 'loss', another of the model's results"),
+        lambda e: good_hook(e, metric_name="loss"),
+        "watches 'loss', another of the model's results",
+    ),
     "the broken run's name kept": (
         lambda e: good_hook(e, metric_name="precision"),
-        "watches 'precision', which is not among this model's evaluation results"),
+        "watches 'precision', which is not among this model's evaluation results",
+    ),
     "the helpers' name for it": (
-        lambda e: good_hook(e, metric_name="precision_macro"), "watches 'precision_macro', which is not among"),
+        lambda e: good_hook(e, metric_name="precision_macro"),
+        "watches 'precision_macro', which is not among",
+    ),
     "the article's key for accuracy": (
-        lambda e: good_hook(e, metric_name="acc"), "watches 'acc', which is not among"),
+        lambda e: good_hook(e, metric_name="acc"),
+        "watches 'acc', which is not among",
+    ),
     "patience in evaluations": (
         lambda e: good_hook(e, max_steps_without_increase=1),
-        "max_steps_without_increase=1: keep PATIENCE_DEMO, 20 steps (patience counts global steps, not evaluations)"),
+        "max_steps_without_increase=1: keep PATIENCE_DEMO, "
+        "20 steps (patience counts global steps, not evaluations)",
+    ),
     "a longer patience": (
-        lambda e: good_hook(e, max_steps_without_increase=40), "max_steps_without_increase=40: keep PATIENCE_DEMO"),
+        lambda e: good_hook(e, max_steps_without_increase=40),
+        "max_steps_without_increase=40: keep PATIENCE_DEMO",
+    ),
     "min_steps added": (lambda e: good_hook(e, min_steps=EVERY + 1), "has min_steps=21"),
     "eval_dir left out": (
-        lambda e: good_hook(e, eval_dir=None), "/eval, but fixed_estimator's EvalSpec(name='holdout') writes to"),
+        lambda e: good_hook(e, eval_dir=None),
+        "/eval, but fixed_estimator's EvalSpec(name='holdout') writes to",
+    ),
     "the broken run's folder": (
-        lambda e: good_hook(e, eval_dir="elsewhere/eval_holdout"), "reads elsewhere/eval_holdout, but"),
+        lambda e: good_hook(e, eval_dir="elsewhere/eval_holdout"),
+        "reads elsewhere/eval_holdout, but",
+    ),
     "the default timer": (
-        lambda e: increase(e, "precision_", PATIENCE, eval_dir=e.eval_dir("holdout")), "looks every 60 seconds"),
+        lambda e: increase(e, "precision_", PATIENCE, eval_dir=e.eval_dir("holdout")),
+        "looks every 60 seconds",
+    ),
     "the article's timer": (
-        lambda e: good_hook(e, run_every_secs=120, run_every_steps=None), "looks every 120 seconds"),
+        lambda e: good_hook(e, run_every_secs=120, run_every_steps=None),
+        "looks every 120 seconds",
+    ),
     "looks less often than it evaluates": (
-        lambda e: good_hook(e, run_every_steps=50), "looks every 50 steps, less often than evaluation runs"),
+        lambda e: good_hook(e, run_every_steps=50),
+        "looks every 50 steps, less often than evaluation runs",
+    ),
     "a hook of its own rule": (
-        lambda e: tf.estimator.experimental.make_early_stopping_hook(e, lambda: False, run_every_secs=None,
-                                                                     run_every_steps=EVERY),
-        "should be what stop_if_no_increase_hook returns, not _StopOnPredicateHook"),
+        lambda e: tf.estimator.experimental.make_early_stopping_hook(
+            e, lambda: False, run_every_secs=None, run_every_steps=EVERY
+        ),
+        "should be what stop_if_no_increase_hook returns, not _StopOnPredicateHook",
+    ),
     "the hook's should_stop_fn": (
-        lambda e: good_hook(e)._should_stop_fn, "should be what stop_if_no_increase_hook returns, not function"),
+        lambda e: good_hook(e)._should_stop_fn,
+        "should be what stop_if_no_increase_hook returns, not function",
+    ),
 }
 
 
@@ -197,28 +250,40 @@ def test_exercise_2_evaluations_elsewhere(tmp_path):
 
 
 def test_exercise_2_throttled(tmp_path):
-    with pytest.raises(CheckFailed, match="ran to max_steps=100 and evaluations were skipped .* by default "
-                       "train_and_evaluate evaluates at most every 10 minutes "
-                       "\\(section 'Trap 4: evaluations skipped by `throttle_secs`'\\)"):
+    with pytest.raises(
+        CheckFailed,
+        match="ran to max_steps=100 and evaluations were skipped .* by default "
+        "train_and_evaluate evaluates at most every 10 minutes "
+        "\\(section 'Trap 4: evaluations skipped by `throttle_secs`'\\)",
+    ):
         check(run_like(tmp_path, MAX_STEPS, [20, MAX_STEPS]))
 
 
 def test_exercise_2_stopped_but_skipped(tmp_path):
-    with pytest.raises(CheckFailed, match="training stopped at step 41, but evaluations were skipped"):
+    with pytest.raises(
+        CheckFailed, match="training stopped at step 41, but evaluations were skipped"
+    ):
         check(run_like(tmp_path, STOP, [20, STOP]))
 
 
 def test_exercise_2_run_with_another_hook(tmp_path):
     # fixed_hook right, but the run used the broken cell's hook: every evaluation written, no stop
-    with pytest.raises(CheckFailed, match="training ended at step 100, and a working hook stops this model at step "
-                       "41: run train_and_evaluate with fixed_hook in the TrainSpec"):
+    with pytest.raises(
+        CheckFailed,
+        match="training ended at step 100, and a working hook stops this model at step "
+        "41: run train_and_evaluate with fixed_hook in the TrainSpec",
+    ):
         check(run_like(tmp_path, MAX_STEPS, list(range(20, MAX_STEPS + 1, 20))))
 
 
 def test_exercise_2_run_that_raised(tmp_path):
-    # the solution cell raised (KeyError) after the first evaluation: the run ended at its last checkpoint
-    with pytest.raises(CheckFailed, match=r"training ended at step 20, .* \(a run that raised ends at its last "
-                       "checkpoint"):
+    # the solution cell raised (KeyError) after the first evaluation:
+    # the run ended at its last checkpoint
+    with pytest.raises(
+        CheckFailed,
+        match=r"training ended at step 20, .* \(a run that raised ends at its last "
+        "checkpoint",
+    ):
         check(run_like(tmp_path, 20, [20]))
 
 
@@ -226,4 +291,5 @@ def test_exercise_2_messages_never_give_the_answer():
     source = (ROOT / "helpers" / "checks" / "notebook07.py").read_text(
         encoding="utf-8")
     start = source.index("def _hook_problem")
-    assert "precision_'" not in source[start:] and '"precision_"' not in source[start:]  # in EXERCISE_2 only
+    # in EXERCISE_2 only
+    assert "precision_'" not in source[start:] and '"precision_"' not in source[start:]

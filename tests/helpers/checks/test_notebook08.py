@@ -25,11 +25,25 @@ def exports(trained_cnn, tmp_path_factory):
     raw = estimator.export_saved_model(str(root / "raw"), pixels_receiver_fn).decode()
     spec = {"image": tf.io.FixedLenFeature([28, 28], tf.float32)}
     parsing = estimator.export_saved_model(
-        str(root / "parsing"), tf.estimator.export.build_parsing_serving_input_receiver_fn(spec)).decode()
-    renamed = estimator.export_saved_model(str(root / "renamed"), export.serving_input_receiver_fn).decode()
+        str(root / "parsing"), tf.estimator.export.build_parsing_serving_input_receiver_fn(spec)
+    ).decode()
+    renamed = estimator.export_saved_model(
+        str(root / "renamed"), export.serving_input_receiver_fn
+    ).decode()
     images = np.random.default_rng(3).random((6, 28, 28), dtype=np.float32)
-    classes = tf.saved_model.load(raw).signatures["serving_default"](pixels=tf.constant(images))["classes"].numpy()
-    return {"raw": raw, "parsing": parsing, "renamed": renamed, "images": images, "classes": classes, "root": root}
+    classes = (
+        tf.saved_model.load(raw)
+        .signatures["serving_default"](pixels=tf.constant(images))["classes"]
+        .numpy()
+    )
+    return {
+        "raw": raw,
+        "parsing": parsing,
+        "renamed": renamed,
+        "images": images,
+        "classes": classes,
+        "root": root,
+    }
 
 
 # --- exercise 1: the fixed serving receiver ------------------------------------
@@ -63,13 +77,17 @@ def test_exercise_1_no_saved_model(exports):
 
 
 def test_exercise_1_parsing_receiver(exports):
-    with pytest.raises(CheckFailed, match=r"the serving input 'examples' is string .* float32 \[None, 28, 28\]"):
+    with pytest.raises(
+        CheckFailed, match=r"the serving input 'examples' is string .* float32 \[None, 28, 28\]"
+    ):
         checks.fixed_serving_export(exports["parsing"], exports["images"], exports["classes"])
 
 
 def test_exercise_1_clients_must_not_change(exports):
     """Everything renamed to 'image': it exports, but the clients that send 'pixels' break."""
-    with pytest.raises(CheckFailed, match="the serving input is called 'image', but the clients send 'pixels'"):
+    with pytest.raises(
+        CheckFailed, match="the serving input is called 'image', but the clients send 'pixels'"
+    ):
         checks.fixed_serving_export(exports["renamed"], exports["images"], exports["classes"])
 
 
@@ -88,11 +106,15 @@ CLASSES[[12, 14]] = [4, 7]  # digit 12 (a 9 read as a 4) is the first mistake, d
 
 def test_exercise_2_correct(capsys):
     checks.first_wrong_digit(12, LABELS, CLASSES)
-    assert capsys.readouterr().out.startswith("Correct: test digit 12 is the first the model gets wrong (a 9 read "
-                                              "as a 4), and no prediction graph was left open")
+    assert capsys.readouterr().out.startswith(
+        "Correct: test digit 12 is the first the model gets wrong (a 9 read "
+        "as a 4), and no prediction graph was left open"
+    )
 
 
-@pytest.mark.parametrize("answer", [np.int64(12), np.array(12), np.array([12])], ids=["np.int64", "0-d", "1 item"])
+@pytest.mark.parametrize(
+    "answer", [np.int64(12), np.array(12), np.array([12])], ids=["np.int64", "0-d", "1 item"]
+)
 def test_exercise_2_accepts_numpy_numbers(answer, capsys):
     checks.first_wrong_digit(answer, LABELS, CLASSES)
     assert "Correct" in capsys.readouterr().out
@@ -102,7 +124,8 @@ def _generator():
     yield {"classes": 7}
 
 
-# (a wrong answer a learner gives, what the message must say); the position itself is never in the message
+# (a wrong answer a learner gives, what the message must say);
+# the position itself is never in the message
 WRONG_ANSWERS = {
     "unanswered": (None, "`first_wrong` is still None"),
     "the generator itself": (_generator(), "is a generator: predict only runs when you read it"),
@@ -113,8 +136,14 @@ WRONG_ANSWERS = {
     "counted from 1": (13, "one past it: positions count from 0"),
     "how many are wrong": (2, "that is how many test digits are wrong"),
     "the last wrong digit": (14, "that is the last digit the model gets wrong"),
-    "the true label of that digit": (9, "the model gets test digit 9 right; a class or a label is not a position"),
-    "the predicted class": (4, "the model gets test digit 4 right; a class or a label is not a position"),
+    "the true label of that digit": (
+        9,
+        "the model gets test digit 9 right; a class or a label is not a position",
+    ),
+    "the predicted class": (
+        4,
+        "the model gets test digit 4 right; a class or a label is not a position",
+    ),
     "a right digit": (3, "the model classifies test digit 3 correctly"),
     "past the end": (16, "there is no test digit 16"),
     "minus one (not found)": (-1, "there is no test digit -1"),
@@ -130,8 +159,11 @@ def test_exercise_2_wrong_answers(answer, message):
 
 
 def test_exercise_2_a_generator_left_open():
-    """The right position, read from a predict generator that was never closed: its graph is still the default."""
+    """The right position, read from a predict generator that was never closed:
+    its graph is still the default."""
     with tf.Graph().as_default() as graph:
         graph.finalize()
-        with pytest.raises(CheckFailed, match="the position is right, but the prediction graph is still"):
+        with pytest.raises(
+            CheckFailed, match="the position is right, but the prediction graph is still"
+        ):
             checks.first_wrong_digit(12, LABELS, CLASSES)

@@ -14,7 +14,10 @@ CLUSTER = checks.EXERCISE_1_CLUSTER
 
 
 def config(task_type="worker", index=1, cluster=None):
-    return {"cluster": copy.deepcopy(cluster or CLUSTER), "task": {"type": task_type, "index": index}}
+    return {
+        "cluster": copy.deepcopy(cluster or CLUSTER),
+        "task": {"type": task_type, "index": index},
+    }
 
 
 # --- exercise 1: the second worker's TF_CONFIG --------------------------------------
@@ -39,17 +42,23 @@ def test_exercise_1_leaves_an_existing_tf_config_alone(monkeypatch, capsys):
     assert os.environ["TF_CONFIG"] == "{}"
 
 
-@pytest.mark.parametrize("answer, message", [
-    (None, "`fixed_config` is still None"),
-    ("not json", "is a string but not JSON"),
-    ({"task": {"type": "worker", "index": 1}}, "two keys 'cluster' and 'task'"),
-    (config(cluster={"chief": ["a:1"], "worker": ["b:1", "c:1"], "ps": ["d:1"]}), "change only the 'task' part"),
-    ({"cluster": CLUSTER, "task": ["worker", 1]}, "keys 'type' and 'index'"),
-    (config(task_type="chief", index=0), "the task type should be 'worker', not 'chief'"),
-    (config(index=0), "index 0 is the first worker"),
-    (config(index=2), "index 2 is not the second worker: indexes count from 0"),
-    (config(index="1"), "should be a whole number"),
-])
+@pytest.mark.parametrize(
+    "answer, message",
+    [
+        (None, "`fixed_config` is still None"),
+        ("not json", "is a string but not JSON"),
+        ({"task": {"type": "worker", "index": 1}}, "two keys 'cluster' and 'task'"),
+        (
+            config(cluster={"chief": ["a:1"], "worker": ["b:1", "c:1"], "ps": ["d:1"]}),
+            "change only the 'task' part",
+        ),
+        ({"cluster": CLUSTER, "task": ["worker", 1]}, "keys 'type' and 'index'"),
+        (config(task_type="chief", index=0), "the task type should be 'worker', not 'chief'"),
+        (config(index=0), "index 0 is the first worker"),
+        (config(index=2), "index 2 is not the second worker: indexes count from 0"),
+        (config(index="1"), "should be a whole number"),
+    ],
+)
 def test_exercise_1_messages(answer, message):
     with pytest.raises(CheckFailed, match=message.replace("(", r"\(").replace(")", r"\)")):
         checks.second_worker_config(answer)
@@ -70,9 +79,12 @@ def right(workers, seconds):
 
 RIGHT_ANSWERS = {
     "list comprehension": right,
-    "NumPy (np.minimum gives NumPy integers)":
-        lambda w, s: np.flatnonzero(np.minimum(60, (np.arange(w) + 1) * 5) > s),
-    "NumPy integers in a list": lambda w, s: [np.int64(i) for i in range(w) if np.minimum(60, (i + 1) * 5) > s],
+    "NumPy (np.minimum gives NumPy integers)": lambda w, s: np.flatnonzero(
+        np.minimum(60, (np.arange(w) + 1) * 5) > s
+    ),
+    "NumPy integers in a list": lambda w, s: [
+        np.int64(i) for i in range(w) if np.minimum(60, (i + 1) * 5) > s
+    ],
     "a tuple": lambda w, s: tuple(right(w, s)),
     "a set": lambda w, s: set(right(w, s)),
     "a generator": lambda w, s: (i for i in range(w) if min(60, 5 + 5 * i) > s),
@@ -84,32 +96,63 @@ RIGHT_ANSWERS = {
 def test_exercise_2_right_answers_pass(answer, capsys):
     checks.late_workers_rule(answer)
     out = capsys.readouterr().out
-    assert out.startswith("Correct: a worker with index i starts after min(60, (i + 1) × 5) s: after 40 s, 5 of 13")
+    assert out.startswith(
+        "Correct: a worker with index i starts after min(60, (i + 1) × 5) s: after 40 s, 5 of 13"
+    )
 
 
 # (wrong answer, what the message must say); none may pass, none may give the rule away
 WRONG_ANSWERS = {
     "unanswered": (None, "`late_workers` is still None"),
     "a number, not a function": (5, "should be a function of \\(workers, seconds\\)"),
-    "waits counted from index 0": (lambda w, s: [i for i in range(w) if min(60, i * 5) > s],
-                                   "the first worker \\(index 0\\) already waits"),
-    "no cap": (lambda w, s: [i for i in range(w) if (i + 1) * 5 > s], "no worker waits more than 60 s"),
-    "late or just starting (>=)": (lambda w, s: [i for i in range(w) if min(60, (i + 1) * 5) >= s],
-                                   "has started at 40 s: only a longer wait"),
-    "the workers that have started": (lambda w, s: [i for i in range(w) if min(60, (i + 1) * 5) <= s],
-                                      "those are the workers that have started"),
-    "indexes counted from 1": (lambda w, s: [i + 1 for i in range(w) if min(60, (i + 1) * 5) > s],
-                               "worker indexes run from 0 to"),
-    "the chief counted as index 0": (lambda w, s: [i for i in range(w + 1) if i and min(60, i * 5) > s],
-                                     "worker indexes run from 0 to"),
-    "a cap of 50 s": (lambda w, s: [i for i in range(w) if min(50, (i + 1) * 5) > s], "a worker is missing"),
-    "ten seconds per worker": (lambda w, s: [i for i in range(w) if min(60, (i + 1) * 10) > s],
-                               "some of those workers have already started"),
-    "how many, not which": (lambda w, s: len(right(w, s)), "return the indexes of the late workers"),
-    "a mask": (lambda w, s: [min(60, (i + 1) * 5) > s for i in range(w)], "return the indexes of the late workers"),
-    "role names": (lambda w, s: [f"worker:{i}" for i in right(w, s)], "return the indexes of the late workers"),
-    "the waits, not the indexes": (lambda w, s: [min(60, (i + 1) * 5) for i in right(w, s)],
-                                   "some of those workers have already started|worker indexes run"),
+    "waits counted from index 0": (
+        lambda w, s: [i for i in range(w) if min(60, i * 5) > s],
+        "the first worker \\(index 0\\) already waits",
+    ),
+    "no cap": (
+        lambda w, s: [i for i in range(w) if (i + 1) * 5 > s],
+        "no worker waits more than 60 s",
+    ),
+    "late or just starting (>=)": (
+        lambda w, s: [i for i in range(w) if min(60, (i + 1) * 5) >= s],
+        "has started at 40 s: only a longer wait",
+    ),
+    "the workers that have started": (
+        lambda w, s: [i for i in range(w) if min(60, (i + 1) * 5) <= s],
+        "those are the workers that have started",
+    ),
+    "indexes counted from 1": (
+        lambda w, s: [i + 1 for i in range(w) if min(60, (i + 1) * 5) > s],
+        "worker indexes run from 0 to",
+    ),
+    "the chief counted as index 0": (
+        lambda w, s: [i for i in range(w + 1) if i and min(60, i * 5) > s],
+        "worker indexes run from 0 to",
+    ),
+    "a cap of 50 s": (
+        lambda w, s: [i for i in range(w) if min(50, (i + 1) * 5) > s],
+        "a worker is missing",
+    ),
+    "ten seconds per worker": (
+        lambda w, s: [i for i in range(w) if min(60, (i + 1) * 10) > s],
+        "some of those workers have already started",
+    ),
+    "how many, not which": (
+        lambda w, s: len(right(w, s)),
+        "return the indexes of the late workers",
+    ),
+    "a mask": (
+        lambda w, s: [min(60, (i + 1) * 5) > s for i in range(w)],
+        "return the indexes of the late workers",
+    ),
+    "role names": (
+        lambda w, s: [f"worker:{i}" for i in right(w, s)],
+        "return the indexes of the late workers",
+    ),
+    "the waits, not the indexes": (
+        lambda w, s: [min(60, (i + 1) * 5) for i in right(w, s)],
+        "some of those workers have already started|worker indexes run",
+    ),
     "raises": (lambda w, s: 1 / 0, "late_workers\\(13, 40\\) raised ZeroDivisionError"),
     "one argument": (lambda w: right(w, 40), "raised TypeError"),
 }
@@ -119,4 +162,5 @@ WRONG_ANSWERS = {
 def test_exercise_2_wrong_answers_fail_and_say_why(answer, message):
     with pytest.raises(CheckFailed, match=message) as raised:
         checks.late_workers_rule(answer)
-    assert "min(60" not in str(raised.value) and "(i + 1)" not in str(raised.value)  # the rule is not handed over
+    # the rule is not handed over
+    assert "min(60" not in str(raised.value) and "(i + 1)" not in str(raised.value)

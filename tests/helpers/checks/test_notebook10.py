@@ -1,8 +1,8 @@
 """Every message of notebook 10's exercise checks, tried on the answers learners plausibly give.
 
-Exercise 1 (macro precision with Keras metrics) and exercise 2 (a TF1 piecewise-constant rate as a Keras
-schedule): each right answer passes, each wrong one fails with a sentence that names its mistake and does
-not print the right value.
+Exercise 1 (macro precision with Keras metrics) and exercise 2 (a TF1 piecewise-constant rate as a
+Keras schedule): each right answer passes, each wrong one fails with a sentence that names its
+mistake and does not print the right value.
 """
 
 import keras
@@ -36,12 +36,23 @@ def per_class(make):
 # --- exercise 1: macro precision from keras.metrics ------------------------------------
 
 RIGHT_1 = {
-    "Precision(class_id=k, top_k=1), averaged": lambda: np.mean(per_class(
-        lambda k: keras.metrics.Precision(class_id=k, top_k=1))),
-    "the same, as a tensor": lambda: tf.reduce_mean(per_class(lambda k: keras.metrics.Precision(class_id=k, top_k=1))),
-    "the same, a float32": lambda: np.float32(np.mean(per_class(lambda k: keras.metrics.Precision(class_id=k, top_k=1)))),
-    "one-hot predictions through Precision(class_id=k)": lambda: np.mean([float(keras_result(
-        keras.metrics.Precision(class_id=k), ONE_HOT, tf.one_hot(CLASSES, 10))) for k in range(10)]),
+    "Precision(class_id=k, top_k=1), averaged": lambda: np.mean(
+        per_class(lambda k: keras.metrics.Precision(class_id=k, top_k=1))
+    ),
+    "the same, as a tensor": lambda: tf.reduce_mean(
+        per_class(lambda k: keras.metrics.Precision(class_id=k, top_k=1))
+    ),
+    "the same, a float32": lambda: np.float32(
+        np.mean(per_class(lambda k: keras.metrics.Precision(class_id=k, top_k=1)))
+    ),
+    "one-hot predictions through Precision(class_id=k)": lambda: np.mean(
+        [
+            float(
+                keras_result(keras.metrics.Precision(class_id=k), ONE_HOT, tf.one_hot(CLASSES, 10))
+            )
+            for k in range(10)
+        ]
+    ),
     "scikit-learn": lambda: precision_score(LABELS, CLASSES, average="macro"),
 }
 
@@ -50,32 +61,58 @@ RIGHT_1 = {
 def test_exercise_1_right_answers_pass(make, capsys):
     checks.keras_macro_precision(make(), LABELS, PROBABILITIES)
     out = capsys.readouterr().out
-    assert out.startswith("Correct: ") and "scikit-learn's macro precision" in out and out.count("\n") == 1
+    assert (
+        out.startswith("Correct: ")
+        and "scikit-learn's macro precision" in out
+        and out.count("\n") == 1
+    )
 
 
 WRONG_1 = {
     "unanswered": (lambda: None, "`precision_macro` is still None"),
-    "the metric object": (lambda: keras.metrics.Precision(top_k=1), "is a metric object: store the number"),
-    "ten per-class values": (lambda: per_class(lambda k: keras.metrics.Precision(class_id=k, top_k=1)),
-                             "holds 10 values, one per class"),
+    "the metric object": (
+        lambda: keras.metrics.Precision(top_k=1),
+        "is a metric object: store the number",
+    ),
+    "ten per-class values": (
+        lambda: per_class(lambda k: keras.metrics.Precision(class_id=k, top_k=1)),
+        "holds 10 values, one per class",
+    ),
     "a string": (lambda: "0.9", "should be a number, not a str"),
     "no valid data": (lambda: float("nan"), "got no valid data"),
     "Precision() on one-hot labels: threshold 0.5, all columns": (
-        lambda: keras_result(keras.metrics.Precision()), "counts every probability above 0.5"),
-    "Precision(top_k=1): micro": (lambda: keras_result(keras.metrics.Precision(top_k=1)),
-                                  "micro average, which equals the accuracy"),
+        lambda: keras_result(keras.metrics.Precision()),
+        "counts every probability above 0.5",
+    ),
+    "Precision(top_k=1): micro": (
+        lambda: keras_result(keras.metrics.Precision(top_k=1)),
+        "micro average, which equals the accuracy",
+    ),
     "accuracy": (lambda: np.mean(CLASSES == LABELS), "micro average, which equals the accuracy"),
     "Precision(class_id=k) without top_k, averaged": (
         lambda: np.mean(per_class(lambda k: keras.metrics.Precision(class_id=k))),
-        "passes 0.5 \\(the metrics' default threshold\\)"),
+        "passes 0.5 \\(the metrics' default threshold\\)",
+    ),
     "Recall(class_id=k, top_k=1), averaged": (
-        lambda: np.mean(per_class(lambda k: keras.metrics.Recall(class_id=k, top_k=1))), "the macro recall"),
+        lambda: np.mean(per_class(lambda k: keras.metrics.Recall(class_id=k, top_k=1))),
+        "the macro recall",
+    ),
     "scikit-learn with labels and predictions swapped": (
-        lambda: precision_score(CLASSES, LABELS, average="macro"), "the macro recall"),
-    "weighted": (lambda: precision_score(LABELS, CLASSES, average="weighted"), "the weighted average"),
-    "F1Score(average='macro')": (lambda: keras_result(keras.metrics.F1Score(average="macro")), "the macro F1"),
-    "one class only": (lambda: keras_result(keras.metrics.Precision(class_id=3, top_k=1)),
-                       "the precision of class 3 alone"),
+        lambda: precision_score(CLASSES, LABELS, average="macro"),
+        "the macro recall",
+    ),
+    "weighted": (
+        lambda: precision_score(LABELS, CLASSES, average="weighted"),
+        "the weighted average",
+    ),
+    "F1Score(average='macro')": (
+        lambda: keras_result(keras.metrics.F1Score(average="macro")),
+        "the macro F1",
+    ),
+    "one class only": (
+        lambda: keras_result(keras.metrics.Precision(class_id=3, top_k=1)),
+        "the precision of class 3 alone",
+    ),
     "something else": (lambda: 0.1234, "is not the macro precision of these predictions"),
 }
 
@@ -88,8 +125,8 @@ def test_exercise_1_wrong_answers_fail_and_say_why(make, message):
 
 
 def test_exercise_1_the_readings_are_distinct():
-    """The mistakes the check recognises give numbers apart from the right one and from each other on this data,
-    so each wrong answer above gets its own message."""
+    """The mistakes the check recognises give numbers apart from the right one and from each other
+    on this data, so each wrong answer above gets its own message."""
     readings = [value for what, value in checks.notebook10._readings(LABELS, PROBABILITIES).items()
                 if "alone" not in what]
     values = readings + [MACRO]
@@ -104,7 +141,9 @@ BOUNDARIES, VALUES = [500, 1000], [2e-3, 1e-3, 5e-4]
 RIGHT_2 = {
     "PiecewiseConstantDecay": keras.optimizers.schedules.PiecewiseConstantDecay(BOUNDARIES, VALUES),
     "a function with <=": lambda step: 2e-3 if step <= 500 else 1e-3 if step <= 1000 else 5e-4,
-    "a function with np.searchsorted": lambda step: np.array(VALUES)[np.searchsorted(BOUNDARIES, step)],
+    "a function with np.searchsorted": lambda step: np.array(VALUES)[
+        np.searchsorted(BOUNDARIES, step)
+    ],
     "TensorFlow ops": lambda step: tf.where(step <= 500, 2e-3, tf.where(step <= 1000, 1e-3, 5e-4)),
 }
 
@@ -124,23 +163,37 @@ WRONG_2 = {
     "a number": (2e-3, "should be a learning-rate schedule"),
     "the TF1 function itself (eager: takes no step)": (
         tf.compat.v1.train.piecewise_constant(tf.Variable(0, dtype=tf.int64), BOUNDARIES, VALUES),
-        "calling `schedule\\(0\\)` failed with TypeError"),
+        "calling `schedule\\(0\\)` failed with TypeError",
+    ),
     "a failing function": (_broken, "calling `schedule\\(0\\)` failed with TypeError: no"),
-    "boundaries exclusive (<)": (lambda step: 2e-3 if step < 500 else 1e-3 if step < 1000 else 5e-4,
-                                 "at step 500 the rate has already changed to 0.001: piecewise_constant keeps"),
+    "boundaries exclusive (<)": (
+        lambda step: 2e-3 if step < 500 else 1e-3 if step < 1000 else 5e-4,
+        "at step 500 the rate has already changed to 0.001: piecewise_constant keeps",
+    ),
     "staircase ExponentialDecay, halving every 500 steps": (
-        keras.optimizers.schedules.ExponentialDecay(2e-3, 500, 0.5, staircase=True), "has already changed"),
-    "smooth ExponentialDecay": (keras.optimizers.schedules.ExponentialDecay(2e-3, 500, 0.5),
-                                "it should stay constant between two boundaries"),
-    "the course's own decay": (keras.optimizers.schedules.ExponentialDecay(2e-3, 1500, 0.1),
-                               "it should stay constant between two boundaries"),
-    "values in the wrong order": (keras.optimizers.schedules.PiecewiseConstantDecay(BOUNDARIES, VALUES[::-1]),
-                                  "at step 0 the rate is 0.0005, not the first value"),
+        keras.optimizers.schedules.ExponentialDecay(2e-3, 500, 0.5, staircase=True),
+        "has already changed",
+    ),
+    "smooth ExponentialDecay": (
+        keras.optimizers.schedules.ExponentialDecay(2e-3, 500, 0.5),
+        "it should stay constant between two boundaries",
+    ),
+    "the course's own decay": (
+        keras.optimizers.schedules.ExponentialDecay(2e-3, 1500, 0.1),
+        "it should stay constant between two boundaries",
+    ),
+    "values in the wrong order": (
+        keras.optimizers.schedules.PiecewiseConstantDecay(BOUNDARIES, VALUES[::-1]),
+        "at step 0 the rate is 0.0005, not the first value",
+    ),
     "a third boundary that keeps falling": (
         keras.optimizers.schedules.PiecewiseConstantDecay([500, 1000, 1500], VALUES + [2.5e-4]),
-        "after the last boundary it should stay at the last value"),
-    "boundaries shifted": (keras.optimizers.schedules.PiecewiseConstantDecay([499, 999], VALUES),
-                           "at step 500 the rate has already changed"),
+        "after the last boundary it should stay at the last value",
+    ),
+    "boundaries shifted": (
+        keras.optimizers.schedules.PiecewiseConstantDecay([499, 999], VALUES),
+        "at step 500 the rate has already changed",
+    ),
 }
 
 

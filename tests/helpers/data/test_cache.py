@@ -136,7 +136,9 @@ def test_a_verified_file_is_only_hashed_in_a_later_process(filled, tiny, monkeyp
     monkeypatch.setattr(data, "_checked", no_full_check)
     hashed = []
     real_read_bytes = Path.read_bytes
-    monkeypatch.setattr(Path, "read_bytes", lambda self: hashed.append(self.name) or real_read_bytes(self))
+    monkeypatch.setattr(
+        Path, "read_bytes", lambda self: hashed.append(self.name) or real_read_bytes(self)
+    )
 
     paths = data.ensure(tiny.spec)
     data.ensure(tiny.spec)  # the second call in the same process only looks at os.stat
@@ -153,7 +155,9 @@ def test_a_file_without_record_is_checked_in_full_once(filled, tiny, monkeypatch
 
     data.ensure(tiny.spec)
 
-    assert cached_files(filled.parent) == with_records(f"tiny/{name}" for name in FILENAMES.values())
+    assert cached_files(filled.parent) == with_records(
+        f"tiny/{name}" for name in FILENAMES.values()
+    )
 
 
 def test_real_mnist_cut_in_the_middle_is_not_read_silently(tmp_path, monkeypatch, capsys):
@@ -180,7 +184,9 @@ def test_real_mnist_cut_in_the_middle_is_not_read_silently(tmp_path, monkeypatch
 # --- 2. a folder that is gone does not block a complete cache --------------------------------
 
 
-def test_complete_cache_works_when_the_datasets_folder_is_gone(filled, good_source, tiny, monkeypatch):
+def test_complete_cache_works_when_the_datasets_folder_is_gone(
+    filled, good_source, tiny, monkeypatch
+):
     shutil.rmtree(good_source)  # the USB stick is out
     new_process(monkeypatch)
 
@@ -199,7 +205,9 @@ def test_gone_folder_is_named_when_a_file_is_missing(filled, good_source, tiny):
     message = one_line(caught.value)
     assert message.startswith(f"{settings.display_path(filled / IMAGES)} is not in the cache and "
                               f"{ENV}={good_source} is not a folder; ")
-    assert message.endswith("name the folder that holds mnist/ and fashion-mnist/, or unset it to download")
+    assert message.endswith(
+        "name the folder that holds mnist/ and fashion-mnist/, or unset it to download"
+    )
 
 
 # --- 4. partial files left by a killed fetch ----------------------------------------------
@@ -224,8 +232,8 @@ def test_partial_left_by_a_killed_fetch_is_removed_by_the_next_run(filled, tiny)
     script = (
         "import os, signal, tempfile, sys\n"
         "from helpers import data\n"
-        "handle, name = tempfile.mkstemp(prefix=data._partial_prefix(), suffix='.gz', dir=sys.argv[1])\n"
-        "os.write(handle, b'half a download')\n"
+        "handle, name = tempfile.mkstemp(prefix=data._partial_prefix(), suffix='.gz', "
+        "dir=sys.argv[1])\nos.write(handle, b'half a download')\n"
         "os.kill(os.getpid(), signal.SIGKILL)\n"
     )
     killed = subprocess.run([sys.executable, "-c", script, str(filled)],
@@ -236,7 +244,9 @@ def test_partial_left_by_a_killed_fetch_is_removed_by_the_next_run(filled, tiny)
 
     data.ensure(tiny.spec)
 
-    assert cached_files(filled.parent) == with_records(f"tiny/{name}" for name in FILENAMES.values())
+    assert cached_files(filled.parent) == with_records(
+        f"tiny/{name}" for name in FILENAMES.values()
+    )
 
 
 def test_only_stale_partials_are_removed(filled, tiny):

@@ -53,8 +53,10 @@ from tests.support.datasets import (ENV, FILENAMES, IMAGES, SHARED_DATASETS, cac
 
 FULL = ("no space left on the disk); nothing was kept: free space on that disk "
         "(about 42 MB for both datasets), then run again")
-WRITABLE = ("make it writable for you, or have someone who can write there run `python -m helpers.data "
-            "fetch` once, or work in a copy of the course in a folder you can write to")
+WRITABLE = (
+    "make it writable for you, or have someone who can write there run `python -m helpers.data "
+    "fetch` once, or work in a copy of the course in a folder you can write to"
+)
 NOBODY = 65534
 
 
@@ -68,7 +70,8 @@ class Big:
 
 
 def build_big(name: str = "big") -> Big:
-    """Like the tiny dataset, with 100 train images: its train images (78 KB) do not fit in 64 KiB."""
+    """Like the tiny dataset, with 100 train images:
+    its train images (78 KB) do not fit in 64 KiB."""
     rng = np.random.default_rng(7)
     arrays = {"train_images": rng.integers(0, 256, (100, 28, 28), np.uint8),
               "train_labels": rng.integers(0, 10, 100, np.uint8),
@@ -107,24 +110,47 @@ print(json.dumps(result))
 """
 
 
-def run_child(prefix: list, base: Path, spec: DatasetSpec, call: str = "ensure", source: Path | None = None,
-              mirrors: tuple = ()) -> dict:
-    """Run ``data.<call>(spec, base / "cache")`` after ``prefix`` (a namespace or another user), in ``base``."""
+def run_child(
+    prefix: list,
+    base: Path,
+    spec: DatasetSpec,
+    call: str = "ensure",
+    source: Path | None = None,
+    mirrors: tuple = (),
+) -> dict:
+    """Run ``data.<call>(spec, base / "cache")`` after ``prefix``
+    (a namespace or another user), in ``base``."""
     task = {"name": spec.name, "mirrors": list(mirrors), "cache": str(base / "cache"), "call": call,
             "files": [[f.filename, list(f.shape), f.sha256] for f in spec.files.values()]}
     env = {**os.environ, "PYTHONPATH": str(settings.PROJECT_ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
     env.pop(ENV, None)
     if source is not None:
         env[ENV] = str(source)
-    finished = subprocess.run([*prefix, sys.executable, "-c", CHILD, json.dumps(task)], cwd=base, env=env,
-                              capture_output=True, text=True, timeout=60)
+    finished = subprocess.run(
+        [*prefix, sys.executable, "-c", CHILD, json.dumps(task)],
+        cwd=base,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert finished.returncode == 0, finished.stderr[-3000:]  # today's code: an OSError traceback
     return json.loads(finished.stdout.splitlines()[-1])
 
 
 def namespace(mount: str) -> list:
-    """A prefix that runs the child in new user and mount namespaces after ``mount`` (sh, $CACHE set)."""
-    return ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", f'{mount} && exec "$@"', "sh"]
+    """A prefix that runs the child in new user and mount namespaces
+    after ``mount`` (sh, $CACHE set)."""
+    return [
+        "unshare",
+        "--user",
+        "--map-root-user",
+        "--mount",
+        "sh",
+        "-c",
+        f'{mount} && exec "$@"',
+        "sh",
+    ]
 
 
 @functools.cache
@@ -135,12 +161,17 @@ def why_no_namespace() -> str | None:
     with tempfile.TemporaryDirectory() as folder:
         tried = subprocess.run(namespace(f"mount -t tmpfs -o size=4k tmpfs {folder}") + ["true"],
                                capture_output=True, text=True, timeout=30)
-    return None if tried.returncode == 0 else f"user namespaces are not allowed here: {tried.stderr.strip()}"
+    return (
+        None
+        if tried.returncode == 0
+        else f"user namespaces are not allowed here: {tried.stderr.strip()}"
+    )
 
 
 @functools.cache
 def other_user() -> list | None:
-    """A prefix that runs the child as a user the faults apply to: ``nobody`` for root, else the user itself."""
+    """A prefix that runs the child as a user the faults apply to:
+    ``nobody`` for root, else the user itself."""
     if os.name == "nt":  # chmod does not stop writes there
         return None
     if os.geteuid() != 0:
@@ -148,8 +179,12 @@ def other_user() -> list | None:
     if shutil.which("setpriv") is None:
         return None
     prefix = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
-    tried = subprocess.run([*prefix, sys.executable, "-c", "import helpers.data"], cwd="/",
-                           env={**os.environ, "PYTHONPATH": str(settings.PROJECT_ROOT)}, capture_output=True)
+    tried = subprocess.run(
+        [*prefix, sys.executable, "-c", "import helpers.data"],
+        cwd="/",
+        env={**os.environ, "PYTHONPATH": str(settings.PROJECT_ROOT)},
+        capture_output=True,
+    )
     return prefix if tried.returncode == 0 else None
 
 
@@ -193,12 +228,17 @@ def test_disk_full_while_copying_from_the_datasets_folder(base, big):
     source = lay_out(base / "source", big)
     (base / "cache").mkdir()
 
-    result = run_child(namespace(f"mount -t tmpfs -o size=64k tmpfs {base / 'cache'}"), base, big.spec,
-                       source=source)
+    result = run_child(
+        namespace(f"mount -t tmpfs -o size=64k tmpfs {base / 'cache'}"),
+        base,
+        big.spec,
+        source=source,
+    )
 
     assert result["kind"] == "StorageProblem"
-    assert result["problem"] == ("could not write big/train-images-idx3-ubyte.gz to the cache folder cache/big ("
-                                 + FULL)
+    assert result["problem"] == (
+        "could not write big/train-images-idx3-ubyte.gz to the cache folder cache/big (" + FULL
+    )
     assert result["files"] == []  # no partial file, no record
 
 
@@ -208,13 +248,19 @@ def test_disk_full_while_downloading(base, big, server):
         server.serve("a", filename, gz(big.raw[key]))
     (base / "cache").mkdir()
 
-    result = run_child(namespace(f"mount -t tmpfs -o size=64k tmpfs {base / 'cache'}"), base, big.spec,
-                       mirrors=(server.mirror("a"),))
+    result = run_child(
+        namespace(f"mount -t tmpfs -o size=64k tmpfs {base / 'cache'}"),
+        base,
+        big.spec,
+        mirrors=(server.mirror("a"),),
+    )
 
-    assert result["problem"] == ("could not write big/train-images-idx3-ubyte.gz to the cache folder cache/big ("
-                                 + FULL)
+    assert result["problem"] == (
+        "could not write big/train-images-idx3-ubyte.gz to the cache folder cache/big (" + FULL
+    )
     assert result["files"] == []
-    assert server.requests == [f"/a/{IMAGES}"]  # a local fault is not blamed on the mirror: no second try
+    # a local fault is not blamed on the mirror: no second try
+    assert server.requests == [f"/a/{IMAGES}"]
 
 
 def test_read_only_cache_on_fetch(base, big):
@@ -222,30 +268,43 @@ def test_read_only_cache_on_fetch(base, big):
     source = lay_out(base / "source", big)
     (base / "cache").mkdir()
 
-    result = run_child(namespace(f"mount --bind -o ro {base / 'cache'} {base / 'cache'}"), base, big.spec,
-                       source=source)
+    result = run_child(
+        namespace(f"mount --bind -o ro {base / 'cache'} {base / 'cache'}"),
+        base,
+        big.spec,
+        source=source,
+    )
 
-    assert result["problem"] == ("could not write big/train-images-idx3-ubyte.gz to the cache folder cache/big "
-                                 f"(it is on a read-only file system); nothing was kept: {WRITABLE}")
+    assert result["problem"] == (
+        "could not write big/train-images-idx3-ubyte.gz to the cache folder cache/big "
+        f"(it is on a read-only file system); nothing was kept: {WRITABLE}"
+    )
     assert result["files"] == []
 
 
 def test_read_only_cache_on_first_use(base, big, monkeypatch):
-    """A shared install: a complete cache without records still loads; a damaged file cannot be removed."""
+    """A shared install: a complete cache without records still loads;
+    a damaged file cannot be removed."""
     needs_namespace()
     monkeypatch.setenv(ENV, str(lay_out(base / "source", big)))
     folder = fill(base, big, records=False)
     read_only = namespace(f"mount --bind -o ro {base / 'cache'} {base / 'cache'}")
     listing = cached_files(base / "cache")
 
-    assert run_child(read_only, base, big.spec, call="load") == {"problem": None, "kind": None, "files": listing}
+    assert run_child(read_only, base, big.spec, call="load") == {
+        "problem": None,
+        "kind": None,
+        "files": listing,
+    }
 
     (folder / IMAGES).write_bytes(gz(big.raw["train_images"])[:-40])
     result = run_child(read_only, base, big.spec, call="load")
 
     assert result["problem"].startswith(f"cache/big/{IMAGES} is not a complete gzip file (")
-    assert result["problem"].endswith("), and it could not be removed from the cache folder cache/big (it is on a "
-                                      f"read-only file system); {WRITABLE}")
+    assert result["problem"].endswith(
+        "), and it could not be removed from the cache folder cache/big (it is on a "
+        f"read-only file system); {WRITABLE}"
+    )
     assert result["files"] == listing
 
 
@@ -264,8 +323,10 @@ def test_permission_denied_on_the_cache_folder(base, big):
 
     result = run_child(prefix, base, big.spec, source=source)
 
-    assert result["problem"] == ("could not write big/train-images-idx3-ubyte.gz to the cache folder cache/big "
-                                 f"(permission denied); nothing was kept: {WRITABLE}")
+    assert result["problem"] == (
+        "could not write big/train-images-idx3-ubyte.gz to the cache folder cache/big "
+        f"(permission denied); nothing was kept: {WRITABLE}"
+    )
     assert result["files"] == []
 
 
@@ -279,7 +340,10 @@ def test_permission_denied_on_first_use_of_the_cache_folder(base, big):
     finally:
         (base / "cache").chmod(0o755)
 
-    assert result["problem"] == f"could not open the cache folder cache/big (permission denied); {WRITABLE}"
+    assert (
+        result["problem"]
+        == f"could not open the cache folder cache/big (permission denied); {WRITABLE}"
+    )
     assert result["files"] == []
 
 
@@ -292,8 +356,10 @@ def test_permission_denied_on_a_source_file(base, big):
 
     result = run_child(prefix, base, big.spec, source=source)
 
-    assert result["problem"] == (f"{ENV} folder source: could not read big/{IMAGES} (permission denied); nothing "
-                                 f"was kept: make it readable for you, then run again, or unset {ENV} to download")
+    assert result["problem"] == (
+        f"{ENV} folder source: could not read big/{IMAGES} (permission denied); nothing "
+        f"was kept: make it readable for you, then run again, or unset {ENV} to download"
+    )
     assert result["files"] == []
 
 
@@ -308,8 +374,10 @@ def test_permission_denied_on_a_cached_file_on_first_use(base, big, monkeypatch)
 
     result = run_child(prefix, base, big.spec, call="ensure")
 
-    assert result["problem"] == (f"cache/big/{IMAGES} cannot be read (permission denied); make it readable for "
-                                 "you, then run again")
+    assert result["problem"] == (
+        f"cache/big/{IMAGES} cannot be read (permission denied); make it readable for "
+        "you, then run again"
+    )
     assert result["files"] == listing
 
 
@@ -331,7 +399,8 @@ def failing(error_number: int, winerror: int | None = None) -> OSError:
 
 
 class HalfWritten:
-    """``open`` for the loader's module: a file opened for writing takes half the bytes, then the disk refuses."""
+    """``open`` for the loader's module:
+    a file opened for writing takes half the bytes, then the disk refuses."""
 
     def __init__(self, error: OSError):
         self.error = error
@@ -354,7 +423,10 @@ class HalfWritten:
 
 WRITE_FAULTS = {
     "full": (errno.ENOSPC, FULL.removeprefix("no space left on the disk")),
-    "quota": (getattr(errno, "EDQUOT", errno.ENOSPC), FULL.removeprefix("no space left on the disk")),
+    "quota": (
+        getattr(errno, "EDQUOT", errno.ENOSPC),
+        FULL.removeprefix("no space left on the disk"),
+    ),
     "read-only": (errno.EROFS, f"); nothing was kept: {WRITABLE}"),
     "denied": (errno.EACCES, f"); nothing was kept: {WRITABLE}"),
 }
@@ -364,7 +436,9 @@ CAUSES = {"full": "no space left on the disk", "quota": "no space left on the di
 
 @pytest.mark.parametrize("route", ["copy", "download"])
 @pytest.mark.parametrize("fault", WRITE_FAULTS, ids=WRITE_FAULTS.keys())
-def test_injected_fault_half_way_through_the_write(cache, tiny, server, tmp_path, monkeypatch, fault, route):
+def test_injected_fault_half_way_through_the_write(
+    cache, tiny, server, tmp_path, monkeypatch, fault, route
+):
     error_number, rest = WRITE_FAULTS[fault]
     monkeypatch.setattr(data, "open", HalfWritten(failing(error_number)), raising=False)
     if route == "copy":
@@ -375,16 +449,21 @@ def test_injected_fault_half_way_through_the_write(cache, tiny, server, tmp_path
     monkeypatch.chdir(tmp_path)
 
     with pytest.raises(StorageProblem) as caught:
-        data.fetch_file(tiny.spec, "train_images", cache, source=source, mirrors=mirrors, progress=False)
+        data.fetch_file(
+            tiny.spec, "train_images", cache, source=source, mirrors=mirrors, progress=False
+        )
 
-    assert one_line(caught.value) == (f"could not write tiny/{IMAGES} to the cache folder cache/tiny "
-                                      f"({CAUSES[fault]}{rest}")
+    assert one_line(caught.value) == (
+        f"could not write tiny/{IMAGES} to the cache folder cache/tiny ({CAUSES[fault]}{rest}"
+    )
     assert cached_files(cache) == []  # the half-written .partial- file is gone
     assert "/an/absolute" not in str(caught.value)
 
 
 @pytest.mark.parametrize("step", ["mkdir", "replace"])
-def test_injected_fault_creating_the_folder_or_renaming(cache, tiny, good_source, tmp_path, monkeypatch, step):
+def test_injected_fault_creating_the_folder_or_renaming(
+    cache, tiny, good_source, tmp_path, monkeypatch, step
+):
     if step == "mkdir":
         monkeypatch.setattr(Path, "mkdir", raising(failing(errno.EROFS)))
         cause = "it is on a read-only file system"
@@ -396,8 +475,10 @@ def test_injected_fault_creating_the_folder_or_renaming(cache, tiny, good_source
     with pytest.raises(StorageProblem) as caught:
         data.ensure(tiny.spec, cache)
 
-    assert one_line(caught.value) == (f"could not write tiny/{IMAGES} to the cache folder cache/tiny ({cause}); "
-                                      f"nothing was kept: {WRITABLE}")
+    assert one_line(caught.value) == (
+        f"could not write tiny/{IMAGES} to the cache folder cache/tiny ({cause}); "
+        f"nothing was kept: {WRITABLE}"
+    )
     assert cached_files(cache) == []
 
 
@@ -418,17 +499,24 @@ def assert_source_unreadable(fetch, tiny, cache, fault):
     with pytest.raises(StorageProblem) as caught:
         fetch(tiny.spec, cache)
 
-    assert one_line(caught.value) == (f"{ENV} folder source: could not read tiny/{IMAGES} ({cause}); nothing was "
-                                      f"kept: {fix}, or unset {ENV} to download")
+    assert one_line(caught.value) == (
+        f"{ENV} folder source: could not read tiny/{IMAGES} ({cause}); nothing was "
+        f"kept: {fix}, or unset {ENV} to download"
+    )
     assert cached_files(cache) == []
 
 
 @pytest.mark.parametrize("fault", SOURCE_FAULTS, ids=SOURCE_FAULTS.keys())
-def test_injected_fault_reading_the_datasets_folder(cache, tiny, good_source, tmp_path, monkeypatch, fault):
+def test_injected_fault_reading_the_datasets_folder(
+    cache, tiny, good_source, tmp_path, monkeypatch, fault
+):
     error = SOURCE_FAULTS[fault][0]
     real_read_bytes = Path.read_bytes
-    monkeypatch.setattr(Path, "read_bytes",
-                        lambda self: raising(error)() if "source" in self.parts else real_read_bytes(self))
+    monkeypatch.setattr(
+        Path,
+        "read_bytes",
+        lambda self: raising(error)() if "source" in self.parts else real_read_bytes(self),
+    )
     monkeypatch.chdir(tmp_path)
     assert_source_unreadable(data.load, tiny, cache, fault)
 
@@ -447,7 +535,9 @@ def test_source_file_vanishing_mid_copy_for_real(cache, tiny, good_source, tmp_p
     assert_source_unreadable(data.ensure, tiny, cache, "vanished")
 
 
-def test_record_that_cannot_be_written_whole_is_not_left_half_written(cache, tiny, good_source, monkeypatch):
+def test_record_that_cannot_be_written_whole_is_not_left_half_written(
+    cache, tiny, good_source, monkeypatch
+):
     real_write_text = Path.write_text
 
     def half_then_full(self, text, *args, **kwargs):
@@ -456,12 +546,15 @@ def test_record_that_cannot_be_written_whole_is_not_left_half_written(cache, tin
 
     monkeypatch.setattr(Path, "write_text", half_then_full)
 
-    data.ensure(tiny.spec, cache)  # the files fit; their records do not: later processes check in full
+    # the files fit; their records do not: later processes check in full
+    data.ensure(tiny.spec, cache)
 
     assert cached_files(cache) == sorted(f"tiny/{name}" for name in FILENAMES.values())
 
 
-def test_cached_file_that_cannot_be_read_is_named_and_kept(cache, tiny, good_source, tmp_path, monkeypatch, capsys):
+def test_cached_file_that_cannot_be_read_is_named_and_kept(
+    cache, tiny, good_source, tmp_path, monkeypatch, capsys
+):
     data.ensure(tiny.spec, cache)
     monkeypatch.setattr(data, "_verified_here", {})  # a later process
     real_read_bytes = Path.read_bytes
@@ -472,12 +565,16 @@ def test_cached_file_that_cannot_be_read_is_named_and_kept(cache, tiny, good_sou
     with pytest.raises(StorageProblem) as caught:
         data.load(tiny.spec, cache)
 
-    assert one_line(caught.value) == (f"cache/tiny/{IMAGES} cannot be read (input/output error); check the disk "
-                                      "or USB stick that holds it, then run again")
+    assert one_line(caught.value) == (
+        f"cache/tiny/{IMAGES} cannot be read (input/output error); check the disk "
+        "or USB stick that holds it, then run again"
+    )
     assert (cache / "tiny" / IMAGES).exists() and "removed" not in capsys.readouterr().out
 
 
-def test_damaged_file_that_cannot_be_removed(cache, tiny, good_source, tmp_path, monkeypatch, capsys):
+def test_damaged_file_that_cannot_be_removed(
+    cache, tiny, good_source, tmp_path, monkeypatch, capsys
+):
     data.ensure(tiny.spec, cache)
     (cache / "tiny" / IMAGES).write_bytes(b"")
     monkeypatch.setattr(Path, "unlink", raising(failing(errno.EROFS)))
@@ -486,8 +583,10 @@ def test_damaged_file_that_cannot_be_removed(cache, tiny, good_source, tmp_path,
     with pytest.raises(StorageProblem) as caught:
         data.ensure(tiny.spec, cache)
 
-    assert one_line(caught.value) == (f"cache/tiny/{IMAGES} is empty (0 bytes), and it could not be removed from "
-                                      f"the cache folder cache/tiny (it is on a read-only file system); {WRITABLE}")
+    assert one_line(caught.value) == (
+        f"cache/tiny/{IMAGES} is empty (0 bytes), and it could not be removed from "
+        f"the cache folder cache/tiny (it is on a read-only file system); {WRITABLE}"
+    )
     assert "removed from the cache; fetching" not in capsys.readouterr().out
 
 
@@ -500,8 +599,9 @@ def test_storage_problem_reaches_the_command_line_as_one_line(tmp_path, tiny, mo
 
     assert data.main(["fetch", "tiny"]) == 1
 
-    assert capsys.readouterr().err == (f"error: could not write tiny/{IMAGES} to the cache folder cache/tiny ("
-                                       f"{FULL}\n")
+    assert capsys.readouterr().err == (
+        f"error: could not write tiny/{IMAGES} to the cache folder cache/tiny ({FULL}\n"
+    )
 
 
 # --- 5. a dataset in another form -----------------------------------------------------------------
@@ -520,7 +620,9 @@ FORMS = {
 
 
 @pytest.mark.parametrize("form", FORMS, ids=FORMS.keys())
-def test_dataset_in_another_form_is_accepted_and_cached_gzipped(tmp_path, cache, tiny, monkeypatch, form):
+def test_dataset_in_another_form_is_accepted_and_cached_gzipped(
+    tmp_path, cache, tiny, monkeypatch, form
+):
     for key, filename in FILENAMES.items():
         path = tmp_path / "source" / FORMS[form](filename)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -560,9 +662,13 @@ def test_bad_unpacked_file_is_named_with_its_own_name(tmp_path, cache, tiny, mon
         data.load(tiny.spec, cache)
 
     message = one_line(caught.value)
-    assert message.startswith("source/tiny/train-images-idx3-ubyte: SHA-256 of the decompressed data is ")
-    assert message.endswith("(not the official file); it was not copied: replace it with a good copy "
-                            "(checksums in data/README.md)")
+    assert message.startswith(
+        "source/tiny/train-images-idx3-ubyte: SHA-256 of the decompressed data is "
+    )
+    assert message.endswith(
+        "(not the official file); it was not copied: replace it with a good copy "
+        "(checksums in data/README.md)"
+    )
     assert cached_files(cache) == []
 
 
@@ -579,14 +685,18 @@ def test_kaggle_archive_named_as_it_unpacks(tmp_path, cache, tiny, monkeypatch):
     with pytest.raises(DatasetProblem) as caught:
         data.load(tiny.spec, cache)
 
-    assert one_line(caught.value) == (f"{ENV} folder {settings.display_path(archive)} holds train-images-idx3-ubyte "
-                                      "directly: put the files of tiny in its tiny/ subfolder (see data/README.md)")
+    assert one_line(caught.value) == (
+        f"{ENV} folder {settings.display_path(archive)} holds train-images-idx3-ubyte "
+        "directly: put the files of tiny in its tiny/ subfolder (see data/README.md)"
+    )
 
     archive.rename(archive.with_name("tiny"))
     (tmp_path / "archive").mkdir()
     (tmp_path / "tiny").rename(tmp_path / "archive" / "tiny")  # the fix the line gives
 
-    np.testing.assert_array_equal(data.load(tiny.spec, cache).train_images, tiny.arrays["train_images"])
+    np.testing.assert_array_equal(
+        data.load(tiny.spec, cache).train_images, tiny.arrays["train_images"]
+    )
 
 
 def test_keras_npz_is_named_with_the_fix(tmp_path, cache, tiny, monkeypatch):
@@ -600,13 +710,16 @@ def test_keras_npz_is_named_with_the_fix(tmp_path, cache, tiny, monkeypatch):
         data.load(spec, cache)
 
     assert one_line(caught.value) == (
-        f"{ENV} folder {settings.display_path(keras)} holds mnist.npz (Keras' copy), which the course does not "
-        "read: put the four IDX files of mnist in its mnist/ subfolder (see data/README.md) or unset "
-        f"{ENV} to download")
+        f"{ENV} folder {settings.display_path(keras)} holds mnist.npz (Keras' copy), "
+        "which the course does not read: "
+        "put the four IDX files of mnist in its mnist/ subfolder (see data/README.md) or unset "
+        f"{ENV} to download"
+    )
 
 
 def test_real_mnist_unpacked(tmp_path, cache, monkeypatch):
-    """The real files as a download leaves them once unpacked: verified against data/README.md's sums."""
+    """The real files as a download leaves them once unpacked:
+    verified against data/README.md's sums."""
     if not SHARED_DATASETS.is_dir():
         pytest.skip(f"no offline copy of the datasets in {SHARED_DATASETS}")
     (tmp_path / "usb" / "mnist").mkdir(parents=True)

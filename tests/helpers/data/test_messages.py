@@ -45,8 +45,10 @@ def test_folder_where_a_cached_file_should_be(good_source, cache, tiny, call):
 
     message = problem_of(getattr(data, call), *arguments)
 
-    assert message == (f"{settings.display_path(in_the_way)} is a folder, where the cache keeps the file "
-                       f"tiny/{IMAGES}: remove or rename that folder, then run again to fetch the file")
+    assert message == (
+        f"{settings.display_path(in_the_way)} is a folder, where the cache keeps the file "
+        f"tiny/{IMAGES}: remove or rename that folder, then run again to fetch the file"
+    )
     assert (in_the_way / "notes").is_dir()  # nothing of the learner's is deleted
     assert not [f for f in cached_files(cache) if ".partial-" in f]
 
@@ -57,8 +59,10 @@ def test_file_where_the_cache_folder_should_be(good_source, cache, tiny):
 
     message = problem_of(data.load, tiny.spec, cache)
 
-    assert message == (f"{settings.display_path(cache / 'tiny')} is a file where the cache keeps the folder "
-                       "tiny/: remove or rename it, then run again")
+    assert message == (
+        f"{settings.display_path(cache / 'tiny')} is a file where the cache keeps the folder "
+        "tiny/: remove or rename it, then run again"
+    )
 
 
 def test_folder_where_a_source_file_should_be(bad_source, cache, tiny):
@@ -68,8 +72,10 @@ def test_folder_where_a_source_file_should_be(bad_source, cache, tiny):
 
     message = problem_of(data.load, tiny.spec, cache)
 
-    assert message == (f"{ENV} folder {settings.display_path(source)} has tiny/{IMAGES} as a folder, not a "
-                       "file: put the .gz file itself there")
+    assert message == (
+        f"{ENV} folder {settings.display_path(source)} has tiny/{IMAGES} as a folder, not a "
+        "file: put the .gz file itself there"
+    )
     assert cached_files(cache) == []
 
 
@@ -110,8 +116,10 @@ def test_setting_that_names_the_dataset_folder_itself(good_source, cache, tiny, 
 
     message = problem_of(data.load, tiny.spec, cache)
 
-    assert message == (f"{ENV} folder {settings.display_path(good_source / 'tiny')} is the tiny/ folder itself: "
-                       "name its parent, the folder that holds mnist/ and fashion-mnist/")
+    assert message == (
+        f"{ENV} folder {settings.display_path(good_source / 'tiny')} is the tiny/ folder itself: "
+        "name its parent, the folder that holds mnist/ and fashion-mnist/"
+    )
 
 
 def test_setting_that_names_the_mnist_folder_when_loading_fashion(tmp_path, cache, monkeypatch):
@@ -138,14 +146,23 @@ def test_files_put_directly_in_the_named_folder(tmp_path, cache, tiny, monkeypat
 # --- 5. files that are not gzip-compressed --------------------------------------------------
 
 
-@pytest.mark.parametrize("content, says", [
-    (lambda tiny: tiny.raw["train_images"],
-     "is not gzip-compressed (it starts with 0000, not the gzip signature 1f8b); "
-     "it holds the IDX bytes uncompressed: gzip it"),
-    (lambda tiny: b"PK\x03\x04zip", "is not gzip-compressed (it starts with 504b, not the gzip signature 1f8b)"),
-    (lambda tiny: b"", "is empty (0 bytes)"),
-    (lambda tiny: tiny.gz("train_images")[:-30], "is not a complete gzip file"),
-], ids=["uncompressed-idx", "zip", "empty", "cut-gzip"])
+@pytest.mark.parametrize(
+    "content, says",
+    [
+        (
+            lambda tiny: tiny.raw["train_images"],
+            "is not gzip-compressed (it starts with 0000, not the gzip signature 1f8b); "
+            "it holds the IDX bytes uncompressed: gzip it",
+        ),
+        (
+            lambda tiny: b"PK\x03\x04zip",
+            "is not gzip-compressed (it starts with 504b, not the gzip signature 1f8b)",
+        ),
+        (lambda tiny: b"", "is empty (0 bytes)"),
+        (lambda tiny: tiny.gz("train_images")[:-30], "is not a complete gzip file"),
+    ],
+    ids=["uncompressed-idx", "zip", "empty", "cut-gzip"],
+)
 def test_what_is_wrong_with_the_compression(tmp_path, tiny, content, says):
     path = tmp_path / IMAGES
     path.write_bytes(content(tiny))
@@ -178,7 +195,9 @@ def test_paths_outside_the_project_are_absolute(tmp_path, monkeypatch):
 def test_paths_under_home_start_with_a_tilde(tmp_path, monkeypatch):
     monkeypatch.chdir(settings.PROJECT_ROOT)
     monkeypatch.setenv("HOME", str(tmp_path))
-    assert settings.display_path(tmp_path / "usb" / "datasets") == os.path.join("~", "usb", "datasets")
+    assert settings.display_path(tmp_path / "usb" / "datasets") == os.path.join(
+        "~", "usb", "datasets"
+    )
 
 
 def test_paths_inside_the_project_are_relative(monkeypatch):

@@ -136,8 +136,11 @@ def _not_gzip(tiny: Tiny) -> bytes:
 BAD_FILES = {
     "checksum": (_one_pixel_changed, "SHA-256"),
     "truncated-gzip": (_truncated_gzip, "not a complete gzip"),
-    "not-gzip": (_not_gzip, "is not gzip-compressed (it starts with 0000, not the gzip signature 1f8b); "
-                 "it holds the IDX bytes uncompressed: gzip it"),
+    "not-gzip": (
+        _not_gzip,
+        "is not gzip-compressed (it starts with 0000, not the gzip signature 1f8b); "
+        "it holds the IDX bytes uncompressed: gzip it",
+    ),
     "magic": (_wrong_magic, "magic number 0x00000801, expected 0x00000803"),
     "count": (_wrong_count, "holds shape (4, 28, 28), expected (5, 28, 28)"),
     "image-size": (_wrong_image_size, "holds shape (5, 28, 27), expected (5, 28, 28)"),
@@ -147,7 +150,9 @@ BAD_FILES = {
 
 
 @pytest.mark.parametrize("make_bad, says", BAD_FILES.values(), ids=BAD_FILES.keys())
-def test_bad_file_in_local_folder_is_refused_and_not_cached(bad_source, cache, tiny, make_bad, says):
+def test_bad_file_in_local_folder_is_refused_and_not_cached(
+    bad_source, cache, tiny, make_bad, says
+):
     bad_source({"train_images": make_bad(tiny)})
 
     with pytest.raises(DatasetProblem) as caught:
@@ -207,8 +212,12 @@ def test_datasets_setting_that_is_not_a_folder(tmp_path, monkeypatch, cache, tin
 # --- 8. a corrupt file in the cache --------------------------------------------------
 
 
-@pytest.mark.parametrize("make_bad", [_truncated_gzip, _one_pixel_changed], ids=["truncated", "checksum"])
-def test_corrupt_cached_file_is_removed_and_fetched_again(good_source, cache, tiny, capsys, make_bad):
+@pytest.mark.parametrize(
+    "make_bad", [_truncated_gzip, _one_pixel_changed], ids=["truncated", "checksum"]
+)
+def test_corrupt_cached_file_is_removed_and_fetched_again(
+    good_source, cache, tiny, capsys, make_bad
+):
     folder = cache / "tiny"
     folder.mkdir(parents=True)
     (folder / IMAGES).write_bytes(make_bad(tiny))
@@ -420,8 +429,12 @@ def test_main_verify_checks_every_cached_file(tmp_path, monkeypatch, capsys):
 
     assert data.main(["verify", "mnist"]) == 0
 
-    assert capsys.readouterr().out.startswith("mnist: 4 files verified (SHA-256 of the IDX bytes) in ")
-    assert cached_files(tmp_path / "cache") == with_records(f"mnist/{name}" for name in FILENAMES.values())
+    assert capsys.readouterr().out.startswith(
+        "mnist: 4 files verified (SHA-256 of the IDX bytes) in "
+    )
+    assert cached_files(tmp_path / "cache") == with_records(
+        f"mnist/{name}" for name in FILENAMES.values()
+    )
 
 
 def test_main_with_unknown_dataset(capsys):

@@ -35,7 +35,8 @@ from helpers.problems import WorkbookProblem
 
 
 def run_update(build, feeds):
-    """Build metrics with ``build(placeholders…)`` in a fresh graph, run their update ops on ``feeds``."""
+    """Build metrics with ``build(placeholders…)`` in a fresh graph,
+    run their update ops on ``feeds``."""
     with tf.Graph().as_default():
         placeholders = [tf.compat.v1.placeholder(dtype, shape) for dtype, shape, _ in feeds]
         pairs = build(*placeholders)
@@ -48,7 +49,9 @@ def run_update(build, feeds):
 
 def assertion_line(error) -> str:
     """The one line of a failed graph assertion that the learner reads."""
-    lines = [line for line in str(error.value).splitlines() if line.startswith("assertion failed: [")]
+    lines = [
+        line for line in str(error.value).splitlines() if line.startswith("assertion failed: [")
+    ]
     assert len(lines) == 1, str(error.value)
     assert lines[0].endswith("]"), lines[0]  # the whole sentence is on the line
     return lines[0]
@@ -68,7 +71,9 @@ def three_class_metrics(labels, probabilities):
 
 # --- labels outside 0 .. num_classes-1 -----------------------------------------
 
-@pytest.mark.parametrize("build", [auc_alone, three_class_metrics], ids=["auc_ovr", "classification_metrics"])
+@pytest.mark.parametrize(
+    "build", [auc_alone, three_class_metrics], ids=["auc_ovr", "classification_metrics"]
+)
 @pytest.mark.parametrize("bad_label, expected", [
     (3, "labels must be class ids 0..2 but one is 3: pass num_classes=(the largest id + 1) "
         "if there are more than 3 classes, or fix the labels"),
@@ -88,21 +93,34 @@ def test_predictions_outside_the_classes_are_refused():
 
     with pytest.raises(tf.errors.InvalidArgumentError) as error:
         run_update(build, [(tf.int32, [None], [0, 1, 2]), (tf.int32, [None], [0, 1, 7])])
-    assert assertion_line(error).startswith("assertion failed: [predictions must be class ids 0..2 but one is 7")
+    assert assertion_line(error).startswith(
+        "assertion failed: [predictions must be class ids 0..2 but one is 7"
+    )
 
 
 # --- NaN, logits, rows that do not sum to 1 ------------------------------------
 
-@pytest.mark.parametrize("probabilities, expected", [
-    ([[np.nan, 0.5, 0.5], [0.1, 0.8, 0.1], [0.2, 0.2, 0.6]],
-     "probabilities contain NaN (1 of them): the outputs of the model are not numbers; "
-     "look for a NaN loss in training (lower the learning rate) or NaN in the input"),
-    ([[2.0, -1.0, 0.5]] * 3,
-     "probabilities must be in [0, 1] but range from -1 to 2: did you pass logits? pass tf.nn.softmax(logits)"),
-    ([[0.9, 0.8, 0.1]] * 3,
-     "each row of probabilities must sum to 1 but rows sum from 1.8 to 1.8: "
-     "did you pass logits, or one sigmoid per class? pass tf.nn.softmax(logits)"),
-], ids=["nan", "logits", "rows-not-summing-to-1"])
+@pytest.mark.parametrize(
+    "probabilities, expected",
+    [
+        (
+            [[np.nan, 0.5, 0.5], [0.1, 0.8, 0.1], [0.2, 0.2, 0.6]],
+            "probabilities contain NaN (1 of them): the outputs of the model are not numbers; "
+            "look for a NaN loss in training (lower the learning rate) or NaN in the input",
+        ),
+        (
+            [[2.0, -1.0, 0.5]] * 3,
+            "probabilities must be in [0, 1] but range from -1 to 2: "
+            "did you pass logits? pass tf.nn.softmax(logits)",
+        ),
+        (
+            [[0.9, 0.8, 0.1]] * 3,
+            "each row of probabilities must sum to 1 but rows sum from 1.8 to 1.8: "
+            "did you pass logits, or one sigmoid per class? pass tf.nn.softmax(logits)",
+        ),
+    ],
+    ids=["nan", "logits", "rows-not-summing-to-1"],
+)
 def test_bad_probabilities_are_named_by_their_cause(probabilities, expected):
     feeds = [(tf.int32, [None], [0, 1, 2]), (tf.float32, [None, 3], probabilities)]
     with pytest.raises(tf.errors.InvalidArgumentError) as error:
@@ -127,7 +145,9 @@ def test_softmax_rounding_is_not_refused():
         def build(labels, raw):
             return metrics.auc_ovr(labels, tf.nn.softmax(tf.cast(raw, dtype)), num_classes=10)
 
-        got = run_update(build, [(tf.int32, [None], np.arange(64) % 10), (tf.float32, [None, 10], logits)])
+        got = run_update(
+            build, [(tf.int32, [None], np.arange(64) % 10), (tf.float32, [None, 10], logits)]
+        )
         assert 0.0 <= got["auc_ovr_macro"] <= 1.0
 
 
@@ -139,7 +159,8 @@ def test_wrong_num_classes_is_one_line_while_building():
         probabilities = tf.compat.v1.placeholder(tf.float32, [None, 3])
         classes = tf.argmax(probabilities, axis=1)
         with pytest.raises(metrics.MetricsProblem) as problem:
-            metrics.classification_metrics(labels, classes, probabilities)  # num_classes defaults to 10
+            # num_classes defaults to 10
+            metrics.classification_metrics(labels, classes, probabilities)
     assert isinstance(problem.value, WorkbookProblem)
     assert str(problem.value) == ("probabilities have 3 columns (classes) but num_classes=10: "
                                   "pass num_classes=3, the number of the model's outputs")
@@ -152,15 +173,23 @@ def test_wrong_num_classes_is_one_line_when_the_shape_is_known_only_at_run_time(
     feeds = [(tf.int32, [None], [0, 1, 2]), (tf.float32, [None, None], PROBABILITIES_3)]
     with pytest.raises(tf.errors.InvalidArgumentError) as error:
         run_update(build, feeds)
-    assert assertion_line(error) == ("assertion failed: [probabilities have 3 columns (classes) but "
-                                     "num_classes=10: pass num_classes equal to the number of outputs of the model]")
+    assert assertion_line(error) == (
+        "assertion failed: [probabilities have 3 columns (classes) but "
+        "num_classes=10: pass num_classes equal to the number of outputs of the model]"
+    )
 
 
-@pytest.mark.parametrize("build", [
-    lambda labels, probabilities: metrics.auc_ovr(labels, probabilities, num_classes=3),
-    lambda labels, probabilities: metrics.precision_recall_f1(labels, tf.argmax(probabilities, 1), num_classes=3),
-    three_class_metrics,
-], ids=["auc_ovr", "precision_recall_f1", "classification_metrics"])
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda labels, probabilities: metrics.auc_ovr(labels, probabilities, num_classes=3),
+        lambda labels, probabilities: metrics.precision_recall_f1(
+            labels, tf.argmax(probabilities, 1), num_classes=3
+        ),
+        three_class_metrics,
+    ],
+    ids=["auc_ovr", "precision_recall_f1", "classification_metrics"],
+)
 def test_one_hot_labels_are_one_line_while_building(build):
     with tf.Graph().as_default():
         labels = tf.compat.v1.placeholder(tf.float32, [None, 3])
@@ -168,16 +197,21 @@ def test_one_hot_labels_are_one_line_while_building(build):
         with pytest.raises(metrics.MetricsProblem) as problem:
             build(labels, probabilities)
     assert str(problem.value) == (
-        "labels have shape (None, 3) (one-hot) but the metrics take one class id per example, shape [batch]: "
-        "pass tf.argmax(labels, axis=1), or labels as class ids from the input function")
+        "labels have shape (None, 3) (one-hot) but the metrics take one class id per example, "
+        "shape [batch]: pass tf.argmax(labels, axis=1), "
+        "or labels as class ids from the input function"
+    )
 
 
 def test_probabilities_as_predictions_are_one_line_while_building():
     with tf.Graph().as_default():
         labels = tf.compat.v1.placeholder(tf.int32, [None])
         probabilities = tf.compat.v1.placeholder(tf.float32, [None, 3])
-        with pytest.raises(metrics.MetricsProblem, match=r"^predictions have shape \(None, 3\) \(one-hot\) "
-                           r".*pass tf.argmax\(predictions, axis=1\)$"):
+        with pytest.raises(
+            metrics.MetricsProblem,
+            match=r"^predictions have shape \(None, 3\) \(one-hot\) "
+            r".*pass tf.argmax\(predictions, axis=1\)$",
+        ):
             metrics.precision_recall_f1(labels, probabilities, num_classes=3)
 
 
@@ -185,27 +219,40 @@ def test_labels_of_shape_batch_by_1_are_accepted():
     def build(labels, probabilities):
         return metrics.auc_ovr(labels, probabilities, num_classes=3)
 
-    got = run_update(build, [(tf.int32, [None, 1], [[0], [1], [2]]), (tf.float32, [None, 3], PROBABILITIES_3)])
+    got = run_update(
+        build, [(tf.int32, [None, 1], [[0], [1], [2]]), (tf.float32, [None, 3], PROBABILITIES_3)]
+    )
     assert got["auc_ovr_macro"] == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("build, other", [
-    (auc_alone, "rows of probabilities"),
-    (lambda labels, probabilities: metrics.precision_recall_f1(labels, tf.argmax(probabilities, 1), 3),
-     "predictions"),
-], ids=["auc_ovr", "precision_recall_f1"])
+@pytest.mark.parametrize(
+    "build, other",
+    [
+        (auc_alone, "rows of probabilities"),
+        (
+            lambda labels, probabilities: metrics.precision_recall_f1(
+                labels, tf.argmax(probabilities, 1), 3
+            ),
+            "predictions",
+        ),
+    ],
+    ids=["auc_ovr", "precision_recall_f1"],
+)
 def test_one_hot_labels_of_unknown_shape_are_one_line_at_run_time(build, other):
     feeds = [(tf.int32, None, np.eye(3, dtype=np.int32)), (tf.float32, [None, 3], PROBABILITIES_3)]
     with pytest.raises(tf.errors.InvalidArgumentError) as error:
         run_update(build, feeds)
-    assert assertion_line(error) == (f"assertion failed: [labels give 9 values for 3 {other}: the metrics take "
-                                     "one class id per example; one-hot labels? pass tf.argmax(labels, axis=1)]")
+    assert assertion_line(error) == (
+        f"assertion failed: [labels give 9 values for 3 {other}: the metrics take "
+        "one class id per example; one-hot labels? pass tf.argmax(labels, axis=1)]"
+    )
 
 
 # --- the AUC where softmax saturates; classes without an AUC --------------------
 
 def confident_model(seed=0, n=2000, margin=40.0, second=20.0):
-    """Logits with a margin of 40 for the top class; 10 % wrong, their true class ``second`` above the rest."""
+    """Logits with a margin of 40 for the top class; 10 % wrong,
+    their true class ``second`` above the rest."""
     rng = np.random.default_rng(seed)
     labels = rng.integers(0, 10, n).astype(np.int32)
     wrong = rng.random(n) < 0.1
@@ -231,7 +278,8 @@ def exact_auc_per_class(labels, logits):
 def test_auc_of_a_saturated_softmax_is_near_exact():
     labels, logits = confident_model()
     probabilities = tf.nn.softmax(logits).numpy()
-    assert np.mean(probabilities.max(axis=1) == 1.0) > 0.99  # float32 softmax saturates: the top class gets 1.0
+    # float32 softmax saturates: the top class gets 1.0
+    assert np.mean(probabilities.max(axis=1) == 1.0) > 0.99
 
     def build(labels, raw_logits):
         return auc_alone_10(labels, tf.nn.softmax(raw_logits, name="softmax_tensor"))
@@ -239,25 +287,33 @@ def test_auc_of_a_saturated_softmax_is_near_exact():
     got = run_update(build, [(tf.int32, [None], labels), (tf.float32, [None, 10], logits)])
     exact = exact_auc_per_class(labels, logits)
     gap = abs(got["auc_ovr_macro"] - exact.mean())
-    print(f"\nsaturated softmax: AUC {got['auc_ovr_macro']:.7f}, exact {exact.mean():.7f}, gap {gap:.1e}, "
-          f"bound {got['auc_ovr_macro_error_bound']:.1e}")
+    print(
+        f"\nsaturated softmax: AUC {got['auc_ovr_macro']:.7f}, exact {exact.mean():.7f}, gap "
+        f"{gap:.1e}, bound {got['auc_ovr_macro_error_bound']:.1e}"
+    )
     assert gap <= 1e-5
     assert gap <= got["auc_ovr_macro_error_bound"] + 1e-12
     assert np.max(np.abs(got["auc_ovr"] - exact)) <= 1e-4
 
 
 def test_auc_of_saturated_probabilities_ties_as_sklearn_and_says_so():
-    """Given only float32 probabilities rounded to 1.0, nobody can order them: ties, within the bound."""
+    """Given only float32 probabilities rounded to 1.0,
+    nobody can order them: ties, within the bound."""
     labels, logits = confident_model()
     probabilities = tf.nn.softmax(logits).numpy()
-    got = run_update(auc_alone_10, [(tf.int32, [None], labels), (tf.float32, [None, 10], probabilities)])
+    got = run_update(
+        auc_alone_10, [(tf.int32, [None], labels), (tf.float32, [None, 10], probabilities)]
+    )
     exact = exact_auc_per_class(labels, logits).mean()
     sklearn = roc_auc_score(labels, probabilities, multi_class="ovr", average="macro")
-    print(f"\nsaturated float32 probabilities: AUC {got['auc_ovr_macro']:.7f}, scikit-learn {sklearn:.7f}, "
-          f"exact {exact:.7f}, bound {got['auc_ovr_macro_error_bound']:.1e}")
+    print(
+        f"\nsaturated float32 probabilities: AUC {got['auc_ovr_macro']:.7f}, scikit-learn "
+        f"{sklearn:.7f}, exact {exact:.7f}, bound {got['auc_ovr_macro_error_bound']:.1e}"
+    )
     assert got["auc_ovr_macro"] == pytest.approx(sklearn, abs=1e-9)
     assert abs(got["auc_ovr_macro"] - exact) <= got["auc_ovr_macro_error_bound"] + 1e-12
-    assert got["auc_ovr_macro_error_bound"] > 1e-3  # the bound tells the learner the value is uncertain
+    # the bound tells the learner the value is uncertain
+    assert got["auc_ovr_macro_error_bound"] > 1e-3
 
 
 def auc_alone_10(labels, probabilities):
@@ -275,7 +331,10 @@ def test_auc_from_logits_is_streamed_like_one_batch():
             session.run(tf.compat.v1.local_variables_initializer())
             start = 0
             for end in batch_ends:
-                session.run(pairs["auc_ovr_macro"][1], {label_feed: labels[start:end], logit_feed: logits[start:end]})
+                session.run(
+                    pairs["auc_ovr_macro"][1],
+                    {label_feed: labels[start:end], logit_feed: logits[start:end]},
+                )
                 start = end
             return session.run(pairs["auc_ovr"][0])
 
@@ -285,12 +344,20 @@ def test_auc_from_logits_is_streamed_like_one_batch():
 def test_class_without_positives_or_negatives_has_no_auc():
     labels = [0, 1, 0, 1]  # class 2 never occurs
     probabilities = [[0.6, 0.3, 0.1], [0.2, 0.7, 0.1], [0.3, 0.6, 0.1], [0.5, 0.4, 0.1]]
-    got = run_update(auc_alone, [(tf.int32, [None], labels), (tf.float32, [None, 3], probabilities)])
+    got = run_update(
+        auc_alone, [(tf.int32, [None], labels), (tf.float32, [None, 3], probabilities)]
+    )
     expected = [roc_auc_score(np.equal(labels, k), np.array(probabilities)[:, k]) for k in (0, 1)]
     assert np.isnan(got["auc_ovr"][2])
     np.testing.assert_allclose(got["auc_ovr"][:2], expected, atol=1e-9)
-    assert got["auc_ovr_macro"] == pytest.approx(np.mean(expected), abs=1e-9)  # not dragged down by a 0.0
+    # not dragged down by a 0.0
+    assert got["auc_ovr_macro"] == pytest.approx(np.mean(expected), abs=1e-9)
 
-    every_label_0 = run_update(auc_alone, [(tf.int32, [None], [0, 0]), (tf.float32, [None, 3], PROBABILITIES_3[:2])])
-    assert np.all(np.isnan(every_label_0["auc_ovr"]))  # class 0 has no negatives, 1 and 2 no positives
-    assert np.isnan(every_label_0["auc_ovr_macro"]) and np.isnan(every_label_0["auc_ovr_macro_error_bound"])
+    every_label_0 = run_update(
+        auc_alone, [(tf.int32, [None], [0, 0]), (tf.float32, [None, 3], PROBABILITIES_3[:2])]
+    )
+    # class 0 has no negatives, 1 and 2 no positives
+    assert np.all(np.isnan(every_label_0["auc_ovr"]))
+    assert np.isnan(every_label_0["auc_ovr_macro"]) and np.isnan(
+        every_label_0["auc_ovr_macro_error_bound"]
+    )

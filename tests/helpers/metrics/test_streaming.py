@@ -58,7 +58,9 @@ class StreamingGraph:
         with self.graph.as_default():
             for num_classes in CLASS_COUNTS:
                 self.sets[num_classes] = self._metric_set(num_classes)
-        one_thread = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=1)
+        one_thread = tf.compat.v1.ConfigProto(
+            intra_op_parallelism_threads=1, inter_op_parallelism_threads=1
+        )
         self.session = tf.compat.v1.Session(graph=self.graph, config=one_thread)
 
     @staticmethod
@@ -169,7 +171,9 @@ def test_agrees_with_sklearn_on_random_streamed_cases(streaming):
         expected = sklearn_prf(labels, predictions, num_classes)
         for key in PRF_KEYS:
             gap = float(np.max(np.abs(got[key] - expected[key])))
-            assert gap <= PRF_TOLERANCE, f"case {case}, {key}: {got[key]} vs sklearn {expected[key]}"
+            assert gap <= PRF_TOLERANCE, (
+                f"case {case}, {key}: {got[key]} vs sklearn {expected[key]}"
+            )
             worst_prf = max(worst_prf, gap)
 
         per_class = sklearn_auc_per_class(labels, probabilities)
@@ -177,24 +181,39 @@ def test_agrees_with_sklearn_on_random_streamed_cases(streaming):
         absent_cases += len(defined) < num_classes
         expected_macro = np.mean([per_class[k] for k in defined]) if defined else np.nan
         assert [k for k in range(num_classes) if np.isnan(got["auc_ovr"][k])] == [
-            k for k in range(num_classes) if k not in defined], f"case {case}: undefined AUCs must be NaN"
+            k for k in range(num_classes) if k not in defined
+        ], f"case {case}: undefined AUCs must be NaN"
         if not defined:
-            assert np.isnan(got["auc_ovr_macro"]) and np.isnan(got["auc_ovr_macro_error_bound"]), case
+            assert np.isnan(got["auc_ovr_macro"]), case
+            assert np.isnan(got["auc_ovr_macro_error_bound"]), case
             continue
         if len(defined) == num_classes > 2:  # all present: the reference is sklearn's own OVR macro
-            assert expected_macro == pytest.approx(roc_auc_score(
-                labels, probabilities, multi_class="ovr", average="macro", labels=range(num_classes)))
+            assert expected_macro == pytest.approx(
+                roc_auc_score(
+                    labels,
+                    probabilities,
+                    multi_class="ovr",
+                    average="macro",
+                    labels=range(num_classes),
+                )
+            )
         gap = abs(got["auc_ovr_macro"] - expected_macro)
-        assert gap <= got["auc_ovr_macro_error_bound"] + 1e-12, f"case {case}: beyond the reported bound"
-        assert gap <= metrics.AUC_TOLERANCE, f"case {case}: AUC {got['auc_ovr_macro']} vs {expected_macro}"
+        assert gap <= got["auc_ovr_macro_error_bound"] + 1e-12, (
+            f"case {case}: beyond the reported bound"
+        )
+        assert gap <= metrics.AUC_TOLERANCE, (
+            f"case {case}: AUC {got['auc_ovr_macro']} vs {expected_macro}"
+        )
         for k in defined:  # each class's bound is at most len(defined) times their mean
             class_gap = abs(got["auc_ovr"][k] - per_class[k])
             assert class_gap <= len(defined) * got["auc_ovr_macro_error_bound"] + 1e-12, (case, k)
         worst_auc = max(worst_auc, gap)
 
-    report = (f"{CASES} cases ({absent_cases} with a class lacking an AUC): largest disagreement with "
-              f"scikit-learn: P/R/F1 {worst_prf:.1e}, AUC {worst_auc:.1e} "
-              f"(tolerances {PRF_TOLERANCE:.0e}, {metrics.AUC_TOLERANCE:.0e})")
+    report = (
+        f"{CASES} cases ({absent_cases} with a class lacking an AUC): largest disagreement with "
+        f"scikit-learn: P/R/F1 {worst_prf:.1e}, AUC {worst_auc:.1e} "
+        f"(tolerances {PRF_TOLERANCE:.0e}, {metrics.AUC_TOLERANCE:.0e})"
+    )
     print("\n" + report)
     assert worst_prf <= PRF_TOLERANCE and worst_auc <= metrics.AUC_TOLERANCE, report
     assert absent_cases > 0, report
@@ -210,7 +229,10 @@ def test_auc_on_a_large_confident_model_is_near_exact(streaming):
     got = streaming.stream(labels, labels, probabilities, batch_ends=np.arange(100, 5001, 100))
     exact = roc_auc_score(labels, probabilities, multi_class="ovr", average="macro")
     gap = abs(got["auc_ovr_macro"] - exact)
-    print(f"\nlarge confident case: AUC {got['auc_ovr_macro']:.7f}, sklearn {exact:.7f}, gap {gap:.1e}")
+    print(
+        f"\nlarge confident case: AUC {got['auc_ovr_macro']:.7f}, "
+        f"sklearn {exact:.7f}, gap {gap:.1e}"
+    )
     assert gap <= 1e-5, (got["auc_ovr_macro"], exact)
 
 
@@ -229,9 +251,14 @@ def test_classification_metrics_keys_scalars_and_empty_value():
         labels = tf.compat.v1.placeholder(tf.int32, [None])
         probabilities = tf.compat.v1.placeholder(tf.float32, [None, 4])
         classes = tf.argmax(probabilities, axis=1, output_type=tf.int32)
-        ops = metrics.classification_metrics(labels, classes, probabilities, num_classes=4, prefix="val_")
+        ops = metrics.classification_metrics(
+            labels, classes, probabilities, num_classes=4, prefix="val_"
+        )
         expected = {f"val_{m}_{a}" for m in ("precision", "recall", "f1") for a in metrics.AVERAGES}
-        expected |= {f"val_f1_class_{k}" for k in range(4)} | {"val_auc_ovr_macro", "val_auc_ovr_macro_error_bound"}
+        expected |= {f"val_f1_class_{k}" for k in range(4)} | {
+            "val_auc_ovr_macro",
+            "val_auc_ovr_macro_error_bound",
+        }
         assert set(ops) == expected
         assert all(value.shape.rank == 0 for value, _ in ops.values())
         with tf.compat.v1.Session() as session:
@@ -265,7 +292,9 @@ def test_metrics_plug_into_cnn_model_fn_and_evaluate(tmp_path, streaming):
         return (dataset.repeat() if repeat else dataset).batch(16)
 
     estimator = tf.estimator.Estimator(
-        models.cnn_model_fn, model_dir=str(tmp_path / "model"), params={"filters": (4, 4), "dense_units": 8},
+        models.cnn_model_fn,
+        model_dir=str(tmp_path / "model"),
+        params={"filters": (4, 4), "dense_units": 8},
         config=tf.estimator.RunConfig(tf_random_seed=settings.SEED),
     )
     estimator = tf.estimator.add_metrics(estimator, metrics.course_metrics)
@@ -277,7 +306,9 @@ def test_metrics_plug_into_cnn_model_fn_and_evaluate(tmp_path, streaming):
     assert set(results) == ours | {"accuracy", "loss", "global_step"}
     assert all(isinstance(results[key], float) for key in ours), {k: type(results[k]) for k in ours}
 
-    predicted = list(estimator.predict(lambda: tf.data.Dataset.from_tensor_slices({"image": images}).batch(16)))
+    predicted = list(
+        estimator.predict(lambda: tf.data.Dataset.from_tensor_slices({"image": images}).batch(16))
+    )
     classes = np.array([p["classes"] for p in predicted])
     probabilities = np.array([p["probabilities"] for p in predicted])
     expected = sklearn_prf(labels, classes, 10)
@@ -293,9 +324,14 @@ def test_metrics_plug_into_cnn_model_fn_and_evaluate(tmp_path, streaming):
     exact = roc_auc_score(labels, probabilities, multi_class="ovr", average="macro")
     gap, bound = abs(results["auc_ovr_macro"] - exact), results["auc_ovr_macro_error_bound"]
     assert bound == pytest.approx(direct["auc_ovr_macro_error_bound"], rel=0.05)
-    assert abs(results["auc_ovr_macro"] - direct["auc_ovr_macro"]) <= bound + direct["auc_ovr_macro_error_bound"]
-    print(f"\nuntrained CNN: AUC {results['auc_ovr_macro']:.5f}, sklearn {exact:.5f}, gap {gap:.1e}, "
-          f"bound {bound:.1e}")
+    assert (
+        abs(results["auc_ovr_macro"] - direct["auc_ovr_macro"])
+        <= bound + direct["auc_ovr_macro_error_bound"]
+    )
+    print(
+        f"\nuntrained CNN: AUC {results['auc_ovr_macro']:.5f}, sklearn {exact:.5f}, gap {gap:.1e}, "
+        f"bound {bound:.1e}"
+    )
     assert gap <= bound + 1e-12
 
 
@@ -306,7 +342,9 @@ def test_trap_binary_precision_on_ten_classes():
     predictions = np.where(rng.random(1000) < 0.2, labels, rng.integers(0, 10, 1000))
     with tf.Graph().as_default(), tf.compat.v1.Session() as session:
         binary, binary_update = tf.compat.v1.metrics.precision(labels, predictions)
-        macro, macro_update = metrics.precision_recall_f1(labels, predictions, 10)["precision_macro"]
+        macro, macro_update = metrics.precision_recall_f1(labels, predictions, 10)[
+            "precision_macro"
+        ]
         session.run(tf.compat.v1.local_variables_initializer())
         session.run([binary_update, macro_update])
         binary, macro = session.run([binary, macro])
@@ -315,5 +353,8 @@ def test_trap_binary_precision_on_ten_classes():
     sklearn_macro = precision_score(labels, predictions, average="macro", zero_division=0)
     assert binary == pytest.approx(is_not_zero, abs=1e-6)  # what it really measures: about 0.9
     assert macro == pytest.approx(sklearn_macro, abs=1e-6)  # the multi-class precision: about 0.3
-    print(f"\ntrap: tf.compat.v1.metrics.precision {binary:.3f}, multi-class macro precision {macro:.3f}")
+    print(
+        f"\ntrap: tf.compat.v1.metrics.precision {binary:.3f}, "
+        f"multi-class macro precision {macro:.3f}"
+    )
     assert binary - sklearn_macro > 0.5
