@@ -98,10 +98,9 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def display_path(path: str | os.PathLike) -> str:
-    """How a message names ``path``: relative under the working directory or inside the project
-    while working in it (``../data/mnist`` from a notebook), else ``~/…`` under home, else
-    absolute."""
+def usable_path(path: str | os.PathLike) -> str:
+    """``path`` as a program can open it, short: relative under the working directory or inside
+    the project while working in it (``../models/03_cnn`` from a notebook), else absolute."""
     path = Path(path).expanduser().resolve()
     cwd = Path.cwd().resolve()
     if _inside(path, cwd) or (_inside(path, PROJECT_ROOT) and _inside(cwd, PROJECT_ROOT)):
@@ -109,10 +108,19 @@ def display_path(path: str | os.PathLike) -> str:
             return os.path.relpath(path)
         except ValueError:  # another drive on Windows
             return str(path)
-    home = Path.home().resolve()
-    if _inside(path, home) and home != Path(path.anchor):
-        return str(Path("~") / path.relative_to(home))
     return str(path)
+
+
+def display_path(path: str | os.PathLike) -> str:
+    """How a message names ``path``: as ``usable_path`` gives it, but ``~/…`` for an absolute
+    path under home (a message only: TensorFlow and open() do not expand ``~``)."""
+    shown = usable_path(path)
+    if not os.path.isabs(shown):
+        return shown
+    home = Path.home().resolve()
+    if _inside(Path(shown), home) and home != Path(Path(shown).anchor):
+        return str(Path("~") / Path(shown).relative_to(home))
+    return shown
 
 
 def fresh_model_dir(name: str) -> str:
@@ -133,4 +141,4 @@ def fresh_model_dir(name: str) -> str:
     elif target.exists() or target.is_symlink():
         target.unlink()
     target.parent.mkdir(parents=True, exist_ok=True)
-    return display_path(target)
+    return usable_path(target)

@@ -112,6 +112,23 @@ def test_fresh_model_dir_returns_a_relative_path(models):
     assert not (models / "03_cnn").exists()
 
 
+def test_fresh_model_dir_outside_the_working_directory_is_absolute_never_under_tilde(
+    tmp_path, monkeypatch
+):
+    """A notebook run from a folder outside the course (a copy in a learner's home, nbgrader's
+    autograded/ folder elsewhere): the model_dir goes to TensorFlow, which does not expand ``~``
+    and would write into a folder named ``~`` under the working directory."""
+    course, elsewhere = tmp_path / "home" / "course", tmp_path / "home" / "ada" / "student"
+    elsewhere.mkdir(parents=True)
+    monkeypatch.setattr(settings, "PROJECT_ROOT", course)
+    monkeypatch.setattr(settings, "MODELS_DIR", course / "models")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(elsewhere)
+    path = settings.fresh_model_dir("03_cnn")
+    assert path == str((course / "models" / "03_cnn").resolve())
+    assert settings.display_path(path) == os.path.join("~", "course", "models", "03_cnn")
+
+
 def test_fresh_model_dir_removes_earlier_contents(models):
     first = settings.fresh_model_dir("run")
     os.makedirs(os.path.join(first, "eval"))
