@@ -246,8 +246,8 @@ def table(results: dict) -> str:
         "",
         f"_Measured by `make grading-benchmark` ([benchmarks/grading.py](benchmarks/grading.py)) "
         f"on {where} (the load column: the 1-minute load average before → after each "
-        f"notebook, raised by the notebook's own processes); grading mode {graded.get('measured', '—')}, "
-        f"without it {without.get('measured', '—')}._",
+        "notebook, raised by the notebook's own processes); "
+        f"grading mode {graded.get('measured', '—')}, without it {without.get('measured', '—')}._",
     ]
     return "\n".join(lines) + "\n"
 
