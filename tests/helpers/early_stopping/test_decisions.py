@@ -221,6 +221,19 @@ def test_best_step_keeps_the_earliest_of_equal_values():
     assert early_stopping.best_step({100: 0.9}, min_steps=150) == (None, None)
 
 
+def test_best_step_counts_an_evaluation_at_step_0_by_default():
+    assert early_stopping.best_step({0: 0.9, 100: 0.5, 200: 0.7}) == (0, 0.9)
+    assert early_stopping.stop_after({0: 0.9, 100: 0.5, 200: 0.7}, patience=200) == 200
+
+
+def test_stop_after_watches_an_increasing_metric_by_default():
+    timeline = {100: 0.5, 200: 0.6, 300: 0.55, 400: 0.58, 500: 0.59}
+    # the best is 0.6 at 200: 300 steps later, stop (lower is better would stop at 400)
+    assert early_stopping.stop_after(timeline, patience=300) == 500
+    rising = {100: 0.5, 200: 0.6, 300: 0.7, 400: 0.8}
+    assert early_stopping.stop_after(rising, patience=200) is None
+
+
 def test_replay_lists_the_hooks_answer_per_evaluation(tmp_path):
     estimator = linear_estimator(tmp_path)
     table = replay(

@@ -1,4 +1,5 @@
-"""helpers.early_stopping's pre-flight: result dtypes, steps, and the name it suggests.
+"""helpers.early_stopping's pre-flight: result dtypes, steps, the name it suggests, an EVAL graph
+that cannot be built.
 
 The dtype rule is checked against the installed tensorflow_estimator itself:
 its ``_write_dict_to_summary`` writes a value as ``session.run`` returns it,
@@ -16,7 +17,7 @@ from tensorflow_estimator.python.estimator import estimator as estimator_lib
 
 from helpers import early_stopping, inputs, metrics
 from tools.notebook_code import definitions
-from tests.support.models import linear_estimator
+from tests.support.models import linear_estimator, linear_model_fn
 
 HookProbe, replay = itemgetter("HookProbe", "replay")(
     definitions("07_early_stopping.ipynb", ("HookProbe", "replay"))
@@ -171,6 +172,22 @@ def test_the_real_hook_never_stops_when_min_steps_plus_patience_reach_max_steps(
     assert not table["hook asks to stop"].any()
     # 200 + 200 < 500: it could stop at 400
     assert early_stopping.steps_problem(200, 500, 200) is None
+
+
+def test_an_eval_graph_that_cannot_be_built_is_named(tmp_path):
+    def model_fn(features, labels, mode):
+        if mode == tf.estimator.ModeKeys.EVAL:
+            return None  # the EVAL branch forgot its return
+        return linear_model_fn(features, labels, mode)
+
+    estimator = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    with pytest.raises(early_stopping.EarlyStoppingProblem) as caught:
+        early_stopping.preflight(estimator, spec(), "accuracy")
+    assert str(caught.value).startswith(
+        "the EVAL graph could not be built, so the hook has nothing to read: building the EVAL "
+        "branch raised ValueError: model_fn should return an EstimatorSpec."
+    )
+    assert "\n" not in str(caught.value)
 
 
 # --- the suggested name ------------------------------------------------------------------------

@@ -7,7 +7,9 @@ What is tested:
   sentence naming the label and what to do (before: ``auc_ovr`` counted them
   as negatives of every class and returned a number).
 * NaN probabilities, logits (outside [0, 1]) and rows that do not sum to 1
-  each get their own sentence (before: all "probabilities below 0").
+  each get their own sentence (before: all "probabilities below 0"). A row's
+  sum may be off 1 by up to 1e-3 in float32 and up to 3e-2 in float16, no more
+  (checked just inside and just outside each limit).
 * A wrong ``num_classes`` (3-column probabilities, ``num_classes=10``) and
   one-hot labels or predictions: one line each, a ``MetricsProblem`` while
   the graph is built when the shapes are known, an assertion when the batch
@@ -149,6 +151,32 @@ def test_softmax_rounding_is_not_refused():
             build, [(tf.int32, [None], np.arange(64) % 10), (tf.float32, [None, 10], logits)]
         )
         assert 0.0 <= got["auc_ovr_macro"] <= 1.0
+
+
+ROW_SUM_LIMITS = {tf.float32: 1e-3, tf.float16: 3e-2}
+
+
+@pytest.mark.parametrize("dtype", list(ROW_SUM_LIMITS), ids=lambda dtype: dtype.name)
+@pytest.mark.parametrize("off", [0.9, -0.9, 1.1, -1.1], ids=lambda off: f"{off:+}xlimit")
+def test_row_sums_are_refused_just_beyond_the_dtypes_limit_only(dtype, off):
+    limit = ROW_SUM_LIMITS[dtype]
+    rows = np.array([[0.5, 0.5 + off * limit, 0.0]] * 3, dtype=dtype.as_numpy_dtype)
+    error_of_sum = abs(rows.astype(np.float64).sum(axis=1)[0] - 1.0)
+    # what is fed is off by more (or less) than the limit once rounded to the dtype
+    assert (error_of_sum > limit) == (abs(off) > 1) and abs(error_of_sum - limit) > limit / 20
+
+    def build(labels, probabilities):
+        return metrics.auc_ovr(labels, probabilities, num_classes=3)
+
+    feeds = [(tf.int32, [None], [0, 1, 2]), (dtype, [None, 3], rows)]
+    if abs(off) < 1:
+        assert 0.0 <= run_update(build, feeds)["auc_ovr_macro"] <= 1.0
+        return
+    with pytest.raises(tf.errors.InvalidArgumentError) as error:
+        run_update(build, feeds)
+    assert assertion_line(error).startswith(
+        "assertion failed: [each row of probabilities must sum to 1 but rows sum from "
+    )
 
 
 # --- wrong num_classes, one-hot labels ------------------------------------------

@@ -16,6 +16,11 @@ What is tested:
   One graph (one set of metrics per class count) serves all the cases; the
   largest disagreements are printed (``pytest -s``).
 * For single-label data, micro precision = recall = F1 = accuracy.
+* ``course_metrics`` (notebook 06's metric_fn) on a known batch of ten
+  classes: its keys, and values equal to scikit-learn's.
+* ``auc_ovr_macro_error_bound`` on a small case with ties: exactly ½ × the
+  share of (positive, negative) pairs in one bin, averaged over the classes
+  that have an AUC.
 * ``classification_metrics`` gives scalar metrics under the documented keys
   (with the AUC's error bound), P/R/F1 0 and the AUC NaN (undefined) before
   any batch, and rejects class ids or logits given as probabilities.
@@ -267,6 +272,76 @@ def test_classification_metrics_keys_scalars_and_empty_value():
         auc_keys = {"val_auc_ovr_macro", "val_auc_ovr_macro_error_bound"}
         assert all(value == 0.0 for key, value in before_any_batch.items() if key not in auc_keys)
         assert all(np.isnan(before_any_batch[key]) for key in auc_keys)  # no AUC without examples
+
+
+def run_metrics(build, labels, probabilities):
+    """``build(labels, probabilities)`` in a fresh graph, updated once on the batch: the values."""
+    with tf.Graph().as_default():
+        label_feed = tf.compat.v1.placeholder(tf.int32, [None])
+        probability_feed = tf.compat.v1.placeholder(tf.float32, [None, probabilities.shape[1]])
+        pairs = build(label_feed, probability_feed)
+        updates = list({update.name: update for _, update in pairs.values()}.values())
+        with tf.compat.v1.Session() as session:
+            session.run(tf.compat.v1.local_variables_initializer())
+            session.run(updates, {label_feed: labels, probability_feed: probabilities})
+            return session.run({key: value for key, (value, _) in pairs.items()})
+
+
+def test_course_metrics_keys_and_values_equal_sklearn_on_a_known_batch():
+    rng = np.random.default_rng(settings.SEED)
+    labels = np.array([0, 1, 2, 3, 0, 1, 2, 3, 0, 0, 1, 2], dtype=np.int32)  # 4 of 10 classes
+    probabilities = rng.dirichlet(np.ones(10), size=len(labels)).astype(np.float32)
+    classes = np.argmax(probabilities, axis=1).astype(np.int32)
+    assert 0 < np.mean(classes == labels) < 1  # some right, some wrong
+
+    def build(label_feed, probability_feed):
+        predictions = {
+            "classes": tf.argmax(probability_feed, axis=1, output_type=tf.int32),
+            "probabilities": probability_feed,
+        }
+        return metrics.course_metrics(label_feed, predictions)
+
+    got = run_metrics(build, labels, probabilities)
+
+    keys = {f"{m}_{a}" for m in ("precision", "recall", "f1") for a in metrics.AVERAGES}
+    keys |= {f"f1_class_{k}" for k in range(10)} | {"auc_ovr_macro", "auc_ovr_macro_error_bound"}
+    assert set(got) == keys
+    expected = sklearn_prf(labels, classes, 10)
+    for metric in ("precision", "recall", "f1"):
+        for average in metrics.AVERAGES:
+            key = f"{metric}_{average}"
+            assert got[key] == pytest.approx(expected[key], abs=1e-12), key
+    for k in range(10):
+        assert got[f"f1_class_{k}"] == pytest.approx(expected["f1"][k], abs=1e-12), k
+    # classes 4..9 have no positives: no AUC, left out of the mean; no two scores share a bin
+    per_class = [auc for auc in sklearn_auc_per_class(labels, probabilities) if auc is not None]
+    assert len(per_class) == 4
+    assert got["auc_ovr_macro_error_bound"] == 0.0
+    assert got["auc_ovr_macro"] == pytest.approx(np.mean(per_class), abs=1e-12)
+
+
+def test_auc_error_bound_is_half_the_share_of_pairs_in_one_bin():
+    labels = np.array([0, 1, 0, 1, 0], dtype=np.int32)
+    probabilities = np.array(
+        [
+            [0.5, 0.3, 0.2],
+            [0.5, 0.3, 0.2],  # the same row as the first: tied in every class
+            [0.2, 0.6, 0.2],
+            [0.1, 0.1, 0.8],
+            [0.7, 0.1, 0.2],  # class 1's 0.1 ties the fourth row's
+        ],
+        dtype=np.float32,
+    )
+    got = run_metrics(lambda y, p: metrics.auc_ovr(y, p, num_classes=3), labels, probabilities)
+    # class 0: positives score 0.5, 0.2, 0.7, negatives 0.5, 0.1: 1 of 6 pairs tied, bound 1/12;
+    # class 1: positives 0.3, 0.1, negatives 0.3, 0.6, 0.1: 2 of 6 pairs tied, bound 1/6;
+    # class 2: no positives, no AUC, left out. Mean: (1/12 + 1/6) / 2 = 1/8.
+    assert got["auc_ovr_macro_error_bound"] == pytest.approx(1 / 8, abs=1e-12)
+    # scikit-learn counts a tied pair ½ too: the AUC is exact here
+    per_class = sklearn_auc_per_class(labels, probabilities)
+    assert per_class[2] is None and np.isnan(got["auc_ovr"][2])
+    assert got["auc_ovr"][:2] == pytest.approx(per_class[:2], abs=1e-12)
+    assert got["auc_ovr_macro"] == pytest.approx(np.mean(per_class[:2]), abs=1e-12)
 
 
 def test_auc_rejects_class_ids_and_logits():
