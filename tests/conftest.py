@@ -116,6 +116,44 @@ def load_script():
     return load
 
 
+# The environment variables that switch the course's modes: a test that leaves one changed
+# switches it for every test and notebook the session runs after it (the notebooks' kernels
+# inherit the environment): grading mode leaked so once, and fast-mode lessons went untested.
+MODE_VARIABLES = ("WORKBOOK_FAST", "WORKBOOK_GRADING", "WORKBOOK_DATASETS")
+MODES_BEFORE = pytest.StashKey[dict]()
+
+
+def _modes() -> dict:
+    return {name: os.environ.get(name) for name in MODE_VARIABLES}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    item.stash[MODES_BEFORE] = _modes()  # before any fixture of the test is set up
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    yield  # every fixture torn down, monkeypatch's undo included
+    before, after = item.stash.get(MODES_BEFORE, None), _modes()
+    if before is None:
+        return
+    changed = {name: (before[name], after[name]) for name in MODE_VARIABLES
+               if before[name] != after[name]}
+    if changed:
+        # put them back, so that this test fails and not every one after it
+        for name, (value, _) in changed.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        raise AssertionError(
+            "the test left the course's mode variables changed (before, after): "
+            f"{changed}; set them with monkeypatch.setenv / delenv so they are restored"
+        )
+
+
 @pytest.fixture(autouse=True)
 def course_temp_dir_of_the_test(monkeypatch, tmp_path_factory):
     """``course_setup.start()`` makes ``models/tmp`` the temporary folder of its process
@@ -128,3 +166,4 @@ def course_temp_dir_of_the_test(monkeypatch, tmp_path_factory):
     monkeypatch.setattr(settings, "TEMP_DIR", tmp_path_factory.mktemp("course-tmp"))
     monkeypatch.setattr(tempfile, "tempdir", tempfile.tempdir)
     monkeypatch.setenv("TMPDIR", os.environ.get("TMPDIR", tempfile.gettempdir()))
+

@@ -31,7 +31,11 @@ def _run_config(course, tmp_path) -> Config:
 
 
 def test_the_config_switches_grading_mode_on(course, tmp_path, monkeypatch):
-    monkeypatch.delenv(course.GRADING_ENV, raising=False)
+    # set, then removed: monkeypatch then restores the variable's absence after the test (a bare
+    # delenv of an unset variable records nothing, and the config's setdefault would leak
+    # grading mode into every notebook the session runs later)
+    monkeypatch.setenv(course.GRADING_ENV, "")
+    monkeypatch.delenv(course.GRADING_ENV)
     config = _run_config(course, tmp_path)
     assert os.environ[course.GRADING_ENV] == "1"
     assert settings.grading_mode()  # what the kernels nbgrader starts will read
