@@ -1,0 +1,253 @@
+"""The zh-TW edition's gettext catalogues: one per English source, merged the gettext way.
+
+    .venv/bin/python -m tools.catalogues            # make po: merge the English into them
+    .venv/bin/python -m tools.catalogues --check    # exit 1 when a catalogue is not merged
+    .venv/bin/python -m tools.catalogues --stats    # translated / fuzzy / empty per catalogue
+
+Each English source (a notebook, README.md, TEACHING.md) has a catalogue
+``translations/zh_TW/<name>.po`` with one entry per translatable Markdown block
+(tools/markdown_blocks.py). An entry's context (``msgctxt``) is where the block
+is: the notebook cell's id, or in a Markdown file the GitHub anchor of the
+section it is in. So a moved cell or section keeps its translations.
+
+Merging, as msgmerge does: an unchanged block keeps its translation; a block
+whose English changed keeps the old translation marked *fuzzy* (with the old
+English as ``#| msgid``), which the edition does not show; a block whose only
+change is its numbers (a re-measured run time) gets them replaced in its
+translation; a removed block becomes obsolete (``#~``); a new one is empty.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import polib
+
+from tools.markdown_blocks import split
+
+ROOT = Path(__file__).resolve().parent.parent
+LANGUAGE = "zh_TW"
+CATALOGUES = ROOT / "translations" / LANGUAGE
+# The line at the top of README.md and TEACHING.md that links the other language; the
+# edition writes its own (tools/edition.py), so it is not translated.
+LANGUAGE_LINE = re.compile(r"^\*\*English\*\* · \[繁體中文\]\([\w.-]+\)\n\n?", re.MULTILINE)
+FUZZY_SIMILARITY = 0.6
+NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
+
+
+@dataclass(frozen=True)
+class Block:
+    context: str
+    text: str
+    kind: str
+
+
+def sources() -> list[Path]:
+    """The English files the edition translates."""
+    notebooks = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    return [*notebooks, ROOT / "README.md", ROOT / "TEACHING.md"]
+
+
+def catalogue_path(source: Path) -> Path:
+    return CATALOGUES / f"{Path(source).stem}.po"
+
+
+def github_anchor(heading: str) -> str:
+    """The anchor GitHub gives a Markdown heading: lower case, punctuation out, spaces to -."""
+    text = re.sub(r"`|\*|(?<!\w)_|_(?!\w)", "", heading)
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    return re.sub(r"[^\w\- ]", "", text.strip().lower()).replace(" ", "-")
+
+
+def blocks(source: Path) -> list[Block]:
+    """The translatable blocks of ``source``, in order, each with its context."""
+    source = Path(source)
+    if source.suffix == ".ipynb":
+        notebook = nbformat.read(source, as_version=4)
+        cells = [(cell.id, cell.source) for cell in notebook.cells if cell.cell_type == "markdown"]
+        return _unique([Block(cell_id, piece.text, piece.kind)
+                        for cell_id, text in cells
+                        for piece in split(text) if piece.translatable])
+    return markdown_file_blocks(source.read_text(encoding="utf-8"))
+
+
+def markdown_file_blocks(text: str) -> list[Block]:
+    found, section = [], ""
+    for piece in split(LANGUAGE_LINE.sub("", text, count=1)):
+        if piece.kind == "heading":
+            section = github_anchor(HEADING.match(piece.text).group(1))
+        if piece.translatable:
+            found.append(Block(section, piece.text, piece.kind))
+    return _unique(found)
+
+
+def _unique(found: list[Block]) -> list[Block]:
+    """The same English twice in one context: the second is told apart by ``#2``."""
+    seen, unique = {}, []
+    for block in found:
+        key = (block.context, block.text)
+        seen[key] = seen.get(key, 0) + 1
+        context = block.context if seen[key] == 1 else f"{block.context}#{seen[key]}"
+        unique.append(Block(context, block.text, block.kind))
+    return unique
+
+
+def new_catalogue() -> polib.POFile:
+    catalogue = polib.POFile(wrapwidth=0)
+    catalogue.metadata = {
+        "Project-Id-Version": "estimator-workbook",
+        "Language": LANGUAGE,
+        "MIME-Version": "1.0",
+        "Content-Type": "text/plain; charset=UTF-8",
+        "Content-Transfer-Encoding": "8bit",
+        "Plural-Forms": "nplurals=1; plural=0;",
+    }
+    return catalogue
+
+
+def load(path: Path) -> polib.POFile:
+    if not Path(path).exists():
+        return new_catalogue()
+    return polib.pofile(str(path), wrapwidth=0)
+
+
+def merged(old: polib.POFile, found: list[Block]) -> polib.POFile:
+    """A catalogue for the blocks ``found`` that keeps what ``old`` translated (see above)."""
+    catalogue = new_catalogue()
+    previous = [entry for entry in old if entry.msgstr] + [
+        entry for entry in old.obsolete_entries() if entry.msgstr
+    ]
+    exact = {(entry.msgctxt, entry.msgid): entry for entry in previous}
+    by_text = {entry.msgid: entry for entry in previous if not entry.fuzzy}
+    used, current = set(), _keys(found)
+    for block in found:
+        entry = polib.POEntry(msgctxt=block.context, msgid=block.text, msgstr="")
+        entry.comment = block.kind
+        match = exact.get((block.context, block.text)) or by_text.get(block.text)
+        if match is not None:
+            entry.msgstr = match.msgstr
+            entry.flags = list(match.flags)
+            entry.previous_msgid = match.previous_msgid if match.fuzzy else None
+            used.add(id(match))
+        else:
+            _carry_changed(entry, block, previous, used)
+        catalogue.append(entry)
+    for entry in previous:
+        if id(entry) not in used and (entry.msgctxt, entry.msgid) not in current:
+            gone = polib.POEntry(msgctxt=entry.msgctxt, msgid=entry.msgid, msgstr=entry.msgstr)
+            gone.obsolete = True
+            catalogue.append(gone)
+    return catalogue
+
+
+def _keys(found: list[Block]) -> set:
+    return {(block.context, block.text) for block in found}
+
+
+def _carry_changed(entry: polib.POEntry, block: Block, previous: list, used: set) -> None:
+    """A changed block: its numbers only (translation updated), else fuzzy from the closest."""
+    candidates = [old for old in previous if id(old) not in used]
+    same_place = [old for old in candidates if old.msgctxt == block.context]
+    for old in same_place:
+        numbers = renumbered(old.msgid, block.text, old.msgstr)
+        if numbers is not None and not old.fuzzy:
+            entry.msgstr = numbers
+            used.add(id(old))
+            return
+    best, score = None, FUZZY_SIMILARITY
+    for old in same_place or candidates:
+        matcher = difflib.SequenceMatcher(None, old.msgid, block.text, autojunk=False)
+        if matcher.real_quick_ratio() > score and matcher.ratio() > score:
+            best, score = old, matcher.ratio()
+    if best is not None:
+        entry.msgstr = best.msgstr
+        entry.flags = ["fuzzy"]
+        entry.previous_msgid = best.previous_msgid if best.fuzzy else best.msgid
+        used.add(id(best))
+
+
+def renumbered(old_english: str, new_english: str, translation: str):
+    """``translation`` with the numbers of ``new_english``, when only numbers changed and the
+    translation holds the old ones in the same order; else None."""
+    if NUMBER.sub("0", old_english) != NUMBER.sub("0", new_english):
+        return None
+    old_numbers = NUMBER.findall(old_english)
+    new_numbers = NUMBER.findall(new_english)
+    if NUMBER.findall(translation) != old_numbers:
+        return None
+    replacements = iter(new_numbers)
+    return NUMBER.sub(lambda match: next(replacements), translation)
+
+
+def text_of(catalogue: polib.POFile) -> str:
+    return catalogue.__unicode__()
+
+
+def merge_all(check: bool = False, only: tuple = ()) -> list[str]:
+    """Merge every source (or those whose catalogue is named in ``only``) into its catalogue;
+    the catalogues that changed (or would)."""
+    changed = []
+    for source in sources():
+        if only and catalogue_path(source).name not in only:
+            continue
+        path = catalogue_path(source)
+        catalogue = merged(load(path), blocks(source))
+        text = text_of(catalogue)
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            changed.append(str(path.relative_to(ROOT)))
+            if not check:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+    return changed
+
+
+def counts(catalogue: polib.POFile) -> dict:
+    """Translated, fuzzy and empty entries (obsolete ones are not counted)."""
+    active = [entry for entry in catalogue if not entry.obsolete]
+    fuzzy = sum(1 for entry in active if entry.fuzzy)
+    empty = sum(1 for entry in active if not entry.msgstr)
+    return {"entries": len(active), "translated": len(active) - fuzzy - empty,
+            "fuzzy": fuzzy, "empty": empty}
+
+
+def stats_table() -> str:
+    """A table of every catalogue's counts, for `make test` and the translator."""
+    rows = ["catalogue                                   entries  translated  fuzzy  empty"]
+    for source in sources():
+        numbers = counts(load(catalogue_path(source)))
+        rows.append(f"{catalogue_path(source).name:<44}{numbers['entries']:>7}"
+                    f"{numbers['translated']:>12}{numbers['fuzzy']:>7}{numbers['empty']:>7}")
+    return "\n".join(rows)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 when a catalogue is not merged")
+    parser.add_argument("--stats", action="store_true", help="print the counts only")
+    parser.add_argument("catalogues", nargs="*", type=Path,
+                        help="only these catalogues (default: all)")
+    args = parser.parse_args(argv)
+    if args.stats:
+        print(stats_table())
+        return 0
+    changed = merge_all(check=args.check, only={path.name for path in args.catalogues})
+    for name in changed:
+        print(f"{name}: {'not merged with the English' if args.check else 'merged'}")
+    if args.check and changed:
+        print("Run `make po` (and translate what it marks fuzzy or leaves empty).", file=sys.stderr)
+        return 1
+    if not changed:
+        print("Every catalogue is merged with the English.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,153 @@
+"""Cut Markdown into the blocks a translator translates, and put it back together.
+
+    pieces = split(markdown)          # [Piece(text, translatable, kind), ...]
+    assert "".join(p.text for p in pieces) == markdown
+
+markdown-it-py (CommonMark with tables) gives each block the lines it spans. A
+paragraph, a heading and a block quote are one block each; a list gives one
+block per top-level item (a nested list stays inside its item); a table one
+per row (its ``|---|`` line is not translated). Code fences, HTML blocks,
+rules and the blank lines between blocks are kept as they are. A block with no
+English word outside its code, URLs and math (a table row of numbers, a
+heading that is only code) is kept too: there is nothing to translate.
+
+``protected(text)`` lists what a translation must give back unchanged: inline
+code, link and image targets, bare URLs, ``$math$`` and HTML tags.
+``structure(text)`` is a block's Markdown frame (heading level, list marker,
+number of table cells, quote mark), which a translation keeps.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from markdown_it import MarkdownIt
+
+PARSER = MarkdownIt("commonmark").enable("table")
+KEPT_BLOCKS = {"fence", "code_block", "html_block", "hr"}
+
+CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
+LINK_TARGET = re.compile(r"\]\(([^()\s]*(?:\([^()\s]*\)[^()\s]*)*)\)")
+AUTOLINK = re.compile(r"<(?:https?|mailto):[^>\s]+>")
+BARE_URL = re.compile(r"(?<![(<])\bhttps?://[^\s)>\]]+")
+MATH = re.compile(r"\$[^$\n]+\$")
+HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
+ENGLISH_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+@dataclass(frozen=True)
+class Piece:
+    text: str
+    translatable: bool
+    kind: str  # "heading", "paragraph", "list item", "table row", "quote", or "kept"
+
+
+def split(markdown: str) -> list[Piece]:
+    """The pieces of ``markdown`` in order; joined, they are ``markdown`` exactly."""
+    lines = markdown.splitlines(keepends=True)
+    spans = _block_spans(markdown)
+    pieces, line = [], 0
+    for start, end, kind in spans:
+        if start > line:
+            pieces.append(Piece("".join(lines[line:start]), False, "kept"))
+        pieces.extend(_block_pieces("".join(lines[start:end]), kind))
+        line = end
+    if line < len(lines):
+        pieces.append(Piece("".join(lines[line:]), False, "kept"))
+    return pieces
+
+
+def _block_spans(markdown: str) -> list[tuple[int, int, str]]:
+    """(first line, end line, kind) of each block; kind "kept" for what is not translated."""
+    spans, tokens = [], PARSER.parse(markdown)
+    for index, token in enumerate(tokens):
+        if token.level != 0 or token.map is None or token.nesting == -1:
+            continue
+        start, end = token.map
+        if token.type in KEPT_BLOCKS:
+            spans.append((start, end, "kept"))
+        elif token.type in ("bullet_list_open", "ordered_list_open"):
+            spans.extend(_inner_spans(tokens, index, "list_item_open", 1, "list item"))
+        elif token.type == "table_open":
+            spans.extend(_table_spans(tokens, index, start, end))
+        else:
+            kind = {"heading_open": "heading", "blockquote_open": "quote"}
+            spans.append((start, end, kind.get(token.type, "paragraph")))
+    return spans
+
+
+def _inner_spans(tokens, index: int, opening: str, level: int, kind: str):
+    spans = []
+    for token in tokens[index + 1 :]:
+        if token.level == 0:
+            break
+        if token.type == opening and token.level == level:
+            spans.append((token.map[0], token.map[1], kind))
+    return spans
+
+
+def _table_spans(tokens, index: int, start: int, end: int):
+    rows = _inner_spans(tokens, index, "tr_open", 2, "table row")
+    spans, line = [], start
+    for row_start, row_end, kind in rows:
+        if row_start > line:
+            spans.append((line, row_start, "kept"))  # the |---| line
+        spans.append((row_start, row_end, kind))
+        line = row_end
+    if line < end:
+        spans.append((line, end, "kept"))
+    return spans
+
+
+def _block_pieces(text: str, kind: str) -> list[Piece]:
+    """The block without its trailing blank lines (kept apart), translatable if it has words."""
+    body = text.rstrip("\n \t")
+    tail = text[len(body) :]
+    pieces = [Piece(body, kind != "kept" and has_words(body), kind)]
+    if tail:
+        pieces.append(Piece(tail, False, "kept"))
+    return pieces
+
+
+def without_protected(text: str) -> str:
+    """``text`` with its code, URLs, math and HTML tags taken out."""
+    for pattern in (CODE_SPAN, LINK_TARGET, AUTOLINK, BARE_URL, MATH, HTML_TAG):
+        text = pattern.sub(" ", text)
+    return text
+
+
+def has_words(text: str) -> bool:
+    return bool(ENGLISH_WORD.search(without_protected(text)))
+
+
+def protected(text: str) -> Counter:
+    """What a translation of ``text`` must keep: code spans, link targets, URLs, math, tags."""
+    found = Counter()
+    rest = text
+    for name, pattern in (("code", CODE_SPAN), ("link target", LINK_TARGET)):
+        found.update((name, match.group(0)) for match in pattern.finditer(rest))
+        rest = pattern.sub(" ", rest)
+    for name, pattern in (("URL", AUTOLINK), ("URL", BARE_URL), ("math", MATH), ("tag", HTML_TAG)):
+        found.update((name, match.group(0)) for match in pattern.finditer(rest))
+        rest = pattern.sub(" ", rest)
+    return found
+
+
+HEADING = re.compile(r"#{1,6}(?=\s)")
+LIST_MARKER = re.compile(r"(?:[-*+]|\d+[.)])(?=\s)")
+
+
+def structure(text: str) -> tuple:
+    """A block's Markdown frame: what its first line starts with, and its table cells."""
+    first = text.lstrip(" ")
+    for name, pattern in (("heading", HEADING), ("list", LIST_MARKER)):
+        match = pattern.match(first)
+        if match:
+            return (name, match.group(0))
+    if first.startswith(">"):
+        return ("quote", ">")
+    if first.startswith("|"):
+        return ("table row", len(re.findall(r"(?<!\\)\|", CODE_SPAN.sub("", text))))
+    return ("paragraph",)
