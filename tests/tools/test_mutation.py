@@ -1,0 +1,116 @@
+"""tools/mutation.py, the mutation runner (`make mutation`), on a tiny module of its own: it finds
+the mutants, kills one, lets an equivalent one survive, and stops one that loops forever."""
+
+import sys
+import textwrap
+
+import pytest
+
+from tools import mutation
+
+MODULE = '''\
+"""A docstring is not mutated."""
+
+LIMIT = 10
+
+
+def clamp(x, low=0):
+    if x < low:
+        return low
+    return min(x, LIMIT)
+
+
+def spin(n):
+    while n:
+        n -= 1
+
+
+def unreached(flag):
+    if not flag:
+        raise ValueError("no flag")
+    return flag and True
+'''
+
+TESTS = '''\
+from tinymod import clamp, spin
+
+
+def test_clamp():
+    assert clamp(-5) == 0
+    assert clamp(3) == 3
+    assert clamp(12) == 10
+
+
+def test_spin():
+    assert spin(2) is None
+'''
+
+
+def test_finds_the_usual_mutants_and_leaves_docstrings():
+    found = {(m.line, m.scope, m.unit, m.description) for m in mutation.find_mutants(MODULE)}
+    assert (3, "module", "LIMIT", "10 -> 11") in found
+    assert (6, "default", "clamp", "0 -> 1") in found
+    assert (7, "def", "clamp", "< -> <=") in found
+    assert (8, "def", "clamp", "return x -> return None") in found
+    assert (14, "def", "spin", "- -> +") in found
+    assert (18, "def", "unreached", "not x -> x") in found
+    assert (19, "def", "unreached", "raise -> pass") in found
+    assert (19, "def", "unreached", "'no flag' -> 'XXno flagXX'") in found
+    assert (20, "def", "unreached", "and -> or") in found
+    assert (20, "def", "unreached", "True -> False") in found
+    assert not any("docstring" in description for *_, description in found)
+
+
+@pytest.fixture
+def tiny(tmp_path, monkeypatch):
+    (tmp_path / "tinymod.py").write_text(MODULE)
+    (tmp_path / "test_tinymod.py").write_text(TESTS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "tinymod", raising=False)
+    yield tmp_path
+    sys.modules.pop("tinymod", None)
+
+
+def test_kills_a_mutant_lets_an_equivalent_survive_and_times_out_a_loop(tiny):
+    run = mutation.measure("tinymod.py", tests=["test_tinymod.py"], root=tiny, preimport=(),
+                           min_timeout=2.0, log=lambda line: None)
+    by_change = {(s["unit"], s["description"]): s["status"] for s in run["survivors"]}
+    # x < 0 and x <= 0 agree on every value the test tries: the mutant survives
+    assert by_change[("clamp", "< -> <=")] == "survived"
+    # no test calls unreached(): its mutants are reported as reached by no test
+    assert by_change[("unreached", "raise -> pass")] == "uncovered"
+    # n += 1 loops forever: killed by the time limit, counted apart
+    assert run["timeout"] == 1
+    assert by_change[("spin", "1 -> 2")] == "survived"  # 2, 0: spin(2) ends all the same
+    assert run["killed"] == 4  # LIMIT = 11, low=1, both returns -> None
+    assert ("clamp", "return x -> return None") not in by_change
+    assert run["error"] == 0
+    assert run["killed"] + run["timeout"] + run["survived"] + run["uncovered"] == run["run"]
+    assert run["mode"] == "full" and run["mutants"] == run["run"]
+
+
+def test_a_sample_is_seeded(tiny):
+    def sampled(seed):
+        run = mutation.measure("tinymod.py", tests=["test_tinymod.py"], root=tiny, sample=1,
+                               seed=seed, preimport=(), min_timeout=2.0, log=lambda line: None)
+        assert run["mode"] == "sample" and run["run"] == 1
+        return run
+
+    assert sampled(1)["seed"] == 1
+
+
+def test_the_tests_of_a_helpers_module():
+    assert "tests/helpers/metrics/test_mistakes.py" in mutation.tests_of("helpers/metrics.py")
+    assert mutation.tests_of("helpers/checks/notebook03.py") == [
+        "tests/helpers/checks/test_notebook03.py"]
+
+
+def test_the_table_names_every_module(tmp_path):
+    results = tmp_path / "results.json"
+    mutation.save({"module": "helpers/events.py", "mode": "full", "mutants": 4, "run": 4,
+                   "killed": 3, "timeout": 0, "survived": 1, "uncovered": 0, "error": 0,
+                   "score": 75.0, "seconds": 12.0}, "before", results)
+    table = mutation.table(results)
+    assert "| `helpers/events.py` | full | 4 of 4 | 3 | 0 | 1 (0) |" in table
+    assert "| `helpers/data.py` | not measured |" in table
+    assert textwrap.dedent(table).count("\n") == len(mutation.modules()) + 1

@@ -1,0 +1,633 @@
+"""Mutation testing of helpers/: change one operator or constant of a helper, run the tests that
+reach it, see whether one fails (`make mutation`; CONTRIBUTING.md, "Mutation testing").
+
+    python tools/mutation.py helpers/metrics.py --sample 40 --seed 1   a seeded sample
+    python tools/mutation.py helpers/metrics.py                        every mutant of a module
+    python tools/mutation.py                                           every module of helpers/
+    python tools/mutation.py --report                                  the table of the results
+
+A small runner on the standard library's ``ast`` and pytest, not mutmut or cosmic-ray: importing
+TensorFlow takes seconds, so one interpreter per module imports TensorFlow, helpers and the tested
+module once, then forks a child per mutant. The child compiles the mutated module, puts the
+mutated function's code onto the live function object (``f.__code__ = ...``: every
+``from helpers.x import f`` binding sees it), rebinds a mutated module-level constant or default
+argument, and runs, with ``pytest.main``, the tests of the module that reached the mutated
+function in a first, traced run (fastest first, ``-x``). A child that outlives its time limit is
+killed and its mutant counted as killed by a timeout (reported apart). TensorFlow must not run
+an operation in the parent: a forked child of a process whose eager context has started hangs
+in its first operation, so the traced run happens in a child too.
+
+Results: tests/helpers/mutation_results.json (every run, per module, survivors listed);
+tests/helpers/MUTATION_SURVIVORS.md explains each survivor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib
+import json
+import os
+import random
+import re
+import select
+import signal
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "tests" / "helpers" / "mutation_results.json"
+PREIMPORT = ("numpy", "tensorflow", "matplotlib", "pytest")
+PYTEST_ARGS = ("-x", "-q", "-p", "no:cacheprovider", "-m", "not slow", "--no-header")
+
+COMPARE_SWAP = {
+    ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt,
+    ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is,
+    ast.In: ast.NotIn, ast.NotIn: ast.In,
+}
+BINOP_SWAP = {
+    ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult,
+    ast.FloorDiv: ast.Div, ast.Mod: ast.FloorDiv, ast.Pow: ast.Mult,
+}
+SYMBOL = {
+    ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
+    ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in", ast.Add: "+",
+    ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**",
+    ast.And: "and", ast.Or: "or",
+}
+
+
+@dataclass
+class Mutant:
+    """One change: the ``index``-th node of ``ast.walk`` over the module, changed by ``op``.
+    ``scope`` is where it applies: ``def`` (the body of the function ``unit``, a qualified name),
+    ``default`` (a default argument of ``unit``) or ``module`` (a module-level assignment)."""
+
+    id: int
+    index: int
+    op: str
+    line: int
+    scope: str
+    unit: str
+    description: str
+
+
+@dataclass
+class Outcome:
+    mutant: Mutant
+    status: str  # killed, survived, timeout, uncovered (no test reaches it), error
+    seconds: float
+    tests: int = 0
+    detail: str = ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Finding the mutants
+
+
+def _constant_mutation(node: ast.Constant):
+    """(op, new value, description) for a constant, or None."""
+    value = node.value
+    if isinstance(value, bool):
+        return "bool", (not value), f"{value} -> {not value}"
+    if isinstance(value, int):
+        return "number", value + 1, f"{value} -> {value + 1}"
+    if isinstance(value, float):
+        new = value * 2 if value else 1.0
+        return "number", new, f"{value!r} -> {new!r}"
+    if isinstance(value, str):
+        new = f"XX{value}XX"
+        return "string", new, f"{_short(value)!r} -> {_short(new)!r}"
+    return None
+
+
+def _short(text: str, width: int = 40) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _node_mutations(node: ast.AST, skip: set[int]):
+    """(op, description) for each way this node can be changed."""
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in COMPARE_SWAP:
+        old = type(node.ops[0])
+        yield "compare", f"{SYMBOL[old]} -> {SYMBOL[COMPARE_SWAP[old]]}"
+    elif isinstance(node, (ast.BinOp, ast.AugAssign)) and type(node.op) in BINOP_SWAP:
+        old = type(node.op)
+        yield "arith", f"{SYMBOL[old]} -> {SYMBOL[BINOP_SWAP[old]]}"
+    elif isinstance(node, ast.BoolOp):
+        old, new = (ast.And, ast.Or) if isinstance(node.op, ast.And) else (ast.Or, ast.And)
+        yield "boolop", f"{SYMBOL[old]} -> {SYMBOL[new]}"
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        yield "not", "not x -> x"
+    elif isinstance(node, ast.Constant) and id(node) not in skip:
+        found = _constant_mutation(node)
+        if found:
+            yield found[0], found[2]
+    elif isinstance(node, ast.Return) and node.value is not None and not (
+            isinstance(node.value, ast.Constant) and node.value.value is None):
+        yield "return", "return x -> return None"
+    elif isinstance(node, ast.Raise):
+        yield "raise", "raise -> pass"
+
+
+def _not_mutated(tree: ast.AST) -> set[int]:
+    """ids of the constants left alone: docstrings, f-strings' pieces, and annotations."""
+    skip = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(body, list) and body and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            skip.add(id(body[0].value))
+        if isinstance(node, ast.JoinedStr):
+            skip.update(id(sub) for sub in ast.walk(node))
+        for annotation in (getattr(node, "annotation", None), getattr(node, "returns", None)):
+            if annotation is not None:
+                skip.update(id(sub) for sub in ast.walk(annotation))
+    return skip
+
+
+def _units(tree: ast.Module):
+    """(qualified name, def node) of each module-level function and each method."""
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node.name, node
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    yield f"{node.name}.{item.name}", item
+
+
+def find_mutants(source: str) -> list[Mutant]:
+    """Every mutant of a module's source, in a fixed order (their ids)."""
+    tree = ast.parse(source)
+    index = {id(node): i for i, node in enumerate(ast.walk(tree))}
+    skip = _not_mutated(tree)
+    found: list[tuple] = []
+
+    def add(nodes, scope, unit):
+        for node in nodes:
+            for op, description in _node_mutations(node, skip):
+                found.append((index[id(node)], op, node.lineno, scope, unit, description))
+
+    for unit, fn in _units(tree):
+        for statement in fn.body:
+            add(ast.walk(statement), "def", unit)
+        defaults = [d for d in fn.args.defaults + fn.args.kw_defaults
+                    if isinstance(d, ast.Constant) and d.value is not None]
+        add(defaults, "default", unit)
+    for statement in tree.body:
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
+            targets = statement.targets if isinstance(statement, ast.Assign) else [
+                statement.target]
+            if all(isinstance(t, ast.Name) and t.id != "__all__" for t in targets):
+                add(ast.walk(statement.value), "module", ast.unparse(targets[0]))
+    found.sort(key=lambda f: (f[2], f[0], f[1]))
+    return [Mutant(i, *f[:3], *f[3:]) for i, f in enumerate(found)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Applying one
+
+
+def _mutate_node(node: ast.AST, op: str):
+    """The node that replaces ``node`` (itself, changed in place, or a new one)."""
+    if op == "compare":
+        node.ops = [COMPARE_SWAP[type(node.ops[0])]()]
+    elif op == "arith":
+        node.op = BINOP_SWAP[type(node.op)]()
+    elif op == "boolop":
+        node.op = ast.Or() if isinstance(node.op, ast.And) else ast.And()
+    elif op == "not":
+        return node.operand
+    elif op in ("bool", "number", "string"):
+        node.value = _constant_mutation(node)[1]
+    elif op == "return":
+        node.value = ast.Constant(None)
+    elif op == "raise":
+        return ast.Pass()
+    return node
+
+
+def mutated_tree(source: str, mutant: Mutant) -> tuple[ast.Module, ast.AST]:
+    """The module's tree with the mutant applied, and the node that replaced the original."""
+    tree = ast.parse(source)
+    nodes = list(ast.walk(tree))
+    target = nodes[mutant.index]
+    replacement = _mutate_node(target, mutant.op)
+    if replacement is not target:
+        for parent in nodes:
+            for name, value in ast.iter_fields(parent):
+                if value is target:
+                    setattr(parent, name, replacement)
+                elif isinstance(value, list) and any(v is target for v in value):
+                    setattr(parent, name, [replacement if v is target else v for v in value])
+        ast.copy_location(replacement, target)
+    ast.fix_missing_locations(tree)
+    return tree, replacement
+
+
+def live_functions(module) -> dict[str, object]:
+    """The module's functions and methods by qualified name, unwrapped from decorators."""
+    found = {}
+    filename = module.__file__
+
+    def take(obj):
+        for _ in range(10):  # down the chain of __wrapped__
+            code = getattr(obj, "__code__", None)
+            if code is not None and code.co_filename == filename:
+                found.setdefault(code.co_qualname, obj)
+            for inner in (getattr(obj, "__func__", None), getattr(obj, "fget", None),
+                          getattr(obj, "fset", None)):
+                if inner is not None:
+                    take(inner)
+            obj = getattr(obj, "__wrapped__", None)
+            if obj is None:
+                return
+
+    for value in list(vars(module).values()):
+        if isinstance(value, type) and value.__module__ == module.__name__:
+            for member in list(vars(value).values()):
+                take(member)
+        else:
+            take(value)
+    return found
+
+
+def _find_code(code, qualname: str, firstlineno: int):
+    if code.co_qualname == qualname and code.co_firstlineno == firstlineno:
+        return code
+    for const in code.co_consts:
+        if hasattr(const, "co_qualname"):
+            hit = _find_code(const, qualname, firstlineno)
+            if hit is not None:
+                return hit
+    return None
+
+
+def apply(module, source: str, mutant: Mutant) -> None:
+    """Change the live module: raises when the mutant cannot be applied."""
+    tree, replacement = mutated_tree(source, mutant)
+    functions = live_functions(module)
+    if mutant.scope == "module":
+        statement = next(s for s in tree.body if s.lineno <= mutant.line <= s.end_lineno)
+        exec(compile(ast.Module([statement], []), module.__file__, "exec"), vars(module))
+        return
+    function = functions.get(mutant.unit)
+    if function is None:
+        raise LookupError(f"no live function {mutant.unit}")
+    if mutant.scope == "default":
+        value = eval(compile(ast.Expression(replacement), module.__file__, "eval"), vars(module))
+        _set_default(function, tree, mutant, value)
+        return
+    code = compile(tree, module.__file__, "exec")
+    new = _find_code(code, mutant.unit, function.__code__.co_firstlineno)
+    if new is None:
+        raise LookupError(f"no compiled code for {mutant.unit}")
+    function.__code__ = new
+
+
+def _set_default(function, tree: ast.Module, mutant: Mutant, value) -> None:
+    fn = dict(_units(tree))[mutant.unit]
+    positional = fn.args.defaults
+    nodes = list(ast.walk(tree))
+    target = nodes[mutant.index]
+    if any(d is target for d in positional):
+        defaults = list(function.__defaults__)
+        defaults[[i for i, d in enumerate(positional) if d is target][0]] = value
+        function.__defaults__ = tuple(defaults)
+    else:
+        name = fn.args.kwonlyargs[[i for i, d in enumerate(fn.args.kw_defaults)
+                                   if d is target][0]].arg
+        function.__kwdefaults__ = {**function.__kwdefaults__, name: value}
+
+
+# ---------------------------------------------------------------------------------------------
+# Running
+
+
+def tests_of(module_path: str, root: Path = ROOT) -> list[str]:
+    """The test files of a helpers module: tests/helpers/test_<name>.py or tests/helpers/<name>/
+    (tests/helpers/checks/test_<name>.py for helpers/checks/), and every other test file of
+    tests/helpers/ that imports it by name."""
+    relative = Path(module_path).with_suffix("")
+    name = relative.name
+    dotted = ".".join(relative.parts)
+    parent = relative.parent.name
+    own = root / "tests" / relative.parent / f"test_{name}.py"
+    folder = root / "tests" / relative
+    files = {own} if own.exists() else set()
+    if folder.is_dir():
+        files.update(folder.rglob("test_*.py"))
+    imports = re.compile(
+        rf"(\b{re.escape(dotted)}\b|from {re.escape('.'.join(relative.parent.parts))} import "
+        rf"[^\n]*\b{name}\b|from {re.escape(parent)} import [^\n]*\b{name}\b)")
+    for candidate in (root / "tests" / "helpers").rglob("test_*.py"):
+        if imports.search(candidate.read_text()):
+            files.add(candidate)
+    return sorted(str(f.relative_to(root)) for f in files)
+
+
+class _Tracer:
+    """A pytest plugin: which test reaches which function of the module, and how long each test
+    takes."""
+
+    def __init__(self, filename: str):
+        self.filename = filename
+        self.current = None
+        self.reached: dict[str, set[str]] = {}
+        self.seconds: dict[str, float] = {}
+        self.failed: list[str] = []
+
+    def _profile(self, frame, event, arg):
+        if event == "call" and self.current and frame.f_code.co_filename == self.filename:
+            unit = frame.f_code.co_qualname.split(".<locals>")[0]
+            self.reached.setdefault(self.current, set()).add(unit)
+
+    def pytest_runtest_protocol(self, item):
+        import threading
+
+        self.current = item.nodeid
+        self.reached.setdefault(item.nodeid, set())
+        sys.setprofile(self._profile)
+        threading.setprofile(self._profile)
+
+    def pytest_runtest_logreport(self, report):
+        self.seconds[report.nodeid] = self.seconds.get(report.nodeid, 0.0) + report.duration
+        if report.failed:
+            self.failed.append(report.nodeid)
+        if report.when == "teardown":
+            sys.setprofile(None)
+
+
+def _in_child(function, timeout: float, quiet: bool = True):
+    """Run ``function()`` in a forked child; (exit status or "timeout", its JSON answer)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child
+        status = 70
+        try:
+            os.close(read)
+            os.setpgid(0, 0)
+            if quiet:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, 1)
+                os.dup2(devnull, 2)
+                sys.stdout = sys.stderr = open(os.devnull, "w")  # until os._exit
+            status, answer = function()
+            with os.fdopen(write, "w") as out:
+                json.dump(answer, out)
+        except BaseException as error:  # noqa: BLE001 (any failure is the child's status)
+            try:
+                os.write(write, json.dumps({"error": repr(error)}).encode())
+            except OSError:
+                pass
+        finally:
+            os._exit(int(status))
+    os.close(write)
+    chunks, deadline = [], time.monotonic() + timeout
+    with os.fdopen(read, "rb") as pipe:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if select.select([pipe], [], [], 0.05)[0]:
+                chunk = os.read(pipe.fileno(), 1 << 16)
+                if chunk:
+                    chunks.append(chunk)
+            if done:
+                chunks.append(pipe.read())
+                break
+            if time.monotonic() > deadline:
+                _kill_group(pid)
+                return "timeout", {}
+    try:
+        os.killpg(pid, signal.SIGKILL)  # what the tests left running
+    except OSError:
+        pass
+    text = b"".join(chunks).decode() or "{}"
+    return os.waitstatus_to_exitcode(status), json.loads(text)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+    os.waitpid(pid, 0)
+
+
+def trace(module, tests: list[str], root: Path = ROOT, timeout: float = 3600) -> _Tracer:
+    """Run the module's tests once, in a child, tracing which test reaches which function."""
+    import pytest
+
+    tracer = _Tracer(module.__file__)
+
+    def run():
+        os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # 2 s a child (nbval, anyio: unused)
+        os.chdir(root)
+        status = pytest.main([*tests, *PYTEST_ARGS[1:]], plugins=[tracer])
+        return status, {"reached": {k: sorted(v) for k, v in tracer.reached.items()},
+                        "seconds": tracer.seconds, "failed": tracer.failed}
+
+    status, answer = _in_child(run, timeout)
+    if status != 0 or "reached" not in answer:
+        raise RuntimeError(f"the tests of {module.__name__} fail unmutated ({status}): "
+                           f"{answer.get('failed') or answer.get('error')}")
+    tracer.reached = {k: set(v) for k, v in answer["reached"].items()}
+    tracer.seconds = answer["seconds"]
+    return tracer
+
+
+def selection(mutant: Mutant, tracer: _Tracer) -> list[str]:
+    """The tests a mutant is run against, fastest first."""
+    if mutant.scope == "module":
+        chosen = list(tracer.reached)
+    else:
+        chosen = [t for t, units in tracer.reached.items() if mutant.unit in units]
+    return sorted(chosen, key=lambda t: tracer.seconds.get(t, 0.0))
+
+
+def run_mutant(module, source: str, mutant: Mutant, tracer: _Tracer, root: Path = ROOT,
+               min_timeout: float = 20.0) -> Outcome:
+    """Run one mutant's tests in a child: its time limit is three times what they took in the
+    traced run, plus ``min_timeout`` seconds."""
+    import pytest
+
+    tests = selection(mutant, tracer)
+    if not tests:
+        return Outcome(mutant, "uncovered", 0.0)
+    budget = sum(tracer.seconds.get(t, 0.0) for t in tests)
+    timeout = 3 * budget + min_timeout
+
+    def run():
+        os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+        os.chdir(root)  # the node ids are relative to it
+        try:
+            apply(module, source, mutant)
+        except Exception as error:  # noqa: BLE001 (a mutant that cannot be applied)
+            return 71, {"error": repr(error)}
+        return pytest.main([*tests, *PYTEST_ARGS]), {}
+
+    start = time.monotonic()
+    status, answer = _in_child(run, timeout)
+    seconds = time.monotonic() - start
+    if status == "timeout":
+        return Outcome(mutant, "timeout", seconds, len(tests))
+    if status == 0:
+        return Outcome(mutant, "survived", seconds, len(tests))
+    if status == 1:
+        return Outcome(mutant, "killed", seconds, len(tests))
+    return Outcome(mutant, "error", seconds, len(tests), f"{status} {answer.get('error', '')}")
+
+
+def import_module_of(path: str, root: Path = ROOT):
+    dotted = ".".join(Path(path).with_suffix("").parts)
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    return importlib.import_module(dotted)
+
+
+def eager_started() -> bool:
+    """Whether TensorFlow's eager context has started in this process (then forks hang)."""
+    context = sys.modules.get("tensorflow.python.eager.context")
+    return bool(context and context.context()._context_handle is not None)
+
+
+def measure(path: str, tests: list[str] | None = None, sample: int | None = None,
+            seed: int = 1, root: Path = ROOT, preimport=PREIMPORT, min_timeout: float = 20.0,
+            log=print) -> dict:
+    """Measure one module; the run as a dict (results file entry)."""
+    start = time.monotonic()
+    for name in preimport:
+        importlib.import_module(name)
+    module = import_module_of(path, root)
+    if eager_started():
+        raise RuntimeError("TensorFlow ran an operation in the runner's process: forks would hang")
+    tests = tests if tests is not None else tests_of(path, root)
+    source = Path(module.__file__).read_text()
+    mutants = find_mutants(source)
+    chosen = mutants
+    if sample and sample < len(mutants):
+        chosen = sorted(random.Random(seed).sample(mutants, sample), key=lambda m: m.id)
+    log(f"{path}: {len(mutants)} mutants, running {len(chosen)}; tests: {' '.join(tests)}")
+    traced = time.monotonic()
+    tracer = trace(module, tests, root)
+    log(f"  traced run: {time.monotonic() - traced:.1f} s, {len(tracer.reached)} tests")
+    outcomes = []
+    for number, mutant in enumerate(chosen, 1):
+        outcome = run_mutant(module, source, mutant, tracer, root, min_timeout)
+        outcomes.append(outcome)
+        log(f"  [{number}/{len(chosen)}] #{mutant.id} line {mutant.line} {mutant.unit}: "
+            f"{mutant.description} -> {outcome.status} ({outcome.seconds:.1f} s, "
+            f"{outcome.tests} tests) {outcome.detail}")
+    return summary(path, tests, mutants, chosen, outcomes, sample, seed,
+                   time.monotonic() - start)
+
+
+def summary(path, tests, mutants, chosen, outcomes, sample, seed, seconds) -> dict:
+    count = {s: sum(o.status == s for o in outcomes)
+             for s in ("killed", "survived", "uncovered", "timeout", "error")}
+    valid = len(outcomes) - count["error"]
+    caught = count["killed"] + count["timeout"]
+    return {
+        "module": path,
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "mode": "sample" if len(chosen) < len(mutants) else "full",
+        "seed": seed if len(chosen) < len(mutants) else None,
+        "mutants": len(mutants),
+        "run": len(chosen),
+        **count,
+        "score": round(100 * caught / valid, 1) if valid else None,
+        "seconds": round(seconds, 1),
+        "tests": tests,
+        "survivors": [
+            {**asdict(o.mutant), "status": o.status, "detail": o.detail} for o in outcomes
+            if o.status in ("survived", "uncovered", "error")
+        ],
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Results and the table
+
+
+def save(run: dict, label: str, results: Path = RESULTS) -> None:
+    data = json.loads(results.read_text()) if results.exists() else {"runs": []}
+    data["runs"].append({"label": label, **run})
+    results.write_text(json.dumps(data, indent=1) + "\n")
+
+
+def modules(root: Path = ROOT) -> list[str]:
+    """Every module of helpers/ that has code to mutate."""
+    found = []
+    for path in sorted((root / "helpers").rglob("*.py")):
+        if find_mutants(path.read_text()):
+            found.append(str(path.relative_to(root)))
+    return found
+
+
+def table(results: Path = RESULTS, root: Path = ROOT) -> str:
+    """Markdown: per module, its first run (before) and its latest (after)."""
+    data = json.loads(results.read_text()) if results.exists() else {"runs": []}
+    by_module: dict[str, list[dict]] = {}
+    for run in data["runs"]:
+        by_module.setdefault(run["module"], []).append(run)
+    lines = ["| module | mode | mutants run | killed | timeout | survived (no test reaches) "
+             "| score before | score after | wall time |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for path in modules(root):
+        runs = by_module.get(path)
+        if not runs:
+            lines.append(f"| `{path}` | not measured | | | | | | | |")
+            continue
+        first, last = runs[0], runs[-1]
+        before = f"{first['score']} %" if first is not last else ""
+        lines.append(
+            f"| `{path}` | {last['mode']} | {last['run']} of {last['mutants']} | "
+            f"{last['killed']} | {last['timeout']} | "
+            f"{last['survived'] + last['uncovered']} ({last['uncovered']}) | {before} | "
+            f"{last['score']} % | {_minutes(last['seconds'])} |")
+    return "\n".join(lines)
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:.1f} min" if seconds >= 60 else f"{seconds:.0f} s"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("modules", nargs="*", help="helpers/x.py (default: every module)")
+    parser.add_argument("--sample", type=int, help="run this many mutants, chosen at random")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--label", default="run", help="a word saved with the run (before, ...)")
+    parser.add_argument("--report", action="store_true", help="print the table and stop")
+    parser.add_argument("--no-save", action="store_true")
+    args = parser.parse_args(argv)
+    if args.report:
+        print(table())
+        return 0
+    os.environ.setdefault("WORKBOOK_FAST", "1")
+    os.chdir(ROOT)
+    for path in args.modules or modules():
+        # each module in its own interpreter when several are asked for: no mutant of one
+        # module sees another module's tests imported
+        if len(args.modules or modules()) > 1:
+            command = [sys.executable, __file__, path, "--seed", str(args.seed),
+                       "--label", args.label] + (["--sample", str(args.sample)]
+                                                 if args.sample else []) + (
+                ["--no-save"] if args.no_save else [])
+            status = os.spawnv(os.P_WAIT, sys.executable, command)
+            if status:
+                print(f"{path}: the runner failed ({status})", file=sys.stderr)
+            continue
+        run = measure(path, sample=args.sample, seed=args.seed)
+        print(f"{path}: {run['killed']} killed, {run['timeout']} timeouts, {run['survived']} "
+              f"survived, {run['uncovered']} reached by no test, {run['error']} errors of "
+              f"{run['run']}: score {run['score']} % in {_minutes(run['seconds'])}")
+        if not args.no_save:
+            save(run, args.label)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
