@@ -13,6 +13,8 @@
 #   make hub        a JupyterHub for the course on this machine (.venv-hub; TEACHING.md)
 #   make keras-latest  run notebook 10's Keras cells on the newest TensorFlow (second venv)
 #   make benchmark  measure the course's performance figures (benchmarks/results.md)
+#   make po         merge the changed English into the zh-TW catalogues (translations/README.md)
+#   make zh-tw      build the zh-TW edition (notebooks/zh-TW/, README.zh-TW.md, TEACHING.zh-TW.md)
 #   make lock       re-pin requirements*.lock after a change to requirements*.txt
 #
 # Offline or in a classroom: make lab DATASETS=/media/usb/datasets
@@ -30,6 +32,8 @@ ifneq ($(strip $(DATASETS)),)
 export WORKBOOK_DATASETS := $(abspath $(DATASETS))
 endif
 NOTEBOOKS := $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
+# make test also runs one notebook of the zh-TW edition: its code runs from its own folder.
+ZH_TW_RUN := notebooks/zh-TW/00_setup_and_data.ipynb
 PYTEST_ARGS ?=
 NBVAL_ARGS := --nbval-lax --nbval-current-env --nbval-cell-timeout=1200 \
 	--nbval-sanitize-with=tests/nbval_sanitize.cfg -p tests.nbval_plugin
@@ -74,7 +78,7 @@ lab: setup
 	cd notebooks && ../$(VENV)/bin/jupyter lab $(ROOT_FLAG) $(LAB_ARGS)
 
 test: setup teacher hub
-	WORKBOOK_FAST=1 $(PY) -m pytest --durations=15 $(NBVAL_ARGS) $(PYTEST_ARGS) tests $(NOTEBOOKS)
+	WORKBOOK_FAST=1 $(PY) -m pytest --durations=15 $(NBVAL_ARGS) $(PYTEST_ARGS) tests $(NOTEBOOKS) $(ZH_TW_RUN)
 
 # Without the notebooks and the tests tests/conftest.py calls slow (training for real,
 # kernels, Jupyter servers, nbgrader): under 3 minutes on 2 cores.
@@ -96,6 +100,18 @@ notebooks: setup lib
 
 student: teacher
 	$(PY_TEACHER) tools/make_student.py $(NOTEBOOKS)
+
+# The zh-TW edition (translations/README.md). make po merges the English into the gettext
+# catalogues (changed blocks fuzzy, removed ones obsolete, new ones empty); make zh-tw builds the
+# edition from the English and the catalogues, then its student copies as make student does.
+ZH_TW_NOTEBOOKS := $(patsubst notebooks/%,notebooks/zh-TW/%,$(NOTEBOOKS))
+.PHONY: po zh-tw
+po: $(INSTALLED)
+	$(PY) -m tools.catalogues
+
+zh-tw: teacher
+	$(PY) -m tools.edition
+	$(PY_TEACHER) tools/make_student.py $(ZH_TW_NOTEBOOKS)
 
 benchmark: setup
 	$(PY) benchmarks/performance.py --update-docs $(BENCHMARK_ARGS)

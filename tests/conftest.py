@@ -167,3 +167,14 @@ def course_temp_dir_of_the_test(monkeypatch, tmp_path_factory):
     monkeypatch.setattr(tempfile, "tempdir", tempfile.tempdir)
     monkeypatch.setenv("TMPDIR", os.environ.get("TMPDIR", tempfile.gettempdir()))
 
+
+
+def pytest_terminal_summary(terminalreporter):
+    """After the zh-TW edition's tests: how much of each catalogue is translated."""
+    ran = [report for reports in terminalreporter.stats.values() for report in reports
+           if "test_zh_tw_edition.py" in getattr(report, "nodeid", "")]
+    if ran:
+        from tools.catalogues import stats_table
+
+        terminalreporter.write_sep("-", "zh-TW edition (translations/zh_TW)")
+        terminalreporter.write_line(stats_table())

@@ -29,6 +29,7 @@ from pathlib import Path
 import nbformat
 import polib
 
+from tools.anchors import github_anchor, headings
 from tools.markdown_blocks import split
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,9 +38,11 @@ CATALOGUES = ROOT / "translations" / LANGUAGE
 # The line at the top of README.md and TEACHING.md that links the other language; the
 # edition writes its own (tools/edition.py), so it is not translated.
 LANGUAGE_LINE = re.compile(r"^\*\*English\*\* · \[繁體中文\]\([\w.-]+\)\n\n?", re.MULTILINE)
+# How alike a changed block's English must be to an old one to be offered its translation
+# (fuzzy): in the same cell or section, and anywhere else in the source.
 FUZZY_SIMILARITY = 0.6
+FUZZY_SIMILARITY_ELSEWHERE = 0.8
 NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
-HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
 
 
 @dataclass(frozen=True)
@@ -59,44 +62,42 @@ def catalogue_path(source: Path) -> Path:
     return CATALOGUES / f"{Path(source).stem}.po"
 
 
-def github_anchor(heading: str) -> str:
-    """The anchor GitHub gives a Markdown heading: lower case, punctuation out, spaces to -."""
-    text = re.sub(r"`|\*|(?<!\w)_|_(?!\w)", "", heading)
-    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
-    return re.sub(r"[^\w\- ]", "", text.strip().lower()).replace(" ", "-")
-
-
 def blocks(source: Path) -> list[Block]:
     """The translatable blocks of ``source``, in order, each with its context."""
     source = Path(source)
     if source.suffix == ".ipynb":
-        notebook = nbformat.read(source, as_version=4)
-        cells = [(cell.id, cell.source) for cell in notebook.cells if cell.cell_type == "markdown"]
-        return _unique([Block(cell_id, piece.text, piece.kind)
-                        for cell_id, text in cells
-                        for piece in split(text) if piece.translatable])
+        return notebook_blocks(nbformat.read(source, as_version=4))
     return markdown_file_blocks(source.read_text(encoding="utf-8"))
+
+
+def notebook_blocks(notebook) -> list[Block]:
+    cells = [(cell.id, cell.source) for cell in notebook.cells if cell.cell_type == "markdown"]
+    return _unique([Block(cell_id, piece.text, piece.kind)
+                    for cell_id, text in cells
+                    for piece in split(text) if piece.translatable])
 
 
 def markdown_file_blocks(text: str) -> list[Block]:
     found, section = [], ""
     for piece in split(LANGUAGE_LINE.sub("", text, count=1)):
         if piece.kind == "heading":
-            section = github_anchor(HEADING.match(piece.text).group(1))
+            section = github_anchor(headings(piece.text)[0])
         if piece.translatable:
             found.append(Block(section, piece.text, piece.kind))
     return _unique(found)
 
 
 def _unique(found: list[Block]) -> list[Block]:
-    """The same English twice in one context: the second is told apart by ``#2``."""
-    seen, unique = {}, []
-    for block in found:
-        key = (block.context, block.text)
-        seen[key] = seen.get(key, 0) + 1
-        context = block.context if seen[key] == 1 else f"{block.context}#{seen[key]}"
-        unique.append(Block(context, block.text, block.kind))
-    return unique
+    seen = {}
+    return [Block(numbered(seen, block.context, block.text), block.text, block.kind)
+            for block in found]
+
+
+def numbered(seen: dict, context: str, text: str) -> str:
+    """The entry's context: the same English twice in one context is told apart by ``#2``."""
+    seen[(context, text)] = seen.get((context, text), 0) + 1
+    count = seen[(context, text)]
+    return context if count == 1 else f"{context}#{count}"
 
 
 def new_catalogue() -> polib.POFile:
@@ -121,9 +122,7 @@ def load(path: Path) -> polib.POFile:
 def merged(old: polib.POFile, found: list[Block]) -> polib.POFile:
     """A catalogue for the blocks ``found`` that keeps what ``old`` translated (see above)."""
     catalogue = new_catalogue()
-    previous = [entry for entry in old if entry.msgstr] + [
-        entry for entry in old.obsolete_entries() if entry.msgstr
-    ]
+    previous = [entry for entry in old if entry.msgstr]  # obsolete ones included
     exact = {(entry.msgctxt, entry.msgid): entry for entry in previous}
     by_text = {entry.msgid: entry for entry in previous if not entry.fuzzy}
     used, current = set(), _keys(found)
@@ -133,6 +132,7 @@ def merged(old: polib.POFile, found: list[Block]) -> polib.POFile:
         match = exact.get((block.context, block.text)) or by_text.get(block.text)
         if match is not None:
             entry.msgstr = match.msgstr
+            entry.tcomment = match.tcomment
             entry.flags = list(match.flags)
             entry.previous_msgid = match.previous_msgid if match.fuzzy else None
             used.add(id(match))
@@ -141,7 +141,8 @@ def merged(old: polib.POFile, found: list[Block]) -> polib.POFile:
         catalogue.append(entry)
     for entry in previous:
         if id(entry) not in used and (entry.msgctxt, entry.msgid) not in current:
-            gone = polib.POEntry(msgctxt=entry.msgctxt, msgid=entry.msgid, msgstr=entry.msgstr)
+            gone = polib.POEntry(msgctxt=entry.msgctxt, msgid=entry.msgid, msgstr=entry.msgstr,
+                                 tcomment=entry.tcomment)
             gone.obsolete = True
             catalogue.append(gone)
     return catalogue
@@ -159,15 +160,17 @@ def _carry_changed(entry: polib.POEntry, block: Block, previous: list, used: set
         numbers = renumbered(old.msgid, block.text, old.msgstr)
         if numbers is not None and not old.fuzzy:
             entry.msgstr = numbers
+            entry.tcomment = old.tcomment
             used.add(id(old))
             return
-    best, score = None, FUZZY_SIMILARITY
+    best, score = None, FUZZY_SIMILARITY if same_place else FUZZY_SIMILARITY_ELSEWHERE
     for old in same_place or candidates:
         matcher = difflib.SequenceMatcher(None, old.msgid, block.text, autojunk=False)
         if matcher.real_quick_ratio() > score and matcher.ratio() > score:
             best, score = old, matcher.ratio()
     if best is not None:
         entry.msgstr = best.msgstr
+        entry.tcomment = best.tcomment
         entry.flags = ["fuzzy"]
         entry.previous_msgid = best.previous_msgid if best.fuzzy else best.msgid
         used.add(id(best))

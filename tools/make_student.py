@@ -11,7 +11,8 @@ region becomes ``# YOUR CODE HERE`` / ``raise NotImplementedError()``, outputs
 and execution counts are cleared, the exercise cells are locked and carry
 their checksums. Only ``SaveCells``, which records the cells in nbgrader's
 database, is left out: it does not change the notebook. The copy is written to
-``notebooks/student/<same name>.ipynb`` without the course's run stamp
+``student/<same name>.ipynb`` next to the notebook (``notebooks/student/``, and
+``notebooks/zh-TW/student/`` for the zh-TW edition) without the course's run stamp
 (``metadata.workbook``); apart from that stamp it is the file that
 ``nbgrader generate_assignment`` writes to ``release/`` (the round-trip test
 checks this).
@@ -26,7 +27,6 @@ from pathlib import Path
 import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
-STUDENT_DIR = ROOT / "notebooks" / "student"
 
 
 def release_preprocessors() -> list:
@@ -52,7 +52,9 @@ def student_copy(notebook, name: str):
 
 
 def student_path(path: Path) -> Path:
-    return STUDENT_DIR / Path(path).name
+    """Where the student copy of the notebook at ``path`` is: ``student/`` beside it."""
+    path = Path(path).resolve()
+    return path.parent / "student" / path.name
 
 
 def student_text(path: Path) -> str:

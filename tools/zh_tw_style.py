@@ -25,7 +25,7 @@ from pathlib import Path
 import polib
 
 from tools.catalogues import CATALOGUES, load
-from tools.markdown_blocks import CODE_SPAN, protected, structure, without_protected
+from tools.markdown_blocks import CODE_SPAN, PARSER, protected, structure, without_protected
 
 GLOSSARY = CATALOGUES / "glossary.md"
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -33,7 +33,9 @@ CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 # quoted as it is written.
 TAIWAN_FORMS = {"台"}
 ARTICLE_TITLE = "Tensorflow：estimator訓練"
-HALF_WIDTH_AFTER_CJK = re.compile(rf"[{CJK}][,.:;?!]")
+# Taiwanese words that hold a refused term: 控制代碼 (a handle) holds 代碼.
+TAIWAN_COMPOUNDS = ("控制代碼",)
+HALF_WIDTH_NEXT_TO_CJK = re.compile(rf"[{CJK}][,.:;?!]|[,.:;?!][{CJK}]")
 HALF_WIDTH_PARENS = re.compile(rf"[{CJK}] ?\(|\) ?[{CJK}]|\([{CJK}]|[{CJK}]\)")
 NO_SPACE = re.compile(rf"[{CJK}][A-Za-z0-9]|[A-Za-z0-9%][{CJK}]")
 WESTERN_QUOTES = re.compile(rf"[“”]|[{CJK}]\"|\"[{CJK}]")
@@ -71,8 +73,9 @@ def non_taiwan_characters(text: str) -> list[str]:
 
 
 def prose(text: str) -> str:
-    """What a reader reads as Chinese prose: code, URLs and emphasis marks out, code as ``X``."""
-    text = text.replace(ARTICLE_TITLE, "X")
+    """What a reader reads as Chinese prose: code, URLs and emphasis marks out, code as ``X``
+    (a Latin word), the article's title as ``題`` (a Chinese one)."""
+    text = text.replace(ARTICLE_TITLE, "題")
     text = CODE_SPAN.sub("X", text)
     text = without_protected(text).replace("**", "").replace("*", "")
     return re.sub(r"\[([^\]]*)\]", r"\1", text)
@@ -92,11 +95,27 @@ def problems(english: str, translation: str) -> list[str]:
         chars = [c for c in non_taiwan_characters(translation) if c not in english]
         if chars:
             found.append(f"not Taiwan's characters (OpenCC s2tw changes them): {''.join(chars)}")
-    terms = [term for term in mainland_terms() if term in translation and term not in english]
+    words = translation
+    for compound in TAIWAN_COMPOUNDS:
+        words = words.replace(compound, " ")
+    terms = [term for term in mainland_terms() if term in words and term not in english]
     if terms:
         found.append(f"terms the glossary refuses: {', '.join(terms)}")
     found += _typography(english, translation)
+    found += _emphasis(english, translation)
     return found
+
+
+def _emphasis(english: str, translation: str) -> list[str]:
+    """Bold and italic as CommonMark renders them: ``**執行時間：**完整模式`` is not bold (a
+    closing ``**`` after punctuation must be followed by a space or punctuation)."""
+    rendered = [PARSER.render(text) for text in (english, translation)]
+    counts = [(page.count("<strong>"), page.count("<em>")) for page in rendered]
+    if counts[0] == counts[1]:
+        return []
+    return [f"bold/italic not rendered as in the English ({counts[1]} vs {counts[0]} "
+            "<strong>/<em>): after a closing ** or * that follows punctuation put a space, or "
+            "move the punctuation outside the marks"]
 
 
 def _typography(english: str, translation: str) -> list[str]:
@@ -105,7 +124,7 @@ def _typography(english: str, translation: str) -> list[str]:
         return ["no Chinese in the translation"]
     found = []
     for name, pattern in (
-        ("half-width punctuation after Chinese", HALF_WIDTH_AFTER_CJK),
+        ("half-width punctuation next to Chinese", HALF_WIDTH_NEXT_TO_CJK),
         ("half-width parentheses next to Chinese (use （）)", HALF_WIDTH_PARENS),
         ("no space between Chinese and Latin letters or digits", NO_SPACE),
         ("Western quotation marks (use 「」)", WESTERN_QUOTES),

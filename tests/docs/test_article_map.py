@@ -21,13 +21,12 @@ import nbformat
 import pytest
 
 from tests import ROOT
+from tools.anchors import headings, notebook_anchor
 
 MAP_HEADING = "## The article and where the course teaches it"
 LINK = re.compile(
     r"\]\((?P<path>(?:\.\./|\./)?(?:notebooks/)?\d\d_[\w-]+\.ipynb)#(?P<fragment>[^)\s]+)\)"
 )
-FENCE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
-HEADING = re.compile(r"^(#{1,6})\s+(?P<text>.+?)\s*#*\s*$", re.MULTILINE)
 # The parts of the article the map must name (workbook-design §2).
 ARTICLE_PARTS = (
     "學習流程",
@@ -46,33 +45,17 @@ ARTICLE_PARTS = (
 )
 
 
-def rendered_text(heading: str) -> str:
-    """A heading's text as a browser shows it: code spans keep their content, emphasis marks
-    and link targets go."""
-    parts = re.split(r"(`[^`]*`)", heading)
-    shown = []
-    for part in parts:
-        if part.startswith("`") and part.endswith("`") and len(part) >= 2:
-            shown.append(part[1:-1])
-        else:
-            part = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", part)
-            shown.append(re.sub(r"\*+|(?<!\w)_+|_+(?!\w)", "", part))
-    return "".join(shown).strip()
-
-
-def anchor(heading: str) -> str:
-    """The id JupyterLab and nbconvert give a markdown heading (unquoted)."""
-    return rendered_text(heading).replace(" ", "-")
+anchor = notebook_anchor
 
 
 def heading_anchors(notebook) -> set:
     """The anchors of every heading in the notebook's markdown cells (a ``#`` line inside a
     fenced code block is code, not a heading)."""
     return {
-        anchor(match["text"])
+        anchor(text)
         for cell in notebook.cells
         if cell.cell_type == "markdown"
-        for match in HEADING.finditer(FENCE.sub("", cell.source))
+        for text in headings(cell.source)
     }
 
 

@@ -3,7 +3,8 @@
 Starts the README's first command on a free loopback port and asks the Jupyter
 server's REST API what it serves, and JupyterLab's settings API whether the
 course's overrides (tools/jupyterlab_overrides.json: no "Jupyter news" prompt)
-are in force; then stops it (and everything it started).
+are in force, and its translations API whether 中文 (台灣) is installed (the
+JupyterLab zh-TW language pack); then stops it (and everything it started).
 """
 
 import json
@@ -70,5 +71,12 @@ def test_make_lab_serves_the_notebooks_and_the_kernel(tmp_path):
         assert notification["settings"] == {}, notification["settings"]
         assert notification["schema"]["properties"]["fetchNews"]["default"] == "false"
         assert notification["schema"]["properties"]["checkForUpdates"]["default"] is False
+        # Settings -> Language offers 中文 (台灣): the language pack is installed
+        languages = _get(f"http://127.0.0.1:{port}/lab/api/translations/")["data"]
+        assert "zh_TW" in languages, sorted(languages)
+        zh_tw = _get(f"http://127.0.0.1:{port}/lab/api/translations/zh_TW")["data"]
+        assert zh_tw["jupyterlab"][""]["language"] == "zh-TW", list(zh_tw)
+        assert zh_tw["jupyterlab"]["Settings"] == ["設定"]
+        assert "zh-TW" in names
     finally:
         stop_group(server, seconds=30)

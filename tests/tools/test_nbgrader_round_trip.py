@@ -11,7 +11,9 @@ Uses the teacher environment (`.venv-teacher`, built by `make teacher`, which
   the notebook with its solutions gets full points, the released copy as it is
   gets 0 (the autograder does not crash on it), a copy with one wrong answer
   loses that exercise's point only, and its feedback HTML shows the check's
-  plain-words message.
+  plain-words message;
+* the zh-TW edition goes the same way for notebook 01 (notebooks/zh-TW/): its
+  release is its committed student copy, and it grades the same.
 
 The kernels import a copy of `helpers/` in the temporary folder, so what the
 notebooks write (`models/`) goes there and is removed with it.
@@ -35,6 +37,7 @@ from tests import ROOT
 from tools.nbgrader_course import assignment_id, write_course
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+ZH_TW = ROOT / "notebooks" / "zh-TW" / "01_estimator_idea.ipynb"
 TEACHER = ROOT / ".venv-teacher"
 KERNEL_SPEC = TEACHER / "share" / "jupyter" / "kernels" / "estimator-workbook" / "kernel.json"
 # Per notebook: the solution cell to get wrong,
@@ -80,8 +83,8 @@ def _nbgrader(course: Path, env: dict, *args) -> None:
     )
 
 
-@pytest.fixture(scope="module")
-def course():
+def _round_trip(notebooks: list, names) -> Path:
+    """A course in a temporary folder: ``notebooks`` released, ``names`` graded."""
     if not (TEACHER / "bin" / "nbgrader").exists() or not KERNEL_SPEC.exists():
         pytest.fail(
             "the teacher environment .venv-teacher (nbgrader, "
@@ -89,35 +92,59 @@ def course():
         )
     temporary = Path(tempfile.mkdtemp(prefix="nbgrader-round-trip-"))
     try:
-        # the kernels' helpers package, and so their models/ and data/
-        kernel_root = temporary / "root"
-        shutil.copytree(
-            ROOT / "helpers", kernel_root / "helpers", ignore=shutil.ignore_patterns("__pycache__")
-        )
-        (kernel_root / "data").symlink_to(ROOT / "data", target_is_directory=True)
-        env = dict(os.environ, WORKBOOK_FAST="1", PYTHONPATH=str(kernel_root),
-                   PATH=f"{TEACHER / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
-        root = temporary / "course"
-        write_course(root, NOTEBOOKS)
-        _nbgrader(root, env, "generate_assignment", "*")
-        for name, wrong in WRONG_ANSWERS.items():
-            source = nbformat.read(root / "source" / name / f"{name}.ipynb", as_version=4)
-            released = root / "release" / name / f"{name}.ipynb"
-            submissions = {
-                "solved": _submission(nbformat.read(released, as_version=4), source),
-                "released": nbformat.read(released, as_version=4),
-                "one_wrong": _submission(nbformat.read(released, as_version=4), source, wrong),
-            }
-            for student, notebook in submissions.items():
-                target = root / "submitted" / student / name / f"{name}.ipynb"
-                target.parent.mkdir(parents=True)
-                nbformat.write(notebook, target)
-            _nbgrader(root, env, "autograde", name)
-            _nbgrader(root, env, "generate_feedback", name)
-        _nbgrader(root, env, "export", "--to", "grades.csv")
+        return _graded_course(temporary, notebooks, names)
+    except BaseException:
+        shutil.rmtree(temporary, ignore_errors=True)
+        raise
+
+
+def _graded_course(temporary: Path, notebooks: list, names) -> Path:
+    # the kernels' helpers package, and so their models/ and data/
+    kernel_root = temporary / "root"
+    shutil.copytree(
+        ROOT / "helpers", kernel_root / "helpers", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    (kernel_root / "data").symlink_to(ROOT / "data", target_is_directory=True)
+    env = dict(os.environ, WORKBOOK_FAST="1", PYTHONPATH=str(kernel_root),
+               PATH=f"{TEACHER / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
+    root = temporary / "course"
+    write_course(root, notebooks)
+    _nbgrader(root, env, "generate_assignment", "*")
+    for name in names:
+        wrong = WRONG_ANSWERS[name]
+        source = nbformat.read(root / "source" / name / f"{name}.ipynb", as_version=4)
+        released = root / "release" / name / f"{name}.ipynb"
+        submissions = {
+            "solved": _submission(nbformat.read(released, as_version=4), source),
+            "released": nbformat.read(released, as_version=4),
+            "one_wrong": _submission(nbformat.read(released, as_version=4), source, wrong),
+        }
+        for student, notebook in submissions.items():
+            target = root / "submitted" / student / name / f"{name}.ipynb"
+            target.parent.mkdir(parents=True)
+            nbformat.write(notebook, target)
+        _nbgrader(root, env, "autograde", name)
+        _nbgrader(root, env, "generate_feedback", name)
+    _nbgrader(root, env, "export", "--to", "grades.csv")
+    return root
+
+
+@pytest.fixture(scope="module")
+def course():
+    root = _round_trip(NOTEBOOKS, sorted(WRONG_ANSWERS))
+    try:
         yield root
     finally:
-        shutil.rmtree(temporary, ignore_errors=True)
+        shutil.rmtree(root.parent, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def zh_tw_course():
+    root = _round_trip([ZH_TW], [ZH_TW.stem])
+    try:
+        yield root
+    finally:
+        shutil.rmtree(root.parent, ignore_errors=True)
 
 
 def _scores(course: Path) -> dict:
@@ -138,9 +165,26 @@ def test_release_is_the_committed_student_copy(course, path):
     )
 
 
+def test_zh_tw_release_is_the_committed_student_copy(zh_tw_course):
+    released = nbformat.read(zh_tw_course / "release" / ZH_TW.stem / ZH_TW.name, as_version=4)
+    released.metadata.pop("workbook", None)
+    committed = nbformat.read(ZH_TW.parent / "student" / ZH_TW.name, as_version=4)
+    assert committed == released, (
+        f"notebooks/zh-TW/student/{ZH_TW.name} is not what nbgrader releases: run `make zh-tw`"
+    )
+    assert released.cells[0].id == "zh-tw-edition"
+
+
 @pytest.mark.parametrize("name", sorted(WRONG_ANSWERS))
 def test_points(course, name):
-    scores = _scores(course)
+    _assert_points(_scores(course), name)
+
+
+def test_zh_tw_points(zh_tw_course):
+    _assert_points(_scores(zh_tw_course), ZH_TW.stem)
+
+
+def _assert_points(scores: dict, name: str) -> None:
     solved, maximum = scores[(name, "solved")]
     assert maximum >= 2, "a round-trip notebook needs at least two graded checks"
     assert solved == maximum, f"the notebook with its solutions got {solved} of {maximum}"
@@ -162,6 +206,14 @@ def _check_failure(course: Path, name: str, check_id: str) -> str:
 
 @pytest.mark.parametrize("name", sorted(WRONG_ANSWERS))
 def test_feedback_shows_the_plain_message(course, name):
+    _assert_feedback(course, name)
+
+
+def test_zh_tw_feedback_shows_the_plain_message(zh_tw_course):
+    _assert_feedback(zh_tw_course, ZH_TW.stem)
+
+
+def _assert_feedback(course: Path, name: str) -> None:
     message = " ".join(_check_failure(course, name, WRONG_ANSWERS[name][2]).split())
     assert "\n" not in message and "still None" not in message and len(message) > 40, message
     page = (course / "feedback" / "one_wrong" / name / f"{name}.html").read_text(encoding="utf-8")
