@@ -42,7 +42,7 @@ LANGUAGE_LINE = re.compile(r"^\*\*English\*\* · \[繁體中文\]\([\w.-]+\)\n\n
 # (fuzzy): in the same cell or section, and anywhere else in the source.
 FUZZY_SIMILARITY = 0.6
 FUZZY_SIMILARITY_ELSEWHERE = 0.8
-NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")  # 3,000 and 0.25; not the comma in "255, 0"
 
 
 @dataclass(frozen=True)

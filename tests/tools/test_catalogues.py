@@ -83,6 +83,9 @@ def test_renumbered_needs_the_same_numbers_in_the_same_order():
     assert new == "約 40 秒，25 秒"
     assert renumbered("about 30 s", "about 30 min", "約 30 秒") is None  # a word changed
     assert renumbered("30 s then 20 s", "40 s then 25 s", "先 20 秒再 30 秒") is None
+    # a comma after a number is the English's, not the number's
+    assert renumbered("0 to 255, in 3,000 steps", "0 to 1, in 4,000 steps",
+                      "0 到 255，共 3,000 步") == "0 到 1，共 4,000 步"
 
 
 def test_contexts_are_cell_ids_and_repeats_are_numbered():
