@@ -129,7 +129,8 @@ def _typography(english: str, translation: str) -> list[str]:
         ("no space between Chinese and Latin letters or digits", NO_SPACE),
         ("Western quotation marks (use 「」)", WESTERN_QUOTES),
     ):
-        hits = pattern.findall(text)
+        # what the English quotes as it is (the article's wording) is not the translator's
+        hits = [hit for hit in pattern.findall(text) if hit not in english]
         if hits:
             found.append(f"{name}: {' '.join(repr(hit) for hit in hits[:4])}")
     if translation.count("\n") != english.count("\n"):

@@ -59,6 +59,12 @@ def test_quoting_the_article_is_allowed():
     assert problems(english, "原文的「數據導入」一節說 `input_fn` 傳回資料。") == []
 
 
+def test_a_quotation_keeps_the_article_s_spacing():
+    english = "The site added 「詳細分析Tensorflow」 to the title."
+    assert problems(english, "網站在標題加上「詳細分析Tensorflow」。") == []
+    assert problems(english, "網站在標題加上「詳細分析Tensorflow」和「分析Keras」。") != []
+
+
 def test_taiwanese_compounds_and_the_article_title_pass():
     assert problems("Close the handle.", "關閉控制代碼。") == []
     title = "Tensorflow：estimator訓練"
