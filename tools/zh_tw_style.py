@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import re
 import sys
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 
 import polib
 
-from tools.catalogues import CATALOGUES, load
+from tools.catalogues import CATALOGUES, NUMBER, load
 from tools.markdown_blocks import CODE_SPAN, PARSER, protected, structure, without_protected
 
 GLOSSARY = CATALOGUES / "glossary.md"
@@ -40,6 +41,7 @@ HALF_WIDTH_PARENS = re.compile(rf"[{CJK}] ?\(|\) ?[{CJK}]|\([{CJK}]|[{CJK}]\)")
 NO_SPACE = re.compile(rf"[{CJK}][A-Za-z0-9]|[A-Za-z0-9%][{CJK}]")
 WESTERN_QUOTES = re.compile(rf"[“”]|[{CJK}]\"|\"[{CJK}]")
 HAS_CJK = re.compile(rf"[{CJK}]")
+CJK_LINE_BREAK = re.compile(rf"[{CJK}，。、：；？！」）]\n[{CJK}「（]")
 ON_PURPOSE = "English on purpose"
 
 
@@ -103,7 +105,21 @@ def problems(english: str, translation: str) -> list[str]:
         found.append(f"terms the glossary refuses: {', '.join(terms)}")
     found += _typography(english, translation)
     found += _emphasis(english, translation)
+    found += _numbers(english, translation)
     return found
+
+
+def _numbers(english: str, translation: str) -> list[str]:
+    """The English's figures, each as often: a one-digit number may become a word (1 process,
+    單一行程), nothing else may go, and no figure may be added."""
+    def figures(text):
+        return Counter(NUMBER.findall(without_protected(text)))
+
+    before, after = figures(english), figures(translation)
+    missing = [n for n in (before - after).elements() if len(re.sub(r"\D", "", n)) > 1]
+    extra = list((after - before).elements())
+    found = [f"figures of the English missing: {', '.join(missing)}"] if missing else []
+    return found + ([f"figures not in the English: {', '.join(extra)}"] if extra else [])
 
 
 def _emphasis(english: str, translation: str) -> list[str]:
@@ -133,10 +149,18 @@ def _typography(english: str, translation: str) -> list[str]:
         hits = [hit for hit in pattern.findall(text) if hit not in english]
         if hits:
             found.append(f"{name}: {' '.join(repr(hit) for hit in hits[:4])}")
-    if translation.count("\n") != english.count("\n"):
-        found.append(f"{translation.count(chr(10)) + 1} lines where the English has "
-                     f"{english.count(chr(10)) + 1} (one paragraph, one line)")
+    lines, english_lines = translation.count("\n") + 1, english.count("\n") + 1
+    if lines != english_lines and not (lines == 1 and _wrapped(english)):
+        found.append(f"{lines} lines where the English has {english_lines} (keep its lines, "
+                     "or one line for a paragraph)")
+    if CJK_LINE_BREAK.search(translation):
+        found.append("a line break between Chinese characters (Markdown shows it as a space)")
     return found
+
+
+def _wrapped(english: str) -> bool:
+    """A paragraph, heading-free and list-free, that the English only wraps over lines."""
+    return structure(english) == ("paragraph",) and not re.search(r"\n\s", english)
 
 
 def entry_problems(entry: polib.POEntry) -> list[str]:

@@ -23,6 +23,8 @@ WRONG = {
     "Western quotes": ("讀取", "“讀取”", "Western quotation marks"),
     "half-width parentheses": ("**，", "** (特徵)，", "half-width parentheses"),
     "two lines": ("，", "，\n", "2 lines where the English has 1"),
+    "a figure changed": ("3,000", "30,000", "figures of the English missing: 3,000"),
+    "a figure added": ("訓練", "訓練 10 次、", "figures not in the English: 10"),
     "bold not rendered": (" **features**，", "**特徵：**", "bold/italic not rendered"),
 }
 
@@ -42,6 +44,13 @@ def test_each_wrong_translation_is_refused_and_named(name):
     before, after, expected = WRONG[name]
     found = problems(ENGLISH, GOOD.replace(before, after, 1))
     assert any(expected in problem for problem in found), (name, found)
+
+
+def test_a_wrapped_paragraph_may_become_one_line_but_chinese_is_not_broken():
+    english = "A paragraph the English\nwraps over two lines."
+    assert problems(english, "英文把這一段包成兩行。") == []
+    assert any("line break between Chinese" in p for p in problems(english, "英文把這一段\n包成兩行。"))
+    assert problems("1 process", "單一行程") == []
 
 
 def test_english_left_as_it_is_is_refused():
