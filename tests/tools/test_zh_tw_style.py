@@ -49,7 +49,8 @@ def test_each_wrong_translation_is_refused_and_named(name):
 def test_a_wrapped_paragraph_may_become_one_line_but_chinese_is_not_broken():
     english = "A paragraph the English\nwraps over two lines."
     assert problems(english, "英文把這一段包成兩行。") == []
-    assert any("line break between Chinese" in p for p in problems(english, "英文把這一段\n包成兩行。"))
+    broken = problems(english, "英文把這一段\n包成兩行。")
+    assert any("line break between Chinese" in problem for problem in broken)
     assert problems("1 process", "單一行程") == []
 
 
