@@ -23,7 +23,8 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
+from urllib.parse import unquote
 
 import nbformat
 
@@ -71,6 +72,7 @@ class Document:
 
 
 def edition_path(source: Path) -> Path:
+    """notebooks/NN.ipynb -> notebooks/zh-TW/NN.ipynb; README.md -> README.zh-TW.md."""
     source = Path(source)
     if source.suffix == ".ipynb":
         return EDITION_DIR / source.name
@@ -153,6 +155,8 @@ def rewrite_links(markdown: str, document: Document, by_path: dict) -> str:
 
 
 def edition_link(link: str, document: Document, by_path: dict) -> str:
+    """``link`` (relative to ``document.source``) for the edition: to the zh-TW file when
+    there is one, at its translated heading, else to the English file."""
     if EXTERNAL.match(link):
         return link
     path, _, fragment = link.partition("#")
@@ -163,11 +167,11 @@ def edition_link(link: str, document: Document, by_path: dict) -> str:
     linked = by_path.get(english)
     destination = linked.target if linked else english
     if fragment and linked:
-        fragment = linked.anchors.get(fragment, fragment)
+        fragment = linked.anchors.get(unquote(fragment), fragment)
     if not path:
         return f"#{fragment}"
-    relative = PurePosixPath(Path(os.path.relpath(destination, document.target.parent)).as_posix())
-    return f"{relative}#{fragment}" if fragment else str(relative)
+    relative = Path(os.path.relpath(destination, document.target.parent)).as_posix()
+    return f"{relative}#{fragment}" if fragment else relative
 
 
 def status_cell(document: Document):
