@@ -223,11 +223,17 @@ def counts(catalogue: polib.POFile) -> dict:
 def stats_table() -> str:
     """A table of every catalogue's counts, for `make test` and the translator."""
     rows = ["catalogue                                   entries  translated  fuzzy  empty"]
+    total = {"entries": 0, "translated": 0, "fuzzy": 0, "empty": 0}
     for source in sources():
         numbers = counts(load(catalogue_path(source)))
-        rows.append(f"{catalogue_path(source).name:<44}{numbers['entries']:>7}"
-                    f"{numbers['translated']:>12}{numbers['fuzzy']:>7}{numbers['empty']:>7}")
-    return "\n".join(rows)
+        rows.append(_row(catalogue_path(source).name, numbers))
+        total = {key: total[key] + numbers[key] for key in total}
+    return "\n".join([*rows, _row("all", total)])
+
+
+def _row(name: str, numbers: dict) -> str:
+    return (f"{name:<44}{numbers['entries']:>7}{numbers['translated']:>12}"
+            f"{numbers['fuzzy']:>7}{numbers['empty']:>7}")
 
 
 def main(argv=None) -> int:

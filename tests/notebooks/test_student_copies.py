@@ -21,6 +21,8 @@ from tests import ROOT
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 STUDENT = ROOT / "notebooks" / "student"
+# The zh-TW edition's notebooks have their student copies beside them too (make zh-tw).
+EDITIONS = [*NOTEBOOKS, *sorted((ROOT / "notebooks" / "zh-TW").glob("[0-9][0-9]_*.ipynb"))]
 STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
 
 
@@ -31,14 +33,18 @@ def _nbgrader(cell) -> dict:
 def test_every_notebook_has_a_student_copy():
     assert sorted(p.name for p in STUDENT.glob("*.ipynb")) == [p.name for p in NOTEBOOKS], \
         "notebooks/student/ does not match notebooks/: run `make student`"
+    zh_tw = ROOT / "notebooks" / "zh-TW" / "student"
+    assert sorted(p.name for p in zh_tw.glob("*.ipynb")) == [p.name for p in NOTEBOOKS], \
+        "notebooks/zh-TW/student/ does not match notebooks/: run `make zh-tw`"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", EDITIONS, ids=lambda p: str(p.relative_to(ROOT / "notebooks")))
 def test_student_copy_is_the_notebook_blanked(path):
     source = nbformat.read(path, as_version=4)
-    copy = nbformat.read(STUDENT / path.name, as_version=4)
+    copy = nbformat.read(path.parent / "student" / path.name, as_version=4)
+    command = "make zh-tw" if "zh-TW" in path.parts else "make student"
     assert [c.get("id") for c in copy.cells] == [c.get("id") for c in source.cells], \
-        f"{path.name}: the student copy has other cells: run `make student`"
+        f"{path.name}: the student copy has other cells: run `{command}`"
     assert "workbook" not in copy.metadata
     for original, student in zip(source.cells, copy.cells):
         assert "### BEGIN SOLUTION" not in student.source
@@ -49,7 +55,7 @@ def test_student_copy_is_the_notebook_blanked(path):
             )
         else:
             assert student.source == original.source, (
-                f"{path.name}: a cell differs: run `make student`"
+                f"{path.name}: a cell differs: run `{command}`"
             )
         if student.cell_type == "code":
             assert student.outputs == [] and student.execution_count is None
@@ -60,7 +66,7 @@ def test_student_copy_is_the_notebook_blanked(path):
             )
         if _nbgrader(original):
             assert _nbgrader(student).get("checksum"), (
-                "nbgrader's checksum missing: run `make student`"
+                f"nbgrader's checksum missing: run `{command}`"
             )
 
 
