@@ -97,6 +97,8 @@ lib: $(INSTALLED)
 
 notebooks: setup lib
 	$(PY) tools/run_notebooks.py $(NOTEBOOKS)
+	@# The zh-TW edition shows the English notebooks' outputs: rebuild it with the new ones.
+	$(PY) -m tools.edition
 
 student: teacher
 	$(PY_TEACHER) tools/make_student.py $(NOTEBOOKS)
@@ -119,6 +121,9 @@ benchmark: setup
 	$(PY) tools/run_times.py
 	@# TEACHING.md's run times come from the new results.json (memory and disk stay as measured).
 	$(PY) benchmarks/classroom.py --report-only --update-guide
+	@# New figures only: the catalogues take them into the translations, and the edition shows them.
+	$(PY) -m tools.catalogues
+	$(PY) -m tools.edition
 
 clean:
 	rm -rf $(VENV) .venv-latest .venv-hub models .pytest_cache
