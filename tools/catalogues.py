@@ -42,7 +42,10 @@ LANGUAGE_LINE = re.compile(r"^\*\*English\*\* · \[繁體中文\]\([\w.-]+\)\n\n
 # (fuzzy): in the same cell or section, and anywhere else in the source.
 FUZZY_SIMILARITY = 0.6
 FUZZY_SIMILARITY_ELSEWHERE = 0.8
-NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")  # 3,000 and 0.25; not the comma in "255, 0"
+# A figure (the group): 3,000, 0.25, 1½, the 51 of "51st", the 7 of "7s"; not the comma of
+# "255, 0", nor the digits of TF1, F1 or v2.15.
+NUMBER = re.compile(r"(?<![\w.])(\d+(?:,\d{3})*(?:\.\d+)?½?|½)(?:st|nd|rd|th|s)?(?!\w)"
+                    r"(?!\.[A-Za-z0-9])")
 
 
 @dataclass(frozen=True)
@@ -177,16 +180,19 @@ def _carry_changed(entry: polib.POEntry, block: Block, previous: list, used: set
 
 
 def renumbered(old_english: str, new_english: str, translation: str):
-    """``translation`` with the numbers of ``new_english``, when only numbers changed and the
-    translation holds the old ones in the same order; else None."""
+    """``translation`` with the numbers of ``new_english``, when only numbers changed and each
+    old number became one new number (so a translation that orders them otherwise, or leaves
+    one out, is still updated); else None."""
     if NUMBER.sub("0", old_english) != NUMBER.sub("0", new_english):
         return None
-    old_numbers = NUMBER.findall(old_english)
-    new_numbers = NUMBER.findall(new_english)
-    if NUMBER.findall(translation) != old_numbers:
+    mapping = {}
+    for old, new in zip(NUMBER.findall(old_english), NUMBER.findall(new_english)):
+        if mapping.setdefault(old, new) != new:
+            return None  # the same old number became two different ones: which is which?
+    if any(number not in mapping for number in NUMBER.findall(translation)):
         return None
-    replacements = iter(new_numbers)
-    return NUMBER.sub(lambda match: next(replacements), translation)
+    return NUMBER.sub(lambda match: match.group(0).replace(match[1], mapping[match[1]], 1),
+                      translation)
 
 
 def text_of(catalogue: polib.POFile) -> str:

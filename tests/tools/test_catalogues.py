@@ -82,7 +82,13 @@ def test_renumbered_needs_the_same_numbers_in_the_same_order():
     new = renumbered("about 30 s, 20 s", "about 40 s, 25 s", "約 30 秒，20 秒")
     assert new == "約 40 秒，25 秒"
     assert renumbered("about 30 s", "about 30 min", "約 30 秒") is None  # a word changed
-    assert renumbered("30 s then 20 s", "40 s then 25 s", "先 20 秒再 30 秒") is None
+    # in another order, or one left out: each old number has one new one
+    assert renumbered("30 s then 20 s", "40 s then 25 s", "先 20 秒再 30 秒") == "先 25 秒再 40 秒"
+    assert renumbered("1 process, 15.0 s", "1 process, 14.2 s", "單一行程，15.0 秒") == (
+        "單一行程，14.2 秒")
+    # the same old number became two new ones, or the translation has a number of its own
+    assert renumbered("20 s / 20 s", "25 s / 20 s", "20 秒 / 20 秒") is None
+    assert renumbered("20 s", "25 s", "20 秒（共 3 次）") is None
     # a comma after a number is the English's, not the number's
     assert renumbered("0 to 255, in 3,000 steps", "0 to 1, in 4,000 steps",
                       "0 到 255，共 3,000 步") == "0 到 1，共 4,000 步"
