@@ -30,6 +30,7 @@ import nbformat
 import polib
 
 from tools.anchors import github_anchor, headings
+from tools.generated_files import update
 from tools.markdown_blocks import split
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -202,19 +203,12 @@ def text_of(catalogue: polib.POFile) -> str:
 def merge_all(check: bool = False, only: tuple = ()) -> list[str]:
     """Merge every source (or those whose catalogue is named in ``only``) into its catalogue;
     the catalogues that changed (or would)."""
-    changed = []
-    for source in sources():
-        if only and catalogue_path(source).name not in only:
-            continue
-        path = catalogue_path(source)
-        catalogue = merged(load(path), blocks(source))
-        text = text_of(catalogue)
-        if not path.exists() or path.read_text(encoding="utf-8") != text:
-            changed.append(str(path.relative_to(ROOT)))
-            if not check:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text, encoding="utf-8")
-    return changed
+    files = {
+        catalogue_path(source): text_of(merged(load(catalogue_path(source)), blocks(source)))
+        for source in sources()
+        if not only or catalogue_path(source).name in only
+    }
+    return [str(path.relative_to(ROOT)) for path in update(files, check=check)]
 
 
 def counts(catalogue: polib.POFile) -> dict:

@@ -38,6 +38,7 @@ from tools.catalogues import (
     notebook_blocks,
     sources,
 )
+from tools.generated_files import update
 from tools.markdown_blocks import CODE_SPAN, split
 
 EDITION_DIR = ROOT / "notebooks" / "zh-TW"
@@ -240,15 +241,8 @@ def main(argv=None) -> int:
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 when a committed file is not current")
     args = parser.parse_args(argv)
-    stale = []
-    for path, text in build().items():
-        where = path.relative_to(ROOT)
-        if path.exists() and path.read_text(encoding="utf-8") == text:
-            continue
-        stale.append(where)
-        if not args.check:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+    stale = [path.relative_to(ROOT) for path in update(build(), check=args.check)]
+    for where in stale:
         print(f"{where}: {'out of date' if args.check else 'written'}")
     if args.check and stale:
         print("Run `make zh-tw` (after `make po`).", file=sys.stderr)
