@@ -16,6 +16,7 @@
 #   make po         merge the changed English into the zh-TW catalogues (translations/README.md)
 #   make zh-tw      build the zh-TW edition (notebooks/zh-TW/, README.zh-TW.md, TEACHING.zh-TW.md)
 #   make lock       re-pin requirements*.lock after a change to requirements*.txt
+#   make mutation   mutation testing of helpers/ (MODULE=helpers/x.py SAMPLE=40 SEED=1: a sample)
 #
 # Offline or in a classroom: make lab DATASETS=/media/usb/datasets
 
@@ -241,3 +242,16 @@ $(HUB_LAB_OVERRIDES): tools/jupyterlab_overrides.json $(INSTALLED_HUB)
 	@cp $< $@
 
 hub: setup $(INSTALLED_HUB) $(HUB_KERNEL_SPEC) $(HUB_LAB_OVERRIDES)
+
+# Mutation testing of helpers/ (tools/mutation.py; CONTRIBUTING.md, "Mutation testing"): every
+# module (hours), or one, or a seeded sample of one's mutants; not part of make test. The results
+# are added to tests/helpers/mutation_results.json; MUTATION_ARGS=--report prints the table.
+#   make mutation MODULE=helpers/metrics.py SAMPLE=40 SEED=1
+MODULE ?=
+SAMPLE ?=
+SEED ?= 1
+MUTATION_ARGS ?=
+.PHONY: mutation
+mutation: setup
+	WORKBOOK_FAST=1 nice -n 19 $(PY) tools/mutation.py $(MODULE) $(if $(SAMPLE),--sample $(SAMPLE)) \
+		--seed $(SEED) $(MUTATION_ARGS)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import gc
 import importlib
 import json
 import os
@@ -37,9 +38,13 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "tests" / "helpers" / "mutation_results.json"
-PREIMPORT = ("numpy", "tensorflow", "matplotlib", "pytest")
+PREIMPORT = ("numpy", "tensorflow", "tensorflow.python.autograph.impl.conversion", "matplotlib",
+             "pytest")
+MAX_NAMING = 8
 PYTEST_ARGS = ("-x", "-q", "-p", "no:cacheprovider", "-m", "not slow", "--no-header")
 
 COMPARE_SWAP = {
@@ -98,7 +103,7 @@ def _constant_mutation(node: ast.Constant):
         new = value * 2 if value else 1.0
         return "number", new, f"{value!r} -> {new!r}"
     if isinstance(value, str):
-        new = f"XX{value}XX"
+        new = "" if value else "XX"  # a message gone: wrapping it would still match=
         return "string", new, f"{_short(value)!r} -> {_short(new)!r}"
     return None
 
@@ -310,7 +315,8 @@ def _set_default(function, tree: ast.Module, mutant: Mutant, value) -> None:
 def tests_of(module_path: str, root: Path = ROOT) -> list[str]:
     """The test files of a helpers module: tests/helpers/test_<name>.py or tests/helpers/<name>/
     (tests/helpers/checks/test_<name>.py for helpers/checks/), and every other test file of
-    tests/helpers/ that imports it by name."""
+    tests/helpers/ that imports it by name, unless more than ``MAX_NAMING`` do (problems,
+    models, settings: most tests use them, their own tests test them)."""
     relative = Path(module_path).with_suffix("")
     name = relative.name
     dotted = ".".join(relative.parts)
@@ -323,9 +329,10 @@ def tests_of(module_path: str, root: Path = ROOT) -> list[str]:
     imports = re.compile(
         rf"(\b{re.escape(dotted)}\b|from {re.escape('.'.join(relative.parent.parts))} import "
         rf"[^\n]*\b{name}\b|from {re.escape(parent)} import [^\n]*\b{name}\b)")
-    for candidate in (root / "tests" / "helpers").rglob("test_*.py"):
-        if imports.search(candidate.read_text()):
-            files.add(candidate)
+    naming = {candidate for candidate in (root / "tests" / "helpers").rglob("test_*.py")
+              if imports.search(candidate.read_text())} - files
+    if not files or len(naming) <= MAX_NAMING:
+        files |= naming
     return sorted(str(f.relative_to(root)) for f in files)
 
 
@@ -336,7 +343,9 @@ class _Tracer:
     def __init__(self, filename: str):
         self.filename = filename
         self.current = None
+        self.phase = None
         self.reached: dict[str, set[str]] = {}
+        self.in_setup: dict[str, set[str]] = {}  # reached while a fixture was set up
         self.seconds: dict[str, float] = {}
         self.failed: list[str] = []
 
@@ -344,6 +353,20 @@ class _Tracer:
         if event == "call" and self.current and frame.f_code.co_filename == self.filename:
             unit = frame.f_code.co_qualname.split(".<locals>")[0]
             self.reached.setdefault(self.current, set()).add(unit)
+            if self.phase == "setup":
+                self.in_setup.setdefault(self.current, set()).add(unit)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item):
+        self.phase = "setup"
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_call(self, item):
+        self.phase = "call"
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_teardown(self, item):
+        self.phase = "teardown"
 
     def pytest_runtest_protocol(self, item):
         import threading
@@ -364,6 +387,7 @@ class _Tracer:
 def _in_child(function, timeout: float, quiet: bool = True):
     """Run ``function()`` in a forked child; (exit status or "timeout", its JSON answer)."""
     read, write = os.pipe()
+    gc.freeze()  # the child's collections skip the parent's objects: no copy of their pages
     pid = os.fork()
     if pid == 0:  # the child
         status = 70
@@ -416,17 +440,34 @@ def _kill_group(pid: int) -> None:
     os.waitpid(pid, 0)
 
 
+def _no_autograph_for(filename: str) -> None:
+    """Let TensorFlow call the module's functions as they are, not AutoGraph's conversion of
+    their source file (which would ignore a mutated ``__code__``, and which the tracer cannot
+    see): its functions passed to ``Dataset.map`` or ``tf.function`` run unconverted."""
+    conversion = sys.modules.get("tensorflow.python.autograph.impl.conversion")
+    if conversion is None:
+        return
+    unsupported = conversion.is_unsupported
+
+    def is_unsupported(entity):
+        code = getattr(getattr(entity, "__func__", entity), "__code__", None)
+        return (code is not None and code.co_filename == filename) or unsupported(entity)
+
+    conversion.is_unsupported = is_unsupported
+
+
 def trace(module, tests: list[str], root: Path = ROOT, timeout: float = 3600) -> _Tracer:
     """Run the module's tests once, in a child, tracing which test reaches which function."""
-    import pytest
 
     tracer = _Tracer(module.__file__)
 
     def run():
         os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # 2 s a child (nbval, anyio: unused)
         os.chdir(root)
+        _no_autograph_for(module.__file__)
         status = pytest.main([*tests, *PYTEST_ARGS[1:]], plugins=[tracer])
         return status, {"reached": {k: sorted(v) for k, v in tracer.reached.items()},
+                        "in_setup": {k: sorted(v) for k, v in tracer.in_setup.items()},
                         "seconds": tracer.seconds, "failed": tracer.failed}
 
     status, answer = _in_child(run, timeout)
@@ -434,16 +475,21 @@ def trace(module, tests: list[str], root: Path = ROOT, timeout: float = 3600) ->
         raise RuntimeError(f"the tests of {module.__name__} fail unmutated ({status}): "
                            f"{answer.get('failed') or answer.get('error')}")
     tracer.reached = {k: set(v) for k, v in answer["reached"].items()}
+    tracer.in_setup = {k: set(v) for k, v in answer["in_setup"].items()}
     tracer.seconds = answer["seconds"]
     return tracer
 
 
 def selection(mutant: Mutant, tracer: _Tracer) -> list[str]:
-    """The tests a mutant is run against, fastest first."""
+    """The tests a mutant is run against, fastest first: those that reached its function."""
     if mutant.scope == "module":
         chosen = list(tracer.reached)
     else:
         chosen = [t for t, units in tracer.reached.items() if mutant.unit in units]
+        # reached while a module- or session-wide fixture was set up: what it made is used by
+        # every test of that file after it, so they all run
+        files = {t.split("::")[0] for t, units in tracer.in_setup.items() if mutant.unit in units}
+        chosen += [t for t in tracer.reached if t.split("::")[0] in files and t not in chosen]
     return sorted(chosen, key=lambda t: tracer.seconds.get(t, 0.0))
 
 
@@ -451,7 +497,6 @@ def run_mutant(module, source: str, mutant: Mutant, tracer: _Tracer, root: Path 
                min_timeout: float = 20.0) -> Outcome:
     """Run one mutant's tests in a child: its time limit is three times what they took in the
     traced run, plus ``min_timeout`` seconds."""
-    import pytest
 
     tests = selection(mutant, tracer)
     if not tests:
@@ -462,6 +507,7 @@ def run_mutant(module, source: str, mutant: Mutant, tracer: _Tracer, root: Path 
     def run():
         os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
         os.chdir(root)  # the node ids are relative to it
+        _no_autograph_for(module.__file__)
         try:
             apply(module, source, mutant)
         except Exception as error:  # noqa: BLE001 (a mutant that cannot be applied)
@@ -484,7 +530,10 @@ def import_module_of(path: str, root: Path = ROOT):
     dotted = ".".join(Path(path).with_suffix("").parts)
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
-    return importlib.import_module(dotted)
+    module = importlib.import_module(dotted)
+    if not Path(module.__file__).resolve().is_relative_to(root.resolve()):
+        raise ImportError(f"{dotted} was imported from {module.__file__}, not from {root}")
+    return module
 
 
 def eager_started() -> bool:
@@ -501,7 +550,7 @@ def measure(path: str, tests: list[str] | None = None, sample: int | None = None
     for name in preimport:
         importlib.import_module(name)
     module = import_module_of(path, root)
-    if eager_started():
+    if "tensorflow" in preimport and eager_started():  # (a module without TensorFlow forks well)
         raise RuntimeError("TensorFlow ran an operation in the runner's process: forks would hang")
     tests = tests if tests is not None else tests_of(path, root)
     source = Path(module.__file__).read_text()
@@ -567,27 +616,31 @@ def modules(root: Path = ROOT) -> list[str]:
 
 
 def table(results: Path = RESULTS, root: Path = ROOT) -> str:
-    """Markdown: per module, its first run (before) and its latest (after)."""
+    """Markdown: per module, its latest run labelled ``before`` (the tests as they were) and its
+    latest run with another label (after new tests); the counts are the latter's."""
     data = json.loads(results.read_text()) if results.exists() else {"runs": []}
-    by_module: dict[str, list[dict]] = {}
+    before: dict[str, dict] = {}
+    after: dict[str, dict] = {}
     for run in data["runs"]:
-        by_module.setdefault(run["module"], []).append(run)
-    lines = ["| module | mode | mutants run | killed | timeout | survived (no test reaches) "
+        (before if run["label"] == "before" else after)[run["module"]] = run
+    lines = ["| module | mode | mutants run | killed | timeouts | survived (reached by no test) "
              "| score before | score after | wall time |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for path in modules(root):
-        runs = by_module.get(path)
-        if not runs:
+        first, last = before.get(path), after.get(path) or before.get(path)
+        if last is None:
             lines.append(f"| `{path}` | not measured | | | | | | | |")
             continue
-        first, last = runs[0], runs[-1]
-        before = f"{first['score']} %" if first is not last else ""
+        mode = "full" if last["mode"] == "full" else f"sample (seed {last['seed']})"
         lines.append(
-            f"| `{path}` | {last['mode']} | {last['run']} of {last['mutants']} | "
-            f"{last['killed']} | {last['timeout']} | "
-            f"{last['survived'] + last['uncovered']} ({last['uncovered']}) | {before} | "
-            f"{last['score']} % | {_minutes(last['seconds'])} |")
+            f"| `{path}` | {mode} | {last['run']} of {last['mutants']} | {last['killed']} | "
+            f"{last['timeout']} | {last['survived'] + last['uncovered']} ({last['uncovered']}) | "
+            f"{_score(first)} | {_score(after.get(path))} | {_minutes(last['seconds'])} |")
     return "\n".join(lines)
+
+
+def _score(run: dict | None) -> str:
+    return "" if run is None or run["score"] is None else f"{run['score']:g} %"
 
 
 def _minutes(seconds: float) -> str:

@@ -11,6 +11,7 @@ import pytest
 import tensorflow as tf
 
 from helpers import checkpoints, model_dirs, model_graph, models
+from helpers.problems import NotReady
 from tools.notebook_code import definitions
 from tests.support.models import tiny_estimator, tiny_input_fn
 
@@ -144,3 +145,15 @@ def test_short_graph_errors_handles_the_base_class_and_ignores_other_errors():
     with checkpoints.short_graph_errors():
         value = np.zeros(2)
     assert value.shape == (2,)
+
+
+def test_crash_at_step_one_is_allowed_and_crashes_in_the_first_step(tmp_path):
+    estimator = checkpointed(tmp_path)
+    with pytest.raises(checkpoints.SimulatedCrash, match="at global step 1$"):
+        estimator.train(tiny_input_fn, steps=5, hooks=[checkpoints.CrashAtStep(1)])
+
+
+def test_crash_needs_a_global_step_and_says_so():
+    with tf.Graph().as_default():
+        with pytest.raises(NotReady, match="needs a global step in the graph"):
+            checkpoints.CrashAtStep(3).begin()

@@ -190,3 +190,13 @@ def test_versions_marks_missing_packages(monkeypatch):
     assert set(table) == {"python", "tensorflow", "tensorflow-estimator", "numpy",
                           "pandas", "matplotlib", "scikit-learn"}
     assert all(version == "-" for name, version in table.items() if name != "python")
+
+
+def test_the_python_named_is_its_version_without_the_release_level():
+    with pytest.raises(EnvironmentProblem, match=r"^Python 3\.12\.1 cannot run"):
+        course_setup.check_versions((3, 12, 1, "final", 0), "2.15.1", "2.15.0")
+
+
+def test_start_shows_the_versions_by_default(clean_env, capsys):
+    course_setup.start()
+    assert capsys.readouterr().out.startswith("python")

@@ -48,3 +48,27 @@ def test_scalars_by_step_is_one_row_per_step_and_one_column_per_tag(model_dir):
 def test_a_missing_folder_has_no_scalars(tmp_path):
     table = events.scalars(tmp_path / "not-trained")
     assert table.empty and list(table.columns) == ["run", "tag", "step", "value"]
+
+
+def test_the_table_is_indexed_from_0_in_its_sorted_order(model_dir):
+    assert list(events.scalars(model_dir).index) == list(range(7))
+
+
+def test_every_point_is_read_not_tensorboards_sample_of_10000(tmp_path):
+    write_eval_events(tmp_path / "eval", {step: {"loss": 1.0} for step in range(1, 10_102)})
+    assert len(events.scalars(tmp_path)) == 10_101
+
+
+def test_several_graphs_in_a_run_are_read_without_tensorboards_warning(tmp_path, caplog):
+    import tensorflow as tf
+
+    with tf.Graph().as_default() as graph:  # one graph per train() call, as Estimator writes
+        writer = tf.compat.v1.summary.FileWriter(str(tmp_path), graph=graph)
+    writer.add_graph(graph)
+    writer.close()
+    write_eval_events(tmp_path, {1: {"loss": 2.0}})
+    # its logger given a level of its own, so that only a level set on that logger (not on the
+    # root logger) silences it
+    with caplog.at_level("WARNING"), caplog.at_level("WARNING", logger="tensorboard"):
+        assert len(events.scalars(tmp_path)) == 1
+    assert not [r for r in caplog.records if r.name.startswith("tensorboard")]

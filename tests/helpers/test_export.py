@@ -135,3 +135,37 @@ def test_agreement():
     other = {"classes": np.array([1, 2, 3, 5]), "probabilities": np.full((4, 10), 0.25)}
     got = export.agreement(reference, other)
     assert got == {"same class": 0.75, "differing": 1, "max |Δ probability|": 0.25}
+
+
+def test_estimator_predictions_of_a_single_batch(exported):
+    estimator, _, images = exported
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices({"image": images}).batch(10)
+
+    assert export.estimator_predictions(estimator, input_fn)["classes"].shape == (7,)
+
+
+def test_saved_model_predictions_call_the_signature_1000_images_at_a_time():
+    sizes = []
+
+    def signature(image):
+        sizes.append(int(image.shape[0]))
+        return {"classes": tf.zeros(image.shape[0], tf.int32)}
+
+    got = export.saved_model_predictions(signature, np.zeros((2500, 28, 28), np.float32))
+    assert sizes == [1000, 1000, 500]
+    assert got["classes"].shape == (2500,)
+
+
+def test_agreement_gap_is_the_largest_difference():
+    reference = {"classes": np.array([1, 2]), "probabilities": np.full((2, 10), 0.5)}
+    other = {"classes": np.array([1, 2]), "probabilities": np.full((2, 10), 0.25)}
+    assert export.agreement(reference, other)["max |Δ probability|"] == 0.25
+
+
+def test_the_served_input_tensor_is_named_image(exported):
+    # saved_model_cli and TF Serving's logs show the graph's tensor, not the signature key
+    _, path, _ = exported
+    signature = tf.saved_model.load(path.decode()).signatures["serving_default"]
+    assert signature.inputs[0].name == "image:0"

@@ -53,3 +53,17 @@ def test_predict_input_fn_has_features_only():
 def test_image_dataset_rejects_an_unknown_split():
     with pytest.raises(ValueError, match="split"):
         inputs.image_dataset("mnist", "validation")
+
+
+def test_the_defaults_are_mnist_its_training_split_and_the_course_batch_sizes(mnist):
+    image, label = next(inputs.image_dataset().as_numpy_iterator())
+    np.testing.assert_allclose(image, mnist.train_images[0] / 255.0, rtol=1e-6)
+    assert label == mnist.train_labels[0]
+    assert next(iter(inputs.make_train_input_fn()()))[1].shape == (100,)
+    assert next(iter(inputs.make_eval_input_fn()()))[1].shape == (500,)
+    assert next(iter(inputs.make_predict_input_fn()()))["image"].shape == (500, 28, 28)
+
+
+def test_an_unknown_split_is_named_with_the_two_there_are():
+    with pytest.raises(ValueError, match="split must be 'train' or 'test', not 'validation'"):
+        inputs.image_dataset("mnist", "validation")

@@ -358,3 +358,20 @@ def test_real_training_log_is_clean(tmp_path):
                   "oneDNN", "cpu_feature_guard", "This TensorFlow binary is optimized"):
         assert noise not in output, f"{noise!r} in the training log:\n{output}"
     assert not [line for line in output.splitlines() if CPP_LOG_LINE.match(line)], output
+
+
+def test_the_root_inside_a_longer_path_is_left_alone(logged, course, monkeypatch):
+    logger, lines = logged
+    monkeypatch.chdir(course)
+    for longer in (f"/backup{course}/data", f"old{course}/data", f"./{course}/data"):
+        logger.info(f"Reading {longer}")
+    assert lines == [f"Reading /backup{course}/data", f"Reading old{course}/data",
+                     f"Reading ./{course}/data"]
+
+
+def test_logger_level_sets_tensorflows_logger_by_default():
+    logger = logging.getLogger("tensorflow")
+    before = logger.level
+    with logs.logger_level(logging.CRITICAL):
+        assert logger.level == logging.CRITICAL
+    assert logger.level == before

@@ -46,3 +46,24 @@ def test_checkpoint_steps_of_an_empty_dir(tmp_path):
 )
 def test_normalise(name, pattern):
     assert model_dirs.normalise(name) == pattern
+
+
+def test_each_file_gets_its_kind(tmp_path):
+    names = {
+        "checkpoint": model_dirs.KINDS[r"^checkpoint$"],
+        "model.ckpt-5.index": "checkpoint: which variable is where in the data file",
+        "model.ckpt-5.data-00000-of-00001": "checkpoint: the variables' values",
+        "model.ckpt-5.meta": "checkpoint: the graph (MetaGraphDef) to restore into",
+        "graph.pbtxt": "the training graph, as text",
+        "eval/events.out.tfevents.1796225224.vm":
+            "summaries for TensorBoard (loss, steps/s, metrics)",
+        "export/1/fingerprint.json": "export metadata",
+        "checkpoint.bak": "other",
+        "notes.txt": "other",
+    }
+    for name in names:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x")
+    table = model_dirs.listing(tmp_path)
+    assert dict(zip(table["file"], table["kind"])) == names
+    assert names["checkpoint"] == "checkpoint state: the list of kept checkpoints, newest last"

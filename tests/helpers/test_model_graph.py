@@ -120,3 +120,45 @@ def test_shorten_graph_message_leaves_a_plain_message_alone():
     assert shorten_graph_message("Matrix size-incompatible: In[0]: [50,1568]") == (
         "Matrix size-incompatible: In[0]: [50,1568]"
     )
+
+
+def test_shorten_graph_message_line_by_line():
+    message = "\n".join([
+        'File "notes.txt" is not a file line of a trace: the message starts with it',
+        "Graph execution error:",
+        "",
+        "Detected at node 'MatMul' defined at (most recent call last):",
+        '  File "train.py", line 1, in <module>',
+        "",
+        '  File "model.py", line 2, in model_fn',
+        "Node: 'MatMul'",
+        "the tensors defined at the top stay",
+        "",
+        "Detected at node 'Other' (no file lines follow)",
+        "  File-like text stays",
+    ])
+    assert shorten_graph_message(message).splitlines() == [
+        'File "notes.txt" is not a file line of a trace: the message starts with it',
+        "Graph execution error:",
+        "",
+        "Node: 'MatMul'",
+        "the tensors defined at the top stay",
+        "",
+        "Detected at node 'Other' (no file lines follow)",
+        "  File-like text stays",
+    ]
+
+
+def test_tiny_batch_defaults_to_4_labelled_images():
+    with model_graph.estimator_graph():
+        features, labels = model_graph.tiny_batch()
+        assert features["image"].name == "image:0" and labels.name == "labels:0"
+        with tf.compat.v1.Session() as session:
+            images, ids = session.run([features["image"], labels])
+    assert images.shape == (4, 28, 28) and ids.tolist() == [0, 1, 2, 3]
+    with model_graph.estimator_graph():
+        features, _ = model_graph.tiny_batch(12, with_labels=False)
+        assert features["image"].name == "image:0"
+        _, labels = model_graph.tiny_batch(12)
+        with tf.compat.v1.Session() as session:
+            assert session.run(labels).tolist() == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1]

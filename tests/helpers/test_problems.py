@@ -42,3 +42,10 @@ def test_similar_names_suggests_the_close_names_closest_first():
     assert similar_names("acuracy", names) == ["accuracy"]
     assert similar_names("zzz", names) == []
     assert similar_names("loss", names) == []  # the name itself is not a suggestion
+
+
+def test_similar_names_bounds_are_included_and_three_at_most():
+    assert similar_names("ab", ["ac"]) == ["ac"]  # ratio 0.5 exactly: still a suggestion
+    # 0.6, and 0.5 exactly 0.1 below it: both
+    assert similar_names("abcd", ["abcxyz", "abxy"]) == ["abcxyz", "abxy"]
+    assert similar_names("ab", ["abg", "abf", "abe", "abd", "abc"]) == ["abc", "abd", "abe"]

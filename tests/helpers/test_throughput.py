@@ -16,16 +16,17 @@ from helpers import throughput
 
 
 class FakeClock:
-    """Each call returns the next tick: 0, 0.5, 1.0, ..."""
+    """Each call returns the next tick: start, start + 0.5, start + 1.0, ..."""
 
-    def __init__(self, tick=0.5):
+    def __init__(self, tick=0.5, start=0.0):
         self.ticks = itertools.count()
         self.tick = tick
+        self.start = start
         self.calls = 0
 
     def __call__(self):
         self.calls += 1
-        return next(self.ticks) * self.tick
+        return self.start + next(self.ticks) * self.tick
 
 
 def batches(examples=10, batch_size=4):
@@ -107,3 +108,29 @@ def test_step_timer_needs_two_steps():
 
 def test_step_timer_is_a_session_run_hook():
     assert isinstance(throughput.StepTimer(), tf.estimator.SessionRunHook)
+
+
+def test_durations_are_differences_of_clock_readings():
+    # a clock that does not start at 0, as perf_counter does not
+    rate = throughput.pipeline_rate(batches(10, 4), batches=2, clock=FakeClock(0.5, start=100.0))
+    assert rate == throughput.Rate(6, 0.5)
+    timer = throughput.StepTimer(clock=FakeClock(tick=0.25, start=100.0))
+    timer.begin()
+    for _ in range(5):
+        timer.after_run(None, None)
+    assert timer.rate == throughput.Rate(4, 1.0)
+
+
+def test_one_batch_and_two_steps_are_enough():
+    rate = throughput.pipeline_rate(batches(10, 4), batches=1, clock=FakeClock(0.5))
+    assert rate == throughput.Rate(4, 0.5)
+    timer = throughput.StepTimer(clock=FakeClock(tick=0.25))
+    timer.begin()
+    timer.after_run(None, None)
+    timer.after_run(None, None)
+    assert timer.rate == throughput.Rate(1, 0.25)
+
+
+def test_a_scalar_element_is_named_as_such():
+    with pytest.raises(ValueError, match="this element is a scalar, not a batch"):
+        throughput.batch_size_of(tf.constant(3))

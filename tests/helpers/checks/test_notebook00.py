@@ -85,3 +85,38 @@ def test_brightest_class_correct(digits, capsys):
 def test_brightest_class_explains_mistakes(digits, answer, words):
     with pytest.raises(CheckFailed, match=words):
         checks.brightest_class(answer, digits)
+
+
+def test_majority_accuracy_above_1_is_not_an_accuracy(digits):
+    with pytest.raises(CheckFailed, match="1.5 is not between 0 and 1"):
+        checks.majority_accuracy(1.5, digits)
+
+
+def test_brightest_class_index_that_is_the_brightest_gets_no_hint(digits):
+    with pytest.raises(CheckFailed) as failed:
+        checks.brightest_class(3, digits)
+    assert str(failed.value).endswith("the dataset's class_names list gives for each index")
+
+
+def test_brightest_class_ignores_classes_without_images(capsys):
+    """All images black: every class present is as bright (0), one with no image is not one."""
+    labels = np.array([0, 1, 2, 3, 4, 5, 6, 7], dtype=np.uint8)  # no 8, no 9
+    images = np.zeros((8, 28, 28), dtype=np.uint8)
+    data = Arrays("dark", images, labels, images[:2], labels[:2], tuple("abcdefghij"))
+    checks.brightest_class("a", data)
+    assert "Correct:" in capsys.readouterr().out
+
+
+def test_majority_accuracy_is_exact_to_1e_6(digits):
+    with pytest.raises(CheckFailed, match="is not it"):
+        checks.majority_accuracy(0.25 + 1.5e-6, digits)
+
+
+def test_the_rarest_digit_is_one_the_training_set_has():
+    """No 0 in training: the rarest digit is the first one that occurs least (2), not 0."""
+    train_labels = np.array([1, 1, 1] + [d for d in range(2, 10) for _ in range(2)], np.uint8)
+    test_labels = np.array([1, 1, 2, 3, 4, 5, 6, 7], dtype=np.uint8)
+    images = np.zeros((len(train_labels), 28, 28), dtype=np.uint8)
+    data = Arrays("tiny", images, train_labels, images[:8], test_labels, tuple("abcdefghij"))
+    with pytest.raises(CheckFailed, match="share of the rarest digit"):
+        checks.majority_accuracy(0.125, data)

@@ -154,3 +154,24 @@ def test_fixed_correct(capsys):
     checks.fixed_input_fn(FakeEstimator(50), 50)
     out = capsys.readouterr().out
     assert out.startswith("Correct: trained to global step 50") and out.count("\n") == 1
+
+
+def test_seconds_of_a_long_run_are_compared_relative_to_their_size(capsys):
+    """The tolerance grows with the total (1e-6 of it): 300.123 s summed in another order is
+    still right."""
+    lines = [f"loss = 0.5, step = {100 * k} (100.041 sec)" for k in (1, 2, 3)]
+    checks.logged_seconds(300.123 + 5e-5, lines)
+    assert capsys.readouterr().out.startswith("Correct:")
+
+
+def test_seconds_counting_the_lines_with_the_step_0_line():
+    _fails(checks.logged_seconds, len(TIMES) + 1, LINES, match=r"^3\.0 is a count of lines")
+
+
+def test_seconds_off_by_more_than_rounding_are_not_called_rounded():
+    _fails(checks.logged_seconds, TOTAL + 0.07, LINES, match=r"is not it: find the loss lines")
+
+
+def test_estimator_that_is_no_class_gets_no_class_note():
+    message = _fails(checks.fixed_input_fn, 42, 300, match="should be the Estimator")
+    assert message.endswith("not int")
