@@ -278,6 +278,7 @@ def apply(module, source: str, mutant: Mutant) -> None:
     if mutant.scope == "module":
         statement = next(s for s in tree.body if s.lineno <= mutant.line <= s.end_lineno)
         exec(compile(ast.Module([statement], []), module.__file__, "exec"), vars(module))
+        _rebind_defaults(tree, module, functions, mutant.unit)
         return
     function = functions.get(mutant.unit)
     if function is None:
@@ -291,6 +292,31 @@ def apply(module, source: str, mutant: Mutant) -> None:
     if new is None:
         raise LookupError(f"no compiled code for {mutant.unit}")
     function.__code__ = new
+
+
+def _rebind_defaults(tree: ast.Module, module, functions: dict, name: str) -> None:
+    """Re-evaluate the defaults that use the module constant ``NAME`` (``f(x=NAME)``,
+    ``f(x=NAME["key"])``) in the mutated module, as an import would."""
+    def uses(node) -> bool:
+        return node is not None and any(
+            isinstance(sub, ast.Name) and sub.id == name for sub in ast.walk(node))
+
+    def value(node):
+        expression = ast.fix_missing_locations(ast.Expression(node))
+        return eval(compile(expression, module.__file__, "eval"), vars(module))
+
+    for unit, fn in _units(tree):
+        function = functions.get(unit)
+        if function is None:
+            continue
+        positional = fn.args.defaults
+        if any(uses(d) for d in positional):
+            function.__defaults__ = tuple(
+                value(d) if uses(d) else current
+                for d, current in zip(positional, function.__defaults__))
+        for arg, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults):
+            if uses(d):
+                function.__kwdefaults__ = {**function.__kwdefaults__, arg.arg: value(d)}
 
 
 def _set_default(function, tree: ast.Module, mutant: Mutant, value) -> None:
@@ -316,7 +342,8 @@ def tests_of(module_path: str, root: Path = ROOT) -> list[str]:
     """The test files of a helpers module: tests/helpers/test_<name>.py or tests/helpers/<name>/
     (tests/helpers/checks/test_<name>.py for helpers/checks/), and every other test file of
     tests/helpers/ that imports it by name, unless more than ``MAX_NAMING`` do (problems,
-    models, settings: most tests use them, their own tests test them)."""
+    models, settings: most tests use them, their own tests test them). ``checks/common.py``, the
+    checks' shared code, is tested through every test of the checks."""
     relative = Path(module_path).with_suffix("")
     name = relative.name
     dotted = ".".join(relative.parts)
@@ -329,6 +356,8 @@ def tests_of(module_path: str, root: Path = ROOT) -> list[str]:
     imports = re.compile(
         rf"(\b{re.escape(dotted)}\b|from {re.escape('.'.join(relative.parent.parts))} import "
         rf"[^\n]*\b{name}\b|from {re.escape(parent)} import [^\n]*\b{name}\b)")
+    if name == "common":  # checks/common.py: the shared code of the checks, tested through them
+        files.update((root / "tests" / relative.parent).glob("test_*.py"))
     naming = {candidate for candidate in (root / "tests" / "helpers").rglob("test_*.py")
               if imports.search(candidate.read_text())} - files
     if not files or len(naming) <= MAX_NAMING:
@@ -510,7 +539,11 @@ def run_mutant(module, source: str, mutant: Mutant, tracer: _Tracer, root: Path 
         _no_autograph_for(module.__file__)
         try:
             apply(module, source, mutant)
+        except LookupError as error:
+            return 71, {"error": repr(error)}
         except Exception as error:  # noqa: BLE001 (a mutant that cannot be applied)
+            if mutant.scope != "def":  # a constant or default that raises: no import
+                return 72, {"error": repr(error)}
             return 71, {"error": repr(error)}
         return pytest.main([*tests, *PYTEST_ARGS]), {}
 
@@ -523,6 +556,8 @@ def run_mutant(module, source: str, mutant: Mutant, tracer: _Tracer, root: Path 
         return Outcome(mutant, "survived", seconds, len(tests))
     if status == 1:
         return Outcome(mutant, "killed", seconds, len(tests))
+    if status == 72:  # the module would not even import
+        return Outcome(mutant, "killed", seconds, len(tests), f"import fails: {answer['error']}")
     return Outcome(mutant, "error", seconds, len(tests), f"{status} {answer.get('error', '')}")
 
 

@@ -338,3 +338,65 @@ def test_course_temp_dir_is_the_temporary_folder_here_and_in_children(tmp_path, 
                            capture_output=True, text=True, check=True)
     assert child.stdout.strip() == str(folder)
 
+
+
+def test_a_second_start_finds_the_course_temp_dir_already_there(tmp_path, monkeypatch):
+    monkeypatch.setattr(settings, "TEMP_DIR", tmp_path / "models" / "tmp")
+    settings.use_course_temp_dir()
+    assert settings.use_course_temp_dir() == tmp_path / "models" / "tmp"
+
+
+# --------------------------------------------------------------------------
+# the folders and variables the Makefile and the docs name
+# --------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def course_temp_dir():
+    """settings.TEMP_DIR as imported (module-wide: before the conftest gives each test its own)."""
+    return settings.TEMP_DIR
+
+
+def test_the_folders_are_the_ones_the_makefile_fills_and_cleans(course_temp_dir):
+    from tests import ROOT
+
+    assert settings.PROJECT_ROOT == ROOT
+    assert (settings.DATA_DIR / "README.md").is_file()  # data/, where make data fetches to
+    makefile = (ROOT / "Makefile").read_text()
+    assert f"rm -rf {settings.MODELS_DIR.relative_to(ROOT)}\n" in makefile  # make clean-models
+    assert course_temp_dir.parent == settings.MODELS_DIR  # emptied with models/ too
+    assert f"export {settings.DATASETS_ENV} := " in makefile  # make lab DATASETS=...
+
+
+def test_a_step_count_below_one_names_the_argument(monkeypatch):
+    monkeypatch.setenv(settings.FAST_ENV, "1")
+    with pytest.raises(ValueError, match=r"^steps\(fast=0\): a step count must be at least 1$"):
+        settings.steps(100, 0)
+
+
+def test_usable_path_on_another_drive_is_absolute(tmp_path, monkeypatch):
+    """Windows: relpath raises ValueError between drives."""
+    monkeypatch.chdir(tmp_path)
+
+    def other_drive(path, start=None):
+        raise ValueError("path is on mount 'D:', start on mount 'C:'")
+
+    monkeypatch.setattr(os.path, "relpath", other_drive)
+    assert settings.usable_path(tmp_path / "models") == str(tmp_path / "models")
+
+
+def test_display_path_outside_home_and_the_working_folder_is_absolute(tmp_path, monkeypatch):
+    (tmp_path / "home").mkdir()
+    (tmp_path / "work").mkdir()
+    monkeypatch.setattr(settings.Path, "home", classmethod(lambda cls: tmp_path / "home"))
+    monkeypatch.chdir(tmp_path / "work")
+    assert settings.display_path(tmp_path / "elsewhere" / "x") == str(tmp_path / "elsewhere" / "x")
+    assert settings.display_path(tmp_path / "home" / "x") == os.path.join("~", "x")
+
+
+@pytest.mark.parametrize("name", ["", "/abs", "../escape", "a/../../b"])
+def test_fresh_model_dir_asks_for_a_plain_name(models, name):
+    with pytest.raises(ValueError, match=r"give a plain name such as '03_cnn'$"):
+        settings.fresh_model_dir(name)
+    # "." is plain but names models/ itself
+    with pytest.raises(ValueError, match=r"would leave the models/ folder$"):
+        settings.fresh_model_dir(".")

@@ -14,10 +14,10 @@ MODULE = '''\
 LIMIT = 10
 
 
-def clamp(x, low=0):
+def clamp(x, low=0, high=LIMIT):
     if x < low:
         return low
-    return min(x, LIMIT)
+    return min(x, high)
 
 
 def spin(n):
@@ -82,7 +82,7 @@ def test_kills_a_mutant_lets_an_equivalent_survive_and_times_out_a_loop(tiny):
     # n += 1 loops forever: killed by the time limit, counted apart
     assert run["timeout"] == 1
     assert by_change[("spin", "1 -> 2")] == "survived"  # 2, 0: spin(2) ends all the same
-    assert run["killed"] == 4  # LIMIT = 11, low=1, both returns -> None
+    assert run["killed"] == 4  # LIMIT = 11 (high's default too), low=1, both returns -> None
     assert ("clamp", "return x -> return None") not in by_change
     assert run["error"] == 0
     assert run["killed"] + run["timeout"] + run["survived"] + run["uncovered"] == run["run"]

@@ -97,6 +97,18 @@ def test_exercise_1_other_predictions(exports):
         checks.fixed_serving_export(exports["raw"], exports["images"], wrong)
 
 
+
+def test_exercise_1_two_serving_inputs(trained_cnn, exports, tmp_path):
+    def two_inputs_receiver_fn():
+        images = tf.compat.v1.placeholder(tf.float32, [None, 28, 28], name="pixels")
+        ids = tf.compat.v1.placeholder(tf.int64, [None], name="ids")
+        return tf.estimator.export.ServingInputReceiver(
+            {"image": images}, {"pixels": images, "ids": ids})
+
+    path = trained_cnn.export_saved_model(str(tmp_path), two_inputs_receiver_fn).decode()
+    with pytest.raises(CheckFailed, match=r"takes 2 inputs \(\['ids', 'pixels'\]\): give it one"):
+        checks.fixed_serving_export(path, exports["images"], exports["classes"])
+
 # --- exercise 2: the first digit the model gets wrong --------------------------
 
 LABELS = np.array([7, 2, 1, 0, 4, 1, 4, 9, 5, 9, 0, 6, 9, 0, 1, 5])
@@ -145,6 +157,7 @@ WRONG_ANSWERS = {
         "the model gets test digit 4 right; a class or a label is not a position",
     ),
     "a right digit": (3, "the model classifies test digit 3 correctly"),
+    "the first position": (0, "the model classifies test digit 0 correctly"),
     "past the end": (16, "there is no test digit 16"),
     "minus one (not found)": (-1, "there is no test digit -1"),
 }

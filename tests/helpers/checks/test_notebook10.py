@@ -114,6 +114,9 @@ WRONG_1 = {
         "the precision of class 3 alone",
     ),
     "something else": (lambda: 0.1234, "is not the macro precision of these predictions"),
+    "three numbers": (
+        lambda: [0.1, 0.2, 0.3], r"should be one number, not an array of shape \(3,\)"
+    ),
 }
 
 
@@ -201,3 +204,49 @@ WRONG_2 = {
 def test_exercise_2_wrong_answers_fail_and_say_why(answer, message):
     with pytest.raises(CheckFailed, match=message):
         checks.piecewise_schedule(answer)
+
+
+def test_exercise_1_points_to_the_section_for_a_number_it_cannot_place():
+    with pytest.raises(CheckFailed) as raised:
+        checks.keras_macro_precision(0.1234, LABELS, PROBABILITIES)
+    assert str(raised.value).endswith(
+        "averaged (section 'Metrics: from `eval_metric_ops` to `keras.metrics`')")
+
+
+def test_the_tolerances_are_float32s_not_more():
+    """1e-4 on the precision (Keras's float32 counts), 1e-5 relative on a rate: a number off by
+    half as much again is wrong."""
+    with pytest.raises(CheckFailed):
+        checks.keras_macro_precision(MACRO + 1.5e-4, LABELS, PROBABILITIES)
+    rates = RIGHT_2["a function with <="]
+    with pytest.raises(CheckFailed, match="at step 0 the rate is"):
+        checks.piecewise_schedule(lambda step: rates(step) * (1 + 1.5e-5))
+
+
+def test_exercise_2_a_rate_that_changes_one_step_late_is_caught_right_after_the_boundary():
+    def late(step):
+        return 2e-3 if step <= 501 else 1e-3 if step <= 1001 else 5e-4
+
+    with pytest.raises(CheckFailed, match=r"^at step 501 the rate is 0.002, not 0.001$"):
+        checks.piecewise_schedule(late)
+
+
+def test_exercise_1_a_class_never_predicted_has_precision_0(capsys):
+    """As Keras's Precision counts it (0 true positives of 0 predictions), not 1."""
+    labels = np.array([0, 1, 2, 2])
+    probabilities = np.eye(3)[[0, 1, 1, 1]]  # class 2 is never predicted
+    expected = precision_score(labels, [0, 1, 1, 1], average="macro", zero_division=0)
+    checks.keras_macro_precision(expected, labels, probabilities)
+    assert capsys.readouterr().out.startswith("Correct:")
+
+
+@pytest.mark.parametrize("boundary, want", [(500, "0.002"), (1000, "0.001")])
+def test_exercise_2_a_wrong_rate_on_a_boundary_is_named_as_it_is(boundary, want):
+    """Neither "already changed" nor "after the last boundary": just the step and the rate."""
+    rates = RIGHT_2["a function with <="]
+
+    def spike(step):
+        return 7e-3 if step == boundary else rates(step)
+
+    with pytest.raises(CheckFailed, match=rf"^at step {boundary} the rate is 0.007, not {want}$"):
+        checks.piecewise_schedule(spike)

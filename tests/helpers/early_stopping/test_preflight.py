@@ -153,6 +153,9 @@ def test_steps_that_leave_room_pass_and_say_so(tmp_path):
     assert repr(early_stopping.preflight(estimator, spec(), "accuracy")).endswith(
         "where the evaluations are written."
     )
+    assert repr(early_stopping.preflight(estimator, spec(), "accuracy", max_steps=4000)).endswith(
+        " It counts the evaluations from step 0 on, before max_steps=4000."
+    )
 
 
 def test_the_real_hook_never_stops_when_min_steps_plus_patience_reach_max_steps(tmp_path):
@@ -199,3 +202,28 @@ def test_f1_underscore_suggests_the_macro_f1_first(tmp_path):
         early_stopping.EarlyStoppingProblem, match=r"\(did you mean 'f1_macro' or 'f1_micro'\?\)"
     ):
         early_stopping.preflight(estimator, spec(), "f1_")
+
+
+# --- the sentences, from results as evaluation_results gives them ------------------------------
+
+RESULTS = {
+    "accuracy": early_stopping.Result((), "float32"),
+    "loss": early_stopping.Result((), "float32"),
+    "note": early_stopping.Result((), "string"),
+}
+
+
+def test_an_unknown_metric_with_no_close_name_gets_no_suggestion():
+    assert early_stopping.metric_problem("zzz", RESULTS).endswith(
+        "at its first check after an evaluation, in the middle of training.")
+
+
+def test_a_string_metric_is_one_the_hook_parses_as_a_summary():
+    sentence = early_stopping.metric_problem("note", RESULTS)
+    assert "(a string result it parses as a serialized Summary)" in sentence
+    assert "or choose one of accuracy, loss." in sentence
+
+
+def test_the_folder_fix_for_the_default_evaluation(tmp_path):
+    sentence = early_stopping.folder_problem(tmp_path / "eval", None, tmp_path / "other")
+    assert sentence.endswith("pass eval_dir=estimator.eval_dir() (or leave it out).")

@@ -165,3 +165,55 @@ def test_one_string_is_refused_in_one_line():
     with pytest.raises(tensor_names.BareName):
         tensor_names.resolve_tensors("softmax_tensor", tf.Graph())
     CheckedLoggingTensorHook(["softmax_tensor"], every_n_iter=10)  # a list is fine
+
+
+def test_a_predict_only_tensor_given_to_train_is_said_to_be_predict_only(tmp_path):
+    def model_fn(features, labels, mode):
+        spec = mode_model_fn(features, labels, mode)
+        if mode == tf.estimator.ModeKeys.PREDICT:
+            tf.identity(spec.predictions["y"], name="monitor/prediction")
+        return spec
+
+    hook = CheckedLoggingTensorHook({"y": "monitor/prediction", "z": "nope"}, every_n_iter=1)
+    with pytest.raises(tensor_names.MissingTensor) as caught:
+        quiet_estimator(tmp_path, model_fn).train(input_fn, steps=2, hooks=[hook])
+    first, second = str(caught.value).split(" | ")  # one sentence per name
+    assert first == (
+        "'monitor/prediction' exists only in the PREDICT graph of the model_fn, not in the TRAIN "
+        "graph this hook runs in (train()): give the hook to predict(hooks=[...]), or build the "
+        "tensor before the model_fn branches on mode"
+    )
+    assert second.startswith("no tensor named 'nope' in the graph")
+
+
+def test_three_letters_are_listed_without_an_ellipsis_four_with_one():
+    with pytest.raises(tensor_names.BareName, match=r"of one character each \('a', 'b', 'c'\):"):
+        tensor_names.refuse_bare_name("abc")
+    with pytest.raises(tensor_names.BareName, match=r"each \('a', 'b', 'c', …\):"):
+        tensor_names.refuse_bare_name("abcd")
+
+
+def test_operations_without_outputs_and_gradients_are_never_suggested():
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.no_op(name="softmax_tensors")
+        tf.constant(1.0, name="gradients/softmax_tensor")
+    with pytest.raises(tensor_names.MissingTensor, match="and no similar name"):
+        tensor_names.resolve_tensors(["softmax_tensor"], graph)
+
+
+def test_a_tensor_of_two_other_modes_names_both(tmp_path):
+    def model_fn(features, labels, mode):
+        spec = mode_model_fn(features, labels, mode)
+        if mode != tf.estimator.ModeKeys.TRAIN:
+            tf.identity(features["x"], name="monitor/not_in_training")
+        return spec
+
+    hook = CheckedLoggingTensorHook({"x": "monitor/not_in_training"}, every_n_iter=1)
+    with pytest.raises(tensor_names.MissingTensor) as caught:
+        quiet_estimator(tmp_path, model_fn).train(input_fn, steps=2, hooks=[hook])
+    assert str(caught.value) == (
+        "'monitor/not_in_training' exists only in the EVAL and PREDICT graphs of the model_fn, not "
+        "in the TRAIN graph this hook runs in (train()): give the hook to evaluate(hooks=[...]) or "
+        "predict(hooks=[...]), or build the tensor before the model_fn branches on mode"
+    )
