@@ -86,3 +86,43 @@ def test_stopping_timeline_marks_best_stop_and_min_steps():
     assert any("best: step 600" in label for label in labels)
     assert any("stopped: step 1001" in label for label in labels)
     assert any("min_steps = 300" in label for label in labels)
+
+
+def _shown(axis):
+    """The image an axis shows, with its colour limits and title ("" when none)."""
+    image = axis.get_images()[0]
+    return image.get_array(), image.get_clim(), image.get_cmap().name, axis.get_title()
+
+
+def test_image_grid_shows_the_first_rows_times_columns_images_captioned_by_label():
+    images = np.arange(30 * 784, dtype=np.float64).reshape(30, 784) % 256  # raw bytes, flat
+    labels = np.arange(30) % 10
+    figure = plots.image_grid(images, labels, class_names=list("abcdefghij"), title="Digits")
+    axes = figure.axes
+    assert len(axes) == 24  # 3 rows of 8 by default
+    assert tuple(figure.get_size_inches()) == pytest.approx((8 * 1.1, 3 * 1.3))
+    array, clim, cmap, caption = _shown(axes[5])
+    assert array.shape == (28, 28) and (array == images[5].reshape(28, 28)).all()
+    assert clim == (0, 255) and cmap == "gray_r" and caption == "f"
+    assert all(not axis.axison for axis in axes)  # no ticks nor frames
+    assert figure._suptitle.get_text() == "Digits"
+    plt.close(figure)
+
+
+def test_image_grid_of_fewer_images_scaled_to_1_leaves_the_rest_empty():
+    images = np.full((3, 28, 28), 0.5)
+    figure = plots.image_grid(images, labels=[7, 1, 2], rows=2, columns=2,
+                              captions=["seven", "one", "two"])
+    axes = figure.axes
+    assert len(axes) == 4 and not axes[3].get_images()
+    array, clim, _, caption = _shown(axes[0])
+    assert clim == (0, 1.0) and caption == "seven"  # captions before labels
+    assert figure._suptitle is None
+    plt.close(figure)
+    figure = plots.image_grid(np.ones((2, 28, 28)), labels=[3, 4], rows=1, columns=2)
+    assert [axis.get_title() for axis in figure.axes] == ["3", "4"]
+    assert _shown(figure.axes[0])[1] == (0, 1.0)  # 1 itself is still a scaled image
+    plt.close(figure)
+    figure = plots.image_grid(np.ones((1, 28, 28)), rows=1, columns=1)
+    assert figure.axes[0].get_title() == ""
+    plt.close(figure)

@@ -123,7 +123,7 @@ WRONG_ANSWERS = {
     ),
     "indexes counted from 1": (
         lambda w, s: [i + 1 for i in range(w) if min(60, (i + 1) * 5) > s],
-        "worker indexes run from 0 to",
+        r"worker indexes run from 0 to 12: the chief is not among them$",
     ),
     "the chief counted as index 0": (
         lambda w, s: [i for i in range(w + 1) if i and min(60, i * 5) > s],
@@ -164,3 +164,20 @@ def test_exercise_2_wrong_answers_fail_and_say_why(answer, message):
         checks.late_workers_rule(answer)
     # the rule is not handed over
     assert "min(60" not in str(raised.value) and "(i + 1)" not in str(raised.value)
+
+
+def test_exercise_2_as_many_workers_but_not_the_late_ones():
+    """The right count, the wrong workers: not "a worker is missing"."""
+    def shifted(workers, seconds):
+        late = [i for i in range(workers) if min(60, (i + 1) * 5) > seconds]
+        return [i - 1 for i in late]
+
+    with pytest.raises(CheckFailed, match="some of those workers have already started$"):
+        checks.late_workers_rule(shifted)
+
+
+def test_exercise_1_a_task_that_is_not_a_dict_of_type_and_index():
+    for task in ({"type": "worker"}, ["worker", 1]):
+        answer = {"cluster": checks.notebook09.EXERCISE_1_CLUSTER, "task": task}
+        with pytest.raises(CheckFailed, match="'task' should be a dict with the keys"):
+            checks.second_worker_config(answer)
