@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
+import fcntl
 import gc
 import importlib
 import json
@@ -41,7 +43,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from benchmarks import reporting  # noqa: E402 (the checkout's folder first)
+
 RESULTS = ROOT / "tests" / "helpers" / "mutation_results.json"
+SURVIVORS = ROOT / "tests" / "helpers" / "MUTATION_SURVIVORS.md"
+CONTRIBUTING = ROOT / "CONTRIBUTING.md"
 PREIMPORT = ("numpy", "tensorflow", "tensorflow.python.autograph.impl.conversion", "matplotlib",
              "pytest")
 MAX_NAMING = 8
@@ -271,6 +278,11 @@ def _find_code(code, qualname: str, firstlineno: int):
     return None
 
 
+class NotApplicable(Exception):
+    """The mutant has no live function to go into (a KeyError or IndexError raised while
+    applying a mutant is the mutated module failing, as an import of it would)."""
+
+
 def apply(module, source: str, mutant: Mutant) -> None:
     """Change the live module: raises when the mutant cannot be applied."""
     tree, replacement = mutated_tree(source, mutant)
@@ -282,7 +294,7 @@ def apply(module, source: str, mutant: Mutant) -> None:
         return
     function = functions.get(mutant.unit)
     if function is None:
-        raise LookupError(f"no live function {mutant.unit}")
+        raise NotApplicable(f"no live function {mutant.unit}")
     if mutant.scope == "default":
         value = eval(compile(ast.Expression(replacement), module.__file__, "eval"), vars(module))
         _set_default(function, tree, mutant, value)
@@ -290,7 +302,7 @@ def apply(module, source: str, mutant: Mutant) -> None:
     code = compile(tree, module.__file__, "exec")
     new = _find_code(code, mutant.unit, function.__code__.co_firstlineno)
     if new is None:
-        raise LookupError(f"no compiled code for {mutant.unit}")
+        raise NotApplicable(f"no compiled code for {mutant.unit}")
     function.__code__ = new
 
 
@@ -539,7 +551,7 @@ def run_mutant(module, source: str, mutant: Mutant, tracer: _Tracer, root: Path 
         _no_autograph_for(module.__file__)
         try:
             apply(module, source, mutant)
-        except LookupError as error:
+        except NotApplicable as error:
             return 71, {"error": repr(error)}
         except Exception as error:  # noqa: BLE001 (a mutant that cannot be applied)
             if mutant.scope != "def":  # a constant or default that raises: no import
@@ -636,9 +648,37 @@ def summary(path, tests, mutants, chosen, outcomes, sample, seed, seconds) -> di
 
 
 def save(run: dict, label: str, results: Path = RESULTS) -> None:
-    data = json.loads(results.read_text()) if results.exists() else {"runs": []}
-    data["runs"].append({"label": label, **run})
-    results.write_text(json.dumps(data, indent=1) + "\n")
+    """Keep ``run`` as its module's latest run with ``label``: ``before`` (the tests as they were
+    when the module was first measured) or ``after`` (with tests written since). The file holds
+    the latest runs only (history lives in git); a lock lets modules run side by side."""
+    with _locked(results) as data:
+        data.setdefault("modules", {}).setdefault(run["module"], {})[label] = run
+
+
+@contextlib.contextmanager
+def _locked(results: Path):
+    """The results, read and written back under an exclusive lock on the file."""
+    results.touch()
+    with open(results, "r+", encoding="utf-8") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        text = handle.read()
+        data = json.loads(text) if text.strip() else {"modules": {}}
+        yield data
+        handle.seek(0)
+        handle.truncate()
+        handle.write(json.dumps(data, indent=1) + "\n")
+
+
+def load(results: Path = RESULTS) -> dict[str, dict[str, dict]]:
+    """Module path -> {label: run}."""
+    text = results.read_text() if results.exists() else ""
+    return json.loads(text)["modules"] if text.strip() else {}
+
+
+def latest(runs: dict[str, dict]) -> tuple[str, dict]:
+    """A module's (label, run) to report: its ``after`` run if it has one."""
+    label = "after" if "after" in runs else "before"
+    return label, runs[label]
 
 
 def modules(root: Path = ROOT) -> list[str]:
@@ -651,27 +691,124 @@ def modules(root: Path = ROOT) -> list[str]:
 
 
 def table(results: Path = RESULTS, root: Path = ROOT) -> str:
-    """Markdown: per module, its latest run labelled ``before`` (the tests as they were) and its
-    latest run with another label (after new tests); the counts are the latter's."""
-    data = json.loads(results.read_text()) if results.exists() else {"runs": []}
-    before: dict[str, dict] = {}
-    after: dict[str, dict] = {}
-    for run in data["runs"]:
-        (before if run["label"] == "before" else after)[run["module"]] = run
+    """Markdown: per module, the score of its ``before`` run (the tests as they were) and of its
+    ``after`` run (with the tests written since); the counts are the latest run's."""
+    measured = load(results)
     lines = ["| module | mode | mutants run | killed | timeouts | survived (reached by no test) "
              "| score before | score after | wall time |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for path in modules(root):
-        first, last = before.get(path), after.get(path) or before.get(path)
-        if last is None:
+        runs = measured.get(path)
+        if not runs:
             lines.append(f"| `{path}` | not measured | | | | | | | |")
             continue
-        mode = "full" if last["mode"] == "full" else f"sample (seed {last['seed']})"
+        _, last = latest(runs)
         lines.append(
-            f"| `{path}` | {mode} | {last['run']} of {last['mutants']} | {last['killed']} | "
+            f"| `{path}` | {_mode(last)} | {last['run']} of {last['mutants']} | {last['killed']} | "
             f"{last['timeout']} | {last['survived'] + last['uncovered']} ({last['uncovered']}) | "
-            f"{_score(first)} | {_score(after.get(path))} | {_minutes(last['seconds'])} |")
+            f"{_score(runs.get('before'))} | {_score(runs.get('after'))} | "
+            f"{_minutes(last['seconds'])} |")
     return "\n".join(lines)
+
+
+def _mode(run: dict) -> str:
+    return "full" if run["mode"] == "full" else f"sample of {run['run']} (seed {run['seed']})"
+
+
+# ---------------------------------------------------------------------------------------------
+# Survivors and their reasons: tests/helpers/MUTATION_SURVIVORS.md is written from the results;
+# the reason after each survivor is the part a maintainer writes, kept while the mutant survives.
+
+VERDICTS = ("equivalent", "not worth a test", "a gap", "not yet classified")
+UNCLASSIFIED = "not yet classified"
+SURVIVOR_LINE = re.compile(
+    r"^- line (?P<line>\d+) `(?P<unit>[^`]+)`: (?P<description>.*?) — "
+    r"\*\*(?P<verdict>[^*]+)\*\*: (?P<reason>.*)$")
+SURVIVORS_INTRO = """\
+# Surviving mutants of helpers/
+
+What `make mutation` (`tools/mutation.py`; CONTRIBUTING.md, "Mutation testing") left alive in
+the latest run of each module, and why no test kills it: **equivalent** (the helper behaves the
+same: no test can tell) or **not worth a test** (a test could tell, but would pin a detail no
+learner meets). A survivor marked **a gap** or **not yet classified** needs a test or a reason.
+
+`make mutation` writes this file from `tests/helpers/mutation_results.json`; the verdict and
+reason after each survivor are the part you write, and they are kept while the mutant survives
+(matched by module, function and change). A new test that kills a survivor removes its line at
+the module's next run; a new survivor arrives as **not yet classified**. Modules without a
+section here left no survivor.
+"""
+
+
+def _key(module: str, entries: list[tuple[str, str]]) -> list[tuple]:
+    """Keys for a module's survivors, in order: (module, unit, description, n) where n tells
+    apart the same change in the same function."""
+    seen: dict[tuple, int] = {}
+    keys = []
+    for unit, description in entries:
+        n = seen[(unit, description)] = seen.get((unit, description), 0) + 1
+        keys.append((module, unit, description, n))
+    return keys
+
+
+def read_reasons(doc: Path) -> dict[tuple, tuple[str, str]]:
+    """(module, unit, description, n) -> (verdict, reason) from the survivors file."""
+    if not doc.exists():
+        return {}
+    module, rows = None, {}
+    for number, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1):
+        if line.startswith("## "):
+            module = line[3:].split(" ", 1)[0]
+            rows[module] = []
+        elif line.startswith("- ") and module:
+            match = SURVIVOR_LINE.match(line)
+            if not match or match["verdict"] not in VERDICTS:
+                raise SystemExit(
+                    f"{doc.name}:{number}: not a survivor line: write it as - line N `function`: "
+                    f"change — **{'|'.join(VERDICTS)}**: reason")
+            rows[module].append((match["unit"], match["description"], match["verdict"],
+                                 match["reason"]))
+    reasons = {}
+    for module, entries in rows.items():
+        keys = _key(module, [(unit, description) for unit, description, _, _ in entries])
+        reasons.update({k: (verdict, reason) for k, (_, _, verdict, reason) in zip(keys, entries)})
+    return reasons
+
+
+def survivors_doc(results: Path = RESULTS, doc: Path = SURVIVORS, root: Path = ROOT) -> str:
+    """The survivors file for the latest runs, with the reasons already written in ``doc``."""
+    reasons = read_reasons(doc)
+    parts = [SURVIVORS_INTRO]
+    measured = load(results)
+    for path in modules(root):
+        if path not in measured:
+            continue
+        label, run = latest(measured[path])
+        survivors = sorted(run["survivors"], key=lambda m: (m["line"], m["id"]))
+        if not survivors:
+            continue
+        parts.append(f"\n## {path} ({label} run, {_mode(run)}: score {_score(run)})\n\n")
+        keys = _key(path, [(m["unit"], m["description"]) for m in survivors])
+        for key, mutant in zip(keys, survivors):
+            verdict, reason = reasons.get(key, (UNCLASSIFIED, _default_reason(mutant)))
+            parts.append(f"- line {mutant['line']} `{mutant['unit']}`: {mutant['description']} "
+                         f"— **{verdict}**: {reason}\n")
+    return "".join(parts)
+
+
+def _default_reason(mutant: dict) -> str:
+    if mutant["status"] == "uncovered":
+        return "reached by no test of `make unit`."
+    if mutant["status"] == "error":
+        return f"the mutant could not be applied ({mutant['detail']})."
+    return "a gap or equivalent, to be decided."
+
+
+def write_reports(results: Path = RESULTS, doc: Path = SURVIVORS,
+                  contributing: Path = CONTRIBUTING, root: Path = ROOT) -> None:
+    """Write the survivors file and CONTRIBUTING.md's table from the results."""
+    doc.write_text(survivors_doc(results, doc, root), encoding="utf-8")
+    reporting.write_section(contributing, "mutation", table(results, root))
 
 
 def _score(run: dict | None) -> str:
@@ -687,23 +824,28 @@ def main(argv=None) -> int:
     parser.add_argument("modules", nargs="*", help="helpers/x.py (default: every module)")
     parser.add_argument("--sample", type=int, help="run this many mutants, chosen at random")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--label", default="run", help="a word saved with the run (before, ...)")
-    parser.add_argument("--report", action="store_true", help="print the table and stop")
+    parser.add_argument("--label", choices=("before", "after"),
+                        help="before: the tests as they were; after: with new tests (default: "
+                             "before for a module never measured, else after)")
+    parser.add_argument("--report", action="store_true",
+                        help="write the survivors file and CONTRIBUTING.md's table, and stop")
     parser.add_argument("--no-save", action="store_true")
     args = parser.parse_args(argv)
     if args.report:
+        write_reports()
         print(table())
         return 0
     os.environ.setdefault("WORKBOOK_FAST", "1")
     os.chdir(ROOT)
-    for path in args.modules or modules():
+    paths = args.modules or modules()
+    for path in paths:
         # each module in its own interpreter when several are asked for: no mutant of one
         # module sees another module's tests imported
-        if len(args.modules or modules()) > 1:
-            command = [sys.executable, __file__, path, "--seed", str(args.seed),
-                       "--label", args.label] + (["--sample", str(args.sample)]
-                                                 if args.sample else []) + (
-                ["--no-save"] if args.no_save else [])
+        if len(paths) > 1:
+            command = [sys.executable, __file__, path, "--seed", str(args.seed)]
+            command += ["--label", args.label] if args.label else []
+            command += ["--sample", str(args.sample)] if args.sample else []
+            command += ["--no-save"] if args.no_save else []
             status = os.spawnv(os.P_WAIT, sys.executable, command)
             if status:
                 print(f"{path}: the runner failed ({status})", file=sys.stderr)
@@ -713,7 +855,10 @@ def main(argv=None) -> int:
               f"survived, {run['uncovered']} reached by no test, {run['error']} errors of "
               f"{run['run']}: score {run['score']} % in {_minutes(run['seconds'])}")
         if not args.no_save:
-            save(run, args.label)
+            label = args.label or ("after" if path in load() else "before")
+            save(run, label)
+            write_reports()
+            print(f"saved as its {label} run; survivors: {SURVIVORS.relative_to(ROOT)}")
     return 0
 
 

@@ -6,6 +6,7 @@ import textwrap
 
 import pytest
 
+from benchmarks import reporting
 from tools import mutation
 
 MODULE = '''\
@@ -107,16 +108,73 @@ def test_the_tests_of_a_helpers_module():
     assert mutation.tests_of("helpers/problems.py") == ["tests/helpers/test_problems.py"]
 
 
-def test_the_table_names_every_module(tmp_path):
+KEYED = '''\
+CASES = {"low": 1}
+
+
+def first(low=CASES["low"]):
+    return low
+'''
+
+
+def test_a_constant_whose_default_no_longer_evaluates_is_killed(tmp_path, monkeypatch):
+    # 'low' -> '': the default CASES["low"] raises KeyError, as importing the module would
+    (tmp_path / "keyedmod.py").write_text(KEYED)
+    (tmp_path / "test_keyedmod.py").write_text(
+        "from keyedmod import first\n\ndef test_first():\n    assert first() == 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "keyedmod", raising=False)
+    run = mutation.measure("keyedmod.py", tests=["test_keyedmod.py"], root=tmp_path,
+                           preimport=(), min_timeout=2.0, log=lambda line: None)
+    sys.modules.pop("keyedmod", None)
+    assert run["error"] == 0 and run["survived"] == 0
+    assert run["killed"] == run["run"]
+
+
+RUN = {"module": "helpers/events.py", "mode": "full", "seed": None, "mutants": 4, "run": 4,
+       "killed": 3, "timeout": 0, "survived": 1, "uncovered": 0, "error": 0, "score": 75.0,
+       "seconds": 12.0, "survivors": [
+           {"id": 2, "line": 9, "unit": "load", "description": "< -> <=", "status": "survived",
+            "detail": ""}]}
+
+
+def test_the_table_names_every_module_and_keeps_the_latest_runs(tmp_path):
     results = tmp_path / "results.json"
-    mutation.save({"module": "helpers/events.py", "mode": "full", "mutants": 4, "run": 4,
-                   "killed": 3, "timeout": 0, "survived": 1, "uncovered": 0, "error": 0,
-                   "score": 75.0, "seconds": 12.0}, "before", results)
-    mutation.save({"module": "helpers/events.py", "mode": "sample", "seed": 1, "mutants": 4,
-                   "run": 2, "killed": 2, "timeout": 0, "survived": 0, "uncovered": 0,
-                   "error": 0, "score": 100.0, "seconds": 90.0}, "after", results)
+    mutation.save(RUN, "before", results)
+    mutation.save({**RUN, "score": 50.0}, "after", results)
+    mutation.save({**RUN, "mode": "sample", "seed": 1, "run": 2, "killed": 2, "survived": 0,
+                   "score": 100.0, "seconds": 90.0, "survivors": []}, "after", results)
+    assert list(mutation.load(results)["helpers/events.py"]) == ["before", "after"]
     table = mutation.table(results)
-    assert ("| `helpers/events.py` | sample (seed 1) | 2 of 4 | 2 | 0 | 0 (0) | 75 % | 100 % | "
-            "1.5 min |") in table
+    assert ("| `helpers/events.py` | sample of 2 (seed 1) | 2 of 4 | 2 | 0 | 0 (0) | 75 % | "
+            "100 % | 1.5 min |") in table
     assert "| `helpers/data.py` | not measured |" in table
     assert textwrap.dedent(table).count("\n") == len(mutation.modules()) + 1
+
+
+def test_the_survivors_file_keeps_each_reason_while_its_mutant_survives(tmp_path):
+    results, doc = tmp_path / "results.json", tmp_path / "SURVIVORS.md"
+    second = {"id": 3, "line": 12, "unit": "load", "description": "< -> <=",
+              "status": "survived", "detail": ""}
+    mutation.save({**RUN, "survivors": [*RUN["survivors"], second]}, "before", results)
+    doc.write_text(mutation.survivors_doc(results, doc))
+    assert doc.read_text().count("— **not yet classified**") == 2
+    text = doc.read_text().replace("**not yet classified**: a gap or equivalent, to be decided.",
+                                   "**equivalent**: the reason.", 1)
+    doc.write_text(text)
+    # the code moved down three lines, the second survivor was killed by a new test
+    moved = {**RUN["survivors"][0], "line": 12}
+    mutation.save({**RUN, "survivors": [moved]}, "after", results)
+    new = mutation.survivors_doc(results, doc)
+    assert "- line 12 `load`: < -> <= — **equivalent**: the reason.\n" in new
+    assert "not yet classified" not in new.split("## helpers/events.py")[1]
+    doc.write_text(new.replace("**equivalent**: the", "**equivalant**: the"))
+    with pytest.raises(SystemExit, match=r"SURVIVORS\.md:\d+: not a survivor line"):
+        mutation.read_reasons(doc)
+
+
+def test_the_committed_survivors_file_and_table_are_what_the_results_give():
+    doc = mutation.SURVIVORS.read_text(encoding="utf-8")
+    assert doc == mutation.survivors_doc(), "run `make mutation MUTATION_ARGS=--report`"
+    assert reporting.section(mutation.CONTRIBUTING, "mutation") == mutation.table() + "\n", (
+        "run `make mutation MUTATION_ARGS=--report`")
