@@ -591,8 +591,9 @@ def eager_started() -> bool:
 
 def measure(path: str, tests: list[str] | None = None, sample: int | None = None,
             seed: int = 1, root: Path = ROOT, preimport=PREIMPORT, min_timeout: float = 20.0,
-            log=print) -> dict:
-    """Measure one module; the run as a dict (results file entry)."""
+            log=print, previous: dict | None = None) -> dict:
+    """Measure one module; the run as a dict (results file entry). With ``previous`` (a run of
+    the module), run only its survivors and keep its other outcomes."""
     start = time.monotonic()
     for name in preimport:
         importlib.import_module(name)
@@ -603,7 +604,9 @@ def measure(path: str, tests: list[str] | None = None, sample: int | None = None
     source = Path(module.__file__).read_text()
     mutants = find_mutants(source)
     chosen = mutants
-    if sample and sample < len(mutants):
+    if previous is not None:
+        chosen = _previous_survivors(previous, mutants)
+    elif sample and sample < len(mutants):
         chosen = sorted(random.Random(seed).sample(mutants, sample), key=lambda m: m.id)
     log(f"{path}: {len(mutants)} mutants, running {len(chosen)}; tests: {' '.join(tests)}")
     traced = time.monotonic()
@@ -616,8 +619,43 @@ def measure(path: str, tests: list[str] | None = None, sample: int | None = None
         log(f"  [{number}/{len(chosen)}] #{mutant.id} line {mutant.line} {mutant.unit}: "
             f"{mutant.description} -> {outcome.status} ({outcome.seconds:.1f} s, "
             f"{outcome.tests} tests) {outcome.detail}")
+    if previous is not None:
+        return rerun_summary(previous, outcomes, time.monotonic() - start)
     return summary(path, tests, mutants, chosen, outcomes, sample, seed,
                    time.monotonic() - start)
+
+
+def _previous_survivors(previous: dict, mutants: list[Mutant]) -> list[Mutant]:
+    """The mutants that survived ``previous``; refuses when the module has changed since."""
+    by_id = {m.id: m for m in mutants}
+    chosen = []
+    for entry in previous["survivors"]:
+        mutant = by_id.get(entry["id"])
+        if mutant is None or (mutant.line, mutant.unit, mutant.description) != (
+                entry["line"], entry["unit"], entry["description"]) or len(mutants) != previous[
+                "mutants"]:
+            raise SystemExit(f"{previous['module']} has changed since its latest run: run it "
+                             "again in full, without --survivors")
+        chosen.append(mutant)
+    return chosen
+
+
+def rerun_summary(previous: dict, outcomes: list[Outcome], seconds: float) -> dict:
+    """``previous`` with its survivors' new outcomes: a mutant it counted as killed stays killed
+    (the tests that killed it are still there)."""
+    count = {s: sum(o.status == s for o in outcomes)
+             for s in ("killed", "survived", "uncovered", "timeout", "error")}
+    run = {**previous, **count,
+           "killed": previous["killed"] + count["killed"],
+           "timeout": previous["timeout"] + count["timeout"],
+           "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+           "rerun": {"of": previous["date"], "mutants": len(outcomes),
+                     "seconds": round(seconds, 1)},
+           "survivors": [{**asdict(o.mutant), "status": o.status, "detail": o.detail}
+                         for o in outcomes if o.status in ("survived", "uncovered", "error")]}
+    valid = run["run"] - run["error"]
+    run["score"] = round(100 * (run["killed"] + run["timeout"]) / valid, 1) if valid else None
+    return run
 
 
 def summary(path, tests, mutants, chosen, outcomes, sample, seed, seconds) -> dict:
@@ -829,6 +867,8 @@ def main(argv=None) -> int:
                              "before for a module never measured, else after)")
     parser.add_argument("--report", action="store_true",
                         help="write the survivors file and CONTRIBUTING.md's table, and stop")
+    parser.add_argument("--survivors", action="store_true",
+                        help="run only the survivors of the module's latest run, keep the rest")
     parser.add_argument("--no-save", action="store_true")
     args = parser.parse_args(argv)
     if args.report:
@@ -846,11 +886,15 @@ def main(argv=None) -> int:
             command += ["--label", args.label] if args.label else []
             command += ["--sample", str(args.sample)] if args.sample else []
             command += ["--no-save"] if args.no_save else []
+            command += ["--survivors"] if args.survivors else []
             status = os.spawnv(os.P_WAIT, sys.executable, command)
             if status:
                 print(f"{path}: the runner failed ({status})", file=sys.stderr)
             continue
-        run = measure(path, sample=args.sample, seed=args.seed)
+        previous = latest(load()[path])[1] if args.survivors and path in load() else None
+        if args.survivors and previous is None:
+            raise SystemExit(f"{path} has no run yet to take the survivors of: run it in full")
+        run = measure(path, sample=args.sample, seed=args.seed, previous=previous)
         print(f"{path}: {run['killed']} killed, {run['timeout']} timeouts, {run['survived']} "
               f"survived, {run['uncovered']} reached by no test, {run['error']} errors of "
               f"{run['run']}: score {run['score']} % in {_minutes(run['seconds'])}")

@@ -108,6 +108,22 @@ def test_the_tests_of_a_helpers_module():
     assert mutation.tests_of("helpers/problems.py") == ["tests/helpers/test_problems.py"]
 
 
+def test_a_rerun_of_the_survivors_keeps_the_other_outcomes(tiny):
+    def measure(previous=None):
+        return mutation.measure("tinymod.py", tests=["test_tinymod.py"], root=tiny, preimport=(),
+                                min_timeout=2.0, log=lambda line: None, previous=previous)
+
+    full = measure()
+    again = measure(full)
+    assert again["rerun"]["mutants"] == len(full["survivors"]) < full["run"]
+    for key in ("run", "killed", "timeout", "survived", "uncovered", "error", "score"):
+        assert again[key] == full[key], key
+    assert again["survivors"] == full["survivors"]
+    (tiny / "tinymod.py").write_text(MODULE.replace("LIMIT = 10", "LIMIT = 10\nOTHER = 3"))
+    with pytest.raises(SystemExit, match="has changed since its latest run"):
+        measure(full)
+
+
 KEYED = '''\
 CASES = {"low": 1}
 
