@@ -82,10 +82,14 @@ test: setup teacher hub
 	WORKBOOK_FAST=1 $(PY) -m pytest --durations=15 $(NBVAL_ARGS) $(PYTEST_ARGS) tests $(NOTEBOOKS) $(ZH_TW_RUN)
 
 # Without the notebooks and the tests tests/conftest.py calls slow (training for real,
-# kernels, Jupyter servers, nbgrader): under 3 minutes on 2 cores.
+# kernels, Jupyter servers, nbgrader), in UNIT_WORKERS processes (pytest-xdist; 1: in
+# this process, e.g. for pdb). TensorFlow's start-up lines are silenced: each worker
+# imports it before pytest captures anything.
+UNIT_WORKERS ?= 2
 .PHONY: unit lint
 unit: setup
-	WORKBOOK_FAST=1 $(PY) -m pytest -m "not slow" --durations=15 $(PYTEST_ARGS) tests
+	WORKBOOK_FAST=1 TF_CPP_MIN_LOG_LEVEL=3 $(PY) -m pytest -m "not slow" --durations=15 \
+		$(if $(filter-out 1,$(UNIT_WORKERS)),-n $(UNIT_WORKERS)) $(PYTEST_ARGS) tests
 
 lint: $(INSTALLED)
 	$(VENV)/bin/ruff check .
