@@ -744,7 +744,7 @@ def table(results: Path = RESULTS, root: Path = ROOT) -> str:
         lines.append(
             f"| `{path}` | {_mode(last)} | {last['run']} of {last['mutants']} | {last['killed']} | "
             f"{last['timeout']} | {last['survived'] + last['uncovered']} ({last['uncovered']}) | "
-            f"{_score(runs.get('before'))} | {_score(runs.get('after'))} | "
+            f"{_score(runs.get('before'), last)} | {_score(runs.get('after'))} | "
             f"{_minutes(last['seconds'])} |")
     return "\n".join(lines)
 
@@ -849,8 +849,13 @@ def write_reports(results: Path = RESULTS, doc: Path = SURVIVORS,
     reporting.write_section(contributing, "mutation", table(results, root))
 
 
-def _score(run: dict | None) -> str:
-    return "" if run is None or run["score"] is None else f"{run['score']:g} %"
+def _score(run: dict | None, latest: dict | None = None) -> str:
+    """A run's score; said to be a sample's when the latest run of the module is not one."""
+    if run is None or run["score"] is None:
+        return ""
+    if latest is not None and run["mode"] != latest["mode"]:
+        return f"{run['score']:g} % ({_mode(run)})"
+    return f"{run['score']:g} %"
 
 
 def _minutes(seconds: float) -> str:

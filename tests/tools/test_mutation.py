@@ -109,6 +109,9 @@ def test_the_tests_of_a_helpers_module():
 
 
 def test_a_rerun_of_the_survivors_keeps_the_other_outcomes(tiny):
+    # without spin(), whose looping mutant would take its time limit in both runs
+    (tiny / "test_tinymod.py").write_text(TESTS.split("\n\n\ndef test_spin")[0] + "\n")
+
     def measure(previous=None):
         return mutation.measure("tinymod.py", tests=["test_tinymod.py"], root=tiny, preimport=(),
                                 min_timeout=2.0, log=lambda line: None, previous=previous)
@@ -156,14 +159,16 @@ RUN = {"module": "helpers/events.py", "mode": "full", "seed": None, "mutants": 4
 
 def test_the_table_names_every_module_and_keeps_the_latest_runs(tmp_path):
     results = tmp_path / "results.json"
-    mutation.save(RUN, "before", results)
+    mutation.save({**RUN, "mode": "sample", "seed": 1, "run": 2, "killed": 1, "score": 50.0},
+                  "before", results)
     mutation.save({**RUN, "score": 50.0}, "after", results)
-    mutation.save({**RUN, "mode": "sample", "seed": 1, "run": 2, "killed": 2, "survived": 0,
-                   "score": 100.0, "seconds": 90.0, "survivors": []}, "after", results)
+    mutation.save({**RUN, "killed": 4, "survived": 0, "score": 100.0, "seconds": 90.0,
+                   "survivors": []}, "after", results)
     assert list(mutation.load(results)["helpers/events.py"]) == ["before", "after"]
     table = mutation.table(results)
-    assert ("| `helpers/events.py` | sample of 2 (seed 1) | 2 of 4 | 2 | 0 | 0 (0) | 75 % | "
-            "100 % | 1.5 min |") in table
+    # the counts are the latest run's; a score before from a sample says so
+    assert ("| `helpers/events.py` | full | 4 of 4 | 4 | 0 | 0 (0) | 50 % (sample of 2 (seed 1)) "
+            "| 100 % | 1.5 min |") in table
     assert "| `helpers/data.py` | not measured |" in table
     assert textwrap.dedent(table).count("\n") == len(mutation.modules()) + 1
 
