@@ -8,7 +8,11 @@ TensorFlow in several processes (about 15–45 s each).
 """
 
 import _thread
+import importlib.util
+import inspect
+import io
 import json
+import logging
 import os
 import re
 import shutil
@@ -17,13 +21,16 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from helpers import cluster, settings
 from helpers.problems import UsageProblem
 from tests import ROOT
+from tests.support.events import write_eval_events
 from tools.notebook_code import definitions
 
 TINY = {"filters": (4, 8), "dense_units": 16}
@@ -323,3 +330,519 @@ def test_training_rate_between_a_trainers_first_and_last_loss_lines():
     assert cluster._training_rate(lines) == (2.5, 160)
     seconds, steps = cluster._training_rate(lines[:1])
     assert steps == 0 and seconds != seconds  # NaN: one line gives no rate
+
+
+def test_training_rate_counts_the_global_steps_between_the_first_and_last_loss_lines():
+    # two lines are enough for a rate; a trainer that joins late starts from a later global step
+    lines = [(5.0, "loss = 1.0, step = 40"), (7.0, "loss = 0.8, step = 90")]
+    assert cluster._training_rate(lines) == (2.0, 50)
+
+
+# --------------------------------------------------------------------------- fast: job and task
+# Below, the launcher and the task without TensorFlow training: the launcher starts
+# cluster_fake_task.py (a task that starts in milliseconds) on a clock 20 times as fast, and the
+# task's own code runs in this process with train_and_evaluate replaced.
+
+FAKE_TASK = (str(ROOT / "tests" / "helpers" / "cluster_fake_task.py"),)
+SPEED = 20  # the launcher's clock, in the launch tests: it checks its tasks every 12.5 ms
+
+
+@pytest.fixture
+def fake_tasks(monkeypatch):
+    """The launcher starts cluster_fake_task.py (the job's ``fake`` entry says what each task
+    does), and its seconds (sleep, timeout, evaluator grace, wall time) last 0.05 s."""
+    monkeypatch.setattr(cluster, "TASK_PROGRAM", FAKE_TASK)
+    monkeypatch.setattr(cluster, "time", SimpleNamespace(
+        sleep=lambda seconds: time.sleep(seconds / SPEED),
+        perf_counter=lambda: time.perf_counter() * SPEED,
+    ))
+
+
+class FinishedProcess:
+    """What a ``_Task`` reads of a process that has printed ``text`` (None: still running)."""
+
+    def __init__(self, text: str = "", returncode: int | None = 0, pid: int = 0):
+        self.stdout = io.StringIO(text)
+        self.returncode = returncode
+        self.pid = pid or os.getpid()
+
+    def poll(self):
+        return self.returncode
+
+
+def read_task(name, text, log_path, returncode=0) -> cluster._Task:
+    """A ``_Task`` that has read all of ``text``."""
+    task = cluster._Task(name, FinishedProcess(text, returncode), log_path)
+    task.reader.join(timeout=5.0)
+    assert not task.reader.is_alive(), "the reader did not stop at the end of the output"
+    return task
+
+
+def log_env(log_file) -> dict:
+    """What a fake task received (its ``env: {...}`` line)."""
+    text = Path(log_file).read_text()
+    return json.loads(next(line for line in text.splitlines() if line.startswith("env: "))[5:])
+
+
+def stamp(log_file, word) -> float:
+    return float(re.search(rf"^{word} at ([\d.]+)$", Path(log_file).read_text(), re.M).group(1))
+
+
+def test_the_job_description_a_notebook_prints():
+    job = cluster.job_description(Path("models") / "09_x", 800.0)
+    assert job == {
+        "model_dir": str(Path("models") / "09_x"),
+        "max_steps": 800,
+        "params": {},
+        "strategy": None,
+        "save_checkpoints_steps": 400,  # a checkpoint halfway, one at the end
+        "eval_count": None,
+        "throttle_secs": 2,
+        "log_step_count_steps": 100,
+        "start_delay_secs": 0,
+    }
+    assert type(job["max_steps"]) is int
+    json.dumps(job)  # every task receives it as JSON
+    assert cluster.job_description("m", 1)["save_checkpoints_steps"] == 1  # never 0
+    assert cluster.job_description("m", 7, save_checkpoints_steps=5, batch_size=50) == {
+        **cluster.job_description("m", 7), "save_checkpoints_steps": 5, "batch_size": 50}
+
+
+def test_tf_configs_allow_no_workers_and_refuse_negative_ps():
+    assert list(cluster.tf_configs(workers=0, ps=0, ports=[7])) == ["chief:0", "evaluator:0"]
+    with pytest.raises(UsageProblem, match="0 or more"):
+        cluster.tf_configs(ps=-1, ports=[1, 2])
+    configs = cluster.tf_configs(workers=1, ps=0, host="10.0.0.5", ports=[1, 2])
+    assert configs["evaluator:0"]["cluster"] == {"chief": ["10.0.0.5:1"], "worker": ["10.0.0.5:2"]}
+
+
+def test_every_task_runs_this_module_as_a_script():
+    option, module = cluster.TASK_PROGRAM
+    assert option == "-m" and importlib.util.find_spec(module).origin == cluster.__file__
+
+
+def test_a_task_logs_every_line_and_shows_the_chosen_ones_flushed(tmp_path, monkeypatch):
+    class Stream(io.StringIO):  # a notebook's output: what has been flushed shows
+        flushed = ""
+
+        def flush(self):
+            self.flushed = self.getvalue()
+
+    monkeypatch.setattr(sys, "stdout", Stream())
+    exactly = "ERROR: " + "x" * (cluster.SHOWN_WIDTH - 7)
+    longer = exactly + "yz"
+    lines = ["loss = 0.5, step = 3", "an INFO line that is not shown", exactly, longer]
+    task = read_task("worker:0", "".join(line + "\n" for line in lines), tmp_path / "w.log")
+    assert (tmp_path / "w.log").read_text() == "".join(line + "\n" for line in lines)
+    assert [line for _, line in task.lines] == lines
+    stamps = [stamp for stamp, _ in task.lines]
+    assert stamps == sorted(stamps) and stamps[0] <= time.perf_counter()
+    shown = (f"[worker 0] loss = 0.5, step = 3\n[worker 0] {exactly}\n"
+             f"[worker 0] {exactly[:-1]}x …\n")
+    assert sys.stdout.getvalue() == shown and sys.stdout.flushed == shown
+    assert task.reader.daemon  # a reader never keeps the launcher's interpreter alive
+
+
+TRACEBACK = """loss = 2.3, step = 0
+Traceback (most recent call last):
+  File "/x/estimator.py", line 1, in train
+ValueError: an earlier error, while handling which
+  File "/x/estimator.py", line 2, in train
+tensorflow.python.framework.errors_impl.InvalidArgumentError: logits and labels must match
+  [[node loss]]
+"""
+
+
+@pytest.mark.parametrize("text, returncode, says", [
+    (TRACEBACK, 1, "tensorflow.python.framework.errors_impl.InvalidArgumentError: logits and "
+                   "labels must match"),
+    ("loss = 2.3, step = 0\n  Killed by the system  \n", -9, "Killed by the system"),
+    ("", 2, "no output"),
+])
+def test_a_failed_task_is_named_with_the_line_that_says_why(tmp_path, text, returncode, says):
+    task = read_task("worker:0", text, tmp_path / "worker_0.log", returncode)
+    with pytest.raises(cluster.ClusterProblem) as raised:
+        task.check()
+    assert str(raised.value) == (f"worker 0 failed (exit code {returncode}): {says} -- full log: "
+                                 f"{tmp_path / 'worker_0.log'}")
+
+
+def test_an_error_line_alone_names_a_failure(tmp_path):
+    text = "loss = 2.3, step = 0\nMemoryError\nexiting\n"
+    task = read_task("chief:0", text, tmp_path / "c", 1)
+    with pytest.raises(cluster.ClusterProblem, match=
+            r"^chief failed \(exit code 1\): MemoryError -"):
+        task.check()
+
+
+def test_a_task_that_succeeded_or_was_ended_by_the_launcher_is_no_failure(tmp_path):
+    read_task("chief:0", "ValueError: logged, not raised\n", tmp_path / "c", 0).check()
+    ended = read_task("ps:0", "", tmp_path / "p", -15)
+    ended.ended = True
+    ended.check()
+    assert ended.peak == 0.0  # no memory read of a process that has exited
+
+
+def test_a_running_task_notes_its_peak_memory_in_mb(tmp_path):
+    def vm_hwm_kb() -> int:
+        status = Path(f"/proc/{os.getpid()}/status").read_text()
+        return int(re.search(r"^VmHWM:\s+(\d+) kB", status, re.M).group(1))
+
+    task = read_task("ps:0", "", tmp_path / "p", None)  # this process, still running
+    before = vm_hwm_kb()
+    task.check()
+    assert before / 1024 <= task.peak <= vm_hwm_kb() / 1024
+    task.peak = 1e9  # the peak so far stays the peak
+    task.check()
+    assert task.peak == 1e9
+
+
+def test_ending_a_task_asks_then_kills(tmp_path):
+    def started(code):
+        process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                                   text=True, start_new_session=True)
+        task = cluster._Task("ps:0", process, tmp_path / f"{process.pid}.log")
+        deadline = time.time() + 10
+        while not task.lines and time.time() < deadline:
+            time.sleep(0.01)
+        return task
+
+    polite = started("import time; print('ready', flush=True); time.sleep(60)")
+    deaf = started("import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+                   "print('ready', flush=True); time.sleep(60)")
+    try:
+        polite.end()
+        deaf.end(grace=0.05)
+        assert (polite.process.returncode, deaf.process.returncode) == (-signal.SIGTERM,
+                                                                         -signal.SIGKILL)
+    finally:
+        for task in (polite, deaf):
+            if task.process.poll() is None:
+                os.killpg(task.process.pid, signal.SIGKILL)
+
+
+def test_a_cluster_run_ends_the_ps_after_training_and_reads_the_results(fake_tasks, tmp_path,
+                                                                          capsys):
+    model_dir = tmp_path / "model"
+    write_eval_events(model_dir / "eval", {30: {"accuracy": 0.5, "loss": 1.0},
+                                           60: {"accuracy": 0.75, "loss": 0.5}})
+    (model_dir / "logs").mkdir()
+    (model_dir / "logs" / "chief_0.log").write_text("a line of an earlier run\n")
+    fake = {
+        "chief:0": {"wait_for": ["ps ready"], "pause": 0.01, "done": "chief done", "stamp": True,
+                    "lines": ["loss = 2.3, step = 0", "loss = 0.9, step = 40",
+                              "Loss for final step: 0.9.", "steps run by this process: 41",
+                              "an INFO line that is not shown"]},
+        "worker:0": {"wait_for": ["ps ready"], "done": "worker done", "stamp": True,
+                     "lines": ["Waiting 5 secs before starting training.",
+                               "loss = 1.1, step = 20", "steps run by this process: 19"]},
+        "ps:0": {"ready": "ps ready", "then": "hang", "stamp": True},
+        # still waiting when training is over, then done within the grace
+        "evaluator:0": {"wait_for": ["chief done", "worker done"], "pause": 0.05,
+                        "lines": ["Saving dict for global step 60: accuracy = 0.75"]},
+    }
+    result = cluster.run_cluster(model_dir, 60, timeout=100, fake=fake)
+    out = capsys.readouterr().out.splitlines()
+    logs = model_dir / "logs"
+    names = ["chief:0", "worker:0", "ps:0", "evaluator:0"]
+    assert result.exit_codes == {"chief:0": 0, "worker:0": 0, "evaluator:0": 0,
+                                 "ps:0": "ended by launcher"}
+    assert list(result.exit_codes) == ["chief:0", "worker:0", "evaluator:0", "ps:0"]
+    assert result.metrics == {"accuracy": 0.75, "loss": 0.5, "global_step": 60}
+    assert result.evaluations == [30, 60]
+    assert result.trainers == {
+        "chief:0": {"first logged step": 0, "last logged step": 40, "steps run": 41},
+        "worker:0": {"first logged step": 20, "last logged step": 20, "steps run": 19},
+    }
+    assert 0 < result.steps_per_second < float("inf")
+    assert result.model_dir == str(model_dir)
+    assert result.log_files == {name: str(logs / f"{name.replace(':', '_')}.log")
+                                for name in names}
+    assert 1 <= result.peak_memory_mb["ps:0"] < 2000  # a Python process, in MB
+    # what each task received
+    envs = {name: log_env(result.log_files[name]) for name in names}
+    spec = json.loads(envs["chief:0"]["TF_CONFIG"])["cluster"]
+    assert list(spec) == ["chief", "worker", "ps"]
+    for name, env in envs.items():
+        kind, index = name.split(":")
+        assert json.loads(env["TF_CONFIG"]) == {"cluster": spec,
+                                                "task": {"type": kind, "index": int(index)}}
+        assert env["job"] == cluster.job_description(model_dir, 60, fake=fake)
+        assert env["parent"] == str(os.getpid()) and env["argv"] == []
+        assert env["own session"]  # so that ending its group ends all it started
+    # the ps is ended once both trainers have exited
+    ps_log = result.log_files["ps:0"]
+    assert stamp(ps_log, "ended") >= max(stamp(result.log_files[t], "exited")
+                                         for t in ("chief:0", "worker:0"))
+    assert "earlier run" not in Path(result.log_files["chief:0"]).read_text()
+    # what the notebook shows
+    assert out[0] == "[launcher] started chief, worker 0, ps 0, evaluator"
+    for line in ["[chief] loss = 2.3, step = 0", "[chief] steps run by this process: 41",
+                 "[worker 0] Waiting 5 secs before starting training.",
+                 "[launcher] training is over: ended ps 0 (a parameter server never exits)",
+                 "[evaluator] Saving dict for global step 60: accuracy = 0.75"]:
+        assert line in out
+    assert not [line for line in out if "INFO" in line or "env: " in line or "waiting" in line]
+    wall = re.fullmatch(r"\[launcher\] all 4 processes have exited; wall time (\d+) s", out[-1])
+    assert wall and abs(int(wall.group(1)) - result.wall_seconds) <= 1
+    assert 0 < result.wall_seconds < 100
+    launcher_log = (logs / "launcher.log").read_text()
+    assert re.fullmatch(r"\[launcher\] started chief \(pid \d+\), worker 0 \(pid \d+\), "
+                        r"ps 0 \(pid \d+\), evaluator \(pid \d+\)\n", launcher_log)
+    assert all(gone(pid, wait=2.0) for pid in started_pids(model_dir).values())
+
+
+def test_an_evaluator_still_waiting_after_the_grace_is_ended(fake_tasks, tmp_path, capsys):
+    fake = {"evaluator:0": {"then": "hang"}}
+    result = cluster.run_cluster(tmp_path, 10, workers=0, ps=0, timeout=100, evaluator_grace=2,
+                                 fake=fake)
+    out = capsys.readouterr().out.splitlines()
+    assert result.exit_codes == {"chief:0": 0, "evaluator:0": "ended by launcher"}
+    assert out[1:] == [
+        "[launcher] the evaluator was still waiting for checkpoints 2 s after training ended: "
+        "ended it",
+        out[-1],
+    ]
+    assert result.metrics == {} and result.evaluations == []  # it evaluated nothing
+
+
+def test_one_process_without_tf_config(fake_tasks, tmp_path, monkeypatch, capsys):
+    stale = cluster.tf_configs(ports=[1, 2, 3])["worker:0"]  # left in the launcher's environment
+    monkeypatch.setenv("TF_CONFIG", json.dumps(stale))
+    fake = {"local:0": {"lines": ["loss = 2.3, step = 0", "steps run by this process: 10"]}}
+    result = cluster.run_single(tmp_path / "single", 10, fake=fake)
+    assert result.exit_codes == {"local:0": 0}
+    assert log_env(result.log_files["local:0"])["TF_CONFIG"] is None
+    assert result.trainers["local:0"]["steps run"] == 10
+    assert capsys.readouterr().out.splitlines()[:2] == ["[launcher] started local",
+                                                          "[local] loss = 2.3, step = 0"]
+
+
+def test_a_failing_task_ends_the_others_with_one_line_naming_it(fake_tasks, tmp_path, capsys):
+    model_dir = tmp_path / "new" / "model"  # no folder yet
+    fake = {
+        "chief:0": {"ready": "chief ready", "then": "hang"},  # training, killed by SIGTERM
+        "worker:0": {"wait_for": ["chief ready"], "lines": ["loss = 2.3, step = 0"],
+                     "then": "raise"},
+        "ps:0": {"then": "hang"},
+    }
+    with pytest.raises(cluster.ClusterProblem) as raised:
+        cluster.run_cluster(model_dir, 60, evaluator=False, timeout=100, fake=fake)
+    logs = model_dir / "logs"
+    assert str(raised.value) == ("worker 0 failed (exit code 1): RuntimeError: injected failure "
+                                 f"(worker:0) -- full log: {logs / 'worker_0.log'}")
+    pids = started_pids(model_dir)
+    assert list(pids) == ["chief", "worker 0", "ps 0"]
+    assert all(gone(pid, wait=2.0) for pid in pids.values())
+    # the chief's lines came while it ran: nothing was waiting in a buffer when it was killed
+    assert log_env(logs / "chief_0.log")["TF_CONFIG"]
+
+
+def test_a_cluster_that_does_not_finish_in_time_is_ended(fake_tasks, tmp_path, capsys):
+    with pytest.raises(cluster.ClusterProblem) as raised:
+        cluster.run_single(tmp_path, 10, timeout=2, fake={"local:0": {"then": "hang"}})
+    assert str(raised.value) == ("the cluster did not finish within 2 s: all its processes were "
+                                 f"ended -- logs in {tmp_path / 'logs'}")
+    assert gone(started_pids(tmp_path)["local"], wait=2.0)
+
+
+def test_strategies_by_name():
+    assert cluster.make_strategy(None, tf=None) is None
+    assert cluster.make_strategy("none", tf=None) is None
+    with pytest.raises(UsageProblem, match="^unknown strategy 'dp': use none, ps_v1 or ps_v2$"):
+        cluster.make_strategy("dp", tf=None)
+    v1 = SimpleNamespace(ParameterServerStrategy=lambda: "the v1 strategy")
+    fake_tf = SimpleNamespace(compat=SimpleNamespace(v1=SimpleNamespace(
+        distribute=SimpleNamespace(experimental=v1))))
+    assert cluster.make_strategy("ps_v1", fake_tf) == "the v1 strategy"
+
+
+def test_the_v2_strategy_starts_a_worker_and_a_ps_in_the_task():
+    import tensorflow as tf
+
+    servers = []
+
+    def server(spec, job_name, task_index, protocol, start):
+        spec.task_address(job_name, task_index)  # as tf.distribute.Server: a task of the spec
+        servers.append((job_name, task_index, protocol, start))
+
+    fake_tf = SimpleNamespace(train=tf.train, distribute=SimpleNamespace(
+        Server=server,
+        cluster_resolver=SimpleNamespace(SimpleClusterResolver=lambda spec, rpc_layer: (
+            spec, rpc_layer)),
+        experimental=SimpleNamespace(ParameterServerStrategy=lambda resolver: ("v2", resolver)),
+    ))
+    kind, (spec, rpc_layer) = cluster.make_strategy("ps_v2", fake_tf)
+    assert kind == "v2" and rpc_layer == "grpc"
+    assert servers == [("worker", 0, "grpc", True), ("ps", 0, "grpc", True)]
+    addresses = spec.as_dict()
+    assert sorted(addresses) == ["ps", "worker"]
+    assert addresses["ps"][0] != addresses["worker"][0]
+    assert all(a[0].startswith("127.0.0.1:") for a in addresses.values())
+
+
+def test_the_steps_run_hook_logs_a_line_the_launcher_reads_back(monkeypatch):
+    import tensorflow as tf
+
+    logged = []
+    monkeypatch.setattr(tf.compat.v1.logging, "info",
+                        lambda message, *args: logged.append(message % args))
+    hook = cluster.steps_run_hook(tf)
+    assert isinstance(hook, tf.compat.v1.train.SessionRunHook)
+    for _ in range(3):
+        hook.after_run(None, None)
+    hook.end(None)
+    assert logged == ["steps run by this process: 3"]
+    assert cluster._trainer_figures([(0.0, logged[0])])["steps run"] == 3
+
+
+@pytest.fixture
+def run_task_parts(monkeypatch):
+    """``run_task`` with ``train_and_evaluate``, the strategy and the input functions replaced:
+    what it built and passed, by name."""
+    import tensorflow as tf
+
+    from helpers import inputs
+
+    seen = {"defaults": inspect.signature(inputs.make_train_input_fn).parameters,
+            "early-stopping hook": tf.compat.v1.train.SessionRunHook()}
+
+    def record(name, result=None):
+        return lambda *args, **kwargs: (seen.__setitem__(name, (args, kwargs)), result)[1]
+
+    tf.estimator.experimental.stop_if_higher_hook  # noqa: B018 -- load the lazy modules first
+    monkeypatch.setattr(sys.modules[tf.estimator.__name__], "train_and_evaluate",
+                        record("train_and_evaluate"))
+    monkeypatch.setattr(sys.modules[tf.estimator.experimental.__name__], "stop_if_higher_hook",
+                        record("early stop", seen["early-stopping hook"]))
+    monkeypatch.setattr(cluster, "make_strategy", record("strategy"))
+    monkeypatch.setattr(inputs, "make_train_input_fn", record("train input", lambda: None))
+    monkeypatch.setattr(inputs, "make_eval_input_fn", record("eval input", lambda: None))
+    return seen
+
+
+def test_a_task_trains_and_evaluates_as_its_job_says(run_task_parts, tmp_path, monkeypatch):
+    monkeypatch.setenv("TF_CONFIG", json.dumps(cluster.tf_configs(workers=2, ports=[1, 2, 3, 4])
+                                               ["worker:1"]))
+    early = {"metric": "accuracy", "threshold": 0.9, "every": 20}
+    cluster.run_task(cluster.job_description(
+        tmp_path, 60, params=TINY, strategy="ps_v1", save_checkpoints_steps=30, eval_count=500,
+        throttle_secs=3, log_step_count_steps=20, start_delay_secs=5, keep_checkpoint_max=2,
+        batch_size=50, shuffle_buffer=500, early_stop=early))
+    seen = run_task_parts
+    assert seen["strategy"][0][0] == "ps_v1"
+    (estimator, train_spec, eval_spec), _ = seen["train_and_evaluate"]
+    config = estimator.config
+    assert (estimator.model_dir, estimator.params) == (str(tmp_path), TINY)
+    assert (config.task_type, config.task_id, config.tf_random_seed) == ("worker", 1, settings.SEED)
+    assert (config.save_checkpoints_steps, config.keep_checkpoint_max,
+            config.log_step_count_steps) == (30, 2, 20)
+    assert train_spec.max_steps == 60
+    assert train_spec.hooks[1:] == (seen["early-stopping hook"],)
+    assert seen["early stop"] == ((estimator, "accuracy", 0.9),
+                                  {"run_every_secs": None, "run_every_steps": 20})
+    # each trainer shuffles with its own seed
+    assert seen["train input"][1] == {"batch_size": 50, "seed": settings.SEED + 2,
+                                      "shuffle_buffer": 500}
+    assert seen["eval input"][1] == {"count": 500}
+    assert (eval_spec.steps, eval_spec.start_delay_secs, eval_spec.throttle_secs) == (None, 5, 3)
+
+
+@pytest.mark.parametrize("task", ["chief:0", None])
+def test_a_task_given_the_least_job_uses_the_defaults(run_task_parts, tmp_path, monkeypatch, task):
+    import tensorflow as tf
+
+    if task:
+        monkeypatch.setenv("TF_CONFIG", json.dumps(cluster.tf_configs(ports=[1, 2, 3])[task]))
+    else:
+        monkeypatch.delenv("TF_CONFIG", raising=False)
+    cluster.run_task({"model_dir": str(tmp_path), "max_steps": 10})
+    seen = run_task_parts
+    (estimator, train_spec, eval_spec), _ = seen["train_and_evaluate"]
+    assert seen["strategy"][0][0] is None and estimator.params == {}
+    default = tf.estimator.RunConfig()
+    assert (estimator.config.keep_checkpoint_max, estimator.config.log_step_count_steps) == (
+        default.keep_checkpoint_max, default.log_step_count_steps)
+    [hook] = train_spec.hooks  # steps run by this process
+    assert hook.__class__.__name__ == "StepsRun" and "early stop" not in seen
+    course = seen["defaults"]  # of inputs.make_train_input_fn
+    assert seen["train input"][1] == {"batch_size": course["batch_size"].default,
+                                      "seed": settings.SEED,  # the first trainer: the course seed
+                                      "shuffle_buffer": course["shuffle_buffer"].default}
+    assert seen["eval input"][1] == {"count": None}
+    assert (eval_spec.start_delay_secs, eval_spec.throttle_secs) == (0, 0)  # evaluate at once
+
+
+def test_a_task_logs_plain_lines_with_the_level_of_warnings_and_errors():
+    plain = cluster._Plain()
+    levels = [logging.DEBUG, logging.INFO, logging.WARNING, logging.ERROR]
+    records = [logging.LogRecord("tensorflow", level, __file__, 1, "loss = %.1f", (0.5,), None)
+               for level in levels]
+    assert [plain.format(record) for record in records] == [
+        "loss = 0.5", "loss = 0.5", "WARNING: loss = 0.5", "ERROR: loss = 0.5"]
+
+
+@pytest.fixture
+def task_main_parts(monkeypatch):
+    """``task_main`` in this process, what it starts and changes recorded or put back: the job
+    it runs, the watchdog (run at once, on a fake clock and fake parent pids), TF's logger, the
+    SIGTERM handler, the warnings filters. Returns ``run(environ, parent_pids)``."""
+    import tensorflow as tf
+
+    logger = tf.get_logger()
+    before = list(logger.handlers), list(logger.filters), logger.propagate, logger.level
+    handler = signal.getsignal(signal.SIGTERM)
+    seen = SimpleNamespace(jobs=[], temp_dirs=[], threads=[], exits=[], sleeps=[], logger=logger)
+
+    class Thread:
+        def __init__(self, target, daemon):
+            self.target, self.daemon = target, daemon
+            seen.threads.append(self)
+
+        def start(self):
+            self.target()
+
+    monkeypatch.setattr(cluster, "run_task", seen.jobs.append)
+    monkeypatch.setattr(settings, "use_course_temp_dir", lambda: seen.temp_dirs.append(1))
+    monkeypatch.setattr(cluster, "threading", SimpleNamespace(Thread=Thread))
+    monkeypatch.setattr(cluster, "time", SimpleNamespace(sleep=seen.sleeps.append))
+
+    def run(environ, parent_pids=()):
+        pids = iter(parent_pids)
+        monkeypatch.setattr(cluster, "os", SimpleNamespace(
+            environ=environ, getppid=lambda: next(pids, 1), _exit=seen.exits.append))
+        cluster.task_main()
+        return seen
+
+    try:
+        with warnings.catch_warnings():
+            yield run
+    finally:
+        signal.signal(signal.SIGTERM, handler)
+        logger.handlers, logger.filters, logger.propagate = before[:3]
+        logger.setLevel(before[3])
+
+
+def test_a_task_logs_plain_lines_to_its_output_and_exits_through_python(task_main_parts, capsys,
+                                                                        caplog):
+    job = {"model_dir": "m", "max_steps": 1}
+    seen = task_main_parts({cluster.JOB_ENV: json.dumps(job)})  # started by hand: no launcher
+    assert seen.jobs == [job] and seen.temp_dirs == [1]
+    assert seen.threads == [] and seen.exits == []  # no watchdog
+    assert warnings.filters[0][0] == "ignore"
+    [handler] = seen.logger.handlers
+    assert isinstance(handler.formatter, cluster._Plain)
+    seen.logger.warning("a %s", "warning")
+    assert capsys.readouterr().out == "WARNING: a warning\n" and not caplog.records  # once
+    with pytest.raises(SystemExit) as exited:  # the launcher's SIGTERM
+        signal.getsignal(signal.SIGTERM)(signal.SIGTERM, None)
+    assert exited.value.code == 128 + signal.SIGTERM
+
+
+def test_a_task_ends_when_its_launcher_is_gone(task_main_parts):
+    environ = {cluster.JOB_ENV: "{}", cluster.PARENT_ENV: "4242"}
+    seen = task_main_parts(environ, [4242, 4242, 1])  # then init adopted it: the launcher died
+    [watchdog] = seen.threads
+    assert watchdog.daemon
+    assert len(seen.sleeps) == 2 and max(seen.sleeps) <= 1.0  # it looks every second at most
+    assert seen.exits == [3]
