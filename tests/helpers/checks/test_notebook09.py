@@ -2,6 +2,7 @@
 
 import copy
 import json
+import math
 import os
 
 import numpy as np
@@ -9,6 +10,7 @@ import pytest
 
 from helpers import checks
 from helpers.problems import CheckFailed
+from tests.support.checks import assert_names_the_mistake, failure
 
 CLUSTER = checks.EXERCISE_1_CLUSTER
 
@@ -181,3 +183,40 @@ def test_exercise_1_a_task_that_is_not_a_dict_of_type_and_index():
         answer = {"cluster": checks.notebook09.EXERCISE_1_CLUSTER, "task": task}
         with pytest.raises(CheckFailed, match="'task' should be a dict with the keys"):
             checks.second_worker_config(answer)
+
+
+# (wrong answer, how its message starts): the call that shows the slip, what it returned and why.
+# Each slip shows at its own kind of case, and the message quotes that case: a small one a learner
+# can redo by hand (3 workers), a float number of seconds, a time on either side of the cap.
+FIRST_CALL_THAT_SHOWS_IT = {
+    "the 13 workers of the question hard-coded": (
+        lambda w, s: [i for i in range(13) if min(60, (i + 1) * 5) > s],
+        "late_workers(3, 5) returned [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]: worker indexes run "
+        "from 0 to 2",
+    ),
+    "a closed form that rounds seconds / 5 up": (
+        lambda w, s: list(range(math.ceil(s / 5), w)) if s < 60 else [],
+        "late_workers(3, 4) returned [1, 2]: the first worker (index 0) already waits",
+    ),
+    "a closed form that takes whole seconds only": (
+        lambda w, s: list(range(s // 5, w)) if s < 60 else [],
+        "late_workers(4, 12.5) raised TypeError",
+    ),
+    "no cap": (
+        WRONG_ANSWERS["no cap"][0],
+        "late_workers(20, 60) returned [12, 13, 14, 15, 16, 17, 18, 19]: no worker waits more "
+        "than 60 s",
+    ),
+    "a cap of 50 s": (
+        WRONG_ANSWERS["a cap of 50 s"][0],
+        "late_workers(20, 59) returned []: a worker is missing",
+    ),
+}
+
+
+@pytest.mark.parametrize("answer, start", FIRST_CALL_THAT_SHOWS_IT.values(),
+                         ids=FIRST_CALL_THAT_SHOWS_IT)
+def test_exercise_2_the_message_quotes_the_call_that_shows_the_slip(answer, start):
+    message = failure(checks.late_workers_rule, answer)
+    assert message.startswith(start), message
+    assert_names_the_mistake(message, start, answer_code=("min(60", "(i + 1)"))

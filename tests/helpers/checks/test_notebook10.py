@@ -13,6 +13,7 @@ from sklearn.metrics import precision_score
 
 from helpers import checks
 from helpers.problems import CheckFailed
+from tests.support.checks import assert_names_the_mistake, failure
 
 RNG = np.random.default_rng(10)
 LABELS = RNG.integers(0, 10, 400)
@@ -250,3 +251,37 @@ def test_exercise_2_a_wrong_rate_on_a_boundary_is_named_as_it_is(boundary, want)
 
     with pytest.raises(CheckFailed, match=rf"^at step {boundary} the rate is 0.007, not {want}$"):
         checks.piecewise_schedule(spike)
+
+
+def test_exercise_1_a_briefly_trained_model_with_digits_never_predicted():
+    """Fast mode trains a few steps: digit 9 is never the most probable and some digits never pass
+    0.5. Keras counts a precision of 0 where a class is never predicted; the check's readings must
+    too, or these two mistakes are told they are just not the macro precision."""
+    rng = np.random.default_rng(4)
+    labels = rng.permutation(np.r_[np.arange(10), rng.integers(0, 9, 30)])
+    logits = rng.normal(0, 1, (40, 10))
+    logits[np.arange(40), labels] += 1.5
+    logits[:, 9] -= 3
+    probabilities = (np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)).astype(np.float32)
+    assert (probabilities.argmax(axis=1) != 9).all()
+    assert ((probabilities > 0.5).sum(axis=0) == 0).sum() >= 2  # 9 and another never pass 0.5
+    one_hot = tf.one_hot(labels, 10)
+
+    def precision(k, **kwargs):
+        return keras_result(keras.metrics.Precision(class_id=k, **kwargs), one_hot, probabilities)
+
+    for answer, words in [
+        (np.mean([precision(k) for k in range(10)]), "passes 0.5 (the metrics' default threshold)"),
+        (precision(9, top_k=1), "the precision of class 9 alone"),
+    ]:
+        assert_names_the_mistake(failure(checks.keras_macro_precision, answer, labels,
+                                         probabilities), words)
+
+
+def test_exercise_2_a_further_boundary_is_caught_at_twice_the_last_one():
+    """A learner who adds a boundary after 1000 (at 1500) is told so at the first step checked past
+    the last boundary, 2000, with the rate there: not at some far step such as 10000."""
+    answer = WRONG_2["a third boundary that keeps falling"][0]
+    assert failure(checks.piecewise_schedule, answer) == (
+        "at step 2000 the rate is 0.00025: after the last boundary it should stay at the last "
+        "value, 0.0005")
