@@ -36,8 +36,23 @@ def test_curves_draws_one_panel_per_entry_with_its_lines():
     assert list(training.get_xdata()) == list(range(1, 300, 10))
     assert training.get_marker() == "None"  # many points: a plain line
     assert list(test.get_xdata()) == [100, 200, 300] and test.get_marker() == "o"
-    assert [text.get_text() for text in loss_axis.get_legend().get_texts()] == ["training", "test"]
+    legend = loss_axis.get_legend().get_texts()
+    assert [text.get_text() for text in legend] == ["training", "test"]
+    assert {text.get_fontsize() for text in legend} == {8}  # small, not to hide the curves
     assert figure._suptitle.get_text() == "Curves"
+    # 5.2 inches wide per panel, whatever their number, 3.6 high
+    assert tuple(figure.get_size_inches()) == pytest.approx((2 * 5.2, 3.6))
+
+
+def test_curves_mark_the_points_of_a_series_of_up_to_20_evaluations():
+    table = pd.DataFrame(
+        [("twenty", "loss", step, 1.0) for step in range(20)]
+        + [("many", "loss", step, 2.0) for step in range(21)],
+        columns=["run", "tag", "step", "value"],
+    )
+    figure = plots.curves(table, {"loss": {"20": ("twenty", "loss"), "21": ("many", "loss")}})
+    twenty, many = figure.axes[0].get_lines()
+    assert twenty.get_marker() == "o" and many.get_marker() == "None"
 
 
 def test_curves_names_a_missing_series():
@@ -62,6 +77,31 @@ def test_confusion_matrix_writes_every_nonzero_count():
     assert colours["1130"] == "white" and colours["3"] == "black"
 
 
+def test_confusion_matrix_of_ten_classes_colours_counts_on_a_log_scale_with_a_bar_beside_it():
+    matrix = np.diag(np.full(10, 100))
+    matrix[1, 7], matrix[4, 9] = 10, 1
+    figure = plots.confusion_matrix(matrix)
+    axis, bar = figure.axes
+    assert axis.get_title() == "Confusion matrix"  # the default title
+    assert tuple(figure.get_size_inches()) == pytest.approx((0.55 * 10 + 2.2, 0.55 * 10 + 1.6))
+    image = axis.images[0]
+    assert (image.get_array().mask == (matrix == 0)).all()  # every count coloured, zeros blank
+    assert image.get_clim() == (1, 100)  # from one example to the largest count
+    assert bar.get_ylabel() == "examples (log scale)"
+    assert [t.get_text() for t in bar.get_yticklabels()] == ["1", "10", "100"]
+    colours = {(round(t.get_position()[1]), round(t.get_position()[0])): t.get_color()
+               for t in axis.texts}
+    # white on the darker half of the log scale only: 10 is its middle, still black
+    assert colours[0, 0] == "white" and colours[1, 7] == colours[4, 9] == "black"
+    assert {t.get_fontsize() for t in axis.texts} == {7}  # four digits fit in a cell
+    # the bar as tall as the matrix, right beside it
+    axis.apply_aspect()
+    bar.apply_aspect()
+    matrix_box, bar_box = axis.get_position(), bar.get_position()
+    assert bar_box.height == pytest.approx(matrix_box.height, abs=0.02)
+    assert 0 < bar_box.x0 - matrix_box.x1 < 0.05
+
+
 def test_confusion_matrix_float_counts_and_class_names():
     figure = plots.confusion_matrix(np.array([[5.0, 1.0], [0.0, 4.0]]), class_names=["cat", "dog"])
     axis = figure.axes[0]
@@ -82,10 +122,40 @@ def test_stopping_timeline_marks_best_stop_and_min_steps():
     assert (
         axis.get_xlabel() == "global step" and axis.get_ylabel() == "f1_macro" and axis.get_title()
     )
-    labels = [text.get_text() for text in axis.get_legend().get_texts()]
+    legend = axis.get_legend()
+    labels = [text.get_text() for text in legend.get_texts()]
     assert any("best: step 600" in label for label in labels)
     assert any("stopped: step 1001" in label for label in labels)
     assert any("min_steps = 300" in label for label in labels)
+    assert {text.get_fontsize() for text in legend.get_texts()} == {8}
+    evaluations, best, stop, max_steps = axis.get_lines()
+    assert evaluations.get_xydata().tolist() == [list(item) for item in values.items()]
+    assert evaluations.get_marker() == "o"  # each evaluation a point
+    assert best.get_xydata().tolist() == [[600, 0.985]] and best.get_marker() == "*"
+    assert list(stop.get_xdata()) == [1001, 1001]
+    assert list(max_steps.get_xdata()) == [1500, 1500] and max_steps.get_linestyle() == ":"
+    ignored, patience = axis.patches
+    assert (ignored.get_x(), ignored.get_width()) == (0, 300)
+    assert (patience.get_x(), patience.get_width()) == (600, 400)  # from the best on
+    assert axis.get_xlim() == pytest.approx((0, 1500 * 1.02))  # from 0 to just past max_steps
+    assert tuple(figure.get_size_inches()) == (10, 4)
+    # the legend beside the plot, top-aligned with it, inside the figure
+    renderer = figure.canvas.get_renderer()
+    box, plot = legend.get_window_extent(renderer), axis.get_window_extent(renderer)
+    assert 0 < box.x0 - plot.x1 < 0.03 * figure.bbox.width
+    assert box.y1 == pytest.approx(plot.y1, abs=0.03 * figure.bbox.height)
+    assert figure.bbox.x1 >= box.x1
+
+
+def test_stopping_timeline_without_patience_min_steps_nor_max_steps():
+    figure = plots.stopping_timeline({100: 0.5, 200: 0.4, 300: 0.45}, "loss", best=200, stop=300)
+    axis = figure.axes[0]
+    assert axis.get_title() == "Evaluations of loss, and where the hook stopped training"
+    assert [text.get_text() for text in axis.get_legend().get_texts()] == [
+        "loss at each evaluation", "best: step 200", "training stopped: step 300"
+    ]
+    assert not axis.patches
+    assert axis.get_xlim() == pytest.approx((0, 300 * 1.02))
 
 
 def _shown(axis):
@@ -104,6 +174,7 @@ def test_image_grid_shows_the_first_rows_times_columns_images_captioned_by_label
     array, clim, cmap, caption = _shown(axes[5])
     assert array.shape == (28, 28) and (array == images[5].reshape(28, 28)).all()
     assert clim == (0, 255) and cmap == "gray_r" and caption == "f"
+    assert axes[5].title.get_fontsize() == 8  # small enough for a 1.1-inch panel
     assert all(not axis.axison for axis in axes)  # no ticks nor frames
     assert figure._suptitle.get_text() == "Digits"
     plt.close(figure)
@@ -117,6 +188,7 @@ def test_image_grid_of_fewer_images_scaled_to_1_leaves_the_rest_empty():
     assert len(axes) == 4 and not axes[3].get_images()
     array, clim, _, caption = _shown(axes[0])
     assert clim == (0, 1.0) and caption == "seven"  # captions before labels
+    assert axes[0].title.get_fontsize() == 8
     assert figure._suptitle is None
     plt.close(figure)
     figure = plots.image_grid(np.ones((2, 28, 28)), labels=[3, 4], rows=1, columns=2)
@@ -125,4 +197,9 @@ def test_image_grid_of_fewer_images_scaled_to_1_leaves_the_rest_empty():
     plt.close(figure)
     figure = plots.image_grid(np.ones((1, 28, 28)), rows=1, columns=1)
     assert figure.axes[0].get_title() == ""
+    plt.close(figure)
+    faint = np.zeros((1, 28, 28), dtype=np.uint8)
+    faint[0, 10:18, 10:18] = 2  # raw bytes, all of them dark
+    figure = plots.image_grid(faint, rows=1, columns=1)
+    assert _shown(figure.axes[0])[1] == (0, 255)  # above 1: bytes, not a scaled image
     plt.close(figure)
