@@ -52,6 +52,7 @@ CONTRIBUTING = ROOT / "CONTRIBUTING.md"
 PREIMPORT = ("numpy", "tensorflow", "tensorflow.python.autograph.impl.conversion", "matplotlib",
              "pytest")
 MAX_NAMING = 8
+RETRY_FACTOR = 4
 PYTEST_ARGS = ("-x", "-q", "-p", "no:cacheprovider", "-m", "not slow", "--no-header")
 
 COMPARE_SWAP = {
@@ -537,7 +538,9 @@ def selection(mutant: Mutant, tracer: _Tracer) -> list[str]:
 def run_mutant(module, source: str, mutant: Mutant, tracer: _Tracer, root: Path = ROOT,
                min_timeout: float = 20.0) -> Outcome:
     """Run one mutant's tests in a child: its time limit is three times what they took in the
-    traced run, plus ``min_timeout`` seconds."""
+    traced run, plus ``min_timeout`` seconds; a mutant over it is tried again with a limit
+    ``RETRY_FACTOR`` times as long (the machine may have got busier since the traced run) and
+    counted as a timeout only when it is over that one too."""
 
     tests = selection(mutant, tracer)
     if not tests:
@@ -561,9 +564,12 @@ def run_mutant(module, source: str, mutant: Mutant, tracer: _Tracer, root: Path 
 
     start = time.monotonic()
     status, answer = _in_child(run, timeout)
+    if status == "timeout":  # a busy machine, or a loop: a second try, RETRY_FACTOR as long
+        status, answer = _in_child(run, RETRY_FACTOR * timeout)
     seconds = time.monotonic() - start
     if status == "timeout":
-        return Outcome(mutant, "timeout", seconds, len(tests))
+        return Outcome(mutant, "timeout", seconds, len(tests),
+                       f"over {timeout:.0f} s, then over {RETRY_FACTOR * timeout:.0f} s")
     if status == 0:
         return Outcome(mutant, "survived", seconds, len(tests))
     if status == 1:
@@ -626,10 +632,11 @@ def measure(path: str, tests: list[str] | None = None, sample: int | None = None
 
 
 def _previous_survivors(previous: dict, mutants: list[Mutant]) -> list[Mutant]:
-    """The mutants that survived ``previous``; refuses when the module has changed since."""
+    """The mutants that survived ``previous`` or timed out in it; refuses when the module has
+    changed since."""
     by_id = {m.id: m for m in mutants}
     chosen = []
-    for entry in previous["survivors"]:
+    for entry in previous["survivors"] + previous.get("timeouts", []):
         mutant = by_id.get(entry["id"])
         if mutant is None or (mutant.line, mutant.unit, mutant.description) != (
                 entry["line"], entry["unit"], entry["description"]) or len(mutants) != previous[
@@ -645,14 +652,18 @@ def rerun_summary(previous: dict, outcomes: list[Outcome], seconds: float) -> di
     (the tests that killed it are still there)."""
     count = {s: sum(o.status == s for o in outcomes)
              for s in ("killed", "survived", "uncovered", "timeout", "error")}
+    # the previous timeouts were run again: only the ones listed (older runs did not list them)
+    kept_timeouts = previous["timeout"] - len(previous.get("timeouts", []))
     run = {**previous, **count,
            "killed": previous["killed"] + count["killed"],
-           "timeout": previous["timeout"] + count["timeout"],
+           "timeout": kept_timeouts + count["timeout"],
            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
            "rerun": {"of": previous["date"], "mutants": len(outcomes),
                      "seconds": round(seconds, 1)},
            "survivors": [{**asdict(o.mutant), "status": o.status, "detail": o.detail}
-                         for o in outcomes if o.status in ("survived", "uncovered", "error")]}
+                         for o in outcomes if o.status in ("survived", "uncovered", "error")],
+           "timeouts": [{**asdict(o.mutant), "detail": o.detail}
+                        for o in outcomes if o.status == "timeout"]}
     valid = run["run"] - run["error"]
     run["score"] = round(100 * (run["killed"] + run["timeout"]) / valid, 1) if valid else None
     return run
@@ -678,6 +689,8 @@ def summary(path, tests, mutants, chosen, outcomes, sample, seed, seconds) -> di
             {**asdict(o.mutant), "status": o.status, "detail": o.detail} for o in outcomes
             if o.status in ("survived", "uncovered", "error")
         ],
+        "timeouts": [{**asdict(o.mutant), "detail": o.detail} for o in outcomes
+                     if o.status == "timeout"],
     }
 
 

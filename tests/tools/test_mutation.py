@@ -1,6 +1,7 @@
 """tools/mutation.py, the mutation runner (`make mutation`), on a tiny module of its own: it finds
 the mutants, kills one, lets an equivalent one survive, and stops one that loops forever."""
 
+import re
 import sys
 import textwrap
 
@@ -74,14 +75,17 @@ def tiny(tmp_path, monkeypatch):
 
 def test_kills_a_mutant_lets_an_equivalent_survive_and_times_out_a_loop(tiny):
     run = mutation.measure("tinymod.py", tests=["test_tinymod.py"], root=tiny, preimport=(),
-                           min_timeout=2.0, log=lambda line: None)
+                           min_timeout=0.5, log=lambda line: None)
     by_change = {(s["unit"], s["description"]): s["status"] for s in run["survivors"]}
     # x < 0 and x <= 0 agree on every value the test tries: the mutant survives
     assert by_change[("clamp", "< -> <=")] == "survived"
     # no test calls unreached(): its mutants are reported as reached by no test
     assert by_change[("unreached", "raise -> pass")] == "uncovered"
-    # n += 1 loops forever: killed by the time limit, counted apart
+    # n += 1 loops forever: killed by the time limit, after a second try 4 times as long
     assert run["timeout"] == 1
+    [looping] = run["timeouts"]
+    assert looping["unit"] == "spin"
+    assert re.fullmatch(r"over \d+ s, then over \d+ s", looping["detail"])
     assert by_change[("spin", "1 -> 2")] == "survived"  # 2, 0: spin(2) ends all the same
     assert run["killed"] == 4  # LIMIT = 11 (high's default too), low=1, both returns -> None
     assert ("clamp", "return x -> return None") not in by_change
