@@ -522,17 +522,67 @@ def trace(module, tests: list[str], root: Path = ROOT, timeout: float = 3600) ->
     return tracer
 
 
-def selection(mutant: Mutant, tracer: _Tracer) -> list[str]:
-    """The tests a mutant is run against, fastest first: those that reached its function."""
+def constant_users(source: str) -> dict[str, set[str]]:
+    """Module constant -> the functions and methods (qualified names) that name it, directly or
+    through another module-level assignment or a class body that does."""
+    tree = ast.parse(source)
+
+    def names(node) -> set[str]:
+        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+    values: dict[str, set[str]] = {}
+    for statement in tree.body:
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
+            targets = statement.targets if isinstance(statement, ast.Assign) else [
+                statement.target]
+            for target in targets:
+                for name in names(target):
+                    values[name] = names(statement.value)
+    named = {unit: names(node) for unit, node in _units(tree)}
+    for node in tree.body:  # a class attribute made from a constant: its methods use it
+        if isinstance(node, ast.ClassDef):
+            body = set().union(*(names(item) for item in node.body if not isinstance(
+                item, (ast.FunctionDef, ast.AsyncFunctionDef))), set())
+            for unit in named:
+                if unit.startswith(f"{node.name}."):
+                    named[unit] |= body
+    users = {}
+    for constant in values:
+        closure, todo = {constant}, [constant]
+        while todo:
+            current = todo.pop()
+            for other, used in values.items():
+                if current in used and other not in closure:
+                    closure.add(other)
+                    todo.append(other)
+        users[constant] = {unit for unit, used in named.items() if used & closure}
+    return users
+
+
+def selection(mutant: Mutant, tracer: _Tracer, users: dict[str, set[str]] | None = None,
+              root: Path = ROOT) -> list[str]:
+    """The tests a mutant is run against, fastest first: those that reached its function; for a
+    module constant, those that reached a function using it (``users``) and every test of a
+    file that names it, or every test when neither finds one."""
     if mutant.scope == "module":
-        chosen = list(tracer.reached)
+        units = (users or {}).get(mutant.unit, set())
+        chosen = _reaching(units, tracer)
+        naming = {t.split("::")[0] for t in tracer.reached}
+        naming = {f for f in naming if mutant.unit in (root / f).read_text(encoding="utf-8")}
+        chosen += [t for t in tracer.reached if t.split("::")[0] in naming and t not in chosen]
+        if not chosen:
+            chosen = list(tracer.reached)
     else:
-        chosen = [t for t, units in tracer.reached.items() if mutant.unit in units]
-        # reached while a module- or session-wide fixture was set up: what it made is used by
-        # every test of that file after it, so they all run
-        files = {t.split("::")[0] for t, units in tracer.in_setup.items() if mutant.unit in units}
-        chosen += [t for t in tracer.reached if t.split("::")[0] in files and t not in chosen]
+        chosen = _reaching({mutant.unit}, tracer)
     return sorted(chosen, key=lambda t: tracer.seconds.get(t, 0.0))
+
+
+def _reaching(units: set[str], tracer: _Tracer) -> list[str]:
+    chosen = [t for t, reached in tracer.reached.items() if units & set(reached)]
+    # reached while a module- or session-wide fixture was set up: what it made is used by every
+    # test of that file after it, so they all run
+    files = {t.split("::")[0] for t, reached in tracer.in_setup.items() if units & set(reached)}
+    return chosen + [t for t in tracer.reached if t.split("::")[0] in files and t not in chosen]
 
 
 def run_mutant(module, source: str, mutant: Mutant, tracer: _Tracer, root: Path = ROOT,
@@ -542,7 +592,7 @@ def run_mutant(module, source: str, mutant: Mutant, tracer: _Tracer, root: Path 
     ``RETRY_FACTOR`` times as long (the machine may have got busier since the traced run) and
     counted as a timeout only when it is over that one too."""
 
-    tests = selection(mutant, tracer)
+    tests = selection(mutant, tracer, constant_users(source), root)
     if not tests:
         return Outcome(mutant, "uncovered", 0.0)
     budget = sum(tracer.seconds.get(t, 0.0) for t in tests)

@@ -63,6 +63,23 @@ def test_finds_the_usual_mutants_and_leaves_docstrings():
     assert not any("docstring" in description for *_, description in found)
 
 
+def test_a_constant_is_run_against_the_tests_of_the_functions_that_use_it():
+    source = MODULE + textwrap.dedent('''
+        SCALE = LIMIT * 2
+        UNUSED = 3
+
+
+        class Box:
+            size = SCALE
+
+            def area(self):
+                return self.size ** 2
+        ''')
+    users = mutation.constant_users(source)
+    assert users["LIMIT"] == {"clamp", "Box.area"}  # a default, and through SCALE
+    assert users["SCALE"] == {"Box.area"} and users["UNUSED"] == set()
+
+
 @pytest.fixture
 def tiny(tmp_path, monkeypatch):
     (tmp_path / "tinymod.py").write_text(MODULE)
