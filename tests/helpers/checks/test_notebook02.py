@@ -127,6 +127,17 @@ def test_eval_input_fn_correct(capsys):
     )
 
 
+def test_eval_input_fn_white_pixel_is_fine(capsys):
+    check(pipeline(images=IMAGES[::-1].copy()))  # the first batch holds a pixel of exactly 1.0
+    assert capsys.readouterr().out.startswith("Correct: 2 batches of 4")
+
+
+def test_eval_input_fn_asks_for_the_exercise_batches():
+    """Notebook 02 calls the check without batch_size: the exercise's 300 is the default."""
+    fails(checks.eval_input_fn, pipeline(), "first batch holds 4 images", "batches of 300",
+          dataset=TEST, other=OTHER)
+
+
 # The bank of plausible wrong answers to exercise 2, beyond the shape mistakes below.
 @pytest.mark.parametrize(
     "answer, words",
@@ -154,6 +165,13 @@ def test_eval_input_fn_correct(capsys):
             ("not those of Tiny-Fashion's test split",),
         ),
         (pipeline(images=IMAGES * 255), ("go up to 170", "between 0 and 1")),
+        # divided by 127.5, half of the recipe for [-1, 1]: a white pixel is 2
+        (pipeline(images=(IMAGES[::-1] * 255).round() / 127.5), ("go up to 2", "between 0 and 1")),
+        # a channel axis added, as Keras tutorials do, and no batch
+        (
+            pipeline(batch=0, features=lambda image: {"image": tf.expand_dims(image, -1)}),
+            ("features['image'] has shape (28, 28, 1)", "[batch, 28, 28]"),
+        ),
         (pipeline(labels=np.eye(10, dtype=np.float32)[LABELS]), ("one-hot",)),
         (pipeline(features=lambda image: image), ("bare tensor",)),
         (pipeline()(), ("is a Dataset", "give the function")),
@@ -174,6 +192,19 @@ def test_class_id_input_fn_correct(capsys):
 def test_class_id_input_fn_int32_is_fine(capsys):
     check3(lambda: ONE_HOT().map(lambda f, one_hot: (f, tf.cast(tf.argmax(one_hot, -1), tf.int32))))
     assert "int32 class ids" in capsys.readouterr().out
+
+
+def test_class_id_input_fn_batches_of_ten_are_fine(capsys):
+    """Labels of shape [10] are the axis-0 mistake only when the batch is not itself 10 images."""
+    def one_hot_tens():
+        return pipeline(images=np.concatenate([IMAGES, IMAGES]),
+                        labels=np.concatenate([LABELS, LABELS]), batch=0)().batch(
+            10, drop_remainder=True).map(lambda f, label: (f, tf.one_hot(label, 10)))
+
+    checks.class_id_input_fn(
+        lambda: one_hot_tens().map(lambda f, one_hot: (f, tf.argmax(one_hot, axis=1))),
+        one_hot_tens)
+    assert capsys.readouterr().out.startswith("Correct")
 
 
 # The bank of plausible wrong answers to exercise 3.
