@@ -5,6 +5,11 @@ tested with a tiny CNN on real processes: success returns the final
 evaluation; a failing task raises one line naming it; an interrupt is
 re-raised; in every case no process it started is left. The slow tests start
 TensorFlow in several processes (about 15–45 s each).
+
+The fast tests below them (`make unit`, about 1.5 s in all) train nothing: the
+launcher starts cluster_fake_task.py, a task that prints, fails or hangs as
+its job says, and the task's own code (run_task, task_main) runs in this
+process with train_and_evaluate replaced.
 """
 
 import _thread
@@ -13,6 +18,7 @@ import inspect
 import io
 import json
 import logging
+import math
 import os
 import re
 import shutil
@@ -352,6 +358,7 @@ def fake_tasks(monkeypatch):
     """The launcher starts cluster_fake_task.py (the job's ``fake`` entry says what each task
     does), and its seconds (sleep, timeout, evaluator grace, wall time) last 0.05 s."""
     monkeypatch.setattr(cluster, "TASK_PROGRAM", FAKE_TASK)
+    monkeypatch.delenv("PYTHONUNBUFFERED", raising=False)  # the launcher must set it
     monkeypatch.setattr(cluster, "time", SimpleNamespace(
         sleep=lambda seconds: time.sleep(seconds / SPEED),
         perf_counter=lambda: time.perf_counter() * SPEED,
@@ -388,6 +395,32 @@ def stamp(log_file, word) -> float:
     return float(re.search(rf"^{word} at ([\d.]+)$", Path(log_file).read_text(), re.M).group(1))
 
 
+def test_the_result_has_the_rate_of_the_trainer_that_logged_most(tmp_path):
+    def task(name, lines, returncode=0, ended=False, peak=0.0):
+        done = read_task(name, "", tmp_path / f"{name}.log", returncode)
+        done.lines, done.ended, done.peak = lines, ended, peak
+        return done
+
+    tasks = [
+        task("chief:0", [(10.0, "loss = 2.3, step = 0"), (11.0, "loss = 1.0, step = 50"),
+                         (12.0, "loss = 0.5, step = 100")], peak=812.4),
+        task("worker:0", [(10.5, "loss = 2.0, step = 10"), (14.5, "loss = 0.4, step = 90")],
+             peak=790.6),
+        task("ps:0", [], returncode=-15, ended=True, peak=400.2),
+        task("evaluator:0", [(13.0, "Saving dict for global step 100: accuracy = 0.9")]),
+    ]
+    result = cluster._result(tasks, tmp_path, 12.5)
+    assert result.steps_per_second == 50.0  # the chief's 100 global steps in 2 s (worker: 20/s)
+    assert result.wall_seconds == 12.5
+    assert list(result.exit_codes.items()) == [
+        ("chief:0", 0), ("worker:0", 0), ("evaluator:0", 0), ("ps:0", "ended by launcher")]
+    assert result.peak_memory_mb == {"chief:0": 812, "worker:0": 791, "ps:0": 400}
+    assert list(result.trainers) == ["chief:0", "worker:0"]
+    assert result.metrics == {} and result.evaluations == []  # no evaluation written
+    at_once = [task("local:0", [(3.0, "loss = 1.0, step = 0"), (3.0, "loss = 0.9, step = 1")])]
+    assert math.isnan(cluster._result(at_once, tmp_path, 1.0).steps_per_second)
+
+
 def test_the_job_description_a_notebook_prints():
     job = cluster.job_description(Path("models") / "09_x", 800.0)
     assert job == {
@@ -404,6 +437,7 @@ def test_the_job_description_a_notebook_prints():
     assert type(job["max_steps"]) is int
     json.dumps(job)  # every task receives it as JSON
     assert cluster.job_description("m", 1)["save_checkpoints_steps"] == 1  # never 0
+    assert cluster.job_description("m", 801)["save_checkpoints_steps"] == 400  # a whole number
     assert cluster.job_description("m", 7, save_checkpoints_steps=5, batch_size=50) == {
         **cluster.job_description("m", 7), "save_checkpoints_steps": 5, "batch_size": 50}
 
@@ -429,7 +463,7 @@ def test_a_task_logs_every_line_and_shows_the_chosen_ones_flushed(tmp_path, monk
             self.flushed = self.getvalue()
 
     monkeypatch.setattr(sys, "stdout", Stream())
-    exactly = "ERROR: " + "x" * (cluster.SHOWN_WIDTH - 7)
+    exactly = "ERROR: " + "x" * (160 - 7)  # the longest line shown whole
     longer = exactly + "yz"
     lines = ["loss = 0.5, step = 3", "an INFO line that is not shown", exactly, longer]
     task = read_task("worker:0", "".join(line + "\n" for line in lines), tmp_path / "w.log")
@@ -810,7 +844,7 @@ def task_main_parts(monkeypatch):
     def run(environ, parent_pids=()):
         pids = iter(parent_pids)
         monkeypatch.setattr(cluster, "os", SimpleNamespace(
-            environ=environ, getppid=lambda: next(pids, 1), _exit=seen.exits.append))
+            environ=environ, getppid=lambda: next(pids), _exit=seen.exits.append))
         cluster.task_main()
         return seen
 
@@ -829,7 +863,7 @@ def test_a_task_logs_plain_lines_to_its_output_and_exits_through_python(task_mai
     seen = task_main_parts({cluster.JOB_ENV: json.dumps(job)})  # started by hand: no launcher
     assert seen.jobs == [job] and seen.temp_dirs == [1]
     assert seen.threads == [] and seen.exits == []  # no watchdog
-    assert warnings.filters[0][0] == "ignore"
+    assert ("ignore", None, Warning, None, 0) in warnings.filters  # no warning in the log
     [handler] = seen.logger.handlers
     assert isinstance(handler.formatter, cluster._Plain)
     seen.logger.warning("a %s", "warning")
