@@ -8,6 +8,10 @@
     None: write your code"; a stale error (a ``raises-exception`` demonstration earlier, or the same
     cell since re-run) is not taken for it. The cells run in a real IPython shell with ipykernel's
     compiler, as in Jupyter: IPython keeps the last uncaught error in ``sys.last_value``.
+(c) A whole number is an int or a float such as 500.0, never a bool (notebooks 04, 05, 07, 09).
+(d) A learner's ``{key: (value, update_op)}`` metric (notebooks 03 and 06): each wrong shape of
+    answer is one line, ending where the line ends when the check adds no hint; TensorFlow's own
+    errors about the learner's arguments name them ``labels`` and ``classes``.
 """
 
 from __future__ import annotations
@@ -20,7 +24,13 @@ import types
 import pytest
 
 from helpers import checks
-from helpers.checks.common import correct, reporting_learner_errors, require_answer
+from helpers.checks.common import (
+    correct,
+    is_whole_number,
+    reporting_learner_errors,
+    require_answer,
+    run_metric_pair,
+)
 from helpers.problems import CheckFailed
 
 
@@ -270,3 +280,66 @@ def test_without_ipython_the_message_is_the_plain_one(monkeypatch):
     monkeypatch.setattr(sys, "last_value", NameError("name 'x' is not defined"), raising=False)
     with pytest.raises(CheckFailed, match="^`share` is still None: write your code"):
         number_check(None)
+
+
+# (c) whole numbers
+
+
+@pytest.mark.parametrize(
+    "value, whole",
+    [(3, True), (500.0, True), (2.5, False), ("3", False), (None, False), (True, False),
+     (False, False)],
+)
+def test_a_whole_number_is_an_int_or_a_whole_float_and_never_a_bool(value, whole):
+    assert is_whole_number(value) is whole
+
+
+# (d) a learner's (value, update_op) metric, run on two batches
+
+BATCHES = [([0, 1, 2, 3], [0, 1, 2, 0]), ([4, 5], [4, 4])]
+
+
+def metric_message(build) -> str:
+    """The one line ``run_metric_pair`` gives for ``build``, with no hint of a check's own."""
+    with pytest.raises(CheckFailed) as caught:
+        run_metric_pair(build, "precision_ops", "precision", BATCHES)
+    return str(caught.value)
+
+
+def test_each_wrong_shape_of_metric_is_one_line_with_no_hint_added_by_default():
+    import tensorflow as tf
+
+    def keras_metric(labels, classes):
+        metric = tf.keras.metrics.Mean()
+        metric.update_state(tf.cast(tf.equal(labels, classes), tf.float32))
+        return {"precision": metric}
+
+    def batch_value(labels, classes):
+        return {"precision": (tf.reduce_mean(tf.cast(tf.equal(labels, classes), tf.float32)),
+                              tf.no_op())}
+
+    assert metric_message(keras_metric).endswith(
+        "(F1Score's stays 0.0); return a (value, update_op) pair"
+    )
+    bare = metric_message(lambda labels, classes: {"precision": tf.constant(1.0)})
+    assert bare.startswith("ops['precision'] is a ") and bare.endswith(
+        "Tensor, not a (value, update_op) pair"
+    )
+    assert metric_message(batch_value) == (
+        "the value needs the current batch to be computed: it must read the totals that the "
+        "update op accumulates"
+    )
+
+
+@pytest.mark.parametrize("argument", ["labels", "classes"])
+def test_tensorflow_errors_about_the_learners_arguments_name_them(argument):
+    """Indexing ``labels`` or ``classes`` as if one-hot: TensorFlow's message names the input by
+    the argument's name, as the learner's function calls it."""
+    import tensorflow as tf
+
+    def one_hot_by_mistake(labels, classes):
+        given = {"labels": labels, "classes": classes}[argument]
+        return {"precision": tf.compat.v1.metrics.mean(given[:, 0])}
+
+    with pytest.raises(ValueError, match=rf"\({argument}, strided_slice/stack"):
+        run_metric_pair(one_hot_by_mistake, "precision_ops", "precision", BATCHES)

@@ -227,3 +227,24 @@ def test_a_string_metric_is_one_the_hook_parses_as_a_summary():
 def test_the_folder_fix_for_the_default_evaluation(tmp_path):
     sentence = early_stopping.folder_problem(tmp_path / "eval", None, tmp_path / "other")
     assert sentence.endswith("pass eval_dir=estimator.eval_dir() (or leave it out).")
+
+
+# --- what is not an Estimator; several problems at once ---------------------------------------
+
+
+def test_a_model_fn_given_for_the_estimator_is_named():
+    with pytest.raises(
+        early_stopping.EarlyStoppingProblem,
+        match=r"^expected a tf.estimator.Estimator, not function$",
+    ):
+        early_stopping.preflight(linear_model_fn, spec(), "accuracy")
+
+
+def test_every_problem_found_is_its_own_sentence(tmp_path):
+    estimator = linear_estimator(tmp_path)
+    with pytest.raises(early_stopping.EarlyStoppingProblem) as caught:
+        early_stopping.preflight(
+            estimator, spec(), "accuracy", eval_dir=tmp_path / "elsewhere", min_steps=8000,
+            max_steps=4000,
+        )
+    assert "(or leave it out). min_steps=8000 is not below max_steps=4000" in str(caught.value)

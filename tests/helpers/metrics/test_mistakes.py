@@ -13,11 +13,12 @@ What is tested:
 * A wrong ``num_classes`` (3-column probabilities, ``num_classes=10``) and
   one-hot labels or predictions: one line each, a ``MetricsProblem`` while
   the graph is built when the shapes are known, an assertion when the batch
-  shows it.
+  shows it; several values per example that are not one-hot are not called so.
 * A very confident model (logit margin 40, the true class second on the
   wrong examples, 2,000 examples): the streaming AUC of ``tf.nn.softmax``
   output agrees with the exact AUC (scikit-learn on float64 log-odds from the
-  logits) to 1e-5 and within its bound (before: off by 3e-2).
+  logits) to 1e-5 and within its bound (before: off by 3e-2); so does a softmax
+  behind ``tf.identity`` (a name given for a logging hook).
 * A class with no examples, or with every example, has AUC NaN and is left
   out of the macro mean (before: 0.0 in the mean).
 A failed assertion is TensorFlow's ``InvalidArgumentError``; what the learner
@@ -243,6 +244,18 @@ def test_probabilities_as_predictions_are_one_line_while_building():
             metrics.precision_recall_f1(labels, probabilities, num_classes=3)
 
 
+@pytest.mark.parametrize("shape", [[None, 5], [None, 3, 2]], ids=["5-columns", "rank-3"])
+def test_several_values_per_example_that_are_not_one_hot_are_named_so(shape):
+    with tf.Graph().as_default():
+        labels = tf.compat.v1.placeholder(tf.int32, shape)
+        with pytest.raises(metrics.MetricsProblem) as problem:
+            metrics.precision_recall_f1(labels, tf.zeros([2], tf.int32), num_classes=3)
+    assert str(problem.value).startswith(
+        f"labels have shape {tf.TensorShape(shape)} (more than one value per example) but the "
+        "metrics take one class id per example"
+    )
+
+
 def test_labels_of_shape_batch_by_1_are_accepted():
     def build(labels, probabilities):
         return metrics.auc_ovr(labels, probabilities, num_classes=3)
@@ -389,3 +402,20 @@ def test_class_without_positives_or_negatives_has_no_auc():
     assert np.isnan(every_label_0["auc_ovr_macro"]) and np.isnan(
         every_label_0["auc_ovr_macro_error_bound"]
     )
+
+
+def test_the_auc_reads_the_logits_through_identity_ops():
+    """A softmax renamed with ``tf.identity`` (a name for a logging hook) is still scored from its
+    logits: float32 rounds both confident rows to 1.0 for class 0, the logits order them."""
+    labels = [0, 1, 2]
+    logits = [[50.0, 0.0, 0.0], [40.0, 0.0, 0.0], [0.0, 0.0, 5.0]]
+    assert tf.nn.softmax(np.float32(logits)).numpy()[:2, 0].tolist() == [1.0, 1.0]
+
+    def build(labels, raw):
+        named = tf.identity(tf.identity(tf.nn.softmax(raw)), name="probabilities")
+        return auc_alone(labels, named)
+
+    got = run_update(build, [(tf.int32, [None], labels), (tf.float32, [None, 3], logits)])
+    # class 0: its positive (margin 50) above both negatives; without the logits, a tie: 0.75
+    np.testing.assert_allclose(got["auc_ovr"], [1.0, 0.5, 1.0])
+    assert got["auc_ovr_macro_error_bound"] == 0.0
