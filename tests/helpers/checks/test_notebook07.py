@@ -11,6 +11,9 @@ is reached in a second or two. Each plausible wrong answer is one case of
 
 from tests import ROOT
 
+import json
+import re
+
 import pytest
 import tensorflow as tf
 
@@ -27,7 +30,24 @@ def test_exercise_1_correct(capsys):
     checks.hook_decision({"best_step": 1200, "stops_after": 1800})
     out = capsys.readouterr().out
     assert out.startswith("Correct: the best evaluation counted is at step 1200")
+    assert "at step 1800 it is 600 steps old, so the hook asks to stop there" in out
     assert "training ends at 1801" in out
+
+
+def test_exercise_1_judges_the_table_the_learner_reads():
+    """The check's timeline and hook settings are the ones the exercise shows (student copy)."""
+    cells = json.loads(
+        (ROOT / "notebooks" / "student" / "07_early_stopping.ipynb").read_text(encoding="utf-8")
+    )["cells"]
+    text = next("".join(cell["source"]) for cell in cells
+                if cell["cell_type"] == "markdown" and "**Exercise 1.**" in "".join(cell["source"]))
+    row = {match[1]: match[2].split("|") for match in re.finditer(r"^\| (\w+) \|(.*)\|$", text,
+                                                                  re.MULTILINE)}
+    shown = dict(zip(map(int, row["step"]), map(float, row["f1_macro"])))
+    exercise = checks.notebook07.EXERCISE_1
+    assert shown == exercise["timeline"]
+    assert f"max_steps_without_increase={exercise['patience']}, min_steps={exercise['min_steps']}" \
+        in text
 
 
 def test_exercise_1_accepts_whole_floats(capsys):
@@ -47,6 +67,8 @@ def test_exercise_1_accepts_whole_floats(capsys):
     ({"best_step": 2200, "stops_after": None}, "the hook asks to stop before step 2200"),
     ({"best_step": 1300, "stops_after": 1800}, "there is no evaluation at step 1300"),
     ({"best_step": 1000, "stops_after": 1600}, "decision['best_step']: 1000 is not it"),
+    # the step it stops at, seen but not the best
+    ({"best_step": 1800, "stops_after": 1800}, "decision['best_step']: 1800 is not it"),
     ({"best_step": 1200, "stops_after": 1801}, "1801 is where training ends"),
     ({"best_step": 1200, "stops_after": 2000}, "reaching it is enough"),
     ({"best_step": 1200, "stops_after": None}, "the hook does stop"),
@@ -66,6 +88,19 @@ def test_exercise_1_other_scenario(capsys):
     }
     checks.hook_decision({"best_step": 200, "stops_after": 400}, scenario=scenario)
     assert "training ends at 401" in capsys.readouterr().out
+
+
+def test_exercise_1_never_stops_where_ties_would_keep_it_going():
+    """Counting the tie at 300 as an increase, the hook would stop at 500, not never."""
+    scenario = {
+        "timeline": {100: 0.5, 200: 0.6, 300: 0.6, 400: 0.55, 500: 0.55},
+        "patience": 200,
+        "min_steps": 0,
+    }
+    message = failure(checks.hook_decision, {"best_step": 200, "stops_after": None},
+                      scenario=scenario)
+    assert_names_the_mistake(message, "the hook does stop; count the steps since the best",
+                             ("400",))
 
 
 # --- exercise 2: the fixed hook and the run it stopped --------------------------------
@@ -209,6 +244,12 @@ WRONG_HOOKS = {
         "should be what stop_if_no_increase_hook returns, not function",
     ),
 }
+
+
+def test_exercise_2_patience_message_whole(stopped):
+    """A patience that is not in evaluations gets no note on units."""
+    assert failure(check, stopped, good_hook(stopped, max_steps_without_increase=40)) == (
+        "`fixed_hook` has max_steps_without_increase=40: keep PATIENCE_DEMO, 20 steps")
 
 
 @pytest.mark.parametrize("case", sorted(WRONG_HOOKS))
