@@ -7,12 +7,17 @@ Exercise 1 runs the learner's train op inside a linear model_fn
 predictions function on fixed logits; exercise 3 a metric function on two batches.
 """
 
+import json
+
+import numpy as np
 import pytest
 import tensorflow as tf
 
 from helpers import checks
+from helpers.checks import notebook03
 from helpers.problems import CheckFailed
 from tests.support.checks import assert_names_the_mistake, failure
+from tests import ROOT
 from tests.support.model_fns import variant
 
 GD = tf.compat.v1.train.GradientDescentOptimizer
@@ -93,7 +98,10 @@ def _no_op(loss):
 )
 def test_exercise_1_right_answers_pass(capsys, train_op_for):
     checks.clipped_training_step(_with_train_op(train_op_for))
-    assert capsys.readouterr().out.startswith("Correct: one run moves the global step from 0 to 1")
+    assert capsys.readouterr().out.startswith(
+        "Correct: one run moves the global step from 0 to 1, and each weight by at most 0.1 "
+        "(the kernel's gradient had norm "
+    )
 
 
 EXERCISE_1_WRONG = {
@@ -108,7 +116,10 @@ EXERCISE_1_WRONG = {
         "does not know the global step",
     ),
     "its own counter": (_with_train_op(_own_counter), "leaves the global step at 0"),
-    "create_global_step again": (_with_train_op(_create_global_step), "raised ValueError"),
+    "create_global_step again": (
+        _with_train_op(_create_global_step),
+        'building the TRAIN branch raised ValueError: "global_step" already exists.',
+    ),
     "advanced twice": (_with_train_op(_twice), "from 0 to 2"),
     "only counts": (_with_train_op(_no_op), "changed no weight"),
     "not clipped": (
@@ -129,7 +140,7 @@ EXERCISE_1_WRONG = {
     ),
     "clipped to 0.1": (
         _with_train_op(_clipped(lambda g: tf.clip_by_norm(g, 0.1))),
-        "moved dense/kernel by only",
+        "the step moved dense/kernel by only 0.01: clip to a norm of 1, with learning rate 0.1",
     ),
     "gradient ascent": (
         _with_train_op(_clipped(lambda g: -tf.clip_by_norm(g, 1.0))),
@@ -148,9 +159,65 @@ EXERCISE_1_WRONG = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(EXERCISE_1_WRONG))
+def _kernel_only(loss):
+    """Clips and applies the first (gradient, variable) pair only: the bias never moves."""
+    optimizer = GD(0.1)
+    gradient, variable = optimizer.compute_gradients(loss)[0]
+    return optimizer.apply_gradients([(_by_norm(gradient), variable)], global_step=_step())
+
+
+def _applied_twice(loss):
+    """apply_gradients without the step, then again with it: two clipped steps in one run."""
+    optimizer = GD(0.1)
+    pairs = [(_by_norm(g), v) for g, v in optimizer.compute_gradients(loss)]
+    return tf.group(
+        optimizer.apply_gradients(pairs), optimizer.apply_gradients(pairs, global_step=_step())
+    )
+
+
+def _asserts_small_gradients(loss):
+    """Asserts the gradients' norm is at most 1 before clipping them: fails when the op runs."""
+    gradients = [g for g, _ in GD(0.1).compute_gradients(loss)]
+    with tf.control_dependencies(
+        [tf.debugging.assert_less_equal(tf.linalg.global_norm(gradients), 1.0)]
+    ):
+        return _clipped(_by_norm)(loss)
+
+
+def _constant_loss(mode, loss):
+    """A TRAIN branch whose loss is a constant (the model's loss left out): nothing to clip."""
+    constant = tf.constant(1.0)
+    return tf.estimator.EstimatorSpec(
+        mode, loss=constant, train_op=tf.compat.v1.assign_add(_step(), 1)
+    )
+
+
+# Wrong answers found by mutation testing (tests/helpers/MUTATION_SURVIVORS.md), not counted in
+# the notebook's closing note (test_the_banks_are_counted counts EXERCISE_1_WRONG).
+EXERCISE_1_MORE_WRONG = {
+    "the bias left out": (
+        _with_train_op(_kernel_only),
+        "the step moved dense/bias by 0: gradient descent at learning rate 0.1 on gradients of "
+        "norm at most 1 moves each variable by at most 0.1, against its gradient",
+    ),
+    "applied twice": (
+        _with_train_op(_applied_twice),
+        "the step moved dense/kernel by 0.2: gradient descent",
+    ),
+    "fails when it runs": (
+        _with_train_op(_asserts_small_gradients),
+        "running the train_op raised InvalidArgumentError: Graph execution error:",
+    ),
+    "a constant loss": (
+        variant(train=_constant_loss),
+        "the loss of the TRAIN branch depends on no trainable variable",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXERCISE_1_WRONG) + sorted(EXERCISE_1_MORE_WRONG))
 def test_exercise_1_wrong_answers_fail_and_say_why(name):
-    answer, words = EXERCISE_1_WRONG[name]
+    answer, words = {**EXERCISE_1_WRONG, **EXERCISE_1_MORE_WRONG}[name]
     assert_names_the_mistake(
         failure(checks.clipped_training_step, answer),
         words,
@@ -166,6 +233,32 @@ def test_exercise_1_break_it_message_names_cause_and_section():
         "the op that applies the gradients does not know the global step it should advance "
         "(section 'One forward pass, then three branches by `mode`', TRAIN)"
     )
+
+
+def _stub(*args):
+    raise NotImplementedError()
+
+
+def test_exercise_1_a_stub_left_in_the_train_op_is_named_as_it_is():
+    """An error without text (the student copy's ``raise NotImplementedError()``) adds nothing."""
+    assert failure(checks.clipped_training_step, _with_train_op(_stub)) == (
+        "building the TRAIN branch raised NotImplementedError: "
+    )
+
+
+def test_exercise_1_feeds_four_over_bright_images_of_four_classes():
+    """What the check gives the learner's model_fn: the unclipped gradients are far above norm 1
+    only because every pixel is 5.0 (real images are 0-1), and four different classes."""
+    seen = {}
+
+    def spy(features, labels, mode, params):
+        seen["image"] = tf.get_static_value(features["image"])
+        seen["labels"] = tf.get_static_value(labels)
+        raise NotImplementedError()
+
+    failure(checks.clipped_training_step, spy)
+    assert seen["image"].shape == (4, 28, 28) and np.all(seen["image"] == 5.0)
+    assert seen["labels"].tolist() == [0, 1, 2, 3]
 
 
 # --------------------------------------------------------------------------- exercise 2
@@ -220,7 +313,10 @@ EXERCISE_2_WRONG = {
         lambda logits: {"top_2": tf.math.topk(logits, k=2).indices},
         "raised AttributeError",
     ),
-    "raises": (lambda logits: {"top_2": tf.math.top_k(logits, k=20).indices}, "raised"),
+    "raises": (
+        lambda logits: {"top_2": tf.math.top_k(logits, k=20).indices},
+        "top_predictions(logits) raised ValueError: input must have last dimension >= k = 20",
+    ),
     "confidence over the whole batch": (
         _top(values=lambda top: tf.reduce_max(top.values)),
         "'confidence' has shape () for a batch of 4 (it reduced over the batch",
@@ -232,7 +328,10 @@ EXERCISE_2_WRONG = {
         },
         "'confidence' has shape (10,) for a batch of 4 (it reduced over the batch",
     ),
-    "confidence of both": (_top(values=lambda top: top.values), "'confidence' has shape (4, 2)"),
+    "confidence of both": (
+        _top(values=lambda top: top.values),
+        "'confidence' has shape (4, 2) for a batch of 4: Estimator needs the batch first",
+    ),
     "argmax without axis": (
         lambda logits: {
             "top_2": tf.argmax(logits),
@@ -264,11 +363,51 @@ EXERCISE_2_WRONG = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(EXERCISE_2_WRONG))
+# Found by mutation testing; not counted in the notebook's closing note.
+EXERCISE_2_MORE_WRONG = {
+    "top_2 of the batch's mean probabilities": (
+        lambda logits: {
+            "top_2": tf.math.top_k(tf.reduce_mean(_probabilities(logits), axis=0), k=2).indices,
+            "confidence": tf.reduce_max(_probabilities(logits), axis=1),
+        },
+        "'top_2' has shape (2,) for a batch of 4 (it reduced over the batch, axis 0)",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXERCISE_2_WRONG) + sorted(EXERCISE_2_MORE_WRONG))
 def test_exercise_2_wrong_answers_fail_and_say_why(name):
-    answer, words = EXERCISE_2_WRONG[name]
+    answer, words = {**EXERCISE_2_WRONG, **EXERCISE_2_MORE_WRONG}[name]
     assert_names_the_mistake(failure(checks.top_predictions_per_example, answer), words,
                              ("top_k", "argsort", "axis=1", "softmax"))
+
+
+def test_exercise_2_errors_show_the_learners_first_line():
+    # TensorFlow's first line names the learner's input by the placeholder's name, `logits`
+    message = failure(
+        checks.top_predictions_per_example,
+        lambda logits: {"top_2": tf.math.top_k(logits, k=20).indices},
+    )
+    assert "](logits, TopKV2/k)' with input shapes: [?,10]" in message, message
+    assert failure(checks.top_predictions_per_example, _stub) == (
+        "top_predictions(logits) raised NotImplementedError: "
+    )
+
+
+# Worked out by hand from notebook03.EXERCISE_2_LOGITS: each example's two most probable classes
+# and the probability of the first, what a right answer returns and the check compares with.
+EXERCISE_2_TOP_2 = [[1, 5], [0, 4], [7, 6], [8, 3]]
+EXERCISE_2_CONFIDENCE = [0.3901, 0.5397, 0.4547, 0.3613]
+
+
+def test_exercise_2_logits_ask_for_these_predictions():
+    logits = notebook03.EXERCISE_2_LOGITS.astype(np.float64)
+    probabilities = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    ranked = np.sort(probabilities, axis=1)[:, ::-1]
+    assert np.argsort(-probabilities, axis=1)[:, :2].tolist() == EXERCISE_2_TOP_2
+    assert ranked[:, 0] == pytest.approx(EXERCISE_2_CONFIDENCE, abs=5e-5)
+    # no ties among the three most probable: top_k, argsort and float32 agree on the order
+    assert np.all(ranked[:, :2] - ranked[:, 1:3] > 0.05)
 
 
 # --------------------------------------------------------------------------- exercise 3
@@ -328,7 +467,7 @@ EXERCISE_3_WRONG = {
     "not a function": (0.33, "should be a function of (labels, classes)"),
     "bare pair": (
         lambda labels, classes: tf.compat.v1.metrics.mean(_batch_error(labels, classes)),
-        "returned a tuple: return a dict",
+        "`error_rate_ops` returned a tuple: return a dict",
     ),
     "wrong key": (
         lambda labels, classes: {"error": _mean_of_wrong(labels, classes)["error_rate"]},
@@ -359,7 +498,7 @@ EXERCISE_3_WRONG = {
         lambda labels, classes: {
             "error_rate": tf.compat.v1.metric.mean(_batch_error(labels, classes))
         },
-        "raised AttributeError",
+        "raised AttributeError: module 'tensorflow.compat.v1' has no attribute 'metric'",
     ),
     "count, not rate": (
         lambda labels, classes: {
@@ -372,11 +511,43 @@ EXERCISE_3_WRONG = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(EXERCISE_3_WRONG))
+# Found by mutation testing; not counted in the notebook's closing note.
+EXERCISE_3_MORE_WRONG = {
+    # "error" in its name; on the check's batches (|3 - 0| + |5 - 4|) / 6 happens to equal the
+    # accuracy, 4/6, so the message names the accuracy: only the value is asserted here
+    "mean_absolute_error": (
+        lambda labels, classes: {
+            "error_rate": tf.compat.v1.metrics.mean_absolute_error(labels, classes)
+        },
+        "after two batches the value is 0.6667",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXERCISE_3_WRONG) + sorted(EXERCISE_3_MORE_WRONG))
 def test_exercise_3_wrong_answers_fail_and_say_why(name):
-    answer, words = EXERCISE_3_WRONG[name]
+    answer, words = {**EXERCISE_3_WRONG, **EXERCISE_3_MORE_WRONG}[name]
     assert_names_the_mistake(failure(checks.error_rate_metric_ops, answer), words,
                              ("metrics.mean", "not_equal", "1 - ", "1.0 -"))
+
+
+def test_exercise_3_a_stub_is_named_as_it_is():
+    assert failure(checks.error_rate_metric_ops, _stub) == (
+        "running error_rate_ops(labels, classes) on two batches raised NotImplementedError: "
+    )
+
+
+def test_exercise_3_messages_cite_a_section_of_the_notebook():
+    message = failure(checks.error_rate_metric_ops, _last_batch)
+    assert message.endswith("(section 'What a `(value, update_op)` pair does')"), message
+    notebook = ROOT / "notebooks" / "03_model_fn_and_estimatorspec.ipynb"
+    headings = [
+        line.lstrip("#").strip()
+        for cell in json.loads(notebook.read_text())["cells"] if cell["cell_type"] == "markdown"
+        for line in "".join(cell["source"]).splitlines() if line.startswith("#")
+    ]
+    assert "What a `(value, update_op)` pair does" in headings
+    assert "One forward pass, then three branches by `mode`" in headings
 
 
 def test_the_banks_are_counted():
