@@ -285,3 +285,14 @@ def test_exercise_2_a_further_boundary_is_caught_at_twice_the_last_one():
     assert failure(checks.piecewise_schedule, answer) == (
         "at step 2000 the rate is 0.00025: after the last boundary it should stay at the last "
         "value, 0.0005")
+
+
+def test_exercise_2_a_rate_that_changes_two_steps_early_is_named_at_its_first_wrong_step():
+    """Boundaries moved down a step and compared with `<`: the rate changes at 499, and the
+    message names 499, the step before the boundary, where the rate first differs."""
+    def early(step):
+        return 2e-3 if step < 499 else 1e-3 if step < 999 else 5e-4
+
+    assert failure(checks.piecewise_schedule, early) == (
+        "at step 499 the rate has already changed to 0.001: piecewise_constant keeps a value up to "
+        "and including its boundary")
