@@ -109,6 +109,54 @@ def test_exercise_1_two_serving_inputs(trained_cnn, exports, tmp_path):
     with pytest.raises(CheckFailed, match=r"takes 2 inputs \(\['ids', 'pixels'\]\): give it one"):
         checks.fixed_serving_export(path, exports["images"], exports["classes"])
 
+
+def test_exercise_1_no_serving_signature(exports, tmp_path):
+    """A SavedModel of something else than an Estimator, saved without signatures."""
+    tf.saved_model.save(tf.Module(), str(tmp_path))
+    with pytest.raises(
+        CheckFailed,
+        match=r"^the SavedModel has no serving_default signature: export the course CNN's "
+        r"model_fn$",
+    ):
+        checks.fixed_serving_export(str(tmp_path), exports["images"], exports["classes"])
+
+
+def saved_signature(path, shape, output: str) -> str:
+    """A SavedModel of a plain ``tf.Module`` (no Estimator: fast) whose serving_default takes
+    float32 ``shape`` as 'pixels' and returns zeros under ``output``."""
+    @tf.function(input_signature=[tf.TensorSpec(shape, tf.float32, name="pixels")])
+    def serve(pixels):
+        return {output: tf.zeros(tf.shape(pixels)[:1], tf.int64)}
+
+    module = tf.Module()
+    module.serve = serve
+    tf.saved_model.save(module, str(path), signatures={"serving_default": serve})
+    return str(path)
+
+
+def test_exercise_1_flat_float_images(exports, tmp_path):
+    """The right dtype, the wrong shape: clients would have to flatten their images."""
+    with pytest.raises(
+        CheckFailed,
+        match=r"^the serving input 'pixels' is float32 \(None, 784\): it should take raw images, "
+        r"float32 \[None, 28, 28\]$",
+    ):
+        checks.fixed_serving_export(
+            saved_signature(tmp_path, [None, 784], "classes"), exports["images"], exports["classes"]
+        )
+
+
+def test_exercise_1_no_classes_output(exports, tmp_path):
+    with pytest.raises(
+        CheckFailed, match=r"^the signature returns \['class_ids'\], not 'classes': export the "
+    ):
+        checks.fixed_serving_export(
+            saved_signature(tmp_path, [None, 28, 28], "class_ids"),
+            exports["images"],
+            exports["classes"],
+        )
+
+
 # --- exercise 2: the first digit the model gets wrong --------------------------
 
 LABELS = np.array([7, 2, 1, 0, 4, 1, 4, 9, 5, 9, 0, 6, 9, 0, 1, 5])
