@@ -7,7 +7,9 @@ small confusion matrix made here. No wrong answer passes, no right one fails, an
 no message hands over the answer.
 """
 
-from tests import ROOT
+import json
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -17,6 +19,7 @@ from sklearn.metrics import precision_score, recall_score
 from helpers import checks, metrics
 from helpers.checks import notebook06
 from helpers.problems import CheckFailed
+from tests import ROOT
 from tests.support.checks import assert_names_the_mistake, failure
 
 # --- exercise 1: macro precision as a (value, update_op) pair -----------------
@@ -222,9 +225,18 @@ WRONG_EX1 = [
         "not a \\(value, update_op\\) pair",
     ),
     (_binary, "is the precision of 'the digit is not 0'"),
-    (_named("precision", "micro"), "micro precision, which equals the accuracy"),
+    (
+        _named("precision", "micro"),
+        "micro precision, which equals the accuracy"
+        + re.escape(" on single-label data: the exercise asks for the plain mean of the ten "
+                    "per-digit precisions (section 'Every metric of the trained model')"),
+    ),
     (_named("precision", "weighted"), "the weighted average"),
-    (_last_batch, "the second batch alone"),
+    (
+        _last_batch,
+        re.escape("the second batch alone: the update op must add each batch to running totals "
+                  "(section 'A metric is a `(value, update_op)` pair')"),
+    ),
     (_first_batch, "the first batch alone"),
     (_mean_of_batches, "the mean of the two batches' own precisions"),
     (_per_class, "one number per class"),
@@ -277,11 +289,50 @@ def test_a_solution_that_raises_shows_the_learners_error():
 
 
 def test_macro_precision_binary_names_the_cause_and_the_section():
-    with pytest.raises(CheckFailed) as caught:
-        checks.macro_precision_metric(_binary)
-    message = str(caught.value)
-    assert "tf.compat.v1.metrics.precision casts labels and predictions to bool" in message
-    assert "section \"The source article's metrics dict, run on this model\"" in str(caught.value)
+    """The break-it cell's message, as the learner reads it."""
+    assert failure(checks.macro_precision_metric, _binary) == (
+        "on two batches of ten-class labels your precision is 0.9444; the macro precision is "
+        "0.5767. 0.9444 is the precision of 'the digit is not 0': tf.compat.v1.metrics.precision "
+        "casts labels and predictions to bool, so on the class ids themselves it sees two classes, "
+        "not ten (section \"The source article's metrics dict, run on this model\"); give it one "
+        "digit at a time"
+    )
+
+
+def test_the_sections_the_messages_cite_are_in_the_notebook():
+    notebook = ROOT / "notebooks" / "06_metrics_and_tensorboard.ipynb"
+    headings = [
+        line.lstrip("#").strip()
+        for cell in json.loads(notebook.read_text())["cells"] if cell["cell_type"] == "markdown"
+        for line in "".join(cell["source"]).splitlines() if line.startswith("#")
+    ]
+    for section in ("A metric is a `(value, update_op)` pair", "Every metric of the trained model",
+                    "The source article's metrics dict, run on this model",
+                    "Event files as a pandas table"):
+        assert section in headings
+
+
+# What each average gives on the check's two batches, as the messages print it (4 decimals):
+# every value differs, so each message names one mistake.
+BATCH_VALUES = {"macro": 0.5767, "micro": 0.75, "weighted": 0.69, "is_not_0": 0.9444,
+                "recall": 0.6333, "predicted_only": 0.8238}
+PER_BATCH_MACRO = [0.325, 0.4667]
+
+
+def test_the_batches_give_these_values():
+    assert notebook06.precisions(LABELS, CLASSES) == pytest.approx(BATCH_VALUES, abs=5e-5)
+    per_batch = [notebook06.precisions(*batch)["macro"] for batch in notebook06.BATCHES]
+    assert per_batch == pytest.approx(PER_BATCH_MACRO, abs=5e-5)
+
+
+def test_a_type_error_of_the_learners_own_is_shown_as_it_is():
+    """Only a TypeError about the arguments means the wrong signature."""
+
+    def macro_precision(labels, predictions):
+        return {"precision": [None] * len(labels)}
+
+    message = failure(checks.macro_precision_metric, macro_precision)
+    assert message.startswith("your code raised TypeError: len is not well defined"), message
 
 
 # --- exercise 2: the training sample's F1 at the test set's best step ----------
@@ -331,7 +382,10 @@ def test_sample_f1_a_tie_accepts_either_step(capsys):
 
 WRONG_EX2 = [
     (None, "`sample_f1` is still None"),
-    (pd.Series([0.96]), "a Series holding one value: take the number out with `.item()`"),
+    (
+        pd.Series([0.96]),
+        "`sample_f1` is a Series holding one value: take the number out with `.item()`",
+    ),
     ("0.96", "should be one number, not a str"),
     (
         0.948,
@@ -397,6 +451,41 @@ def test_sample_f1_without_the_runs():
         checks.sample_f1_at_best_test_step(0.9, TABLE[TABLE["run"] != "eval_training_sample"])
 
 
+# Five evaluations: the training sample's best (step 400) is neither its first nor its last, and
+# its value at step 300 is none of those either.
+LONGER_TABLE = pd.DataFrame(
+    [("eval", "f1_macro", step, value)
+     for step, value in ((100, 0.905), (200, 0.948), (300, 0.941), (400, 0.93), (500, 0.935))]
+    + [("eval_training_sample", "f1_macro", step, value)
+       for step, value in ((100, 0.912), (200, 0.96), (300, 0.955), (400, 0.975), (500, 0.965))],
+    columns=["run", "tag", "step", "value"],
+)
+
+
+@pytest.mark.parametrize(
+    "answer, ending",
+    [
+        (0.965, "at step 500 (the last evaluation): the right step"),
+        (0.975, "at step 400 (the training sample's own best): the right step"),
+        (0.955, "at step 300: the right step"),
+    ],
+    ids=["last evaluation", "own best", "one step late"],
+)
+def test_sample_f1_names_which_step_it_read(answer, ending):
+    message = failure(checks.sample_f1_at_best_test_step, answer, LONGER_TABLE)
+    assert f"is tag 'f1_macro' of run 'eval_training_sample' {ending}" in message, message
+
+
+def test_sample_f1_a_value_found_twice_is_named_by_its_f1_row():
+    """Macro F1 and accuracy can print the same number: the F1 row is the one the learner read."""
+    table = pd.concat([
+        pd.DataFrame([("eval_training_sample", "accuracy", 100, 0.97)], columns=TABLE.columns),
+        TABLE,
+    ])
+    message = failure(checks.sample_f1_at_best_test_step, 0.97, table)
+    assert "0.9700 is tag 'f1_macro' of run 'eval_training_sample' at step 300" in message, message
+
+
 # --- exercise 3: the most common mistake in a confusion matrix ------------------
 
 MATRIX = np.array([[50, 1, 0],
@@ -417,7 +506,7 @@ WRONG_EX3 = [
     ((1.0, 0.0), "should be a pair of two class numbers"),
     ((True, False), "should be a pair of two class numbers"),
     ((1, 0, 7), "should be a pair of two class numbers"),
-    ((1, 5), "outside"),
+    ((1, 5), "classes run from 0 to 2; (1, 5) is outside"),
     ((0, 0), "on the diagonal"),
     (
         (0, 1),
