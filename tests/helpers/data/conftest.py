@@ -1,10 +1,12 @@
 """Fixtures of the tests of ``helpers.data``: no ``WORKBOOK_DATASETS`` from the runner, the tiny
 dataset (``tests/support/datasets.py``) in a local folder, good or with files replaced, an empty
-cache, a local HTTP mirror and a closed port."""
+cache, a local HTTP mirror, a closed port and another process."""
 
 from __future__ import annotations
 
+import signal
 import socket
+import subprocess
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -54,7 +56,8 @@ def bad_source(tmp_path, tiny, monkeypatch):
 
 
 class MirrorServer:
-    """An HTTP server on 127.0.0.1 that serves ``routes``: path -> (body, Content-Length)."""
+    """An HTTP server on 127.0.0.1 that serves ``routes``: path -> (body, Content-Length or
+    None); ``requests`` lists the paths asked for."""
 
     def __init__(self):
         self.routes: dict = {}
@@ -70,7 +73,8 @@ class MirrorServer:
                 body, length = server.routes[self.path]
                 self.send_response(200)
                 self.send_header("Content-Type", "application/octet-stream")
-                self.send_header("Content-Length", str(length))
+                if length is not None:  # None: no header, the body ends when the socket closes
+                    self.send_header("Content-Length", str(length))
                 self.end_headers()
                 self.wfile.write(body)  # may be shorter than Content-Length
                 self.close_connection = True  # then the socket is closed
@@ -89,8 +93,12 @@ class MirrorServer:
     def mirror(self, name: str) -> str:
         return f"http://127.0.0.1:{self.port}/{name}/"
 
-    def serve(self, mirror: str, filename: str, body: bytes, length: int | None = None) -> None:
-        self.routes[f"/{mirror}/{filename}"] = (body, len(body) if length is None else length)
+    def serve(self, mirror: str, filename: str, body: bytes, length: int | None = None,
+              send_length: bool = True) -> None:
+        """``length``: the Content-Length sent (the body's own by default); ``send_length=False``
+        sends none, as a server streaming the file does."""
+        length = len(body) if length is None else length
+        self.routes[f"/{mirror}/{filename}"] = (body, length if send_length else None)
 
     def close(self) -> None:
         self.httpd.shutdown()
@@ -105,6 +113,19 @@ def server(request, monkeypatch) -> MirrorServer:
     mirror_server = MirrorServer()
     request.addfinalizer(mirror_server.close)
     return mirror_server
+
+
+@pytest.fixture
+def other_process():
+    """A process of this user that stands for another kernel's fetch: ``sleep``, with SIGHUP at
+    its default (ended by it) even under ``nohup``; killed after the test if still running."""
+    process = subprocess.Popen(
+        ["sleep", "60"], preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    )
+    yield process
+    if process.poll() is None:
+        process.kill()
+        process.wait(timeout=10)
 
 
 @pytest.fixture

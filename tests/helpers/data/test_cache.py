@@ -9,19 +9,23 @@ What is tested:
   fetched, a ``DatasetProblem`` says so in one line — in the same process that
   fetched it, and in a later one (an empty in-process memo);
 * a file that verified before is not decompressed again: a later process only
-  hashes the ``.gz`` bytes against the record written at fetch time;
+  hashes the ``.gz`` bytes against the record written at fetch time (or at the
+  first full check of a file without one); a record made for another checksum is
+  not trusted;
 * the real MNIST test images, cut in the middle (9,822 examples instead
   of 10,000: a download cut short), come back as 10,000 verified examples;
 * a complete, verified cache keeps working when ``WORKBOOK_DATASETS`` names a
   folder that is gone; the folder is named only when a file is missing;
 * ``.partial-*.gz`` files left by a killed fetch are removed by later runs,
-  while a partial that a running fetch is writing is kept.
+  while a partial that a running fetch is writing is kept, and that fetch's
+  process is sent no signal.
 
 The tiny synthetic dataset and fixtures come from ``tests/helpers/data/test_reading.py``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import os
 import shutil
@@ -126,13 +130,13 @@ def test_damaged_file_that_cannot_be_fetched_again_stops_in_one_line(filled, tin
     assert IMAGES not in [Path(f).name for f in cached_files(filled.parent)]  # never read again
 
 
+def no_full_check(*args):
+    raise AssertionError("a file that verified before was checked in full again")
+
+
 def test_a_verified_file_is_only_hashed_in_a_later_process(filled, tiny, monkeypatch):
     """The cheap route: the .gz bytes against the record, no decompression, no IDX check."""
     new_process(monkeypatch)
-
-    def no_full_check(*args):
-        raise AssertionError("a file that verified before was checked in full again")
-
     monkeypatch.setattr(data, "_checked", no_full_check)
     hashed = []
     real_read_bytes = Path.read_bytes
@@ -158,6 +162,22 @@ def test_a_file_without_record_is_checked_in_full_once(filled, tiny, monkeypatch
     assert cached_files(filled.parent) == with_records(
         f"tiny/{name}" for name in FILENAMES.values()
     )
+    new_process(monkeypatch)  # and the records it wrote spare the next process the full check
+    monkeypatch.setattr(data, "_checked", no_full_check)
+    assert set(data.ensure(tiny.spec)) == set(FILENAMES)
+
+
+def test_a_record_made_for_another_checksum_is_not_trusted(filled, tiny, monkeypatch):
+    """The course's table changed (a corrected file): a file recorded against the old sum is
+    checked against the new one, not waved through by its record."""
+    new_process(monkeypatch)
+    file = dataclasses.replace(tiny.spec.train_images, sha256="0" * 64)
+    spec = dataclasses.replace(tiny.spec, train_images=file)
+
+    with pytest.raises(DatasetProblem) as caught:
+        data.ensure(spec)
+
+    assert "SHA-256 of the decompressed data is" in one_line(caught.value)
 
 
 def test_real_mnist_cut_in_the_middle_is_not_read_silently(tmp_path, monkeypatch, capsys):
@@ -249,12 +269,14 @@ def test_partial_left_by_a_killed_fetch_is_removed_by_the_next_run(filled, tiny)
     )
 
 
-def test_only_stale_partials_are_removed(filled, tiny):
+def test_only_stale_partials_are_removed(filled, tiny, other_process):
+    """``running_elsewhere``: another kernel's fetch (not the test runner's parent, which a wrong
+    signal would end); whether it runs is asked with signal 0, which sends nothing."""
     host = data._partial_prefix().split("@", 1)[1]  # "<host>-"
     dead = _partial(filled, f".partial-{_dead_pid()}@{host}abcd1234.gz")
     old = _partial(filled, ".partial-k3j4h5g6.gz", age_seconds=data.STALE_PARTIAL_SECONDS + 60)
     running_here = _partial(filled, f"{data._partial_prefix()}abcd1234.gz")
-    running_elsewhere = _partial(filled, f".partial-{os.getppid()}@{host}abcd1234.gz")
+    running_elsewhere = _partial(filled, f".partial-{other_process.pid}@{host}abcd1234.gz")
     other_host = _partial(filled, f".partial-{_dead_pid()}@another.host-abcd1234.gz")
     unknown_owner = _partial(filled, ".partial-q1w2e3r4.gz", age_seconds=60)
 
@@ -263,3 +285,6 @@ def test_only_stale_partials_are_removed(filled, tiny):
     assert not dead.exists() and not old.exists()
     assert running_here.exists() and running_elsewhere.exists()
     assert other_host.exists() and unknown_owner.exists()  # younger than STALE_PARTIAL_SECONDS
+    other_process.terminate()  # a signal the loader sent before this one would have ended it
+    assert other_process.wait(timeout=10) == -signal.SIGTERM
+

@@ -14,17 +14,21 @@ leave no partial file. Real faults where the machine allows them:
 
 Each of these runs the loader in a child process and is skipped, with the reason,
 where the machine cannot do it. Injected faults (an ``OSError`` with the right
-errno from the write, the rename or the read) run everywhere: the same three,
-a disk quota, an input/output error (a USB stick pulled out), a file locked by
-another program (Windows' sharing violation, ``winerror`` 32), a record whose
-write fails half-way. A source file that vanishes mid-copy is deleted for real
-between the moment it is found and the moment it is read.
+errno from the write, the rename, the listing of the cache folder or the read) run
+everywhere: the same three, an operation not permitted, a disk quota, an
+input/output error (a USB stick pulled out, or a failing cache disk), a stale
+network-drive handle, a file locked by another program (Windows' sharing
+violation, ``winerror`` 32, and lock violation, 33), a datasets folder that may
+not be looked into, a record whose write fails half-way. A source file that
+vanishes mid-copy is deleted for real between the moment it is found and the
+moment it is read.
 
 A dataset in another form: unpacked IDX files (``train-images-idx3-ubyte``),
 Kaggle's names (``train-images.idx3-ubyte``, and the unpacked file in a folder of
-its own name), torchvision's ``MNIST/raw/`` folder are accepted (checked against
-the SHA-256 of the IDX bytes, stored gzipped); Keras' ``mnist.npz`` and files
-put directly in the named folder are named in one line with the fix.
+its own name), torchvision's ``MNIST/raw/`` and ``FashionMNIST/raw/`` folders are
+accepted (checked against the SHA-256 of the IDX bytes, stored gzipped); Keras'
+``mnist.npz`` and files put directly in the named folder are named in one line
+with the fix.
 """
 
 from __future__ import annotations
@@ -429,9 +433,12 @@ WRITE_FAULTS = {
     ),
     "read-only": (errno.EROFS, f"); nothing was kept: {WRITABLE}"),
     "denied": (errno.EACCES, f"); nothing was kept: {WRITABLE}"),
+    "not-permitted": (errno.EPERM, f"); nothing was kept: {WRITABLE}"),
+    "io-error": (errno.EIO, "); nothing was kept: check that disk, then run again"),
 }
 CAUSES = {"full": "no space left on the disk", "quota": "no space left on the disk",
-          "read-only": "it is on a read-only file system", "denied": "permission denied"}
+          "read-only": "it is on a read-only file system", "denied": "permission denied",
+          "not-permitted": "permission denied", "io-error": "input/output error"}
 
 
 @pytest.mark.parametrize("route", ["copy", "download"])
@@ -460,16 +467,22 @@ def test_injected_fault_half_way_through_the_write(
     assert "/an/absolute" not in str(caught.value)
 
 
-@pytest.mark.parametrize("step", ["mkdir", "replace"])
+LOCKED = ("another program has the file locked",
+          "close the program that has it open, then run again")
+STEP_FAULTS = {
+    "mkdir": (Path, "mkdir", failing(errno.EROFS), "it is on a read-only file system", WRITABLE),
+    "replace": (os, "replace", failing(errno.EACCES), "permission denied", WRITABLE),
+    # Windows: the file being replaced is open in another program (a sharing violation)
+    "replace-locked": (os, "replace", failing(errno.EACCES, winerror=32), *LOCKED),
+}
+
+
+@pytest.mark.parametrize("step", STEP_FAULTS, ids=STEP_FAULTS.keys())
 def test_injected_fault_creating_the_folder_or_renaming(
     cache, tiny, good_source, tmp_path, monkeypatch, step
 ):
-    if step == "mkdir":
-        monkeypatch.setattr(Path, "mkdir", raising(failing(errno.EROFS)))
-        cause = "it is on a read-only file system"
-    else:
-        monkeypatch.setattr(data.os, "replace", raising(failing(errno.EACCES)))
-        cause = "permission denied"
+    owner, name, error, cause, fix = STEP_FAULTS[step]
+    monkeypatch.setattr(owner, name, raising(error))
     monkeypatch.chdir(tmp_path)
 
     with pytest.raises(StorageProblem) as caught:
@@ -477,14 +490,33 @@ def test_injected_fault_creating_the_folder_or_renaming(
 
     assert one_line(caught.value) == (
         f"could not write tiny/{IMAGES} to the cache folder cache/tiny ({cause}); "
-        f"nothing was kept: {WRITABLE}"
+        f"nothing was kept: {fix}"
     )
     assert cached_files(cache) == []
 
 
+def test_cache_folder_that_cannot_be_listed_in_this_process(cache, tiny, good_source, tmp_path,
+                                                             monkeypatch):
+    """What the permission test above sees in a child process, seen here: listing the cache
+    folder (for stale partial files) is refused."""
+    (cache / "tiny").mkdir(parents=True)
+    monkeypatch.setattr(Path, "glob", raising(failing(errno.EACCES)))
+    monkeypatch.chdir(tmp_path)
+
+    with pytest.raises(StorageProblem) as caught:
+        data.ensure(tiny.spec, cache)
+
+    assert one_line(caught.value) == (
+        f"could not open the cache folder cache/tiny (permission denied); {WRITABLE}"
+    )
+
+
 SOURCE_FAULTS = {
-    "locked": (failing(errno.EACCES, winerror=32), "another program has the file locked",
-               "close the program that has it open, then run again"),
+    "denied": (failing(errno.EACCES), "permission denied",
+               "make it readable for you, then run again"),
+    "locked": (failing(errno.EACCES, winerror=32), *LOCKED),
+    # Windows: a lock on part of the file (ERROR_LOCK_VIOLATION)
+    "lock-violation": (failing(errno.EACCES, winerror=33), *LOCKED),
     "io-error": (failing(errno.EIO), "input/output error",
                  "check the disk or USB stick that holds it, then run again"),
     "vanished": (failing(errno.ENOENT), "the file vanished while it was in use",
@@ -521,6 +553,30 @@ def test_injected_fault_reading_the_datasets_folder(
     assert_source_unreadable(data.load, tiny, cache, fault)
 
 
+@pytest.mark.parametrize("step", ["the folder", "its files"])
+def test_datasets_folder_that_cannot_be_opened(cache, tiny, good_source, tmp_path, monkeypatch,
+                                                step):
+    """Another user's USB stick (``/media/<them>/…``): the folder itself, or the dataset folder
+    in it, may not be looked into."""
+    if step == "the folder":
+        checked, refused = "is_dir", f"{ENV}={good_source} could not be opened"
+    else:
+        checked, refused = "is_file", f"{ENV} folder source could not be opened"
+    real = getattr(Path, checked)
+    monkeypatch.setattr(Path, checked, lambda self: raising(failing(errno.EACCES))()
+                        if "source" in self.parts else real(self))
+    monkeypatch.chdir(tmp_path)
+
+    with pytest.raises(StorageProblem) as caught:
+        data.ensure(tiny.spec, cache)
+
+    assert one_line(caught.value) == (
+        f"{refused} (permission denied); make it readable for you, then run again, or unset "
+        f"{ENV} to download"
+    )
+    assert cached_files(cache) == []
+
+
 def test_source_file_vanishing_mid_copy_for_real(cache, tiny, good_source, tmp_path, monkeypatch):
     """The USB stick pulled out as the loader starts reading: the file it found is really gone."""
     real_read_bytes = Path.read_bytes
@@ -552,13 +608,16 @@ def test_record_that_cannot_be_written_whole_is_not_left_half_written(
     assert cached_files(cache) == sorted(f"tiny/{name}" for name in FILENAMES.values())
 
 
+# a fault the loader has no words of its own for is named by the system's own (lower-cased):
+# a failing disk, or a network drive that dropped the file (a stale NFS handle)
+@pytest.mark.parametrize("error_number", [errno.EIO, errno.ESTALE], ids=["io-error", "stale"])
 def test_cached_file_that_cannot_be_read_is_named_and_kept(
-    cache, tiny, good_source, tmp_path, monkeypatch, capsys
+    cache, tiny, good_source, tmp_path, monkeypatch, capsys, error_number
 ):
     data.ensure(tiny.spec, cache)
     monkeypatch.setattr(data, "_verified_here", {})  # a later process
     real_read_bytes = Path.read_bytes
-    monkeypatch.setattr(Path, "read_bytes", lambda self: raising(failing(errno.EIO))()
+    monkeypatch.setattr(Path, "read_bytes", lambda self: raising(failing(error_number))()
                         if self.name == IMAGES else real_read_bytes(self))
     monkeypatch.chdir(tmp_path)
 
@@ -566,7 +625,7 @@ def test_cached_file_that_cannot_be_read_is_named_and_kept(
         data.load(tiny.spec, cache)
 
     assert one_line(caught.value) == (
-        f"cache/tiny/{IMAGES} cannot be read (input/output error); check the disk "
+        f"cache/tiny/{IMAGES} cannot be read ({os.strerror(error_number).lower()}); check the disk "
         "or USB stick that holds it, then run again"
     )
     assert (cache / "tiny" / IMAGES).exists() and "removed" not in capsys.readouterr().out
@@ -637,9 +696,10 @@ def test_dataset_in_another_form_is_accepted_and_cached_gzipped(
     assert gzip.decompress((cache / "tiny" / IMAGES).read_bytes()) == tiny.raw["train_images"]
 
 
-def test_torchvision_raw_folder_is_accepted(tmp_path, cache, tiny, monkeypatch):
-    spec = dataclasses.replace(tiny.spec, name="mnist")
-    raw = tmp_path / "torch-data" / "MNIST" / "raw"
+@pytest.mark.parametrize("name, folder", [("mnist", "MNIST"), ("fashion-mnist", "FashionMNIST")])
+def test_torchvision_raw_folder_is_accepted(tmp_path, cache, tiny, monkeypatch, name, folder):
+    spec = dataclasses.replace(tiny.spec, name=name)
+    raw = tmp_path / "torch-data" / folder / "raw"
     raw.mkdir(parents=True)
     for key, filename in FILENAMES.items():
         (raw / unpacked_name(filename)).write_bytes(tiny.raw[key])  # torchvision keeps both forms

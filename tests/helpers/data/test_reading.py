@@ -6,14 +6,19 @@ SHA-256 sums match it, so they run in milliseconds and never touch the network.
 What is tested:
 
 * the local folder route (``WORKBOOK_DATASETS``): a good folder loads and fills
-  the cache; a file with a wrong SHA-256, a truncated gzip stream, a wrong magic
-  number, a wrong shape/count or size, a missing file, and a setting that is not
-  a folder each raise a ``DatasetProblem``;
-* the download route, against a small HTTP server on 127.0.0.1: a good file, a
-  response cut short of its Content-Length, a wrong SHA-256, a 404 on the first
-  mirror with a good second mirror, and a closed port ("no network");
+  the cache; a file with a wrong SHA-256 (the line gives both sums' first digits),
+  a truncated gzip stream, a wrong magic number, a wrong shape/count or size, a
+  header with no data after it, a missing file, and a setting that is not a folder
+  each raise a ``DatasetProblem``;
+* the download route, against a small HTTP server on 127.0.0.1: a good file, one
+  sent without a Content-Length, a response cut short of its Content-Length, a
+  wrong SHA-256, a 404 on the first mirror with a good second mirror, every mirror
+  failing (the whole line), and a closed port ("no network");
 * a corrupt file already in the cache is removed and fetched again by ``load``;
-* the command line (``main``) and unknown dataset names;
+* the command line (``main``): what ``fetch`` and ``verify`` print, ``fetch`` on a
+  complete cache only hashing; unknown dataset names;
+* the datasheet: ``data/README.md``'s sums and sizes are the ones the loader checks,
+  each label has a name, each dataset has two mirrors;
 * the real MNIST and Fashion-MNIST files, when ``../shared/datasets`` exists.
 
 Every failure must be a ``DatasetProblem`` with a one-line message that names
@@ -31,7 +36,10 @@ each read is tested in ``test_cache.py``, faults of the disk and of the files in
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import os
+import re
+import urllib.parse
 from pathlib import Path
 
 import numpy as np
@@ -39,9 +47,10 @@ import pytest
 
 from helpers import data, settings
 from helpers.problems import DatasetProblem
+from tests import ROOT
 from tests.support.datasets import (ENV, FILENAMES, IMAGES, SHARED_DATASETS, Tiny,
                                     assert_no_partials, cached_files, gz, idx_bytes, one_line,
-                                    with_records)
+                                    sha256, with_records)
 
 # --- reading -------------------------------------------------------------------
 
@@ -133,6 +142,10 @@ def _not_gzip(tiny: Tiny) -> bytes:
     return tiny.raw["train_images"]  # IDX bytes, never compressed
 
 
+def _header_only(tiny: Tiny) -> bytes:
+    return gz(tiny.raw["train_images"][:16])  # a right header, and not one image after it
+
+
 BAD_FILES = {
     "checksum": (_one_pixel_changed, "SHA-256"),
     "truncated-gzip": (_truncated_gzip, "not a complete gzip"),
@@ -146,6 +159,7 @@ BAD_FILES = {
     "image-size": (_wrong_image_size, "holds shape (5, 28, 27), expected (5, 28, 28)"),
     "extra-bytes": (_extra_bytes, "after decompression, expected 3936"),
     "too-short": (_too_short, "too short to be an IDX file"),
+    "header-only": (_header_only, "has 16 bytes after decompression, expected 3936"),
 }
 
 
@@ -163,6 +177,22 @@ def test_bad_file_in_local_folder_is_refused_and_not_cached(
     assert f"tiny/{IMAGES}" in message  # names the file
     assert "replace it with a good copy" in message  # and the fix
     assert cached_files(cache) == []  # neither the bad file nor a .partial-* file
+
+
+def test_wrong_checksum_names_both_sums_as_the_datasheet_lists_them(tmp_path, tiny):
+    """The first 12 hex digits of the sum found and of the one expected, to compare with
+    data/README.md's table (``zcat … | sha256sum``)."""
+    path = tmp_path / IMAGES
+    path.write_bytes(_one_pixel_changed(tiny))
+    found = sha256(gzip.decompress(path.read_bytes()))
+
+    with pytest.raises(DatasetProblem) as caught:
+        data.read_verified(path, tiny.spec.train_images)
+
+    assert one_line(caught.value) == (
+        f"{settings.display_path(path)}: SHA-256 of the decompressed data is {found[:12]}…, "
+        f"expected {tiny.spec.train_images.sha256[:12]}… (not the official file)"
+    )
 
 
 def test_bad_labels_file_is_refused_by_fetch_file(bad_source, cache, tiny):
@@ -319,6 +349,33 @@ def test_download_reports_every_failed_mirror(server, cache, tiny):
     assert "SHA-256" in message
 
 
+def test_every_mirror_failing_is_one_line_that_says_what_to_do(server, cache, tiny):
+    first, second = server.mirror("gone"), server.mirror("moved")  # both answer 404
+
+    message = _download_problem(server, cache, tiny, (first, second))
+
+    assert message == (
+        f"could not fetch tiny/{IMAGES} ({first}{IMAGES}: Not Found; {second}{IMAGES}: Not Found);"
+        f" nothing was kept: try again, or without internet set {ENV} to a folder holding the "
+        "dataset files (see data/README.md)"
+    )
+    assert server.requests == [f"/gone/{IMAGES}", f"/moved/{IMAGES}"]
+
+
+def test_download_without_content_length(server, cache, tiny, capsys):
+    """A mirror that streams the file without saying its length: read to the end, then checked."""
+    server.serve("a", IMAGES, tiny.gz("train_images"), send_length=False)
+
+    path = data.fetch_file(
+        tiny.spec, "train_images", cache, mirrors=(server.mirror("a"),), progress=True
+    )
+
+    np.testing.assert_array_equal(
+        data.read_verified(path, tiny.spec.train_images), tiny.arrays["train_images"]
+    )
+    assert cached_files(cache) == with_records([f"tiny/{IMAGES}"])
+
+
 def test_no_network_says_to_set_the_datasets_folder(server, cache, tiny, closed_port):
     message = _download_problem(server, cache, tiny, (f"http://127.0.0.1:{closed_port}/",))
 
@@ -437,11 +494,58 @@ def test_main_verify_checks_every_cached_file(tmp_path, monkeypatch, capsys):
     )
 
 
+@pytest.fixture
+def tiny_course(tmp_path, tiny, monkeypatch, good_source):
+    """The command line's view: the tiny dataset is the course's only one, ``data/`` is
+    ``cache/`` in the current folder, WORKBOOK_DATASETS names the good folder."""
+    monkeypatch.setattr(data, "DATASETS", {"tiny": tiny.spec})
+    monkeypatch.setattr(data, "DATA_DIR", tmp_path / "cache")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path / "cache" / "tiny"
+
+
+def test_main_fetch_and_verify_say_what_they_did(tiny_course, capsys):
+    assert data.main(["fetch"]) == 0  # no name: every dataset of the course
+    assert capsys.readouterr().out == "tiny: 4 files in cache/tiny\n"
+
+    assert data.main(["verify", "tiny"]) == 0
+    assert capsys.readouterr().out == (
+        "tiny: 4 files verified (SHA-256 of the IDX bytes) in cache/tiny\n"
+    )
+
+
+def test_main_fetch_on_a_complete_cache_only_hashes(tiny_course, tiny, monkeypatch, capsys):
+    """``fetch`` is ``ensure``: a file that verified before is hashed against its record, not
+    decompressed and checked again (``verify`` is the command that does that)."""
+    assert data.main(["fetch", "tiny"]) == 0
+    monkeypatch.setattr(data, "_verified_here", {})  # a later process
+
+    def no_full_check(*args):
+        raise AssertionError("fetch checked a recorded file in full again")
+
+    monkeypatch.setattr(data, "_checked", no_full_check)
+
+    assert data.main(["fetch", "tiny"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "tiny: 4 files in cache/tiny"
+
+
 def test_main_with_unknown_dataset(capsys):
     assert data.main(["fetch", "cifar"]) == 1
     assert capsys.readouterr().err.strip() == (
         "error: unknown dataset 'cifar'; the course has 'mnist', 'fashion-mnist'"
     )
+
+
+def test_load_without_a_name_loads_mnist(good_source, cache, tiny, monkeypatch):
+    """``data.load()`` in a cell: MNIST, the course's first dataset (the tiny one stands in)."""
+    mnist = dataclasses.replace(tiny.spec, name="mnist")
+    (good_source / "tiny").rename(good_source / "mnist")
+    monkeypatch.setattr(data, "DATASETS", {"mnist": mnist})
+
+    arrays = data.load(cache_dir=cache)
+
+    assert arrays.name == "mnist"
+    np.testing.assert_array_equal(arrays.test_labels, tiny.arrays["test_labels"])
 
 
 def test_unknown_dataset_name_lists_the_known_ones(cache):
@@ -462,3 +566,58 @@ def test_problem_renders_as_one_line_in_ipython(tmp_path, monkeypatch, cache, ti
     assert isinstance(rendered, list) and len(rendered) == 1
     assert rendered[0] == f"DatasetProblem: {caught.value}"
     assert "\n" not in rendered[0]
+
+
+# --- 12. the datasheet (data/README.md) and the course's two datasets ------------------------
+
+
+def _datasheet() -> tuple[dict, dict]:
+    """data/README.md's tables: {"mnist/train-images-idx3-ubyte": SHA-256} in the table's order,
+    and {"train-images-idx3-ubyte.gz": decompressed size in bytes}."""
+    text = (ROOT / "data" / "README.md").read_text(encoding="utf-8")
+    sums = dict(re.findall(r"^\| ([a-z-]+/[a-z0-9-]+) \| `([0-9a-f]{64})` \|$", text, re.M))
+    sizes = {name: int(size.replace(",", "")) for name, size in re.findall(
+        r"^\| `([a-z0-9-]+\.gz)` \| [^|]+ \| ([0-9,]+) bytes \|$", text, re.M)}
+    return sums, sizes
+
+
+def _course_specs() -> tuple:
+    return data.MNIST, data.FASHION_MNIST
+
+
+def test_the_loader_checks_the_sums_and_sizes_the_datasheet_lists():
+    """A learner checks a copy by hand against data/README.md (``zcat … | sha256sum``): the
+    loader must accept exactly what that table accepts."""
+    sums, sizes = _datasheet()
+    assert len(sums) == 8 and len(sizes) == 4  # the tables were read
+    checked = {}
+    for spec in _course_specs():
+        for file in spec.files.values():
+            checked[f"{spec.name}/{file.filename.removesuffix('.gz')}"] = file.sha256
+            header = 4 + 4 * len(file.shape)
+            assert header + int(np.prod(file.shape)) == sizes[file.filename], file.filename
+        # the datasheet's sums, in its order, give the same four files
+        in_order = [sums[f"{spec.name}/{name.removesuffix('.gz')}"] for name in FILENAMES.values()]
+        assert data._spec(spec.name, spec.mirrors, spec.class_names, *in_order) == spec
+    assert checked == sums
+    assert [spec.name for spec in _course_specs()] == list(data.DATASETS)
+
+
+def test_each_label_has_a_name():
+    """Plots and notebook 00's check name a class by its label: ten names, none empty, none
+    twice; MNIST's are the digits themselves."""
+    for spec in _course_specs():
+        names = spec.class_names
+        assert len(names) == 10 and len(set(names)) == 10 and all(names), (spec.name, names)
+    assert data.MNIST.class_names == tuple(str(digit) for digit in range(10))
+
+
+def test_each_dataset_has_two_mirrors_to_download_from():
+    """When one mirror fails the next is tried: each is a web address of a folder, to which the
+    loader appends the file's name."""
+    for spec in _course_specs():
+        assert len(spec.mirrors) >= 2, spec.name
+        for mirror in spec.mirrors:
+            parts = urllib.parse.urlsplit(mirror)
+            assert parts.scheme in ("http", "https") and parts.netloc, mirror
+            assert mirror.endswith("/"), mirror
