@@ -104,6 +104,20 @@ def test_exercise_1_right_answers_pass(capsys, train_op_for):
     )
 
 
+def test_exercise_1_global_norm_passes_when_the_bias_carries_part_of_the_norm(capsys):
+    """On dim pixels (0.2) the bias's gradient is a share of the global norm: clipped together,
+    the kernel moves by 0.98 of the clip norm, not 1, and that is still a right answer."""
+
+    def dim_linear_model_fn(features, labels, mode, params):
+        pixels = tf.reshape(features["image"], [-1, 28 * 28]) * 0.04
+        logits = tf.keras.layers.Dense(10)(pixels)
+        loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=_global_norm(loss))
+
+    checks.clipped_training_step(dim_linear_model_fn)
+    assert capsys.readouterr().out.startswith("Correct: one run moves the global step from 0 to 1")
+
+
 EXERCISE_1_WRONG = {
     "blank": (None, "`fixed_model_fn` is still None"),
     "not a function": ("model_fn", "should be a model_fn"),
