@@ -353,6 +353,12 @@ def test_input_fn_unscaled_pixels():
     fails(check, pipeline(images=IMAGES * 255), "go up to 170", "between 0 and 1")
 
 
+def test_input_fn_pixels_over_one_are_said_as_they_are():
+    # the first batch scaled to [0, 1.5]: "go up to 2" (rounded) would contradict "between 0
+    # and 1" for pixels between 1 and 2, so the message gives the real highest one
+    fails(check, pipeline(images=IMAGES * 2.25), "go up to 1.5:", "between 0 and 1")
+
+
 def test_input_fn_negative_pixels():
     fails(check, pipeline(images=IMAGES - 0.5), "negative (-0.50)")
 
