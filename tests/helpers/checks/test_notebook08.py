@@ -206,8 +206,8 @@ WRONG_ANSWERS = {
     ),
     "a right digit": (3, "the model classifies test digit 3 correctly"),
     "the first position": (0, "the model classifies test digit 0 correctly"),
-    "past the end": (16, "there is no test digit 16"),
-    "minus one (not found)": (-1, "there is no test digit -1"),
+    "past the end": (16, "there is no test digit 16: positions run from 0 to 15"),
+    "minus one (not found)": (-1, "there is no test digit -1: positions run from 0 to 15"),
 }
 
 
