@@ -91,7 +91,7 @@ def _batches(dataset, name: str, limit: int):
             raise CheckFailed(f"the first batch has {len(pixels)} images but {len(classes)} "
                               "labels: zip them one to one")
         if pixels.max() > 1.0:
-            raise CheckFailed(f"the pixels go up to {pixels.max():.4g}: "
+            raise CheckFailed(f"the pixels go up to {pixels.max():.0f}: "
                               "the model wants them between 0 and 1")
         if pixels.min() < 0.0:
             raise CheckFailed(f"some pixels are negative ({pixels.min():.2f}): "
