@@ -244,6 +244,15 @@ def test_a_model_fn_given_for_the_estimator_is_named():
         early_stopping.preflight(linear_model_fn, spec(), "accuracy")
 
 
+def test_evaluation_results_refuses_what_is_not_an_estimator():
+    """Its own refusal, which preflight does not reach yet (the xfail above)."""
+    with pytest.raises(
+        early_stopping.EarlyStoppingProblem,
+        match=r"^expected a tf.estimator.Estimator, not function$",
+    ):
+        early_stopping.evaluation_results(linear_model_fn)
+
+
 def test_every_problem_found_is_its_own_sentence(tmp_path):
     estimator = linear_estimator(tmp_path)
     with pytest.raises(early_stopping.EarlyStoppingProblem) as caught:
