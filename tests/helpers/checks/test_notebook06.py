@@ -216,7 +216,7 @@ WRONG_EX1 = [
     (lambda labels: {}, "must take two arguments"),
     (
         lambda labels, predictions: _binary(labels, predictions)["precision"],
-        "returned a tuple: return a dict",
+        "`macro_precision` returned a tuple: return a dict",
     ),
     (_named("prec", "macro"), "name the metric 'precision'"),
     (_keras, "Keras Metric object"),
