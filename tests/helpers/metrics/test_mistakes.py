@@ -18,7 +18,8 @@ What is tested:
   wrong examples, 2,000 examples): the streaming AUC of ``tf.nn.softmax``
   output agrees with the exact AUC (scikit-learn on float64 log-odds from the
   logits) to 1e-5 and within its bound (before: off by 3e-2); so does a softmax
-  behind ``tf.identity`` (a name given for a logging hook).
+  behind ``tf.identity`` (a name given for a logging hook). Scores 0.0041 apart
+  in log-odds are ordered (the bins are 0.004 wide).
 * A class with no examples, or with every example, has AUC NaN and is left
   out of the macro mean (before: 0.0 in the mean).
 A failed assertion is TensorFlow's ``InvalidArgumentError``; what the learner
@@ -419,3 +420,15 @@ def test_the_auc_reads_the_logits_through_identity_ops():
     # class 0: its positive (margin 50) above both negatives; without the logits, a tie: 0.75
     np.testing.assert_allclose(got["auc_ovr"], [1.0, 0.5, 1.0])
     assert got["auc_ovr_macro_error_bound"] == 0.0
+
+
+def test_scores_more_than_a_bin_apart_are_ordered():
+    """The AUC's bins are 0.004 wide in log-odds: two scores 0.0041 apart are told apart, with
+    an error bound of 0."""
+    logits = [[0.0, 0.0046], [0.0, 0.0005]]  # class 1's log-odds: 0.0046 (a 1), 0.0005 (a 0)
+
+    def build(labels, raw):
+        return metrics.auc_ovr(labels, tf.nn.softmax(raw), num_classes=2)
+
+    got = run_update(build, [(tf.int32, [None], [1, 0]), (tf.float32, [None, 2], logits)])
+    assert got["auc_ovr"].tolist() == [1.0, 1.0] and got["auc_ovr_macro_error_bound"] == 0.0
