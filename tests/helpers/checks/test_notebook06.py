@@ -476,6 +476,18 @@ def test_sample_f1_names_which_step_it_read(answer, ending):
     assert f"is tag 'f1_macro' of run 'eval_training_sample' {ending}" in message, message
 
 
+def test_sample_f1_of_another_evaluation_names_the_run_to_read():
+    """The notebook's table has a third evaluation, 'eval_article_metrics'."""
+    table = pd.concat([
+        TABLE,
+        pd.DataFrame([("eval_article_metrics", "f1_macro", 200, 0.93)], columns=TABLE.columns),
+    ])
+    assert failure(checks.sample_f1_at_best_test_step, 0.93, table) == (
+        "0.9300 is tag 'f1_macro' of run 'eval_article_metrics' at step 200: the training "
+        "sample's evaluations are run 'eval_training_sample'"
+    )
+
+
 def test_sample_f1_a_value_found_twice_is_named_by_its_f1_row():
     """Macro F1 and accuracy can print the same number: the F1 row is the one the learner read."""
     table = pd.concat([
