@@ -1,0 +1,203 @@
+"""What the learner reads of a model_fn check: each branch's row of the table, the headline, the
+text and the HTML of the report, and the comparison of the branches' variables.
+
+Everything here is built from ``Branch`` and ``Finding`` values, as ``check_model_fn`` fills
+them, without building a graph: the report's own logic, fast.
+"""
+
+import pandas as pd
+
+from helpers.model_fn_checker import (Branch, Finding, ModelFnReport, _differences, _listed,
+                                      _twice, check_variables)
+
+DENSE = {"dense/kernel": (784, 10), "dense/bias": (10,)}
+
+
+def _report(findings=(), warnings=(), **branches) -> ModelFnReport:
+    report = ModelFnReport("model_fn", 4, list(findings), list(warnings))
+    report.branches.update(branches)
+    return report
+
+
+# --------------------------------------------------------------------------- the table's rows
+
+
+def test_a_branch_that_was_not_built_shows_only_what_it_returned():
+    assert Branch("TRAIN", returned="raised ValueError").row() == {"returned": "raised ValueError"}
+
+
+def test_a_predict_row_lists_the_predictions_and_export_outputs_and_dashes_the_rest():
+    branch = Branch(
+        "PREDICT",
+        built=True,
+        returned="EstimatorSpec",
+        predictions={"classes": (4,), "probabilities": (4, 10)},
+        export_outputs=("predict", "serving_default"),
+    )
+    assert branch.row() == {
+        "returned": "EstimatorSpec",
+        "predictions": "classes (4,), probabilities (4, 10)",
+        "export_outputs": "predict, serving_default",
+        "loss": "-",
+        "eval_metric_ops": "-",
+        "train_op": "-",
+    }
+
+
+def test_an_eval_row_shows_a_scalar_loss_and_the_metrics():
+    branch = Branch("EVAL", built=True, returned="EstimatorSpec", loss_shape=(),
+                    metrics={"accuracy": (), "per_class": (10,)})
+    row = branch.row()
+    assert (row["predictions"], row["export_outputs"], row["train_op"]) == ("-", "-", "-")
+    assert row["loss"] == "scalar"
+    assert row["eval_metric_ops"] == "accuracy scalar, per_class (10,)"
+
+
+def test_a_train_row_says_whether_the_train_op_ran_and_how_the_step_moved():
+    not_run = Branch("TRAIN", built=True, loss_shape=(4,), train_op=True)
+    assert not_run.row()["train_op"] == "yes, not run"  # running the train_op failed
+    assert not_run.row()["loss"] == "(4,)"  # a loss per example, named by the findings
+    ran = Branch("TRAIN", built=True, loss_shape=(), train_op=True, global_step=(0, 2))
+    assert ran.row()["train_op"] == "yes, global step 0 → 2"
+
+
+def test_the_table_has_a_row_per_branch_and_dashes_for_a_branch_not_built():
+    report = _report(
+        PREDICT=Branch("PREDICT", built=True, returned="EstimatorSpec",
+                       predictions={"classes": (4,)}),
+        TRAIN=Branch("TRAIN", returned="not built (no labels parameter)"),
+    )
+    table = report.table()
+    assert isinstance(table, pd.DataFrame)
+    assert list(table.columns) == [
+        "returned", "predictions", "export_outputs", "loss", "eval_metric_ops", "train_op"
+    ]
+    assert table.index.name == "mode" and list(table.index) == ["PREDICT", "TRAIN"]
+    assert table.loc["TRAIN"].tolist() == ["not built (no labels parameter)"] + ["-"] * 5
+
+
+# --------------------------------------------------------------------------- headline, text, HTML
+
+
+def test_the_headline_counts_problems_and_warnings_in_words():
+    assert _report().headline() == (
+        "model_fn check of model_fn on a batch of 4: OK: Estimator can train, evaluate and "
+        "predict with it"
+    )
+    one = _report([Finding("TRAIN", "a")], [Finding("EVAL", "b")])
+    assert one.headline().endswith(": 1 problem to fix (1 warning)")
+    two = _report([Finding("TRAIN", "a")] * 2, [Finding("EVAL", "b")] * 2)
+    assert two.headline().endswith(": 2 problems to fix (2 warnings)")
+    warned = _report(warnings=[Finding("EVAL", "b")])
+    assert warned.ok and warned.headline().endswith("predict with it (1 warning)")
+
+
+def test_the_headline_counts_the_trainable_parameters_once_a_branch_is_built():
+    report = _report(
+        PREDICT=Branch("PREDICT", returned="raised TypeError"),
+        EVAL=Branch("EVAL", built=True, variables=DENSE),
+    )
+    assert report.variables == DENSE and report.trainable_parameters == 7_850
+    assert report.headline() == (
+        "model_fn check of model_fn on a batch of 4, 7,850 trainable parameters: OK: Estimator "
+        "can train, evaluate and predict with it"
+    )
+    assert _report(TRAIN=Branch("TRAIN")).trainable_parameters is None  # nothing built
+
+
+def test_the_text_lists_problems_then_warnings_and_the_table_after_a_blank_line():
+    findings, warnings = [Finding("signature", "rename it")], [Finding("signature", "add mode")]
+    assert repr(_report(findings, warnings)) == (
+        "model_fn check of model_fn on a batch of 4: 1 problem to fix (1 warning)\n"
+        "  problem  signature: rename it\n"
+        "  warning  signature: add mode"
+    )
+    built = _report(PREDICT=Branch("PREDICT", returned="raised KeyError"))
+    text = repr(built)
+    assert text == built.headline() + "\n\n" + built.table().to_string()
+
+
+def test_the_html_puts_code_in_code_tags_and_keeps_quotes():
+    report = _report(
+        [Finding("TRAIN", 'use `features["image"]`'), Finding("EVAL", "add a `loss`")],
+        [Finding("PREDICT", "1 < 2")],
+    )
+    assert report._repr_html_() == (
+        "<p><b>model_fn check of model_fn on a batch of 4: 2 problems to fix (1 warning)</b></p>\n"
+        "<p>Problems:</p><ul>"
+        '<li><b>TRAIN</b>: use <code>features["image"]</code></li>'
+        "<li><b>EVAL</b>: add a <code>loss</code></li></ul>\n"
+        "<p>Warnings:</p><ul><li><b>PREDICT</b>: 1 &lt; 2</li></ul>"
+    )
+
+
+# --------------------------------------------------------------------------- the same variables in
+# every mode
+
+
+def test_variables_of_another_shape_or_only_in_one_branch_are_named_in_one_sentence():
+    predict = Branch("PREDICT", variables={
+        "dense/kernel": (784, 16), "dense/bias": (16,),
+        "dense_1/kernel": (16, 10), "dense_1/bias": (10,),
+    })
+    train = Branch("TRAIN", variables={**DENSE, "global_scale": ()})
+    assert _differences(predict, train) == (
+        "only in PREDICT: dense_1/kernel (16, 10), dense_1/bias (10,); "
+        "only in TRAIN: global_scale (); "
+        "other shapes: dense/kernel (784, 16) in PREDICT, (784, 10) in TRAIN, "
+        "dense/bias (16,) in PREDICT, (10,) in TRAIN"
+    )
+
+
+def test_long_lists_of_variables_are_cut_to_three():
+    shapes = {f"conv{i}/kernel": (3, 3, i, i + 1) for i in range(1, 6)}
+    assert _listed(list(shapes)[:3], shapes) == (
+        "conv1/kernel (3, 3, 1, 2), conv2/kernel (3, 3, 2, 3), conv3/kernel (3, 3, 3, 4)"
+    )
+    assert _listed(list(shapes)[:4], shapes).endswith("conv3/kernel (3, 3, 3, 4) and 1 more")
+    assert _listed(list(shapes), shapes).endswith(" and 2 more")
+    other = Branch("EVAL", variables={name: (1,) for name in shapes})
+    reshaped = _differences(other, Branch("TRAIN", variables=shapes))
+    assert reshaped.count(" in EVAL, ") == 3 and "conv4" not in reshaped
+
+
+def test_a_network_built_twice_is_noted_only_when_the_shapes_repeat():
+    twice = Branch("TRAIN", variables={**DENSE, "dense_1/kernel": (784, 10), "dense_1/bias": (10,)})
+    assert _twice(twice) == (
+        " (the TRAIN branch builds the network twice: its 4 variables are the same 2 shapes two "
+        "times)"
+    )
+    assert _twice(Branch("TRAIN", variables=DENSE)) == ""
+    assert _twice(Branch("TRAIN", variables={"scale": ()})) == ""
+    assert _twice(Branch("TRAIN")) == ""  # no variables: nothing built twice
+
+
+def test_an_eval_branch_with_another_network_is_compared_with_train():
+    report = _report(
+        PREDICT=Branch("PREDICT", built=True, variables=DENSE),
+        EVAL=Branch("EVAL", built=True, variables={"dense/kernel": (784, 32), "dense/bias": (32,)}),
+        TRAIN=Branch("TRAIN", built=True, variables=DENSE),
+    )
+    check_variables(report)
+    assert [f.mode for f in report.findings] == ["EVAL"]
+    assert report.findings[0].sentence.startswith(
+        "the EVAL branch builds other trainable variables than TRAIN (other shapes: dense/kernel "
+        "(784, 32) in EVAL, (784, 10) in TRAIN, dense/bias (32,) in EVAL, (10,) in TRAIN), but "
+        "Estimator restores the weights trained in TRAIN into it by name"
+    )
+
+
+def test_without_a_train_branch_predict_is_compared_with_eval():
+    """TRAIN failed (no train_op yet, say): PREDICT is still compared with EVAL."""
+    report = _report(
+        PREDICT=Branch("PREDICT", built=True, variables={"dense/kernel": (784, 32)}),
+        EVAL=Branch("EVAL", built=True, variables={"dense/kernel": (784, 10)}),
+        TRAIN=Branch("TRAIN", returned="raised ValueError"),
+    )
+    check_variables(report)
+    assert [f.mode for f in report.findings] == ["PREDICT"]
+    assert report.findings[0].sentence.startswith(
+        "the PREDICT branch builds other trainable variables than EVAL (other shapes: "
+        "dense/kernel (784, 32) in PREDICT, (784, 10) in EVAL)"
+    )
+    assert report.warnings == []
