@@ -18,7 +18,8 @@ What is tested:
   folder that is gone; the folder is named only when a file is missing;
 * ``.partial-*.gz`` files left by a killed fetch are removed by later runs,
   while a partial that a running fetch is writing is kept, and that fetch's
-  process is sent no signal.
+  process is sent no signal (on Windows, where asking would end it, only the
+  partial's age counts).
 
 The tiny synthetic dataset and fixtures come from ``tests/helpers/data/test_reading.py``.
 """
@@ -33,6 +34,7 @@ import signal
 import subprocess
 import sys
 import time
+import types
 from pathlib import Path
 
 import numpy as np
@@ -288,3 +290,18 @@ def test_only_stale_partials_are_removed(filled, tiny, other_process):
     other_process.terminate()  # a signal the loader sent before this one would have ended it
     assert other_process.wait(timeout=10) == -signal.SIGTERM
 
+
+
+def test_on_windows_only_the_age_of_a_partial_counts(filled, monkeypatch):
+    """There ``os.kill(pid, 0)`` ends the process instead of asking about it: no owner is asked."""
+    def kill(pid, signal_number):
+        raise AssertionError(f"os.kill({pid}, {signal_number}) on Windows ends process {pid}")
+
+    monkeypatch.setattr(data, "os", types.SimpleNamespace(name="nt", getpid=os.getpid, kill=kill))
+    host = data._partial_prefix().split("@", 1)[1]
+    young = _partial(filled, f".partial-{os.getpid() + 1}@{host}abcd1234.gz")
+    old = _partial(filled, f".partial-{os.getpid() + 1}@{host}efgh5678.gz",
+                   age_seconds=data.STALE_PARTIAL_SECONDS + 60)
+
+    assert not data._is_stale(young)
+    assert data._is_stale(old)

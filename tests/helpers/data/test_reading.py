@@ -16,7 +16,7 @@ What is tested:
   failing (the whole line), and a closed port ("no network");
 * a corrupt file already in the cache is removed and fetched again by ``load``;
 * the command line (``main``): what ``fetch`` and ``verify`` print, ``fetch`` on a
-  complete cache only hashing; unknown dataset names;
+  complete cache only hashing, its usage line and help; unknown dataset names;
 * the datasheet: ``data/README.md``'s sums and sizes are the ones the loader checks,
   each label has a name, each dataset has two mirrors;
 * the real MNIST and Fashion-MNIST files, when ``../shared/datasets`` exists.
@@ -527,6 +527,22 @@ def test_main_fetch_on_a_complete_cache_only_hashes(tiny_course, tiny, monkeypat
 
     assert data.main(["fetch", "tiny"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "tiny: 4 files in cache/tiny"
+
+
+def test_main_tells_how_it_is_used(capsys):
+    """A mistyped command gets the usage line under the name it is run by; --help says what each
+    command does."""
+    with pytest.raises(SystemExit) as exited:
+        data.main(["fetsh"])
+    assert exited.value.code == 2
+    error = capsys.readouterr().err
+    assert error.startswith("usage: python -m helpers.data [-h] {fetch,verify}")
+    assert "invalid choice: 'fetsh'" in error
+
+    with pytest.raises(SystemExit) as exited:
+        data.main(["--help"])
+    assert exited.value.code == 0
+    assert "verify: check every cached file again." in " ".join(capsys.readouterr().out.split())
 
 
 def test_main_with_unknown_dataset(capsys):
