@@ -100,6 +100,8 @@ def test_predictions_outside_the_classes_are_refused():
     assert assertion_line(error).startswith(
         "assertion failed: [predictions must be class ids 0..2 but one is 7"
     )
+    # TensorFlow names the failing node: the metric's scope, then the check
+    assert "node 'precision_recall_f1/predictions_below_num_classes/Assert'" in str(error.value)
 
 
 # --- NaN, logits, rows that do not sum to 1 ------------------------------------
@@ -140,6 +142,7 @@ def test_probabilities_are_checked_also_when_the_auc_is_scored_from_their_logits
     with pytest.raises(tf.errors.InvalidArgumentError) as error:
         run_update(build, [(tf.int32, [None], [0, 1, 2]), (tf.float32, [None, 3], logits)])
     assert assertion_line(error).startswith("assertion failed: [probabilities contain NaN (")
+    assert "node 'auc_ovr/probabilities_not_nan/Assert'" in str(error.value)
 
 
 def test_softmax_rounding_is_not_refused():
@@ -422,10 +425,11 @@ def test_the_auc_reads_the_logits_through_identity_ops():
     assert got["auc_ovr_macro_error_bound"] == 0.0
 
 
-def test_scores_more_than_a_bin_apart_are_ordered():
+@pytest.mark.parametrize("above, below", [(0.0046, 0.0005), (0.0082, 0.0041)])
+def test_scores_more_than_a_bin_apart_are_ordered(above, below):
     """The AUC's bins are 0.004 wide in log-odds: two scores 0.0041 apart are told apart, with
-    an error bound of 0."""
-    logits = [[0.0, 0.0046], [0.0, 0.0005]]  # class 1's log-odds: 0.0046 (a 1), 0.0005 (a 0)
+    an error bound of 0, wherever they fall between the bins' edges."""
+    logits = [[0.0, above], [0.0, below]]  # class 1's log-odds: above (a 1), below (a 0)
 
     def build(labels, raw):
         return metrics.auc_ovr(labels, tf.nn.softmax(raw), num_classes=2)
