@@ -75,6 +75,8 @@ def test_tiny_batch_delivers_what_the_course_inputs_deliver():
             images, ids = session.run([features["image"], labels])
     assert features["image"].shape.as_list() == [None, 28, 28] and no_labels is None
     assert images.shape == (5, 28, 28) and 0.0 <= images.min() and images.max() <= 1.0
+    # noise over the whole range of the course's scaled pixels, not one grey
+    assert images.min() < 0.01 and images.max() > 0.99
     assert ids.tolist() == [0, 1, 2, 3, 4]
 
 

@@ -6,7 +6,8 @@ What is tested:
   ``auc_ovr`` used on its own, and ``classification_metrics``, with one
   sentence naming the label and what to do (before: ``auc_ovr`` counted them
   as negatives of every class and returned a number).
-* NaN probabilities, logits (outside [0, 1]) and rows that do not sum to 1
+* NaN probabilities, logits (outside [0, 1]: below 0, or only above 1 after a
+  ReLU) and rows that do not sum to 1
   each get their own sentence (before: all "probabilities below 0"). A row's
   sum may be off 1 by up to 1e-3 in float32 and up to 3e-2 in float16, no more
   (checked just inside and just outside each limit).
@@ -120,12 +121,17 @@ def test_predictions_outside_the_classes_are_refused():
             "did you pass logits? pass tf.nn.softmax(logits)",
         ),
         (
+            [[1.5, 0.0, 0.5]] * 3,  # a ReLU before the output: no value below 0
+            "probabilities must be in [0, 1] but range from 0 to 1.5: "
+            "did you pass logits? pass tf.nn.softmax(logits)",
+        ),
+        (
             [[0.9, 0.8, 0.1]] * 3,
             "each row of probabilities must sum to 1 but rows sum from 1.8 to 1.8: "
             "did you pass logits, or one sigmoid per class? pass tf.nn.softmax(logits)",
         ),
     ],
-    ids=["nan", "logits", "rows-not-summing-to-1"],
+    ids=["nan", "logits", "relu-logits", "rows-not-summing-to-1"],
 )
 def test_bad_probabilities_are_named_by_their_cause(probabilities, expected):
     feeds = [(tf.int32, [None], [0, 1, 2]), (tf.float32, [None, 3], probabilities)]
