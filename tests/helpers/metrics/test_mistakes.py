@@ -30,6 +30,8 @@ line holding the whole sentence.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -62,6 +64,12 @@ def assertion_line(error) -> str:
     return lines[0]
 
 
+def failed_check(error) -> str:
+    """The failing assertion's node as TensorFlow names it to the learner, without ``/Assert``:
+    ``<the metric's scope>/<the check>``."""
+    return re.search(r"Detected at node '(.+)/Assert'", str(error.value)).group(1)
+
+
 PROBABILITIES_3 = [[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.2, 0.2, 0.6]]
 
 
@@ -90,6 +98,8 @@ def test_labels_outside_the_classes_are_refused(build, bad_label, expected):
     with pytest.raises(tf.errors.InvalidArgumentError) as error:
         run_update(build, feeds)
     assert assertion_line(error) == f"assertion failed: [{expected}]"
+    check = "labels_below_num_classes" if bad_label == 3 else "labels_not_negative"
+    assert failed_check(error).endswith(f"/{check}")
 
 
 def test_predictions_outside_the_classes_are_refused():
@@ -102,42 +112,47 @@ def test_predictions_outside_the_classes_are_refused():
         "assertion failed: [predictions must be class ids 0..2 but one is 7"
     )
     # TensorFlow names the failing node: the metric's scope, then the check
-    assert "node 'precision_recall_f1/predictions_below_num_classes/Assert'" in str(error.value)
+    assert failed_check(error) == "precision_recall_f1/predictions_below_num_classes"
 
 
 # --- NaN, logits, rows that do not sum to 1 ------------------------------------
 
 @pytest.mark.parametrize(
-    "probabilities, expected",
+    "probabilities, expected, check",
     [
         (
             [[np.nan, 0.5, 0.5], [0.1, 0.8, 0.1], [0.2, 0.2, 0.6]],
             "probabilities contain NaN (1 of them): the outputs of the model are not numbers; "
             "look for a NaN loss in training (lower the learning rate) or NaN in the input",
+            "probabilities_not_nan",
         ),
         (
             [[2.0, -1.0, 0.5]] * 3,
             "probabilities must be in [0, 1] but range from -1 to 2: "
             "did you pass logits? pass tf.nn.softmax(logits)",
+            "probabilities_in_0_1",
         ),
         (
             [[1.5, 0.0, 0.5]] * 3,  # a ReLU before the output: no value below 0
             "probabilities must be in [0, 1] but range from 0 to 1.5: "
             "did you pass logits? pass tf.nn.softmax(logits)",
+            "probabilities_in_0_1",
         ),
         (
             [[0.9, 0.8, 0.1]] * 3,
             "each row of probabilities must sum to 1 but rows sum from 1.8 to 1.8: "
             "did you pass logits, or one sigmoid per class? pass tf.nn.softmax(logits)",
+            "probabilities_rows_sum_to_1",
         ),
     ],
     ids=["nan", "logits", "relu-logits", "rows-not-summing-to-1"],
 )
-def test_bad_probabilities_are_named_by_their_cause(probabilities, expected):
+def test_bad_probabilities_are_named_by_their_cause(probabilities, expected, check):
     feeds = [(tf.int32, [None], [0, 1, 2]), (tf.float32, [None, 3], probabilities)]
     with pytest.raises(tf.errors.InvalidArgumentError) as error:
         run_update(auc_alone, feeds)
     assert assertion_line(error) == f"assertion failed: [{expected}]"
+    assert failed_check(error) == f"auc_ovr/{check}"
 
 
 def test_probabilities_are_checked_also_when_the_auc_is_scored_from_their_logits():
@@ -148,7 +163,7 @@ def test_probabilities_are_checked_also_when_the_auc_is_scored_from_their_logits
     with pytest.raises(tf.errors.InvalidArgumentError) as error:
         run_update(build, [(tf.int32, [None], [0, 1, 2]), (tf.float32, [None, 3], logits)])
     assert assertion_line(error).startswith("assertion failed: [probabilities contain NaN (")
-    assert "node 'auc_ovr/probabilities_not_nan/Assert'" in str(error.value)
+    assert failed_check(error) == "auc_ovr/probabilities_not_nan"
 
 
 def test_softmax_rounding_is_not_refused():
@@ -216,6 +231,7 @@ def test_wrong_num_classes_is_one_line_when_the_shape_is_known_only_at_run_time(
         "assertion failed: [probabilities have 3 columns (classes) but "
         "num_classes=10: pass num_classes equal to the number of outputs of the model]"
     )
+    assert failed_check(error) == "auc_ovr/probabilities_num_classes"
 
 
 @pytest.mark.parametrize(
@@ -297,6 +313,7 @@ def test_one_hot_labels_of_unknown_shape_are_one_line_at_run_time(build, other):
         f"assertion failed: [labels give 9 values for 3 {other}: the metrics take "
         "one class id per example; one-hot labels? pass tf.argmax(labels, axis=1)]"
     )
+    assert failed_check(error).endswith("/labels_one_per_example")
 
 
 # --- the AUC where softmax saturates; classes without an AUC --------------------
