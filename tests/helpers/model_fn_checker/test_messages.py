@@ -18,6 +18,7 @@ from helpers.model_fn_checker import (ModelFnReport, _Frame, _learner_frame, _pl
                                       check_model_fn, check_signature, explain_build_error,
                                       explain_run_error, features_as_tensor,
                                       wrong_mode_comparisons)
+from helpers.model_graph import estimator_graph, tiny_batch
 from helpers.settings import PROJECT_ROOT
 
 ModeKeys = tf.estimator.ModeKeys
@@ -267,6 +268,62 @@ def test_an_error_at_a_line_that_passes_the_features_on_is_not_blamed_on_the_dic
     assert features_as_tensor(_adds_units, error, features, ModeKeys.PREDICT, params) is None
 
 
+def _wraps_the_image(features, labels, mode, params):
+    return tf.reshape({"pixels": features["image"]}, [-1, 28 * 28])
+
+
+def _dense_on_the_dict(features, labels, mode, params):
+    logits = tf.keras.layers.Dense(10)(
+        features,  # the dict: features["image"] is the tensor
+    )
+    return tf.estimator.EstimatorSpec(mode, predictions={"classes": tf.argmax(logits, axis=1)})
+
+
+def _reshaped_dict_with_a_loss(features, labels, mode, params):
+    pixels = tf.reshape(
+        features,  # the dict
+        [-1, 28 * 28],
+    )
+    logits = tf.keras.layers.Dense(10)(pixels)
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+    return tf.estimator.EstimatorSpec(mode, loss=loss)
+
+
+def _dict_error(model_fn, mode=ModeKeys.PREDICT):
+    """The sentence on the dict for what ``model_fn`` raises in ``mode`` on the course's batch."""
+    with estimator_graph():
+        features, labels = tiny_batch(4, with_labels=mode != ModeKeys.PREDICT)
+        with pytest.raises(Exception) as caught:
+            model_fn(features, labels, mode, None)
+        line = [f.lineno for f in traceback.extract_tb(caught.value.__traceback__)
+                if f.filename == __file__][-1]
+        return features_as_tensor(model_fn, caught.value, features, mode, None), line
+
+
+def test_a_dict_the_learner_builds_from_the_image_is_not_blamed_on_features():
+    sentence, _ = _dict_error(_wraps_the_image)
+    assert sentence is None  # the error names a dict, but features is used as a dict there
+
+
+def test_features_used_as_a_tensor_in_a_statement_over_lines_quotes_the_first_sentence():
+    sentence, line = _dict_error(_dense_on_the_dict)
+    assert sentence.startswith(
+        f"`features` is used as a tensor (line {line} of `_dense_on_the_dict` in {HERE}: `logits"
+    )
+    assert sentence.endswith(
+        "(TensorFlow raised `TypeError: Failed to convert '{'image': TensorShape([None, 28, 28])}' "
+        "to a shape: ''image''could not be converted to a dimension.`)"
+    )
+
+
+def test_features_used_as_a_tensor_in_eval_is_found_by_building_with_the_labels():
+    sentence, line = _dict_error(_reshaped_dict_with_a_loss, ModeKeys.EVAL)
+    assert sentence.startswith(
+        f"`features` is used as a tensor (line {line} of `_reshaped_dict_with_a_loss` in {HERE}: "
+        "`pixels = tf.reshape(`), but Estimator passes"
+    )
+
+
 # --------------------------------------------------------------------------- running a branch
 
 
@@ -279,6 +336,23 @@ def test_a_run_error_without_an_op_keeps_its_cause_without_the_final_period():
     assert explain_run_error("TRAIN", error, 4) == (
         "running the TRAIN branch on a batch of 4 raised InvalidArgumentError: The tensor is not "
         "ready: fix that line"
+    )
+
+
+def test_an_argmax_over_the_batch_compared_with_the_labels_is_named_when_the_run_fails():
+    with estimator_graph() as graph:
+        features, labels = tiny_batch(4)
+        logits = tf.keras.layers.Dense(10)(tf.reshape(features["image"], [-1, 28 * 28]))
+        correct = tf.equal(tf.cast(labels, tf.int64), tf.argmax(logits))  # [4] and [10]
+        with tf.compat.v1.Session(graph=graph) as session:
+            session.run(tf.compat.v1.global_variables_initializer())
+            with pytest.raises(tf.errors.OpError) as caught:
+                session.run(correct)
+    sentence = explain_run_error("EVAL", caught.value, 4)
+    assert "raised InvalidArgumentError: Incompatible shapes: [10] vs. [4]" in sentence
+    assert sentence.endswith(
+        "; it uses `tf.argmax(logits)` without `axis`, which reduces over axis 0, the batch: write "
+        "`tf.argmax(logits, axis=1)`"
     )
 
 

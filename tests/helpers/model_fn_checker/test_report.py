@@ -201,3 +201,22 @@ def test_without_a_train_branch_predict_is_compared_with_eval():
         "dense/kernel (784, 32) in PREDICT, (784, 10) in EVAL)"
     )
     assert report.warnings == []
+
+
+def test_a_second_network_built_after_predict_returns_is_reported_once():
+    """PREDICT returns before the model_fn builds a second copy of the network for the loss: the
+    predictions use the copy training never changes, which is the finding (the other variables
+    follow from it)."""
+    second = {"dense_1/kernel": (784, 10), "dense_1/bias": (10,)}
+    report = _report(
+        PREDICT=Branch("PREDICT", built=True, variables=DENSE, used_variables=frozenset(DENSE)),
+        TRAIN=Branch("TRAIN", built=True, variables={**DENSE, **second}, untrained=tuple(DENSE)),
+    )
+    check_variables(report)
+    assert [f.mode for f in report.findings] == ["PREDICT"]
+    assert report.findings[0].sentence.startswith(
+        "the predictions use dense/kernel (784, 10), dense/bias (10,), which training never "
+        "changes because the TRAIN loss does not depend on them (the TRAIN branch builds the "
+        "network twice"
+    )
+    assert report.warnings == []
