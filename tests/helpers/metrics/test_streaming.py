@@ -34,6 +34,8 @@ What is tested:
   nearly equal).
 * The trap: ``tf.compat.v1.metrics.precision`` on ten classes measures "is not
   class 0", far from the multi-class precision.
+* The counters' names, which notebook 06 prints: ``precision_recall_f1/total``,
+  ``auc_ovr/positives`` and ``auc_ovr/negatives``.
 """
 
 from __future__ import annotations
@@ -433,3 +435,15 @@ def test_trap_binary_precision_on_ten_classes():
         f"multi-class macro precision {macro:.3f}"
     )
     assert binary - sklearn_macro > 0.5
+
+
+def test_the_counters_are_named_like_tf_metrics_own():
+    """Notebook 06 lists the local variables next to tf.compat.v1.metrics.accuracy's
+    ``accuracy/total`` and ``accuracy/count``: the course's counters read as plainly."""
+    with tf.Graph().as_default():
+        labels = tf.compat.v1.placeholder(tf.int32, [None])
+        metrics.precision_recall_f1(labels, labels, num_classes=3)
+        probabilities = tf.compat.v1.placeholder(tf.float32, [None, 3])
+        metrics.auc_ovr(labels, probabilities, num_classes=3, num_bins=10)
+        names = [variable.op.name for variable in tf.compat.v1.local_variables()]
+    assert names == ["precision_recall_f1/total", "auc_ovr/positives", "auc_ovr/negatives"]
