@@ -34,8 +34,10 @@ import os
 import random
 import re
 import select
+import shutil
 import signal
 import sys
+import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -669,16 +671,59 @@ def measure(path: str, tests: list[str] | None = None, sample: int | None = None
     tracer = trace(module, tests, root)
     log(f"  traced run: {time.monotonic() - traced:.1f} s, {len(tracer.reached)} tests")
     outcomes = []
+    guard = DataGuard(root)
     for number, mutant in enumerate(chosen, 1):
         outcome = run_mutant(module, source, mutant, tracer, root, min_timeout)
+        restored = guard.restore()
+        if restored:
+            outcome.detail = f"{outcome.detail} (it changed data/: {', '.join(restored)} put back)"
         outcomes.append(outcome)
         log(f"  [{number}/{len(chosen)}] #{mutant.id} line {mutant.line} {mutant.unit}: "
             f"{mutant.description} -> {outcome.status} ({outcome.seconds:.1f} s, "
             f"{outcome.tests} tests) {outcome.detail}")
+    guard.close()
     if previous is not None:
         return rerun_summary(previous, outcomes, time.monotonic() - start)
     return summary(path, tests, mutants, chosen, outcomes, sample, seed,
                    time.monotonic() - start)
+
+
+class DataGuard:
+    """A copy of the project's dataset cache (``data/``), put back after a mutant that removed or
+    changed one of its files: a mutant of helpers/data.py can delete it (a stale-partial rule
+    that matches every file), and every later mutant would then fail for want of the data, not
+    for its own change."""
+
+    def __init__(self, root: Path):
+        self.folder = root / "data"
+        self.backup = Path(tempfile.mkdtemp(prefix="mutation-data-"))
+        self.files = {}
+        if self.folder.is_dir():
+            shutil.copytree(self.folder, self.backup, dirs_exist_ok=True)
+            self.files = self._state()
+
+    def _state(self) -> dict[Path, tuple[int, int]]:
+        state = {}
+        for path in self.folder.rglob("*"):
+            with contextlib.suppress(OSError):
+                if path.is_file():
+                    stat = path.stat()
+                    state[path.relative_to(self.folder)] = (stat.st_size, stat.st_mtime_ns)
+        return state
+
+    def restore(self) -> list[str]:
+        """Put back what changed; the files put back, as data/... paths."""
+        if not self.files:
+            return []
+        now = self._state()
+        changed = [name for name, state in self.files.items() if now.get(name) != state]
+        for name in changed:
+            (self.folder / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(self.backup / name, self.folder / name)
+        return [f"data/{name}" for name in changed]
+
+    def close(self) -> None:
+        shutil.rmtree(self.backup, ignore_errors=True)
 
 
 def _previous_survivors(previous: dict, mutants: list[Mutant]) -> list[Mutant]:

@@ -148,6 +148,37 @@ def test_a_rerun_of_the_survivors_keeps_the_other_outcomes(tiny):
         measure(full)
 
 
+CLEANER = '''\
+import os
+
+
+def clean(path, keep=True):
+    if not keep:
+        os.remove(path)
+    return path
+'''
+
+
+def test_a_mutant_that_deletes_the_dataset_cache_has_it_put_back(tmp_path, monkeypatch):
+    # keep=True -> False deletes the file: the next mutants must still find data/ as it was
+    cached = tmp_path / "data" / "mnist" / "train-images-idx3-ubyte.gz"
+    cached.parent.mkdir(parents=True)
+    cached.write_bytes(b"images")
+    (tmp_path / "cleanermod.py").write_text(CLEANER)
+    (tmp_path / "test_cleanermod.py").write_text(
+        "from pathlib import Path\nfrom cleanermod import clean\n\n"
+        "def test_clean():\n"
+        "    path = Path('data/mnist/train-images-idx3-ubyte.gz')\n"
+        "    assert clean(path) == path and path.read_bytes() == b'images'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "cleanermod", raising=False)
+    run = mutation.measure("cleanermod.py", tests=["test_cleanermod.py"], root=tmp_path,
+                           preimport=(), min_timeout=2.0, log=lambda line: None)
+    sys.modules.pop("cleanermod", None)
+    assert cached.read_bytes() == b"images"
+    assert run["survived"] == 0 and run["killed"] == run["run"]
+
+
 KEYED = '''\
 CASES = {"low": 1}
 
