@@ -55,6 +55,9 @@ PREIMPORT = ("numpy", "tensorflow", "tensorflow.python.autograph.impl.conversion
              "pytest")
 MAX_NAMING = 8
 RETRY_FACTOR = 4
+# tests/conftest.py fails a test over 30 s; on a busy machine that would count slow tests as
+# kills: the runner's own time limit (three times the traced time) stands in for it
+NO_TEST_TIME_LIMIT = "1000000"
 PYTEST_ARGS = ("-x", "-q", "-p", "no:cacheprovider", "-m", "not slow", "--no-header")
 
 COMPARE_SWAP = {
@@ -507,6 +510,7 @@ def trace(module, tests: list[str], root: Path = ROOT, timeout: float = 3600) ->
 
     def run():
         os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # 2 s a child (nbval, anyio: unused)
+        os.environ["WORKBOOK_UNIT_SECONDS"] = NO_TEST_TIME_LIMIT
         os.chdir(root)
         _no_autograph_for(module.__file__)
         status = pytest.main([*tests, *PYTEST_ARGS[1:]], plugins=[tracer])
@@ -602,6 +606,7 @@ def run_mutant(module, source: str, mutant: Mutant, tracer: _Tracer, root: Path 
 
     def run():
         os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+        os.environ["WORKBOOK_UNIT_SECONDS"] = NO_TEST_TIME_LIMIT
         os.chdir(root)  # the node ids are relative to it
         _no_autograph_for(module.__file__)
         try:
@@ -880,7 +885,8 @@ learner meets). A survivor marked **a gap** or **not yet classified** needs a te
 
 `make mutation` writes this file from `tests/helpers/mutation_results.json`; the verdict and
 reason after each survivor are the part you write, and they are kept while the mutant survives
-(matched by module, function and change). A new test that kills a survivor removes its line at
+(matched by module, function, change and line; when the code moved, by the change's place among
+the same changes of that function). A new test that kills a survivor removes its line at
 the module's next run; a new survivor arrives as **not yet classified**. Modules without a
 section here left no survivor.
 """
@@ -898,7 +904,8 @@ def _key(module: str, entries: list[tuple[str, str]]) -> list[tuple]:
 
 
 def read_reasons(doc: Path) -> dict[tuple, tuple[str, str]]:
-    """(module, unit, description, n) -> (verdict, reason) from the survivors file."""
+    """(module, unit, description, n) and (module, unit, "description @line", n) -> (verdict,
+    reason), from the survivors file."""
     if not doc.exists():
         return {}
     module, rows = None, {}
@@ -912,12 +919,15 @@ def read_reasons(doc: Path) -> dict[tuple, tuple[str, str]]:
                 raise SystemExit(
                     f"{doc.name}:{number}: not a survivor line: write it as - line N `function`: "
                     f"change — **{'|'.join(VERDICTS)}**: reason")
-            rows[module].append((match["unit"], match["description"], match["verdict"],
-                                 match["reason"]))
+            rows[module].append((match["unit"], match["description"], int(match["line"]),
+                                 match["verdict"], match["reason"]))
     reasons = {}
     for module, entries in rows.items():
-        keys = _key(module, [(unit, description) for unit, description, _, _ in entries])
-        reasons.update({k: (verdict, reason) for k, (_, _, verdict, reason) in zip(keys, entries)})
+        keys = _key(module, [(unit, description) for unit, description, _, _, _ in entries])
+        on_line = _key(module, [(unit, f"{description} @{line}")
+                                for unit, description, line, _, _ in entries])
+        for key, line_key, (*_, verdict, reason) in zip(keys, on_line, entries):
+            reasons[key] = reasons[line_key] = (verdict, reason)
     return reasons
 
 
@@ -935,8 +945,13 @@ def survivors_doc(results: Path = RESULTS, doc: Path = SURVIVORS, root: Path = R
             continue
         parts.append(f"\n## {path} ({label} run, {_mode(run)}: score {_score(run)})\n\n")
         keys = _key(path, [(m["unit"], m["description"]) for m in survivors])
-        for key, mutant in zip(keys, survivors):
-            verdict, reason = reasons.get(key, (UNCLASSIFIED, _default_reason(mutant)))
+        on_line = _key(path, [(m["unit"], f"{m['description']} @{m['line']}")
+                              for m in survivors])
+        for key, line_key, mutant in zip(keys, on_line, survivors):
+            # the same change on the same line first (of two same changes in a function, one
+            # killed, the other keeps its own reason), else the same place among its like
+            verdict, reason = reasons.get(line_key) or reasons.get(
+                key, (UNCLASSIFIED, _default_reason(mutant)))
             parts.append(f"- line {mutant['line']} `{mutant['unit']}`: {mutant['description']} "
                          f"— **{verdict}**: {reason}\n")
     return "".join(parts)

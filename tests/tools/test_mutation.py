@@ -227,20 +227,26 @@ def test_the_table_names_every_module_and_keeps_the_latest_runs(tmp_path):
 
 def test_the_survivors_file_keeps_each_reason_while_its_mutant_survives(tmp_path):
     results, doc = tmp_path / "results.json", tmp_path / "SURVIVORS.md"
-    second = {"id": 3, "line": 12, "unit": "load", "description": "< -> <=",
-              "status": "survived", "detail": ""}
-    mutation.save({**RUN, "survivors": [*RUN["survivors"], second]}, "before", results)
+    first = RUN["survivors"][0]
+    second = {**first, "id": 3, "line": 12}  # the same change, three lines further down
+    mutation.save({**RUN, "survivors": [first, second]}, "before", results)
     doc.write_text(mutation.survivors_doc(results, doc))
     assert doc.read_text().count("— **not yet classified**") == 2
-    text = doc.read_text().replace("**not yet classified**: a gap or equivalent, to be decided.",
-                                   "**equivalent**: the reason.", 1)
-    doc.write_text(text)
-    # the code moved down three lines, the second survivor was killed by a new test
-    moved = {**RUN["survivors"][0], "line": 12}
-    mutation.save({**RUN, "survivors": [moved]}, "after", results)
+    doc.write_text(doc.read_text().replace(
+        "- line 9 `load`: < -> <= — **not yet classified**: a gap or equivalent, to be decided.",
+        "- line 9 `load`: < -> <= — **not worth a test**: the first's reason.").replace(
+        "- line 12 `load`: < -> <= — **not yet classified**: a gap or equivalent, to be decided.",
+        "- line 12 `load`: < -> <= — **equivalent**: the second's reason."))
+    # a new test kills the first: the second keeps its own reason, not the first's
+    mutation.save({**RUN, "survivors": [second]}, "after", results)
     new = mutation.survivors_doc(results, doc)
-    assert "- line 12 `load`: < -> <= — **equivalent**: the reason.\n" in new
-    assert "not yet classified" not in new.split("## helpers/events.py")[1]
+    assert "- line 12 `load`: < -> <= — **equivalent**: the second's reason.\n" in new
+    assert "first's reason" not in new
+    # the code moved down two lines: the one survivor keeps its reason
+    doc.write_text(new)
+    mutation.save({**RUN, "survivors": [{**second, "line": 14}]}, "after", results)
+    assert "- line 14 `load`: < -> <= — **equivalent**: the second's reason.\n" in (
+        mutation.survivors_doc(results, doc))
     doc.write_text(new.replace("**equivalent**: the", "**equivalant**: the"))
     with pytest.raises(SystemExit, match=r"SURVIVORS\.md:\d+: not a survivor line"):
         mutation.read_reasons(doc)
