@@ -148,6 +148,19 @@ def test_a_rerun_of_the_survivors_keeps_the_other_outcomes(tiny):
         measure(full)
 
 
+def measure_module(folder, monkeypatch, name, source, tests):
+    """The runner's run of module ``name`` (``source``) against one test file (``tests``)."""
+    (folder / f"{name}.py").write_text(source)
+    (folder / f"test_{name}.py").write_text(tests)
+    monkeypatch.syspath_prepend(str(folder))
+    monkeypatch.delitem(sys.modules, name, raising=False)
+    try:
+        return mutation.measure(f"{name}.py", tests=[f"test_{name}.py"], root=folder,
+                                preimport=(), min_timeout=2.0, log=lambda line: None)
+    finally:
+        sys.modules.pop(name, None)
+
+
 CLEANER = '''\
 import os
 
@@ -164,17 +177,11 @@ def test_a_mutant_that_deletes_the_dataset_cache_has_it_put_back(tmp_path, monke
     cached = tmp_path / "data" / "mnist" / "train-images-idx3-ubyte.gz"
     cached.parent.mkdir(parents=True)
     cached.write_bytes(b"images")
-    (tmp_path / "cleanermod.py").write_text(CLEANER)
-    (tmp_path / "test_cleanermod.py").write_text(
+    run = measure_module(tmp_path, monkeypatch, "cleanermod", CLEANER, (
         "from pathlib import Path\nfrom cleanermod import clean\n\n"
         "def test_clean():\n"
         "    path = Path('data/mnist/train-images-idx3-ubyte.gz')\n"
-        "    assert clean(path) == path and path.read_bytes() == b'images'\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.delitem(sys.modules, "cleanermod", raising=False)
-    run = mutation.measure("cleanermod.py", tests=["test_cleanermod.py"], root=tmp_path,
-                           preimport=(), min_timeout=2.0, log=lambda line: None)
-    sys.modules.pop("cleanermod", None)
+        "    assert clean(path) == path and path.read_bytes() == b'images'\n"))
     assert cached.read_bytes() == b"images"
     assert run["survived"] == 0 and run["killed"] == run["run"]
 
@@ -190,14 +197,8 @@ def first(low=CASES["low"]):
 
 def test_a_constant_whose_default_no_longer_evaluates_is_killed(tmp_path, monkeypatch):
     # 'low' -> '': the default CASES["low"] raises KeyError, as importing the module would
-    (tmp_path / "keyedmod.py").write_text(KEYED)
-    (tmp_path / "test_keyedmod.py").write_text(
-        "from keyedmod import first\n\ndef test_first():\n    assert first() == 1\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.delitem(sys.modules, "keyedmod", raising=False)
-    run = mutation.measure("keyedmod.py", tests=["test_keyedmod.py"], root=tmp_path,
-                           preimport=(), min_timeout=2.0, log=lambda line: None)
-    sys.modules.pop("keyedmod", None)
+    run = measure_module(tmp_path, monkeypatch, "keyedmod", KEYED, (
+        "from keyedmod import first\n\ndef test_first():\n    assert first() == 1\n"))
     assert run["error"] == 0 and run["survived"] == 0
     assert run["killed"] == run["run"]
 
