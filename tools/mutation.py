@@ -295,8 +295,8 @@ def apply(module, source: str, mutant: Mutant) -> None:
     functions = live_functions(module)
     if mutant.scope == "module":
         statement = next(s for s in tree.body if s.lineno <= mutant.line <= s.end_lineno)
-        exec(compile(ast.Module([statement], []), module.__file__, "exec"), vars(module))
-        _rebind_defaults(tree, module, functions, mutant.unit)
+        for changed in _reassign(tree, statement, module, mutant.unit):
+            _rebind_defaults(tree, module, functions, changed)
         return
     function = functions.get(mutant.unit)
     if function is None:
@@ -310,6 +310,24 @@ def apply(module, source: str, mutant: Mutant) -> None:
     if new is None:
         raise NotApplicable(f"no compiled code for {mutant.unit}")
     function.__code__ = new
+
+
+def _reassign(tree: ast.Module, statement: ast.stmt, module, name: str) -> list[str]:
+    """Execute the mutated assignment of ``name``, then every later module-level assignment
+    whose value uses a name changed so far (``_FIXES = {..., DISK_NEEDED, ...}``), as an import
+    would; the names changed."""
+    changed = [name]
+    for node in tree.body[tree.body.index(statement):]:
+        if node is not statement:
+            if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+                continue
+            used = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+            if not used & set(changed):
+                continue
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            changed += [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        exec(compile(ast.Module([node], []), module.__file__, "exec"), vars(module))
+    return changed
 
 
 def _rebind_defaults(tree: ast.Module, module, functions: dict, name: str) -> None:

@@ -186,6 +186,23 @@ def test_a_mutant_that_deletes_the_dataset_cache_has_it_put_back(tmp_path, monke
     assert run["survived"] == 0 and run["killed"] == run["run"]
 
 
+CHAINED = '''\
+WORD = "disk"
+FIXES = {"full": "free " + WORD}
+
+
+def fix(kind):
+    return FIXES[kind]
+'''
+
+
+def test_a_constant_built_from_a_mutated_one_is_built_again(tmp_path, monkeypatch):
+    # 'disk' -> '': FIXES is made from WORD when the module is imported, so it changes too
+    run = measure_module(tmp_path, monkeypatch, "chainedmod", CHAINED, (
+        "from chainedmod import fix\n\ndef test_fix():\n    assert fix('full') == 'free disk'\n"))
+    assert run["survived"] == 0 and run["killed"] == run["run"] == 5
+
+
 KEYED = '''\
 CASES = {"low": 1}
 
