@@ -244,7 +244,7 @@ def hub(tmp_path_factory):
             psutil.Process(process.pid),
             *psutil.Process(process.pid).children(recursive=True),
         ]
-        assert any("configurable-http-proxy" in " ".join(p.cmdline()) for p in everything), (
+        assert any("configurable-http-proxy" in " ".join(_command_line(p)) for p in everything), (
             everything
         )
         process.send_signal(signal.SIGTERM)
@@ -257,6 +257,15 @@ def hub(tmp_path_factory):
             process.wait()
         for leftover in _processes_of(folder):
             leftover.kill()
+
+
+def _command_line(process: psutil.Process) -> list[str]:
+    """A process's command line; none for one that has ended or is a zombie not yet reaped (an
+    earlier user's server, a proxy's child: psutil refuses to read theirs)."""
+    try:
+        return process.cmdline()
+    except psutil.Error:
+        return []
 
 
 def _running(process: psutil.Process) -> bool:
@@ -441,7 +450,8 @@ def test_a_learner_sees_tensorboard_through_the_hub(hub, user, tmp_path):
             assert "/hub/login" in url and '"loss"' not in body, (status, url, body[:300])
 
     processes = _user_processes(hub, user)
-    tensorboards = [p for p in processes if any("tensorboard" in part for part in p.cmdline()[1:2])]
+    tensorboards = [p for p in processes
+                    if any("tensorboard" in part for part in _command_line(p)[1:2])]
     assert len(tensorboards) == (0 if symptom == "no tensorboard" else 1), processes
     if user == "cy":  # stopped by the hub, as its admin page or its own end stops servers (SIGINT)
         browser.json(f"/hub/api/users/{user}/server", method="DELETE", xsrf_path="/hub/")
