@@ -1,13 +1,14 @@
 """pytest settings for the tests: which tests are slow, and a time limit for the others.
 
-`make unit` runs ``pytest -m "not slow" tests``, an author's quick loop (about
-a minute on 2 cores in two processes; CONTRIBUTING.md); `make test` runs every
+`make unit` runs ``pytest -m "not slow" tests``, an author's quick loop (about a
+minute on 2 cores in two processes; CONTRIBUTING.md); `make test` runs every
 test and every notebook. A test is slow when it trains a real model (the course
 CNN, ``train_and_evaluate``, several processes), starts a Jupyter kernel, a
-Jupyter server, JupyterLab or nbgrader, or takes more than a few seconds for another reason. ``SLOW`` names
-them in one place — whole modules or single tests, each with its reason — so
-that no test file needs a decorator (``@pytest.mark.slow`` on a test works
-too); ``tests/test_conftest.py`` fails when an entry names no test.
+Jupyter server, JupyterLab or nbgrader, or takes more than a few seconds for
+another reason. ``SLOW`` names them in one place — whole modules or single
+tests, each with its reason — so that no test file needs a decorator
+(``@pytest.mark.slow`` on a test works too); ``tests/test_conftest.py`` fails
+when an entry names no test.
 
 Every other test of tests/ must finish its set-up and its run within
 ``UNIT_SECONDS`` each (``WORKBOOK_UNIT_SECONDS`` overrides it, e.g. on a
