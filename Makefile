@@ -5,7 +5,8 @@
 #   make lab        open the course in JupyterLab
 #   make test       run every test: helpers' unit tests and every notebook (fast mode)
 #   make unit       the unit tests without the notebooks and the slow tests (an author's quick loop)
-#   make lint       ruff, the linter (settings in pyproject.toml)
+#   make lint       ruff check and ruff format --check (settings in pyproject.toml)
+#   make format     ruff format, the one formatter, over helpers/ tools/ tests/ benchmarks/
 #   make notebooks  re-execute the notebooks in full mode (the committed outputs), after make lib
 #   make lib        write the notebooks' #@save cells into their helpers modules (generated blocks)
 #   make student    write the student copies (solutions blanked) into notebooks/student/, with nbgrader
@@ -86,13 +87,19 @@ test: setup teacher hub
 # this process, e.g. for pdb). TensorFlow's start-up lines are silenced: each worker
 # imports it before pytest captures anything.
 UNIT_WORKERS ?= 2
-.PHONY: unit lint
+.PHONY: unit lint format
+# ruff format's folders (the notebooks keep their cells' layout; make lib's blocks are fmt: off).
+FORMATTED := helpers tools tests benchmarks
 unit: setup
 	WORKBOOK_FAST=1 TF_CPP_MIN_LOG_LEVEL=3 $(PY) -m pytest -m "not slow" --durations=15 \
 		$(if $(filter-out 1,$(UNIT_WORKERS)),-n $(UNIT_WORKERS)) $(PYTEST_ARGS) tests
 
 lint: $(INSTALLED)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check $(FORMATTED)
+
+format: $(INSTALLED)
+	$(VENV)/bin/ruff format $(FORMATTED)
 
 # The #@save cells' generated blocks in helpers/ first (tools/make_lib.py), so that the notebooks
 # run, and are stamped with, the helpers their cells define.

@@ -365,14 +365,19 @@ def fast_mode_line(fast: dict) -> str:
 
 def autograph_line(rows: dict) -> list:
     """The AutoGraph files the notebooks left, when the run counted them (none: no line)."""
-    counted = {name: row["autograph_files_left"] for name, row in rows.items()
-               if "autograph_files_left" in row}
+    counted = {
+        name: row["autograph_files_left"]
+        for name, row in rows.items()
+        if "autograph_files_left" in row
+    }
     if not counted:
         return []
     left = {name: count for name, count in counted.items() if count}
     where = ", ".join(f"{n} by notebook {notebook_number(name)}" for name, n in left.items())
-    line = (f"- AutoGraph's generated files left in `models/tmp` or the kernel's temporary folder "
-            f"after the {len(counted)} notebooks: **{sum(left.values())}**")
+    line = (
+        f"- AutoGraph's generated files left in `models/tmp` or the kernel's temporary folder "
+        f"after the {len(counted)} notebooks: **{sum(left.values())}**"
+    )
     return [line + (f" ({where})." if left else ".")]
 
 
@@ -421,13 +426,18 @@ def measure_mode(mode: str, notebooks: list, record: dict, args, results: dict) 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--modes", default="full", help="full | fast | fast,full")
-    parser.add_argument("--only", nargs="*", type=Path,
-                        help="measure only these notebooks (others are kept)")
+    parser.add_argument(
+        "--only", nargs="*", type=Path, help="measure only these notebooks (others are kept)"
+    )
     parser.add_argument("--results", type=Path, default=ROOT / "benchmarks" / "classroom.json")
-    parser.add_argument("--update-guide", action="store_true",
-                        help="write the table into TEACHING.md's generated section")
-    parser.add_argument("--report-only", action="store_true",
-                        help="measure nothing, only print / write the table")
+    parser.add_argument(
+        "--update-guide",
+        action="store_true",
+        help="write the table into TEACHING.md's generated section",
+    )
+    parser.add_argument(
+        "--report-only", action="store_true", help="measure nothing, only print / write the table"
+    )
     args = parser.parse_args(argv)
     results = json.loads(args.results.read_text()) if args.results.exists() else {}
     results.setdefault("modes", {})

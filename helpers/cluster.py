@@ -232,8 +232,9 @@ def _end_by_launcher(tasks: list[_Task], message: str) -> None:
             _say(message.format(role_label(task.name)))
 
 
-def _follow(tasks: list[_Task], started: float, timeout: float, evaluator_grace: float,
-            log_dir: Path) -> None:
+def _follow(
+    tasks: list[_Task], started: float, timeout: float, evaluator_grace: float, log_dir: Path
+) -> None:
     """Check the tasks until all have exited: end the ps when training is over, the evaluator
     ``evaluator_grace`` seconds later, everything after ``timeout``."""
     trainers_done = None
@@ -243,15 +244,21 @@ def _follow(tasks: list[_Task], started: float, timeout: float, evaluator_grace:
             task.check()
         if trainers_done is None and all(t.process.poll() is not None for t in tasks if t.trainer):
             trainers_done = time.perf_counter()
-            _end_by_launcher([t for t in tasks if t.name.startswith("ps:")],
-                             "training is over: ended {} (a parameter server never exits)")
+            _end_by_launcher(
+                [t for t in tasks if t.name.startswith("ps:")],
+                "training is over: ended {} (a parameter server never exits)",
+            )
         if trainers_done is not None and time.perf_counter() - trainers_done > evaluator_grace:
-            _end_by_launcher([t for t in tasks if t.name == "evaluator:0"],
-                             "the evaluator was still waiting for checkpoints "
-                             f"{evaluator_grace:.0f} s after training ended: ended it")
+            _end_by_launcher(
+                [t for t in tasks if t.name == "evaluator:0"],
+                "the evaluator was still waiting for checkpoints "
+                f"{evaluator_grace:.0f} s after training ended: ended it",
+            )
         if time.perf_counter() - started > timeout:
-            raise ClusterProblem(f"the cluster did not finish within {timeout:.0f} s: all its "
-                                 f"processes were ended -- logs in {log_dir}")
+            raise ClusterProblem(
+                f"the cluster did not finish within {timeout:.0f} s: all its "
+                f"processes were ended -- logs in {log_dir}"
+            )
     for task in tasks:
         task.check()
 
@@ -413,29 +420,48 @@ def run_task(job: dict) -> None:
     tf_config = json.loads(os.environ.get("TF_CONFIG") or "{}")
     task = tf_config.get("task", {"type": "local", "index": 0})
     config = tf.estimator.RunConfig(
-        tf_random_seed=settings.SEED, train_distribute=strategy,
+        tf_random_seed=settings.SEED,
+        train_distribute=strategy,
         save_checkpoints_steps=job.get("save_checkpoints_steps"),
         keep_checkpoint_max=job.get("keep_checkpoint_max", 5),
-        log_step_count_steps=job.get("log_step_count_steps", 100))
-    estimator = tf.estimator.Estimator(models.cnn_model_fn, model_dir=job["model_dir"],
-                                       params=job.get("params") or {}, config=config)
+        log_step_count_steps=job.get("log_step_count_steps", 100),
+    )
+    estimator = tf.estimator.Estimator(
+        models.cnn_model_fn,
+        model_dir=job["model_dir"],
+        params=job.get("params") or {},
+        config=config,
+    )
     hooks = [steps_run_hook(tf)]  # logs "steps run by this process: N" at the end
     early = job.get("early_stop")
     if early:
-        hooks.append(tf.estimator.experimental.stop_if_higher_hook(
-            estimator, early["metric"], early["threshold"], run_every_secs=None,
-            run_every_steps=early["every"]))
+        hooks.append(
+            tf.estimator.experimental.stop_if_higher_hook(
+                estimator,
+                early["metric"],
+                early["threshold"],
+                run_every_secs=None,
+                run_every_steps=early["every"],
+            )
+        )
     # each trainer shuffles with its own seed: chief and workers see different batches
     first = task["type"] in ("chief", "local")
     seed = settings.SEED + (0 if first else 1 + task["index"])
     train_spec = tf.estimator.TrainSpec(
-        inputs.make_train_input_fn(batch_size=job.get("batch_size", 100), seed=seed,
-                                   shuffle_buffer=job.get("shuffle_buffer", 10_000)),
-        max_steps=job["max_steps"], hooks=hooks)
+        inputs.make_train_input_fn(
+            batch_size=job.get("batch_size", 100),
+            seed=seed,
+            shuffle_buffer=job.get("shuffle_buffer", 10_000),
+        ),
+        max_steps=job["max_steps"],
+        hooks=hooks,
+    )
     eval_spec = tf.estimator.EvalSpec(
-        inputs.make_eval_input_fn(count=job.get("eval_count")), steps=None,
+        inputs.make_eval_input_fn(count=job.get("eval_count")),
+        steps=None,
         start_delay_secs=job.get("start_delay_secs", 0),
-        throttle_secs=job.get("throttle_secs", 0))
+        throttle_secs=job.get("throttle_secs", 0),
+    )
     tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec)
 
 

@@ -128,16 +128,32 @@ def stopping_timeline(
     series = pd.Series(dict(values)).sort_index()
     figure, axis = plt.subplots(figsize=(10, 4))
     _shade_ignored_and_patience(axis, best, patience, min_steps)
-    axis.plot(series.index, series.values, marker="o", markersize=4, color="tab:blue",
-              label=f"{metric} at each evaluation")
-    axis.plot([best], [series[best]], marker="*", markersize=14, color="tab:green",
-              linestyle="none", label=f"best: step {best}")
+    axis.plot(
+        series.index,
+        series.values,
+        marker="o",
+        markersize=4,
+        color="tab:blue",
+        label=f"{metric} at each evaluation",
+    )
+    axis.plot(
+        [best],
+        [series[best]],
+        marker="*",
+        markersize=14,
+        color="tab:green",
+        linestyle="none",
+        label=f"best: step {best}",
+    )
     axis.axvline(stop, color="tab:red", label=f"training stopped: step {stop}")
     if max_steps:
         axis.axvline(max_steps, color="0.4", linestyle=":", label=f"max_steps = {max_steps}")
     axis.set_xlim(0, max(max_steps or 0, stop, series.index.max()) * 1.02)
-    axis.set(xlabel="global step", ylabel=metric,
-             title=title or f"Evaluations of {metric}, and where the hook stopped training")
+    axis.set(
+        xlabel="global step",
+        ylabel=metric,
+        title=title or f"Evaluations of {metric}, and where the hook stopped training",
+    )
     axis.grid(alpha=0.3)
     # beside the plot, never on it
     axis.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))

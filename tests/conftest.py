@@ -5,14 +5,13 @@ minute on 2 cores in two processes; CONTRIBUTING.md); `make test` runs every
 test and every notebook. A test is slow when it trains a real model (the course
 CNN, ``train_and_evaluate``, several processes), starts a Jupyter kernel, a
 Jupyter server, JupyterLab or nbgrader, or takes more than a few seconds for
-another reason. ``SLOW`` names them in one place — whole modules or single
-tests, each with its reason — so that no test file needs a decorator
-(``@pytest.mark.slow`` on a test works too); ``tests/test_conftest.py`` fails
-when an entry names no test.
+another reason. Such a test carries the marker where it is defined,
+``@pytest.mark.slow(reason="...")`` (a whole module: ``pytestmark = ...``), and
+the reason says why; ``tests/test_conftest.py`` fails on a slow marker without one.
 
 Every other test of tests/ must finish its set-up and its run within
 ``UNIT_SECONDS`` each (``WORKBOOK_UNIT_SECONDS`` overrides it, e.g. on a
-loaded machine): one that takes longer fails and says to add it to ``SLOW``,
+loaded machine): one that takes longer fails and says to mark it slow,
 so the quick loop stays quick without anyone timing it.
 
 The fixture every folder shares is here too: ``load_script``, which loads a
@@ -31,54 +30,6 @@ from tests import ROOT
 
 UNIT_SECONDS = float(os.environ.get("WORKBOOK_UNIT_SECONDS", "30"))
 
-SLOW = {
-    "tests/tools/test_nbgrader_round_trip.py":
-        "nbgrader releases every notebook and autogrades two in a kernel (minutes)",
-    "tests/tools/test_make_lab.py": "starts JupyterLab with make lab",
-    "tests/tools/test_hub.py":
-        "starts a JupyterHub, three users' servers, kernels and TensorBoards (about 2 min)",
-    "tests/tools/test_tensorboard_proxy.py::test_tensorboard_answers_through_the_jupyter_server":
-        "starts a Jupyter server and TensorBoard",
-    "tests/notebooks/test_student_copies.py::test_check_cells_fail_on_blanked_solutions":
-        "executes a student copy in a kernel",
-    "tests/helpers/test_cluster.py::test_cluster_trains_evaluates_and_leaves_nothing":
-        "trains in four processes",
-    "tests/helpers/test_cluster.py::test_a_failing_task_ends_them_all_and_names_itself":
-        "starts TensorFlow in several processes",
-    "tests/helpers/test_cluster.py::test_an_interrupt_ends_them_all_and_is_raised_again":
-        "starts TensorFlow in several processes",
-    "tests/helpers/test_cluster.py::test_sigint_to_the_launcher_ends_its_process":
-        "starts TensorFlow in several processes",
-    "tests/helpers/test_cluster.py::test_children_die_with_a_killed_launcher":
-        "starts TensorFlow in several processes",
-    "tests/helpers/test_logs.py::test_real_training_log_is_clean":
-        "trains in a fresh Python process",
-    "tests/helpers/metrics/test_streaming.py::test_agrees_with_sklearn_on_random_streamed_cases":
-        "streams hundreds of random cases through the graph metrics (about 20 s)",
-    "tests/helpers/metrics/test_streaming.py::test_metrics_plug_into_cnn_model_fn_and_evaluate":
-        "trains and evaluates the course CNN",
-    "tests/helpers/model_fn_checker/test_causes.py::test_keras_seeding_is_isolated_and_does_not_warn":  # noqa: E501 (a node id, whole)
-        "checks the course CNN twice and restores Keras's seed generator (about 8 s)",
-    "tests/helpers/early_stopping/test_decisions.py::test_train_and_evaluate_stops_before_max_steps":  # noqa: E501 (a node id, whole)
-        "runs train_and_evaluate",
-}
-
-
-def slow_reason(nodeid: str) -> str | None:
-    """Why ``SLOW`` calls this test slow; None when it does not list it."""
-    for name, reason in SLOW.items():
-        if nodeid == name or nodeid.startswith((f"{name}::", f"{name}[")):
-            return reason
-    return None
-
-
-@pytest.hookimpl(tryfirst=True)  # before `-m "not slow"` deselects
-def pytest_collection_modifyitems(items):
-    for item in items:
-        reason = slow_reason(item.nodeid)
-        if reason:
-            item.add_marker(pytest.mark.slow(reason=reason))
-
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
@@ -93,8 +44,8 @@ def pytest_runtest_makereport(item, call):
         report.outcome = "failed"
         report.longrepr = (
             f"{item.nodeid}: its {call.when} took {call.duration:.1f} s, more than the "
-            f"{UNIT_SECONDS:g} s a test of make unit may take: make it faster, or add it to "
-            "SLOW in tests/conftest.py with the reason"
+            f"{UNIT_SECONDS:g} s a test of make unit may take: make it faster, or mark it "
+            '@pytest.mark.slow(reason="...")'
         )
     return report
 
@@ -140,8 +91,9 @@ def pytest_runtest_teardown(item, nextitem):
     before, after = item.stash.get(MODES_BEFORE, None), _modes()
     if before is None:
         return
-    changed = {name: (before[name], after[name]) for name in MODE_VARIABLES
-               if before[name] != after[name]}
+    changed = {
+        name: (before[name], after[name]) for name in MODE_VARIABLES if before[name] != after[name]
+    }
     if changed:
         # put them back, so that this test fails and not every one after it
         for name, (value, _) in changed.items():
@@ -169,11 +121,14 @@ def course_temp_dir_of_the_test(monkeypatch, tmp_path_factory):
     monkeypatch.setenv("TMPDIR", os.environ.get("TMPDIR", tempfile.gettempdir()))
 
 
-
 def pytest_terminal_summary(terminalreporter):
     """After the zh-TW edition's tests: how much of each catalogue is translated."""
-    ran = [report for reports in terminalreporter.stats.values() for report in reports
-           if "test_zh_tw_edition.py" in getattr(report, "nodeid", "")]
+    ran = [
+        report
+        for reports in terminalreporter.stats.values()
+        for report in reports
+        if "test_zh_tw_edition.py" in getattr(report, "nodeid", "")
+    ]
     if ran:
         from tools.catalogues import stats_table
 

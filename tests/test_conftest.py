@@ -1,4 +1,4 @@
-"""tests/conftest.py: the slow tests are named in one place, and the others keep to a time limit."""
+"""tests/conftest.py: slow tests give their reason, and the others keep to a time limit."""
 
 from __future__ import annotations
 
@@ -10,43 +10,54 @@ import sys
 import textwrap
 
 from tests import ROOT
-# the rule under test: conftest.py is a plugin, not a test module
-from tests.conftest import SLOW, slow_reason
 
 
-def test_every_slow_entry_names_a_test_that_exists():
-    missing = []
-    for name in SLOW:
-        path, _, function = name.partition("::")
-        if not (ROOT / path).is_file():
-            missing.append(f"{name}: no file {path}")
+def _slow_markers(tree: ast.AST):
+    """Every ``pytest.mark.slow(...)`` call or bare ``pytest.mark.slow`` in a test module."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            target = node.func
+        elif isinstance(node, ast.Attribute):
+            target = node
+        else:
             continue
-        if function:
-            tree = ast.parse((ROOT / path).read_text())
-            defined = {
-                node.name
-                for node in tree.body
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-            }
-            if function.split("[")[0] not in defined:
-                missing.append(f"{name}: {path} defines no {function}")
-    assert not missing, (
-        "tests/conftest.py SLOW names tests that do not exist (renamed?): " + "; ".join(missing)
-    )
+        if isinstance(target, ast.Attribute) and target.attr == "slow":
+            if ast.unparse(target).endswith("mark.slow"):
+                yield node
 
 
-def test_an_entry_covers_its_module_its_test_and_its_parameters_only():
-    assert slow_reason(
-        "tests/tools/test_make_lab.py::test_make_lab_serves_the_notebooks_and_the_kernel"
-    )
-    assert slow_reason("tests/helpers/test_logs.py::test_real_training_log_is_clean")
-    assert slow_reason("tests/helpers/test_logs.py::test_real_training_log_is_clean[param]")
-    assert slow_reason("tests/helpers/test_logs.py::test_real_training_log_is_clean_too") is None
-    assert slow_reason("tests/helpers/test_logs.py::test_noise_is_dropped") is None
+def test_every_slow_marker_gives_its_reason():
+    """A slow test says why where it is defined: @pytest.mark.slow(reason="...")."""
+    bare = []
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        calls = [node for node in _slow_markers(tree) if isinstance(node, ast.Call)]
+        called = {id(node.func) for node in calls}
+        for node in _slow_markers(tree):
+            if isinstance(node, ast.Attribute) and id(node) in called:
+                continue
+            if not (isinstance(node, ast.Call) and any(k.arg == "reason" for k in node.keywords)):
+                bare.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    bare = [place for place in bare if "test_conftest.py" not in place]
+    assert not bare, "slow markers without a reason: " + ", ".join(bare)
+
+
+def test_the_slow_tests_are_marked():
+    """The tests that train or start servers stay out of make unit (a sample of them)."""
+    marked = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "slow", "tests/helpers"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    ).stdout
+    assert "tests/helpers/test_logs.py::test_real_training_log_is_clean" in marked, marked
+    assert "tests/helpers/test_logs.py::test_noise_is_dropped" not in marked, marked
 
 
 def test_a_test_over_the_time_limit_fails_unless_it_is_slow(tmp_path):
-    (tmp_path / "test_timing.py").write_text(textwrap.dedent("""
+    (tmp_path / "test_timing.py").write_text(
+        textwrap.dedent("""
         import time
         import pytest
 
@@ -59,7 +70,8 @@ def test_a_test_over_the_time_limit_fails_unless_it_is_slow(tmp_path):
         @pytest.mark.slow
         def test_sleeps_but_is_slow():
             time.sleep(0.6)
-    """))
+    """)
+    )
     env = {**os.environ, "WORKBOOK_UNIT_SECONDS": "0.3", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     run = subprocess.run(
         [
@@ -87,4 +99,4 @@ def test_a_test_over_the_time_limit_fails_unless_it_is_slow(tmp_path):
         r"test_sleeps: its call took 0\.\d s, more than the 0\.3 s a test of make unit may take",
         run.stdout,
     ), run.stdout
-    assert "add it to SLOW in tests/conftest.py" in run.stdout
+    assert "mark it @pytest.mark.slow" in run.stdout

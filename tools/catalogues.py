@@ -45,8 +45,10 @@ FUZZY_SIMILARITY = 0.6
 FUZZY_SIMILARITY_ELSEWHERE = 0.8
 # A figure (the group): 3,000, 0.25, 1½, the 51 of "51st", the 7 of "7s"; not the comma of
 # "255, 0", nor the digits of TF1, F1 or v2.15.
-NUMBER = re.compile(r"(?<![\w.])(\d+(?:,\d{3})*(?:\.\d+)?½?|½)(?:st|nd|rd|th|s)?(?!\w)"
-                    r"(?!\.[A-Za-z0-9])")
+NUMBER = re.compile(
+    r"(?<![\w.])(\d+(?:,\d{3})*(?:\.\d+)?½?|½)(?:st|nd|rd|th|s)?(?!\w)"
+    r"(?!\.[A-Za-z0-9])"
+)
 
 
 @dataclass(frozen=True)
@@ -76,9 +78,14 @@ def blocks(source: Path) -> list[Block]:
 
 def notebook_blocks(notebook) -> list[Block]:
     cells = [(cell.id, cell.source) for cell in notebook.cells if cell.cell_type == "markdown"]
-    return _unique([Block(cell_id, piece.text, piece.kind)
-                    for cell_id, text in cells
-                    for piece in split(text) if piece.translatable])
+    return _unique(
+        [
+            Block(cell_id, piece.text, piece.kind)
+            for cell_id, text in cells
+            for piece in split(text)
+            if piece.translatable
+        ]
+    )
 
 
 def markdown_file_blocks(text: str) -> list[Block]:
@@ -93,8 +100,9 @@ def markdown_file_blocks(text: str) -> list[Block]:
 
 def _unique(found: list[Block]) -> list[Block]:
     seen = {}
-    return [Block(numbered(seen, block.context, block.text), block.text, block.kind)
-            for block in found]
+    return [
+        Block(numbered(seen, block.context, block.text), block.text, block.kind) for block in found
+    ]
 
 
 def numbered(seen: dict, context: str, text: str) -> str:
@@ -145,8 +153,12 @@ def merged(old: polib.POFile, found: list[Block]) -> polib.POFile:
         catalogue.append(entry)
     for entry in previous:
         if id(entry) not in used and (entry.msgctxt, entry.msgid) not in current:
-            gone = polib.POEntry(msgctxt=entry.msgctxt, msgid=entry.msgid, msgstr=entry.msgstr,
-                                 tcomment=entry.tcomment)
+            gone = polib.POEntry(
+                msgctxt=entry.msgctxt,
+                msgid=entry.msgid,
+                msgstr=entry.msgstr,
+                tcomment=entry.tcomment,
+            )
             gone.obsolete = True
             catalogue.append(gone)
     return catalogue
@@ -192,8 +204,9 @@ def renumbered(old_english: str, new_english: str, translation: str):
             return None  # the same old number became two different ones: which is which?
     if any(number not in mapping for number in NUMBER.findall(translation)):
         return None
-    return NUMBER.sub(lambda match: match.group(0).replace(match[1], mapping[match[1]], 1),
-                      translation)
+    return NUMBER.sub(
+        lambda match: match.group(0).replace(match[1], mapping[match[1]], 1), translation
+    )
 
 
 def text_of(catalogue: polib.POFile) -> str:
@@ -216,8 +229,12 @@ def counts(catalogue: polib.POFile) -> dict:
     active = [entry for entry in catalogue if not entry.obsolete]
     fuzzy = sum(1 for entry in active if entry.fuzzy)
     empty = sum(1 for entry in active if not entry.msgstr)
-    return {"entries": len(active), "translated": len(active) - fuzzy - empty,
-            "fuzzy": fuzzy, "empty": empty}
+    return {
+        "entries": len(active),
+        "translated": len(active) - fuzzy - empty,
+        "fuzzy": fuzzy,
+        "empty": empty,
+    }
 
 
 def stats_table() -> str:
@@ -232,17 +249,21 @@ def stats_table() -> str:
 
 
 def _row(name: str, numbers: dict) -> str:
-    return (f"{name:<44}{numbers['entries']:>7}{numbers['translated']:>12}"
-            f"{numbers['fuzzy']:>7}{numbers['empty']:>7}")
+    return (
+        f"{name:<44}{numbers['entries']:>7}{numbers['translated']:>12}"
+        f"{numbers['fuzzy']:>7}{numbers['empty']:>7}"
+    )
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 when a catalogue is not merged")
+    parser.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 when a catalogue is not merged"
+    )
     parser.add_argument("--stats", action="store_true", help="print the counts only")
-    parser.add_argument("catalogues", nargs="*", type=Path,
-                        help="only these catalogues (default: all)")
+    parser.add_argument(
+        "catalogues", nargs="*", type=Path, help="only these catalogues (default: all)"
+    )
     args = parser.parse_args(argv)
     if args.stats:
         print(stats_table())

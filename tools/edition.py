@@ -82,8 +82,11 @@ def edition_path(source: Path) -> Path:
 
 def translation_table(catalogue) -> dict:
     """(context, English) -> translation, for the entries that are translated and not fuzzy."""
-    return {(entry.msgctxt, entry.msgid): entry.msgstr
-            for entry in catalogue if entry.msgstr and not entry.fuzzy and not entry.obsolete}
+    return {
+        (entry.msgctxt, entry.msgid): entry.msgstr
+        for entry in catalogue
+        if entry.msgstr and not entry.fuzzy and not entry.obsolete
+    }
 
 
 def translate(markdown: str, pending, table: dict, document: Document) -> str:
@@ -178,8 +181,10 @@ def edition_link(link: str, document: Document, by_path: dict) -> str:
 def status_cell(document: Document):
     """The zh-TW notebook's first cell: which English it translates, and how much of it."""
     english = f"../{document.source.name}"
-    text = (f"**繁體中文版**（英文原版：[{document.source.name}]({english})）。"
-            f"說明文字已翻譯 {document.share}")
+    text = (
+        f"**繁體中文版**（英文原版：[{document.source.name}]({english})）。"
+        f"說明文字已翻譯 {document.share}"
+    )
     rest = document.total - document.done
     if rest:
         text += f"；其餘 {rest} 段尚未翻譯，或英文版改過、譯文待更新，這裡先顯示英文原文"
@@ -203,10 +208,12 @@ def page_text(document: Document) -> str:
 
 def build() -> dict:
     """Every file of the edition: path -> text."""
-    return build_documents([
-        Document(source, edition_path(source), _read(source), load(catalogue_path(source)))
-        for source in sources()
-    ])
+    return build_documents(
+        [
+            Document(source, edition_path(source), _read(source), load(catalogue_path(source)))
+            for source in sources()
+        ]
+    )
 
 
 def build_documents(documents: list[Document]) -> dict:
@@ -238,8 +245,11 @@ def _read(source: Path):
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 when a committed file is not current")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 when a committed file is not current",
+    )
     args = parser.parse_args(argv)
     stale = [path.relative_to(ROOT) for path in update(build(), check=args.check)]
     for where in stale:

@@ -50,7 +50,7 @@ def pick(files, version, system, machine, libc):
     for entry in files:
         name = entry["filename"]
         if name.startswith(prefix) and name.endswith(".whl"):
-            tags = name[len(prefix):-len(".whl")].split(".")
+            tags = name[len(prefix) : -len(".whl")].split(".")
             if any(fits(tag, system, machine, libc) for tag in tags):
                 return entry
     return None
@@ -106,8 +106,11 @@ def main(argv):
             return 1
         print(unpack(wheel, version, folder))
     except (OSError, ValueError, KeyError, zipfile.BadZipFile) as problem:
-        print("Could not get uv from PyPI ({}): check the internet connection, or install uv "
-              "(https://docs.astral.sh/uv/)".format(problem), file=sys.stderr)
+        print(
+            "Could not get uv from PyPI ({}): check the internet connection, or install uv "
+            "(https://docs.astral.sh/uv/)".format(problem),
+            file=sys.stderr,
+        )
         return 1
     return 0
 

@@ -51,8 +51,13 @@ from benchmarks import reporting  # noqa: E402 (the checkout's folder first)
 RESULTS = ROOT / "tests" / "helpers" / "mutation_results.json"
 SURVIVORS = ROOT / "tests" / "helpers" / "MUTATION_SURVIVORS.md"
 CONTRIBUTING = ROOT / "CONTRIBUTING.md"
-PREIMPORT = ("numpy", "tensorflow", "tensorflow.python.autograph.impl.conversion", "matplotlib",
-             "pytest")
+PREIMPORT = (
+    "numpy",
+    "tensorflow",
+    "tensorflow.python.autograph.impl.conversion",
+    "matplotlib",
+    "pytest",
+)
 MAX_NAMING = 8
 RETRY_FACTOR = 4
 # tests/conftest.py fails a test over 30 s; on a busy machine that would count slow tests as
@@ -61,19 +66,46 @@ NO_TEST_TIME_LIMIT = "1000000"
 PYTEST_ARGS = ("-x", "-q", "-p", "no:cacheprovider", "-m", "not slow", "--no-header")
 
 COMPARE_SWAP = {
-    ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt,
-    ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is,
-    ast.In: ast.NotIn, ast.NotIn: ast.In,
+    ast.Lt: ast.LtE,
+    ast.LtE: ast.Lt,
+    ast.Gt: ast.GtE,
+    ast.GtE: ast.Gt,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
 }
 BINOP_SWAP = {
-    ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult,
-    ast.FloorDiv: ast.Div, ast.Mod: ast.FloorDiv, ast.Pow: ast.Mult,
+    ast.Add: ast.Sub,
+    ast.Sub: ast.Add,
+    ast.Mult: ast.Div,
+    ast.Div: ast.Mult,
+    ast.FloorDiv: ast.Div,
+    ast.Mod: ast.FloorDiv,
+    ast.Pow: ast.Mult,
 }
 SYMBOL = {
-    ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
-    ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in", ast.Add: "+",
-    ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**",
-    ast.And: "and", ast.Or: "or",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+    ast.In: "in",
+    ast.NotIn: "not in",
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.Pow: "**",
+    ast.And: "and",
+    ast.Or: "or",
 }
 
 
@@ -142,8 +174,11 @@ def _node_mutations(node: ast.AST, skip: set[int]):
         found = _constant_mutation(node)
         if found:
             yield found[0], found[2]
-    elif isinstance(node, ast.Return) and node.value is not None and not (
-            isinstance(node.value, ast.Constant) and node.value.value is None):
+    elif (
+        isinstance(node, ast.Return)
+        and node.value is not None
+        and not (isinstance(node.value, ast.Constant) and node.value.value is None)
+    ):
         yield "return", "return x -> return None"
     elif isinstance(node, ast.Raise):
         yield "raise", "raise -> pass"
@@ -154,9 +189,13 @@ def _not_mutated(tree: ast.AST) -> set[int]:
     skip = set()
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
-        if (isinstance(body, list) and body and isinstance(body[0], ast.Expr)
-                and isinstance(body[0].value, ast.Constant)
-                and isinstance(body[0].value.value, str)):
+        if (
+            isinstance(body, list)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
             skip.add(id(body[0].value))
         if isinstance(node, ast.JoinedStr):
             skip.update(id(sub) for sub in ast.walk(node))
@@ -192,13 +231,15 @@ def find_mutants(source: str) -> list[Mutant]:
     for unit, fn in _units(tree):
         for statement in fn.body:
             add(ast.walk(statement), "def", unit)
-        defaults = [d for d in fn.args.defaults + fn.args.kw_defaults
-                    if isinstance(d, ast.Constant) and d.value is not None]
+        defaults = [
+            d
+            for d in fn.args.defaults + fn.args.kw_defaults
+            if isinstance(d, ast.Constant) and d.value is not None
+        ]
         add(defaults, "default", unit)
     for statement in tree.body:
         if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
-            targets = statement.targets if isinstance(statement, ast.Assign) else [
-                statement.target]
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             if all(isinstance(t, ast.Name) and t.id != "__all__" for t in targets):
                 add(ast.walk(statement.value), "module", ast.unparse(targets[0]))
     found.sort(key=lambda f: (f[2], f[0], f[1]))
@@ -256,8 +297,11 @@ def live_functions(module) -> dict[str, object]:
             code = getattr(obj, "__code__", None)
             if code is not None and code.co_filename == filename:
                 found.setdefault(code.co_qualname, obj)
-            for inner in (getattr(obj, "__func__", None), getattr(obj, "fget", None),
-                          getattr(obj, "fset", None)):
+            for inner in (
+                getattr(obj, "__func__", None),
+                getattr(obj, "fget", None),
+                getattr(obj, "fset", None),
+            ):
                 if inner is not None:
                     take(inner)
             obj = getattr(obj, "__wrapped__", None)
@@ -317,7 +361,7 @@ def _reassign(tree: ast.Module, statement: ast.stmt, module, name: str) -> list[
     whose value uses a name changed so far (``_FIXES = {..., DISK_NEEDED, ...}``), as an import
     would; the names changed."""
     changed = [name]
-    for node in tree.body[tree.body.index(statement):]:
+    for node in tree.body[tree.body.index(statement) :]:
         if node is not statement:
             if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
                 continue
@@ -333,9 +377,11 @@ def _reassign(tree: ast.Module, statement: ast.stmt, module, name: str) -> list[
 def _rebind_defaults(tree: ast.Module, module, functions: dict, name: str) -> None:
     """Re-evaluate the defaults that use the module constant ``NAME`` (``f(x=NAME)``,
     ``f(x=NAME["key"])``) in the mutated module, as an import would."""
+
     def uses(node) -> bool:
         return node is not None and any(
-            isinstance(sub, ast.Name) and sub.id == name for sub in ast.walk(node))
+            isinstance(sub, ast.Name) and sub.id == name for sub in ast.walk(node)
+        )
 
     def value(node):
         expression = ast.fix_missing_locations(ast.Expression(node))
@@ -349,7 +395,8 @@ def _rebind_defaults(tree: ast.Module, module, functions: dict, name: str) -> No
         if any(uses(d) for d in positional):
             function.__defaults__ = tuple(
                 value(d) if uses(d) else current
-                for d, current in zip(positional, function.__defaults__))
+                for d, current in zip(positional, function.__defaults__)
+            )
         for arg, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults):
             if uses(d):
                 function.__kwdefaults__ = {**function.__kwdefaults__, arg.arg: value(d)}
@@ -365,8 +412,9 @@ def _set_default(function, tree: ast.Module, mutant: Mutant, value) -> None:
         defaults[[i for i, d in enumerate(positional) if d is target][0]] = value
         function.__defaults__ = tuple(defaults)
     else:
-        name = fn.args.kwonlyargs[[i for i, d in enumerate(fn.args.kw_defaults)
-                                   if d is target][0]].arg
+        name = fn.args.kwonlyargs[
+            [i for i, d in enumerate(fn.args.kw_defaults) if d is target][0]
+        ].arg
         function.__kwdefaults__ = {**function.__kwdefaults__, name: value}
 
 
@@ -391,11 +439,15 @@ def tests_of(module_path: str, root: Path = ROOT) -> list[str]:
         files.update(folder.rglob("test_*.py"))
     imports = re.compile(
         rf"(\b{re.escape(dotted)}\b|from {re.escape('.'.join(relative.parent.parts))} import "
-        rf"[^\n]*\b{name}\b|from {re.escape(parent)} import [^\n]*\b{name}\b)")
+        rf"[^\n]*\b{name}\b|from {re.escape(parent)} import [^\n]*\b{name}\b)"
+    )
     if name == "common":  # checks/common.py: the shared code of the checks, tested through them
         files.update((root / "tests" / relative.parent).glob("test_*.py"))
-    naming = {candidate for candidate in (root / "tests" / "helpers").rglob("test_*.py")
-              if imports.search(candidate.read_text())} - files
+    naming = {
+        candidate
+        for candidate in (root / "tests" / "helpers").rglob("test_*.py")
+        if imports.search(candidate.read_text())
+    } - files
     if not files or len(naming) <= MAX_NAMING:
         files |= naming
     return sorted(str(f.relative_to(root)) for f in files)
@@ -532,14 +584,19 @@ def trace(module, tests: list[str], root: Path = ROOT, timeout: float = 3600) ->
         os.chdir(root)
         _no_autograph_for(module.__file__)
         status = pytest.main([*tests, *PYTEST_ARGS[1:]], plugins=[tracer])
-        return status, {"reached": {k: sorted(v) for k, v in tracer.reached.items()},
-                        "in_setup": {k: sorted(v) for k, v in tracer.in_setup.items()},
-                        "seconds": tracer.seconds, "failed": tracer.failed}
+        return status, {
+            "reached": {k: sorted(v) for k, v in tracer.reached.items()},
+            "in_setup": {k: sorted(v) for k, v in tracer.in_setup.items()},
+            "seconds": tracer.seconds,
+            "failed": tracer.failed,
+        }
 
     status, answer = _in_child(run, timeout)
     if status != 0 or "reached" not in answer:
-        raise RuntimeError(f"the tests of {module.__name__} fail unmutated ({status}): "
-                           f"{answer.get('failed') or answer.get('error')}")
+        raise RuntimeError(
+            f"the tests of {module.__name__} fail unmutated ({status}): "
+            f"{answer.get('failed') or answer.get('error')}"
+        )
     tracer.reached = {k: set(v) for k, v in answer["reached"].items()}
     tracer.in_setup = {k: set(v) for k, v in answer["in_setup"].items()}
     tracer.seconds = answer["seconds"]
@@ -557,16 +614,21 @@ def constant_users(source: str) -> dict[str, set[str]]:
     values: dict[str, set[str]] = {}
     for statement in tree.body:
         if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
-            targets = statement.targets if isinstance(statement, ast.Assign) else [
-                statement.target]
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             for target in targets:
                 for name in names(target):
                     values[name] = names(statement.value)
     named = {unit: names(node) for unit, node in _units(tree)}
     for node in tree.body:  # a class attribute made from a constant: its methods use it
         if isinstance(node, ast.ClassDef):
-            body = set().union(*(names(item) for item in node.body if not isinstance(
-                item, (ast.FunctionDef, ast.AsyncFunctionDef))), set())
+            body = set().union(
+                *(
+                    names(item)
+                    for item in node.body
+                    if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+                ),
+                set(),
+            )
             for unit in named:
                 if unit.startswith(f"{node.name}."):
                     named[unit] |= body
@@ -583,8 +645,9 @@ def constant_users(source: str) -> dict[str, set[str]]:
     return users
 
 
-def selection(mutant: Mutant, tracer: _Tracer, users: dict[str, set[str]] | None = None,
-              root: Path = ROOT) -> list[str]:
+def selection(
+    mutant: Mutant, tracer: _Tracer, users: dict[str, set[str]] | None = None, root: Path = ROOT
+) -> list[str]:
     """The tests a mutant is run against, fastest first: those that reached its function; for a
     module constant, those that reached a function using it (``users``) and every test of a
     file that names it, or every test when neither finds one."""
@@ -609,8 +672,14 @@ def _reaching(units: set[str], tracer: _Tracer) -> list[str]:
     return chosen + [t for t in tracer.reached if t.split("::")[0] in files and t not in chosen]
 
 
-def run_mutant(module, source: str, mutant: Mutant, tracer: _Tracer, root: Path = ROOT,
-               min_timeout: float = 20.0) -> Outcome:
+def run_mutant(
+    module,
+    source: str,
+    mutant: Mutant,
+    tracer: _Tracer,
+    root: Path = ROOT,
+    min_timeout: float = 20.0,
+) -> Outcome:
     """Run one mutant's tests in a child: its time limit is three times what they took in the
     traced run, plus ``min_timeout`` seconds; a mutant over it is tried again with a limit
     ``RETRY_FACTOR`` times as long (the machine may have got busier since the traced run) and
@@ -643,8 +712,13 @@ def run_mutant(module, source: str, mutant: Mutant, tracer: _Tracer, root: Path 
         status, answer = _in_child(run, RETRY_FACTOR * timeout)
     seconds = time.monotonic() - start
     if status == "timeout":
-        return Outcome(mutant, "timeout", seconds, len(tests),
-                       f"over {timeout:.0f} s, then over {RETRY_FACTOR * timeout:.0f} s")
+        return Outcome(
+            mutant,
+            "timeout",
+            seconds,
+            len(tests),
+            f"over {timeout:.0f} s, then over {RETRY_FACTOR * timeout:.0f} s",
+        )
     if status == 0:
         return Outcome(mutant, "survived", seconds, len(tests))
     if status == 1:
@@ -670,9 +744,17 @@ def eager_started() -> bool:
     return bool(context and context.context()._context_handle is not None)
 
 
-def measure(path: str, tests: list[str] | None = None, sample: int | None = None,
-            seed: int = 1, root: Path = ROOT, preimport=PREIMPORT, min_timeout: float = 20.0,
-            log=print, previous: dict | None = None) -> dict:
+def measure(
+    path: str,
+    tests: list[str] | None = None,
+    sample: int | None = None,
+    seed: int = 1,
+    root: Path = ROOT,
+    preimport=PREIMPORT,
+    min_timeout: float = 20.0,
+    log=print,
+    previous: dict | None = None,
+) -> dict:
     """Measure one module; the run as a dict (results file entry). With ``previous`` (a run of
     the module), run only its survivors and keep its other outcomes."""
     start = time.monotonic()
@@ -701,14 +783,15 @@ def measure(path: str, tests: list[str] | None = None, sample: int | None = None
         if restored:
             outcome.detail = f"{outcome.detail} (it changed data/: {', '.join(restored)} put back)"
         outcomes.append(outcome)
-        log(f"  [{number}/{len(chosen)}] #{mutant.id} line {mutant.line} {mutant.unit}: "
+        log(
+            f"  [{number}/{len(chosen)}] #{mutant.id} line {mutant.line} {mutant.unit}: "
             f"{mutant.description} -> {outcome.status} ({outcome.seconds:.1f} s, "
-            f"{outcome.tests} tests) {outcome.detail}")
+            f"{outcome.tests} tests) {outcome.detail}"
+        )
     guard.close()
     if previous is not None:
         return rerun_summary(previous, outcomes, time.monotonic() - start)
-    return summary(path, tests, mutants, chosen, outcomes, sample, seed,
-                   time.monotonic() - start)
+    return summary(path, tests, mutants, chosen, outcomes, sample, seed, time.monotonic() - start)
 
 
 class DataGuard:
@@ -756,11 +839,16 @@ def _previous_survivors(previous: dict, mutants: list[Mutant]) -> list[Mutant]:
     chosen = []
     for entry in previous["survivors"] + previous.get("timeouts", []):
         mutant = by_id.get(entry["id"])
-        if mutant is None or (mutant.line, mutant.unit, mutant.description) != (
-                entry["line"], entry["unit"], entry["description"]) or len(mutants) != previous[
-                "mutants"]:
-            raise SystemExit(f"{previous['module']} has changed since its latest run: run it "
-                             "again in full, without --survivors")
+        if (
+            mutant is None
+            or (mutant.line, mutant.unit, mutant.description)
+            != (entry["line"], entry["unit"], entry["description"])
+            or len(mutants) != previous["mutants"]
+        ):
+            raise SystemExit(
+                f"{previous['module']} has changed since its latest run: run it "
+                "again in full, without --survivors"
+            )
         chosen.append(mutant)
     return chosen
 
@@ -768,28 +856,38 @@ def _previous_survivors(previous: dict, mutants: list[Mutant]) -> list[Mutant]:
 def rerun_summary(previous: dict, outcomes: list[Outcome], seconds: float) -> dict:
     """``previous`` with its survivors' new outcomes: a mutant it counted as killed stays killed
     (the tests that killed it are still there)."""
-    count = {s: sum(o.status == s for o in outcomes)
-             for s in ("killed", "survived", "uncovered", "timeout", "error")}
+    count = {
+        s: sum(o.status == s for o in outcomes)
+        for s in ("killed", "survived", "uncovered", "timeout", "error")
+    }
     # the previous timeouts were run again: only the ones listed (older runs did not list them)
     kept_timeouts = previous["timeout"] - len(previous.get("timeouts", []))
-    run = {**previous, **count,
-           "killed": previous["killed"] + count["killed"],
-           "timeout": kept_timeouts + count["timeout"],
-           "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-           "rerun": {"of": previous["date"], "mutants": len(outcomes),
-                     "seconds": round(seconds, 1)},
-           "survivors": [{**asdict(o.mutant), "status": o.status, "detail": o.detail}
-                         for o in outcomes if o.status in ("survived", "uncovered", "error")],
-           "timeouts": [{**asdict(o.mutant), "detail": o.detail}
-                        for o in outcomes if o.status == "timeout"]}
+    run = {
+        **previous,
+        **count,
+        "killed": previous["killed"] + count["killed"],
+        "timeout": kept_timeouts + count["timeout"],
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "rerun": {"of": previous["date"], "mutants": len(outcomes), "seconds": round(seconds, 1)},
+        "survivors": [
+            {**asdict(o.mutant), "status": o.status, "detail": o.detail}
+            for o in outcomes
+            if o.status in ("survived", "uncovered", "error")
+        ],
+        "timeouts": [
+            {**asdict(o.mutant), "detail": o.detail} for o in outcomes if o.status == "timeout"
+        ],
+    }
     valid = run["run"] - run["error"]
     run["score"] = round(100 * (run["killed"] + run["timeout"]) / valid, 1) if valid else None
     return run
 
 
 def summary(path, tests, mutants, chosen, outcomes, sample, seed, seconds) -> dict:
-    count = {s: sum(o.status == s for o in outcomes)
-             for s in ("killed", "survived", "uncovered", "timeout", "error")}
+    count = {
+        s: sum(o.status == s for o in outcomes)
+        for s in ("killed", "survived", "uncovered", "timeout", "error")
+    }
     valid = len(outcomes) - count["error"]
     caught = count["killed"] + count["timeout"]
     return {
@@ -804,11 +902,13 @@ def summary(path, tests, mutants, chosen, outcomes, sample, seed, seconds) -> di
         "seconds": round(seconds, 1),
         "tests": tests,
         "survivors": [
-            {**asdict(o.mutant), "status": o.status, "detail": o.detail} for o in outcomes
+            {**asdict(o.mutant), "status": o.status, "detail": o.detail}
+            for o in outcomes
             if o.status in ("survived", "uncovered", "error")
         ],
-        "timeouts": [{**asdict(o.mutant), "detail": o.detail} for o in outcomes
-                     if o.status == "timeout"],
+        "timeouts": [
+            {**asdict(o.mutant), "detail": o.detail} for o in outcomes if o.status == "timeout"
+        ],
     }
 
 
@@ -863,9 +963,11 @@ def table(results: Path = RESULTS, root: Path = ROOT) -> str:
     """Markdown: per module, the score of its ``before`` run (the tests as they were) and of its
     ``after`` run (with the tests written since); the counts are the latest run's."""
     measured = load(results)
-    lines = ["| module | mode | mutants run | killed | timeouts | survived (reached by no test) "
-             "| score before | score after | wall time |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| module | mode | mutants run | killed | timeouts | survived (reached by no test) "
+        "| score before | score after | wall time |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for path in modules(root):
         runs = measured.get(path)
         if not runs:
@@ -876,7 +978,8 @@ def table(results: Path = RESULTS, root: Path = ROOT) -> str:
             f"| `{path}` | {_mode(last)} | {last['run']} of {last['mutants']} | {last['killed']} | "
             f"{last['timeout']} | {last['survived'] + last['uncovered']} ({last['uncovered']}) | "
             f"{_score(runs.get('before'), last)} | {_score(runs.get('after'))} | "
-            f"{_minutes(last['seconds'])} |")
+            f"{_minutes(last['seconds'])} |"
+        )
     return "\n".join(lines)
 
 
@@ -892,7 +995,8 @@ VERDICTS = ("equivalent", "not worth a test", "a gap", "not yet classified")
 UNCLASSIFIED = "not yet classified"
 SURVIVOR_LINE = re.compile(
     r"^- line (?P<line>\d+) `(?P<unit>[^`]+)`: (?P<description>.*?) — "
-    r"\*\*(?P<verdict>[^*]+)\*\*: (?P<reason>.*)$")
+    r"\*\*(?P<verdict>[^*]+)\*\*: (?P<reason>.*)$"
+)
 SURVIVORS_INTRO = """\
 # Surviving mutants of helpers/
 
@@ -936,14 +1040,23 @@ def read_reasons(doc: Path) -> dict[tuple, tuple[str, str]]:
             if not match or match["verdict"] not in VERDICTS:
                 raise SystemExit(
                     f"{doc.name}:{number}: not a survivor line: write it as - line N `function`: "
-                    f"change — **{'|'.join(VERDICTS)}**: reason")
-            rows[module].append((match["unit"], match["description"], int(match["line"]),
-                                 match["verdict"], match["reason"]))
+                    f"change — **{'|'.join(VERDICTS)}**: reason"
+                )
+            rows[module].append(
+                (
+                    match["unit"],
+                    match["description"],
+                    int(match["line"]),
+                    match["verdict"],
+                    match["reason"],
+                )
+            )
     reasons = {}
     for module, entries in rows.items():
         keys = _key(module, [(unit, description) for unit, description, _, _, _ in entries])
-        on_line = _key(module, [(unit, f"{description} @{line}")
-                                for unit, description, line, _, _ in entries])
+        on_line = _key(
+            module, [(unit, f"{description} @{line}") for unit, description, line, _, _ in entries]
+        )
         for key, line_key, (*_, verdict, reason) in zip(keys, on_line, entries):
             reasons[key] = reasons[line_key] = (verdict, reason)
     return reasons
@@ -963,15 +1076,17 @@ def survivors_doc(results: Path = RESULTS, doc: Path = SURVIVORS, root: Path = R
             continue
         parts.append(f"\n## {path} ({label} run, {_mode(run)}: score {_score(run)})\n\n")
         keys = _key(path, [(m["unit"], m["description"]) for m in survivors])
-        on_line = _key(path, [(m["unit"], f"{m['description']} @{m['line']}")
-                              for m in survivors])
+        on_line = _key(path, [(m["unit"], f"{m['description']} @{m['line']}") for m in survivors])
         for key, line_key, mutant in zip(keys, on_line, survivors):
             # the same change on the same line first (of two same changes in a function, one
             # killed, the other keeps its own reason), else the same place among its like
             verdict, reason = reasons.get(line_key) or reasons.get(
-                key, (UNCLASSIFIED, _default_reason(mutant)))
-            parts.append(f"- line {mutant['line']} `{mutant['unit']}`: {mutant['description']} "
-                         f"— **{verdict}**: {reason}\n")
+                key, (UNCLASSIFIED, _default_reason(mutant))
+            )
+            parts.append(
+                f"- line {mutant['line']} `{mutant['unit']}`: {mutant['description']} "
+                f"— **{verdict}**: {reason}\n"
+            )
     return "".join(parts)
 
 
@@ -983,8 +1098,12 @@ def _default_reason(mutant: dict) -> str:
     return "a gap or equivalent, to be decided."
 
 
-def write_reports(results: Path = RESULTS, doc: Path = SURVIVORS,
-                  contributing: Path = CONTRIBUTING, root: Path = ROOT) -> None:
+def write_reports(
+    results: Path = RESULTS,
+    doc: Path = SURVIVORS,
+    contributing: Path = CONTRIBUTING,
+    root: Path = ROOT,
+) -> None:
     """Write the survivors file and CONTRIBUTING.md's table from the results."""
     doc.write_text(survivors_doc(results, doc, root), encoding="utf-8")
     reporting.write_section(contributing, "mutation", table(results, root))
@@ -1008,13 +1127,22 @@ def main(argv=None) -> int:
     parser.add_argument("modules", nargs="*", help="helpers/x.py (default: every module)")
     parser.add_argument("--sample", type=int, help="run this many mutants, chosen at random")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--label", choices=("before", "after"),
-                        help="before: the tests as they were; after: with new tests (default: "
-                             "before for a module never measured, else after)")
-    parser.add_argument("--report", action="store_true",
-                        help="write the survivors file and CONTRIBUTING.md's table, and stop")
-    parser.add_argument("--survivors", action="store_true",
-                        help="run only the survivors of the module's latest run, keep the rest")
+    parser.add_argument(
+        "--label",
+        choices=("before", "after"),
+        help="before: the tests as they were; after: with new tests (default: "
+        "before for a module never measured, else after)",
+    )
+    parser.add_argument(
+        "--report",
+        action="store_true",
+        help="write the survivors file and CONTRIBUTING.md's table, and stop",
+    )
+    parser.add_argument(
+        "--survivors",
+        action="store_true",
+        help="run only the survivors of the module's latest run, keep the rest",
+    )
     parser.add_argument("--no-save", action="store_true")
     args = parser.parse_args(argv)
     if args.report:
@@ -1041,9 +1169,11 @@ def main(argv=None) -> int:
         if args.survivors and previous is None:
             raise SystemExit(f"{path} has no run yet to take the survivors of: run it in full")
         run = measure(path, sample=args.sample, seed=args.seed, previous=previous)
-        print(f"{path}: {run['killed']} killed, {run['timeout']} timeouts, {run['survived']} "
-              f"survived, {run['uncovered']} reached by no test, {run['error']} errors of "
-              f"{run['run']}: score {run['score']} % in {_minutes(run['seconds'])}")
+        print(
+            f"{path}: {run['killed']} killed, {run['timeout']} timeouts, {run['survived']} "
+            f"survived, {run['uncovered']} reached by no test, {run['error']} errors of "
+            f"{run['run']}: score {run['score']} % in {_minutes(run['seconds'])}"
+        )
         if not args.no_save:
             label = args.label or ("after" if path in load() else "before")
             save(run, label)

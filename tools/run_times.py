@@ -28,7 +28,8 @@ AMOUNT = r"(?:\d+½?|½)"
 DURATION = rf"{AMOUNT}(?:–{AMOUNT})? (?:s|min)"
 NOTEBOOK_LINE = re.compile(
     rf"\*\*Run time:\*\* about (?P<full>{DURATION}) in full mode(?: \([^)]*\))?"
-    rf"(?:, (?P<fast>{DURATION}) in fast mode| and in fast mode alike)")
+    rf"(?:, (?P<fast>{DURATION}) in fast mode| and in fast mode alike)"
+)
 README_CELL = re.compile(rf"^(?P<full>{DURATION}) / (?P<fast>{DURATION})$")
 
 
@@ -47,7 +48,7 @@ def written(seconds: float) -> str:
 
 
 def _amount(text: str) -> float:
-    return (float(text.rstrip("½") or 0) + (0.5 if text.endswith("½") else 0))
+    return float(text.rstrip("½") or 0) + (0.5 if text.endswith("½") else 0)
 
 
 def parse(duration: str) -> tuple:
@@ -101,10 +102,10 @@ def restated(first_cell: str, full: float, fast: float) -> str:
         )
     same = written(full) == written(fast)
     tail = " and in fast mode alike" if same else f", {written(fast)} in fast mode"
-    head = first_cell[match.start():match.end("full")].replace(match["full"], written(full))
-    middle = first_cell[match.end("full"):match.end()]
+    head = first_cell[match.start() : match.end("full")].replace(match["full"], written(full))
+    middle = first_cell[match.end("full") : match.end()]
     middle = re.sub(r"(?:, .*? in fast mode| and in fast mode alike)$", "", middle)
-    return first_cell[:match.start()] + head + middle + tail + first_cell[match.end():]
+    return first_cell[: match.start()] + head + middle + tail + first_cell[match.end() :]
 
 
 def main() -> None:
@@ -121,8 +122,11 @@ def main() -> None:
             cell.source = new
             nbformat.write(notebook, path)
             print(f"{name}: {notebook_statement(new)}")
-        row = re.compile(rf"^(\| \d\d \| \[[^\]]*\]\(notebooks/{re.escape(name)}\) \|[^|]*\| )"
-                         rf"[^|]*?( \|)", re.M)
+        row = re.compile(
+            rf"^(\| \d\d \| \[[^\]]*\]\(notebooks/{re.escape(name)}\) \|[^|]*\| )"
+            rf"[^|]*?( \|)",
+            re.M,
+        )
         stated = f"{written(times['full'][name])} / {written(times['fast'][name])}"
         readme = row.sub(lambda m: m.group(1) + stated + m.group(2), readme)
     readme_path.write_text(readme)

@@ -70,8 +70,13 @@ def non_taiwan_characters(text: str) -> list[str]:
     convert = converter()
     if convert is None:
         raise RuntimeError("opencc is not installed (it needs Python 3.10 or newer)")
-    return sorted({char for char in set(HAS_CJK.findall(text))
-                   if char not in TAIWAN_FORMS and convert.convert(char) != char})
+    return sorted(
+        {
+            char
+            for char in set(HAS_CJK.findall(text))
+            if char not in TAIWAN_FORMS and convert.convert(char) != char
+        }
+    )
 
 
 def prose(text: str) -> str:
@@ -91,8 +96,9 @@ def problems(english: str, translation: str) -> list[str]:
     found += [f"{kind} changed or missing: {text}" for kind, text in missing]
     found += [f"{kind} not in the English: {text}" for kind, text in extra]
     if structure(english) != structure(translation):
-        found.append(f"Markdown frame {structure(translation)} is not the English's "
-                     f"{structure(english)}")
+        found.append(
+            f"Markdown frame {structure(translation)} is not the English's {structure(english)}"
+        )
     if converter() is not None:
         chars = [c for c in non_taiwan_characters(translation) if c not in english]
         if chars:
@@ -112,6 +118,7 @@ def problems(english: str, translation: str) -> list[str]:
 def _numbers(english: str, translation: str) -> list[str]:
     """The English's figures, each as often: a one-digit number may become a word (1 process,
     單一行程), nothing else may go, and no figure may be added."""
+
     def figures(text):
         return Counter(NUMBER.findall(without_protected(text)))
 
@@ -129,9 +136,11 @@ def _emphasis(english: str, translation: str) -> list[str]:
     counts = [(page.count("<strong>"), page.count("<em>")) for page in rendered]
     if counts[0] == counts[1]:
         return []
-    return [f"bold/italic not rendered as in the English ({counts[1]} vs {counts[0]} "
-            "<strong>/<em>): after a closing ** or * that follows punctuation put a space, or "
-            "move the punctuation outside the marks"]
+    return [
+        f"bold/italic not rendered as in the English ({counts[1]} vs {counts[0]} "
+        "<strong>/<em>): after a closing ** or * that follows punctuation put a space, or "
+        "move the punctuation outside the marks"
+    ]
 
 
 def _typography(english: str, translation: str) -> list[str]:
@@ -151,8 +160,10 @@ def _typography(english: str, translation: str) -> list[str]:
             found.append(f"{name}: {' '.join(repr(hit) for hit in hits[:4])}")
     lines, english_lines = translation.count("\n") + 1, english.count("\n") + 1
     if lines != english_lines and not (lines == 1 and _wrapped(english)):
-        found.append(f"{lines} lines where the English has {english_lines} (keep its lines, "
-                     "or one line for a paragraph)")
+        found.append(
+            f"{lines} lines where the English has {english_lines} (keep its lines, "
+            "or one line for a paragraph)"
+        )
     if CJK_LINE_BREAK.search(translation):
         found.append("a line break between Chinese characters (Markdown shows it as a space)")
     return found
@@ -192,4 +203,3 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-

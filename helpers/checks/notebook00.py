@@ -7,11 +7,12 @@ import numbers
 import numpy as np
 
 from ..problems import CheckFailed
-from .common import correct, require_answer
+from .common import correct, reporting_learner_errors, require_answer
 
 __all__ = ["majority_accuracy", "brightest_class"]
 
 
+@reporting_learner_errors
 def majority_accuracy(answer, dataset) -> None:
     """Notebook 00, exercise 1: the test accuracy of a model that always answers the training set's
     most common digit."""
@@ -24,50 +25,71 @@ def majority_accuracy(answer, dataset) -> None:
     answer = float(answer)
     close = lambda value: abs(answer - value) < 1e-6  # noqa: E731
     if close(expected):
-        correct(f"a model that always answers {digit} is right on {expected:.2%} of the test "
-                "digits: the baseline any accuracy on MNIST must beat")
+        correct(
+            f"a model that always answers {digit} is right on {expected:.2%} of the test "
+            "digits: the baseline any accuracy on MNIST must beat"
+        )
         return
     if close(100 * expected):
-        raise CheckFailed(f"{answer:.2f} is a percentage: give the "
-                          "accuracy as a fraction, between 0 and 1")
+        raise CheckFailed(
+            f"{answer:.2f} is a percentage: give the accuracy as a fraction, between 0 and 1"
+        )
     if close(float(np.sum(dataset.test_labels == digit))):
-        raise CheckFailed(f"{answer:.0f} is a count of test images: an accuracy is that count "
-                          "divided by the number of test images")
+        raise CheckFailed(
+            f"{answer:.0f} is a count of test images: an accuracy is that count "
+            "divided by the number of test images"
+        )
     if close(float(digit)):
-        raise CheckFailed(f"{answer:.0f} is the digit such a model answers: the exercise asks how "
-                          "often that answer is right on the test set")
+        raise CheckFailed(
+            f"{answer:.0f} is the digit such a model answers: the exercise asks how "
+            "often that answer is right on the test set"
+        )
     if close(float(np.mean(dataset.train_labels == digit))):
-        raise CheckFailed("that is how often the digit occurs in the training set: the model is "
-                          "scored on the test images, so count there")
+        raise CheckFailed(
+            "that is how often the digit occurs in the training set: the model is "
+            "scored on the test images, so count there"
+        )
     if close(0.1):
-        raise CheckFailed("0.1 is what guessing at random scores on ten classes: this model "
-                          "always gives the same answer, the training set's most common digit")
+        raise CheckFailed(
+            "0.1 is what guessing at random scores on ten classes: this model "
+            "always gives the same answer, the training set's most common digit"
+        )
     rarest = int(np.argmin(np.where(counts > 0, counts, counts.max() + 1)))
     if close(float(np.mean(dataset.test_labels == rarest))):
-        raise CheckFailed("that is the share of the rarest digit: "
-                          "the model answers the most common one")
+        raise CheckFailed(
+            "that is the share of the rarest digit: the model answers the most common one"
+        )
     if not 0 <= answer <= 1:
         raise CheckFailed(f"{answer} is not between 0 and 1, as an accuracy is")
-    raise CheckFailed(f"{answer:.5f} is not it: find the most common digit of the training labels "
-                      "(section 'Class balance'), then the share of test labels equal to it")
+    raise CheckFailed(
+        f"{answer:.5f} is not it: find the most common digit of the training labels "
+        "(section 'Class balance'), then the share of test labels equal to it"
+    )
 
 
+@reporting_learner_errors
 def brightest_class(answer, dataset) -> None:
     """Notebook 00, exercise 2: the Fashion-MNIST class with the brightest mean image."""
     require_answer(answer, "brightest_class")
     labels = dataset.train_labels
-    means = [dataset.train_images[labels == k].mean() if np.any(labels == k) else -1.0
-             for k in range(len(dataset.class_names))]
+    means = [
+        dataset.train_images[labels == k].mean() if np.any(labels == k) else -1.0
+        for k in range(len(dataset.class_names))
+    ]
     best = int(np.argmax(means))
     if isinstance(answer, (numbers.Integral, np.integer)):
         hint = " (and that is not the brightest index either)" if int(answer) != best else ""
-        raise CheckFailed(f"you gave the class index {int(answer)}: the exercise "
-                          "asks for the class's name, which the dataset's "
-                          f"class_names list gives for each index{hint}")
+        raise CheckFailed(
+            f"you gave the class index {int(answer)}: the exercise "
+            "asks for the class's name, which the dataset's "
+            f"class_names list gives for each index{hint}"
+        )
     if answer not in dataset.class_names:
         raise CheckFailed(f"{answer!r} is not one of the class names {list(dataset.class_names)}")
     if answer != dataset.class_names[best]:
-        raise CheckFailed(f"{answer!r} has mean pixel "
-                          f"{means[dataset.class_names.index(answer)]:.1f}, another class is "
-                          "brighter: compare the mean of the training images of each label")
+        raise CheckFailed(
+            f"{answer!r} has mean pixel "
+            f"{means[dataset.class_names.index(answer)]:.1f}, another class is "
+            "brighter: compare the mean of the training images of each label"
+        )
     correct(f"{answer!r} images are the brightest on average (mean pixel {means[best]:.1f} of 255)")

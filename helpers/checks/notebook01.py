@@ -1,5 +1,4 @@
-"""Exercise checks of notebook 01 (the training log's times, a real input_fn); no TensorFlow needed.
-"""
+"""Exercise checks of notebook 01 (the training log's times, a real input_fn); no TensorFlow."""
 
 from __future__ import annotations
 
@@ -7,7 +6,7 @@ import numbers
 import re
 
 from ..problems import CheckFailed
-from .common import correct, require_answer
+from .common import correct, reporting_learner_errors, require_answer
 
 __all__ = ["logged_seconds", "fixed_input_fn"]
 
@@ -15,64 +14,88 @@ SECONDS = re.compile(r"^loss = [^,]+, step = (?P<step>\d+) \((?P<seconds>\d+\.\d
 RATE = re.compile(r"^global_step/sec: (?P<rate>\S+)")
 
 
+@reporting_learner_errors
 def logged_seconds(answer, lines: list[str]) -> None:
     """Notebook 01, exercise 1: the sum of the ``(x.xxx sec)`` times on the training log's loss
     lines."""
     require_answer(answer, "logged_seconds")
     if isinstance(answer, (str, bytes)):
-        raise CheckFailed(f"`logged_seconds` is the text {answer!r}: "
-                          "turn the numbers into floats with float(...)")
+        raise CheckFailed(
+            f"`logged_seconds` is the text {answer!r}: turn the numbers into floats with float(...)"
+        )
     if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
-        raise CheckFailed("`logged_seconds` should be a number of "
-                          f"seconds, not {type(answer).__name__}")
+        raise CheckFailed(
+            f"`logged_seconds` should be a number of seconds, not {type(answer).__name__}"
+        )
     timed = [float(match["seconds"]) for match in map(SECONDS.match, map(str, lines)) if match]
     if not timed:
-        raise CheckFailed("the log passed to the check has no 'loss = …, step = … (x.xxx sec)' "
-                          "line: run the training cell, whose `lines` hold the training log")
+        raise CheckFailed(
+            "the log passed to the check has no 'loss = …, step = … (x.xxx sec)' "
+            "line: run the training cell, whose `lines` hold the training log"
+        )
     expected = sum(timed)
     answer = float(answer)
     near = lambda value: abs(answer - value) <= 1e-6 * max(1.0, abs(value))  # noqa: E731
     rates = [float(match["rate"]) for match in map(RATE.match, map(str, lines)) if match]
     if near(expected):
-        correct(f"the {len(timed)} timed loss lines add up to {expected:.3f} s; the step-0 line "
-                "has no time, because no earlier line started the clock")
+        correct(
+            f"the {len(timed)} timed loss lines add up to {expected:.3f} s; the step-0 line "
+            "has no time, because no earlier line started the clock"
+        )
     elif near(timed[-1]) or near(timed[0]):
-        raise CheckFailed(f"{answer} is the time on one loss line: each line times only the steps "
-                          "since the line before, so add them all")
+        raise CheckFailed(
+            f"{answer} is the time on one loss line: each line times only the steps "
+            "since the line before, so add them all"
+        )
     elif near(expected / len(timed)):
         raise CheckFailed(f"{answer} is the mean time per line: the exercise asks for the total")
     elif rates and (near(sum(rates)) or near(sum(rates) / len(rates))):
-        raise CheckFailed(f"{answer} comes from the global_step/sec lines, which are rates, not "
-                          "times: take the seconds in parentheses on the loss lines")
+        raise CheckFailed(
+            f"{answer} comes from the global_step/sec lines, which are rates, not "
+            "times: take the seconds in parentheses on the loss lines"
+        )
     elif near(len(timed)) or near(len(timed) + 1):
         raise CheckFailed(f"{answer} is a count of lines: add the seconds they show")
     elif abs(answer - expected) < 0.05:
         raise CheckFailed(f"{answer} is close but rounded: keep every digit the log shows")
     else:
-        raise CheckFailed(f"{answer} is not it: find the loss lines that end with "
-                          "'(… sec)' and add the numbers in the parentheses "
-                          "(section 'The training log, line by line')")
+        raise CheckFailed(
+            f"{answer} is not it: find the loss lines that end with "
+            "'(… sec)' and add the numbers in the parentheses "
+            "(section 'The training log, line by line')"
+        )
 
 
+@reporting_learner_errors
 def fixed_input_fn(answer, steps: int) -> None:
     """Notebook 01, exercise 2: an Estimator trained ``steps`` steps with a real input_fn."""
     require_answer(answer, "fixed_estimator")
     if isinstance(answer, type) or not callable(getattr(answer, "latest_checkpoint", None)):
         note = " (a class)" if isinstance(answer, type) else ""
-        raise CheckFailed("`fixed_estimator` should be the Estimator you trained, not "
-                          f"{type(answer).__name__}{note}")
+        raise CheckFailed(
+            "`fixed_estimator` should be the Estimator you trained, not "
+            f"{type(answer).__name__}{note}"
+        )
     if answer.latest_checkpoint() is None:
-        raise CheckFailed("`fixed_estimator` has no checkpoint yet, so it has not trained: "
-                          "train() needs the input function that the factory returns, not the "
-                          "factory (section 'The input function')")
+        raise CheckFailed(
+            "`fixed_estimator` has no checkpoint yet, so it has not trained: "
+            "train() needs the input function that the factory returns, not the "
+            "factory (section 'The input function')"
+        )
     reached = int(answer.get_variable_value("global_step"))
     if reached > steps:
-        raise CheckFailed(f"`fixed_estimator` is at global step {reached}, not "
-                          f"{steps}: steps add up when train() runs more than "
-                          "once on one model_dir; run the exercise's first cell "
-                          "again (it starts a fresh model_dir), then train once")
+        raise CheckFailed(
+            f"`fixed_estimator` is at global step {reached}, not "
+            f"{steps}: steps add up when train() runs more than "
+            "once on one model_dir; run the exercise's first cell "
+            "again (it starts a fresh model_dir), then train once"
+        )
     if reached < steps:
-        raise CheckFailed(f"`fixed_estimator` is at global step {reached}, "
-                          f"not {steps}: train it with steps=EXERCISE_STEPS")
-    correct(f"trained to global step {reached}: train() got the input function that "
-            "make_train_input_fn() returns, not the factory itself")
+        raise CheckFailed(
+            f"`fixed_estimator` is at global step {reached}, "
+            f"not {steps}: train it with steps=EXERCISE_STEPS"
+        )
+    correct(
+        f"trained to global step {reached}: train() got the input function that "
+        "make_train_input_fn() returns, not the factory itself"
+    )

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..problems import CheckFailed
-from .common import correct, require_answer, run_metric_pair
+from .common import correct, reporting_learner_errors, require_answer, run_metric_pair
 
 __all__ = ["clipped_training_step", "top_predictions_per_example", "error_rate_metric_ops"]
 
@@ -39,11 +39,18 @@ def _train_once(model_fn):
                 f"building the TRAIN branch raised {type(error).__name__}: {first_line}"
             ) from None
         if not isinstance(spec, tf.estimator.EstimatorSpec) or spec.train_op is None:
-            raise CheckFailed("the TRAIN branch should return an EstimatorSpec with a train_op: "
-                              f"the clipped step belongs there ({BRANCHES}, TRAIN)")
-        pairs = [(gradient, variable) for gradient, variable in
-                 zip(tf.gradients(spec.loss, tf.compat.v1.trainable_variables()),
-                     tf.compat.v1.trainable_variables()) if gradient is not None]
+            raise CheckFailed(
+                "the TRAIN branch should return an EstimatorSpec with a train_op: "
+                f"the clipped step belongs there ({BRANCHES}, TRAIN)"
+            )
+        pairs = [
+            (gradient, variable)
+            for gradient, variable in zip(
+                tf.gradients(spec.loss, tf.compat.v1.trainable_variables()),
+                tf.compat.v1.trainable_variables(),
+            )
+            if gradient is not None
+        ]
         if not pairs:
             raise CheckFailed("the loss of the TRAIN branch depends on no trainable variable")
         gradients, variables = [g for g, _ in pairs], [v for _, v in pairs]
@@ -55,47 +62,57 @@ def _train_once(model_fn):
                 session.run(spec.train_op)
             except Exception as error:
                 first_line = (str(error).strip().splitlines() or [""])[0]
-                raise CheckFailed("running the train_op raised "
-                                  f"{type(error).__name__}: {first_line}") from None
+                raise CheckFailed(
+                    f"running the train_op raised {type(error).__name__}: {first_line}"
+                ) from None
             after = session.run(variables)
             end = session.run(global_step)
     names = [variable.op.name for variable in variables]
     return names, grads, before, after, (int(start), int(end))
 
 
+@reporting_learner_errors
 def clipped_training_step(model_fn) -> None:
     """Notebook 03, exercise 1: one train_op run is a clipped gradient-descent step that advances
     the global step."""
     require_answer(model_fn, "fixed_model_fn")
     if not callable(model_fn):
-        raise CheckFailed("`fixed_model_fn` should be a model_fn (a function), not "
-                          f"{type(model_fn).__name__}")
+        raise CheckFailed(
+            f"`fixed_model_fn` should be a model_fn (a function), not {type(model_fn).__name__}"
+        )
     names, grads, before, after, (start, end) = _train_once(model_fn)
     if end == start:
         raise CheckFailed(
             f"one run of your train_op leaves the global step at {end}, so Estimator never counts "
             "a step: the op that applies the gradients does not know the global step it should "
-            f"advance ({BRANCHES}, TRAIN)")
+            f"advance ({BRANCHES}, TRAIN)"
+        )
     if end != start + 1:
-        raise CheckFailed(f"one run of your train_op moves the global step from {start} to {end}: "
-                          "a training step must advance it by exactly one (is it advanced twice?)")
+        raise CheckFailed(
+            f"one run of your train_op moves the global step from {start} to {end}: "
+            "a training step must advance it by exactly one (is it advanced twice?)"
+        )
     # learning rate × the gradient the step used
     moves = [old - new for old, new in zip(before, after)]
     if not any(np.any(move != 0) for move in moves):
-        raise CheckFailed("one run of your train_op changed no weight: "
-                          "it should apply the clipped gradients")
+        raise CheckFailed(
+            "one run of your train_op changed no weight: it should apply the clipped gradients"
+        )
     used = [move / LEARNING_RATE for move in moves]
     if all(np.allclose(u, g, rtol=1e-3, atol=1e-6) for u, g in zip(used, grads)):
         raise CheckFailed(
             "the step used the gradients as they are (the kernel's has norm "
             f"{np.linalg.norm(grads[0]):.1f}): clip them to a norm of at most {CLIP_NORM:g} "
-            "between computing and applying them")
+            "between computing and applying them"
+        )
     if all(
         np.allclose(u, np.clip(g, -CLIP_NORM, CLIP_NORM), rtol=1e-3, atol=1e-6)
         for u, g in zip(used, grads)
     ):
-        raise CheckFailed("each gradient *value* was clipped to [-1, 1]: the norm of each "
-                          "gradient, the length of the whole vector, is what should be at most 1")
+        raise CheckFailed(
+            "each gradient *value* was clipped to [-1, 1]: the norm of each "
+            "gradient, the length of the whole vector, is what should be at most 1"
+        )
     for name, u, g in zip(names, used, grads):
         norm, expected = float(np.linalg.norm(u)), min(float(np.linalg.norm(g)), CLIP_NORM)
         direction = float(np.sum(u * g))
@@ -104,22 +121,30 @@ def clipped_training_step(model_fn) -> None:
                 f"the step moved {name} by {norm * LEARNING_RATE:.3g}: gradient descent at "
                 f"learning rate {LEARNING_RATE:g} on gradients of norm at most {CLIP_NORM:g} moves "
                 f"each variable by at most {LEARNING_RATE * CLIP_NORM:g}, against its gradient "
-                "(which optimizer, which learning rate?)")
+                "(which optimizer, which learning rate?)"
+            )
         if norm < expected * 0.5 * (1 - 1e-3) and name.endswith("kernel"):
-            raise CheckFailed(f"the step moved {name} by only {norm * LEARNING_RATE:.3g}: clip to "
-                              f"a norm of {CLIP_NORM:g}, with learning rate {LEARNING_RATE:g}")
-    correct(f"one run moves the global step from {start} to {end}, and each weight by at most "
-            f"{LEARNING_RATE * CLIP_NORM:g} (the kernel's gradient had norm "
-            f"{np.linalg.norm(grads[0]):.1f})")
+            raise CheckFailed(
+                f"the step moved {name} by only {norm * LEARNING_RATE:.3g}: clip to "
+                f"a norm of {CLIP_NORM:g}, with learning rate {LEARNING_RATE:g}"
+            )
+    correct(
+        f"one run moves the global step from {start} to {end}, and each weight by at most "
+        f"{LEARNING_RATE * CLIP_NORM:g} (the kernel's gradient had norm "
+        f"{np.linalg.norm(grads[0]):.1f})"
+    )
 
 
 # Exercise 2: logits of 4 examples whose classes, by probability, are all different (no ties).
-EXERCISE_2_LOGITS = np.array([
-    [0.1, 2.0, -1.0, 0.5, 0.0, 1.2, -0.3, 0.7, 0.2, -2.0],
-    [3.0, 0.1, 0.2, -0.5, 2.1, 0.0, 0.4, -1.0, 0.3, 0.6],
-    [-0.2, 0.3, 0.1, 0.0, -1.0, 0.5, 1.5, 2.5, 0.6, 0.7],
-    [0.4, -0.1, 0.2, 1.9, 0.0, 0.3, -0.6, 0.1, 2.2, 0.5],
-], dtype=np.float32)
+EXERCISE_2_LOGITS = np.array(
+    [
+        [0.1, 2.0, -1.0, 0.5, 0.0, 1.2, -0.3, 0.7, 0.2, -2.0],
+        [3.0, 0.1, 0.2, -0.5, 2.1, 0.0, 0.4, -1.0, 0.3, 0.6],
+        [-0.2, 0.3, 0.1, 0.0, -1.0, 0.5, 1.5, 2.5, 0.6, 0.7],
+        [0.4, -0.1, 0.2, 1.9, 0.0, 0.3, -0.6, 0.1, 2.2, 0.5],
+    ],
+    dtype=np.float32,
+)
 
 
 def _run_predictions(function):
@@ -131,28 +156,35 @@ def _run_predictions(function):
             predictions = function(logits)
         except Exception as error:
             first_line = (str(error).strip().splitlines() or [""])[0]
-            raise CheckFailed("top_predictions(logits) raised "
-                              f"{type(error).__name__}: {first_line}") from None
+            raise CheckFailed(
+                f"top_predictions(logits) raised {type(error).__name__}: {first_line}"
+            ) from None
         if not isinstance(predictions, dict):
             raise CheckFailed(
                 f"top_predictions returned a {type(predictions).__name__}: return the predictions "
                 'dict, {"top_2": …, "confidence": …}'
             )
         if sorted(predictions) != ["confidence", "top_2"]:
-            raise CheckFailed(f"the predictions have the keys {sorted(map(str, predictions))}: "
-                              "use exactly 'top_2' and 'confidence'")
+            raise CheckFailed(
+                f"the predictions have the keys {sorted(map(str, predictions))}: "
+                "use exactly 'top_2' and 'confidence'"
+            )
         with tf.compat.v1.Session() as session:
-            return {key: np.asarray(value) for key, value in
-                    session.run(predictions, {logits: EXERCISE_2_LOGITS}).items()}
+            return {
+                key: np.asarray(value)
+                for key, value in session.run(predictions, {logits: EXERCISE_2_LOGITS}).items()
+            }
 
 
+@reporting_learner_errors
 def top_predictions_per_example(function) -> None:
     """Notebook 03, exercise 2: per example, the two most probable classes and the highest
     probability."""
     require_answer(function, "top_predictions")
     if not callable(function):
-        raise CheckFailed("`top_predictions` should be a function of the logits, not "
-                          f"{type(function).__name__}")
+        raise CheckFailed(
+            f"`top_predictions` should be a function of the logits, not {type(function).__name__}"
+        )
     values = _run_predictions(function)
     batch = len(EXERCISE_2_LOGITS)
     exp = np.exp(EXERCISE_2_LOGITS - EXERCISE_2_LOGITS.max(axis=1, keepdims=True))
@@ -162,41 +194,54 @@ def top_predictions_per_example(function) -> None:
         got = values[key].shape
         if got != shape:
             reduced = " (it reduced over the batch, axis 0)" if got in ((), (10,), (2,)) else ""
-            raise CheckFailed(f"'{key}' has shape {got} for a batch of "
-                              f"{batch}{reduced}: Estimator needs the batch first, and "
-                              f"'{key}' should have shape {shape} ({BRANCHES}, PREDICT)")
+            raise CheckFailed(
+                f"'{key}' has shape {got} for a batch of "
+                f"{batch}{reduced}: Estimator needs the batch first, and "
+                f"'{key}' should have shape {shape} ({BRANCHES}, PREDICT)"
+            )
     top_2 = values["top_2"]
     if not np.issubdtype(top_2.dtype, np.integer):
-        raise CheckFailed(f"'top_2' holds {top_2.dtype} values: it "
-                          "should hold class ids, whole numbers 0–9")
+        raise CheckFailed(
+            f"'top_2' holds {top_2.dtype} values: it should hold class ids, whole numbers 0–9"
+        )
     if np.array_equal(top_2, order[:, ::-1][:, :2]):
-        raise CheckFailed("'top_2' holds the two *least* probable "
-                          "classes of each example: sort the other way")
+        raise CheckFailed(
+            "'top_2' holds the two *least* probable classes of each example: sort the other way"
+        )
     if np.array_equal(top_2, order[:, [1, 0]]):
-        raise CheckFailed("'top_2' has the right two classes in the "
-                          "wrong order: the most probable comes first")
+        raise CheckFailed(
+            "'top_2' has the right two classes in the wrong order: the most probable comes first"
+        )
     if not np.array_equal(top_2, order[:, :2]):
-        raise CheckFailed("'top_2' is not the two most probable "
-                          "classes of each example, most probable first")
+        raise CheckFailed(
+            "'top_2' is not the two most probable classes of each example, most probable first"
+        )
     confidence = values["confidence"]
     if np.allclose(confidence, EXERCISE_2_LOGITS.max(axis=1), atol=1e-5):
-        raise CheckFailed("'confidence' is the highest *logit* of "
-                          "each example: it should be a probability")
+        raise CheckFailed(
+            "'confidence' is the highest *logit* of each example: it should be a probability"
+        )
     if not np.allclose(confidence, probabilities.max(axis=1), atol=1e-5):
-        raise CheckFailed("'confidence' is not the probability "
-                          "of each example's most probable class")
-    correct(f"'top_2' has shape {top_2.shape} and 'confidence' shape "
-            f"{confidence.shape} for a batch of {batch}: per example, its "
-            "two most probable classes and the probability of the first")
+        raise CheckFailed(
+            "'confidence' is not the probability of each example's most probable class"
+        )
+    correct(
+        f"'top_2' has shape {top_2.shape} and 'confidence' shape "
+        f"{confidence.shape} for a batch of {batch}: per example, its "
+        "two most probable classes and the probability of the first"
+    )
 
 
+@reporting_learner_errors
 def error_rate_metric_ops(metric_fn) -> None:
     """Notebook 03, exercise 3: ``{"error_rate": (value, update_op)}`` over all the batches
     evaluated."""
     require_answer(metric_fn, "error_rate_ops")
     if not callable(metric_fn):
-        raise CheckFailed(f"`error_rate_ops` should be a function of (labels, classes), not "
-                          f"{type(metric_fn).__name__}")
+        raise CheckFailed(
+            f"`error_rate_ops` should be a function of (labels, classes), not "
+            f"{type(metric_fn).__name__}"
+        )
     batches = [([0, 1, 2, 3], [0, 1, 2, 0]), ([4, 5], [4, 4])]  # 1 wrong of 4, then 1 of 2: 2 of 6
     try:
         result = float(
@@ -221,18 +266,23 @@ def error_rate_metric_ops(metric_fn) -> None:
     wrong = {
         0.5: "the second batch alone: the update op must add each batch to running totals",
         0.375: "the mean of the two batches' error rates (1/4 and 1/2), "
-               "which weighs the batch of 2 like the batch of 4: count wrong "
-               "examples and all examples over the batches, then divide",
+        "which weighs the batch of 2 like the batch of 4: count wrong "
+        "examples and all examples over the batches, then divide",
         4 / 6: "the accuracy, the fraction of examples *right*",
         0.25: "the first batch alone: the value must read totals that every update adds to",
     }
     for value, mistake in wrong.items():
         if abs(result - value) < 1e-6:
-            raise CheckFailed("after two batches the value is "
-                              f"{result:.4f}, {mistake} ({PAIR_SECTION})")
+            raise CheckFailed(
+                f"after two batches the value is {result:.4f}, {mistake} ({PAIR_SECTION})"
+            )
     if abs(result - 2 / 6) > 1e-6:
-        raise CheckFailed("after two batches with 2 of 6 classes wrong the "
-                          f"value is {result:.4f}: compare `labels` with "
-                          "`classes` and count the examples where they differ")
-    correct("after two batches (1 of 4 wrong, then 1 of 2) the error rate is 2/6 = 0.3333: "
-            "the update op accumulates, the value reads the totals")
+        raise CheckFailed(
+            "after two batches with 2 of 6 classes wrong the "
+            f"value is {result:.4f}: compare `labels` with "
+            "`classes` and count the examples where they differ"
+        )
+    correct(
+        "after two batches (1 of 4 wrong, then 1 of 2) the error rate is 2/6 = 0.3333: "
+        "the update op accumulates, the value reads the totals"
+    )

@@ -7,7 +7,7 @@ import inspect
 import tempfile
 
 from ..problems import CheckFailed
-from .common import correct, is_whole_number, require_answer
+from .common import correct, is_whole_number, reporting_learner_errors, require_answer
 from .notebook04 import train_ranges
 
 __all__ = ["output_layer_tensors", "stop_below_hook", "logged_steps"]
@@ -35,13 +35,18 @@ def _which_tensor(tag: str, tensor) -> str:
         if shape == (None, 10) and op.type == "MatMul":
             return f"{found} comes before the output layer adds its bias"
         if shape and len(shape) == 2 and shape[-1] != 10:
-            return (f"{found} belongs to the hidden layer: the "
-                    "logits are the output layer's, one per class")
-        return (f"{found} is not the output layer's result, "
-                "the ten numbers per example the softmax reads")
+            return (
+                f"{found} belongs to the hidden layer: the "
+                "logits are the output layer's, one per class"
+            )
+        return (
+            f"{found} is not the output layer's result, "
+            "the ten numbers per example the softmax reads"
+        )
     if shape and shape[0] is None:
-        return (f"{found} has one row per example: the bias "
-                "is a variable, the same for every example")
+        return (
+            f"{found} has one row per example: the bias is a variable, the same for every example"
+        )
     if shape == (10,):
         return f"{found} has the bias's shape but is not its value as a hook reads it"
     if shape and len(shape) == 2:
@@ -51,6 +56,7 @@ def _which_tensor(tag: str, tensor) -> str:
     return f"{found} is not the value of the output layer's bias"
 
 
+@reporting_learner_errors
 def output_layer_tensors(
     answer, model_fn, params: dict, expected: dict = EXERCISE_1_EXPECTED
 ) -> None:
@@ -59,34 +65,48 @@ def output_layer_tensors(
     require_answer(answer, "output_tensors")
     from ..model_graph import build_graph
     from ..tensor_names import MissingTensor, VariableHandle, resolve_tensors
+
     if not isinstance(answer, dict):
-        raise CheckFailed("`output_tensors` should be a dict {tag: "
-                          "tensor name}, like the one a hook is given")
+        raise CheckFailed(
+            "`output_tensors` should be a dict {tag: tensor name}, like the one a hook is given"
+        )
     if set(answer) != set(expected):
-        raise CheckFailed("`output_tensors` should have the tags "
-                          f"{sorted(expected)}, not {sorted(map(str, answer))}: "
-                          "a hook logs each tag's tensor under that tag")
+        raise CheckFailed(
+            "`output_tensors` should have the tags "
+            f"{sorted(expected)}, not {sorted(map(str, answer))}: "
+            "a hook logs each tag's tensor under that tag"
+        )
     graph = build_graph(model_fn, params)
     for tag, name in answer.items():
         if not isinstance(name, str):
-            raise CheckFailed(f"output_tensors[{tag!r}] should be a tensor "
-                              "*name* (a string), as a hook is given")
+            raise CheckFailed(
+                f"output_tensors[{tag!r}] should be a tensor *name* (a string), as a hook is given"
+            )
         try:
             tensor = resolve_tensors([name], graph)[name]
         except VariableHandle:
-            raise CheckFailed(f"output_tensors[{tag!r}] = {name!r} names a variable: "
-                              "a hook would get its handle (dtype resource), not "
-                              f"its value ({HANDLE_SECTION})") from None
+            raise CheckFailed(
+                f"output_tensors[{tag!r}] = {name!r} names a variable: "
+                "a hook would get its handle (dtype resource), not "
+                f"its value ({HANDLE_SECTION})"
+            ) from None
         except MissingTensor:
             raise CheckFailed(
                 f"output_tensors[{tag!r}] = {name!r} names no tensor in the CNN's "
                 "graph, so a hook would fail when training starts: tensor_table "
-                f"lists the names there ({NAMING_SECTION})") from None
+                f"lists the names there ({NAMING_SECTION})"
+            ) from None
         if tensor.name not in expected[tag]:
-            raise CheckFailed(f"output_tensors[{tag!r}]: "
-                              f"{_which_tensor(tag, tensor)} ({NAMING_SECTION})")
-    correct("both names are in the graph: " + ", ".join(
-        f"{tag} -> {resolve_tensors([answer[tag]], graph)[answer[tag]].name}" for tag in expected))
+            raise CheckFailed(
+                f"output_tensors[{tag!r}]: {_which_tensor(tag, tensor)} ({NAMING_SECTION})"
+            )
+    correct(
+        "both names are in the graph: "
+        + ", ".join(
+            f"{tag} -> {resolve_tensors([answer[tag]], graph)[answer[tag]].name}"
+            for tag in expected
+        )
+    )
 
 
 # exercise 2: the tiny model's loss 0.98**(2t) at global step t is first below it at t = 18
@@ -105,7 +125,8 @@ def _train_tiny(hook, **how_long) -> int:
         weight = tf.compat.v1.get_variable("w", initializer=1.0)
         loss = tf.identity(tf.reduce_mean((features["x"] * weight - labels) ** 2), name=TINY_LOSS)
         train_op = tf.compat.v1.train.GradientDescentOptimizer(0.01).minimize(
-            loss, global_step=tf.compat.v1.train.get_global_step())
+            loss, global_step=tf.compat.v1.train.get_global_step()
+        )
         return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
     config = tf.estimator.RunConfig(
@@ -122,86 +143,119 @@ def _train_tiny(hook, **how_long) -> int:
                 )
             except Exception as error:  # the learner's hook failed: say so in one line
                 first_line = (str(error).strip().splitlines() or [""])[0]
-                raise CheckFailed("training with your hook raised "
-                                  f"{type(error).__name__}: {first_line}") from None
+                raise CheckFailed(
+                    f"training with your hook raised {type(error).__name__}: {first_line}"
+                ) from None
         return int(estimator.get_variable_value("global_step"))
 
 
+@reporting_learner_errors
 def stop_below_hook(answer, threshold: float = STOP_THRESHOLD, steps: int = 100) -> None:
     """Notebook 05, exercise 2: a hook class ``StopBelow(tensor_name, threshold)`` that ends
     training after the first step whose value of the tensor is below ``threshold``."""
     require_answer(answer, "StopBelow")
     import tensorflow as tf
+
     if isinstance(answer, tf.estimator.SessionRunHook):
-        raise CheckFailed("`StopBelow` should be the class itself, not "
-                          "an instance of it (the check makes its own)")
+        raise CheckFailed(
+            "`StopBelow` should be the class itself, not "
+            "an instance of it (the check makes its own)"
+        )
     if not inspect.isclass(answer) or not issubclass(answer, tf.estimator.SessionRunHook):
-        raise CheckFailed("`StopBelow` should be a class that subclasses "
-                          "tf.estimator.SessionRunHook")
+        raise CheckFailed(
+            "`StopBelow` should be a class that subclasses tf.estimator.SessionRunHook"
+        )
     try:
         hook = answer(TINY_LOSS, threshold)
     except TypeError as error:
-        raise CheckFailed(f"StopBelow({TINY_LOSS!r}, {threshold}) failed ({error}): it should take "
-                          "the tensor's name and the threshold") from None
+        raise CheckFailed(
+            f"StopBelow({TINY_LOSS!r}, {threshold}) failed ({error}): it should take "
+            "the tensor's name and the threshold"
+        ) from None
     # a typo in the learner's __init__: one line, not a traceback through here
     except Exception as error:
         first_line = (str(error).strip().splitlines() or [""])[0]
-        raise CheckFailed(f"StopBelow({TINY_LOSS!r}, {threshold}) raised "
-                          f"{type(error).__name__}: {first_line}") from None
+        raise CheckFailed(
+            f"StopBelow({TINY_LOSS!r}, {threshold}) raised {type(error).__name__}: {first_line}"
+        ) from None
     # the loss each step computes, before its update
     losses = [0.98 ** (2 * step) for step in range(steps + 1)]
     first_below = next(step for step, loss in enumerate(losses) if loss < threshold)
     expected = first_below + 1  # that step's update is done when the hook asks to stop
     last = _train_tiny(hook, steps=steps)
-    where = (f"on a model whose loss falls below {threshold} in the step that starts at global "
-             f"step {first_below}, training should end at global step {expected}")
+    where = (
+        f"on a model whose loss falls below {threshold} in the step that starts at global "
+        f"step {first_below}, training should end at global step {expected}"
+    )
     if last == expected:
-        correct(f"{where}, and it did: the run ended without an "
-                "error after the first step below the threshold")
+        correct(
+            f"{where}, and it did: the run ended without an "
+            "error after the first step below the threshold"
+        )
         return
     if last == steps:
-        raise CheckFailed(f"training ran all {steps} steps: {where}; the hook never ended the run "
-                          "(the table of the five methods says how a hook ends it)")
+        raise CheckFailed(
+            f"training ran all {steps} steps: {where}; the hook never ended the run "
+            "(the table of the five methods says how a hook ends it)"
+        )
     if last == 1:
-        raise CheckFailed(f"training ended after the first step, whose loss {losses[0]:g} is above "
-                          f"{threshold}: the comparison is the wrong way round")
+        raise CheckFailed(
+            f"training ended after the first step, whose loss {losses[0]:g} is above "
+            f"{threshold}: the comparison is the wrong way round"
+        )
     if last == expected + 1:
-        raise CheckFailed(f"training ended at global step {last}, one step late: {where}; ask to "
-                          "stop in the run that computed the value, when its result arrives")
+        raise CheckFailed(
+            f"training ended at global step {last}, one step late: {where}; ask to "
+            "stop in the run that computed the value, when its result arrives"
+        )
     if last < expected:
-        raise CheckFailed(f"training ended at global step {last}, too early: "
-                          f"{where}; compare the value that the step itself fetched, "
-                          "not one read in a run of its own or after the update")
+        raise CheckFailed(
+            f"training ended at global step {last}, too early: "
+            f"{where}; compare the value that the step itself fetched, "
+            "not one read in a run of its own or after the update"
+        )
     raise CheckFailed(f"training ended at global step {last}: {where}")
 
 
+@reporting_learner_errors
 def logged_steps(answer, calls=EXERCISE_3_CALLS, every_n_iter: int = EXERCISE_3_EVERY) -> None:
     """Notebook 05, exercise 3: the values of ``step`` a LoggingTensorHook prints over ``calls``."""
     require_answer(answer, "logged_steps")
     if not isinstance(answer, (list, tuple)) or not all(is_whole_number(value) for value in answer):
-        raise CheckFailed("`logged_steps` should be a list of whole numbers: "
-                          "the values of `step` the hook logs, in order")
+        raise CheckFailed(
+            "`logged_steps` should be a list of whole numbers: "
+            "the values of `step` the hook logs, in order"
+        )
     answer = [int(value) for value in answer]
     # for each call: the global steps its runs read (before their updates)
     runs = train_ranges(calls)
     logged = [run[::every_n_iter] for run in runs]  # every_n_iter counts the hook's own runs
     expected = [step for call in logged for step in call]
     if answer == expected:
-        correct(f"the hook logs at steps {expected}: every {every_n_iter} of its own runs, "
-                "starting with the first run of each train() call")
+        correct(
+            f"the hook logs at steps {expected}: every {every_n_iter} of its own runs, "
+            "starting with the first run of each train() call"
+        )
         return
     if answer == list(range(0, runs[-1].stop, every_n_iter)):
-        raise CheckFailed("every_n_iter counts the hook's own runs, and they start again from 0 "
-                          "in every train() call: the global step does not decide when it logs")
+        raise CheckFailed(
+            "every_n_iter counts the hook's own runs, and they start again from 0 "
+            "in every train() call: the global step does not decide when it logs"
+        )
     if answer == [step for call in logged for step in call[1:]]:
-        raise CheckFailed("the hook also logs on its first run, "
-                          "the first step of every train() call")
+        raise CheckFailed(
+            "the hook also logs on its first run, the first step of every train() call"
+        )
     if answer == [step + 1 for step in expected]:
-        raise CheckFailed("`step` is read in the same run as the update, so it is the global step "
-                          "before it: a fresh model's first line says step = 0")
+        raise CheckFailed(
+            "`step` is read in the same run as the update, so it is the global step "
+            "before it: a fresh model's first line says step = 0"
+        )
     described = "; ".join(
         f"call {index + 1}, train(..., {kind}={count}), "
         f"runs at global steps {call[0]} to {call[-1]}"
-        if call else f"call {index + 1}, train(..., {kind}={count}), does not train at all"
-        for index, ((kind, count), call) in enumerate(zip(calls, runs)))
+        if call
+        else f"call {index + 1}, train(..., {kind}={count}), does not train at all"
+        for index, ((kind, count), call) in enumerate(zip(calls, runs))
+    )
     raise CheckFailed(f"{answer} is not it: {described}")

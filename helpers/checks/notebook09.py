@@ -8,7 +8,7 @@ from unittest import mock
 
 from ..logs import logger_level
 from ..problems import CheckFailed
-from .common import correct, is_whole_number, require_answer
+from .common import correct, is_whole_number, reporting_learner_errors, require_answer
 
 __all__ = ["second_worker_config", "late_workers_rule", "EXERCISE_1_CLUSTER"]
 
@@ -21,14 +21,14 @@ EXERCISE_1_CLUSTER = {
 
 
 def _run_config_under(tf_config: dict):
-    """The RunConfig a process with this TF_CONFIG builds (quietly: it logs the TF_CONFIG it read).
-    """
+    """The RunConfig a process with this TF_CONFIG builds (quietly: it logs the TF_CONFIG read)."""
     import tensorflow as tf
 
     with mock.patch.dict(os.environ, {"TF_CONFIG": json.dumps(tf_config)}), logger_level("WARNING"):
         return tf.estimator.RunConfig()
 
 
+@reporting_learner_errors
 def second_worker_config(answer) -> None:
     """Notebook 09, exercise 1: the TF_CONFIG of the second worker of EXERCISE_1_CLUSTER."""
     require_answer(answer, "fixed_config")
@@ -39,27 +39,36 @@ def second_worker_config(answer) -> None:
     if not isinstance(answer, dict) or set(answer) != {"cluster", "task"}:
         raise CheckFailed("`fixed_config` should be a dict with the two keys 'cluster' and 'task'")
     if answer["cluster"] != EXERCISE_1_CLUSTER:
-        raise CheckFailed("the cluster was right: every task of a job gets the same 'cluster'; "
-                          "change only the 'task' part")
+        raise CheckFailed(
+            "the cluster was right: every task of a job gets the same 'cluster'; "
+            "change only the 'task' part"
+        )
     task = answer["task"]
     if not isinstance(task, dict) or set(task) != {"type", "index"}:
         raise CheckFailed("'task' should be a dict with the keys 'type' and 'index'")
     if task["type"] != "worker":
-        raise CheckFailed(f"the task type should be 'worker', not {task['type']!r}: the chief is "
-                          "its own job type, and the second worker is a 'worker'")
+        raise CheckFailed(
+            f"the task type should be 'worker', not {task['type']!r}: the chief is "
+            "its own job type, and the second worker is a 'worker'"
+        )
     index = task["index"]
     if not is_whole_number(index):
         raise CheckFailed(f"the task index should be a whole number, not {index!r}")
     if index == 0:
-        raise CheckFailed("index 0 is the first worker "
-                          "(trainer-worker-0): the second one is index 1")
+        raise CheckFailed(
+            "index 0 is the first worker (trainer-worker-0): the second one is index 1"
+        )
     if index != 1:
-        raise CheckFailed(f"index {index} is not the second worker: indexes count from 0 within "
-                          "the 'worker' list, and the chief is not in that list")
+        raise CheckFailed(
+            f"index {index} is not the second worker: indexes count from 0 within "
+            "the 'worker' list, and the chief is not in that list"
+        )
     config = _run_config_under(answer)  # the checks above catch everything RunConfig refuses
-    correct(f"RunConfig reads task_type={config.task_type!r}, task_id={config.task_id}, "
-            f"is_chief={config.is_chief}, num_worker_replicas={config.num_worker_replicas} "
-            "(the chief counts as a worker replica)")
+    correct(
+        f"RunConfig reads task_type={config.task_type!r}, task_id={config.task_id}, "
+        f"is_chief={config.is_chief}, num_worker_replicas={config.num_worker_replicas} "
+        "(the chief counts as a worker replica)"
+    )
 
 
 # Exercise 2: (workers, seconds) cases, each catching one slip of the rule (see
@@ -78,13 +87,16 @@ def _as_indexes(value):
     return sorted(int(item) for item in items)
 
 
+@reporting_learner_errors
 def late_workers_rule(answer) -> None:
     """Notebook 09, exercise 2: the workers of a no-strategy cluster that have not started
     ``seconds`` after launch."""
     require_answer(answer, "late_workers")
     if not callable(answer):
-        raise CheckFailed("`late_workers` should be a function of (workers, seconds), such as "
-                          "`def late_workers(workers, seconds): ...`")
+        raise CheckFailed(
+            "`late_workers` should be a function of (workers, seconds), such as "
+            "`def late_workers(workers, seconds): ...`"
+        )
     from tensorflow_estimator.python.estimator import training
 
     per_worker, most = training._DELAY_SECS_PER_WORKER, training._MAX_DELAY_SECS
@@ -100,21 +112,27 @@ def late_workers_rule(answer) -> None:
             raise CheckFailed(f"{call} raised {type(error).__name__}: {error}") from None
         got = _as_indexes(value)
         if got is None:
-            raise CheckFailed(f"{call} returned {value!r}: return the indexes of the late workers, "
-                              "a list of whole numbers such as [3, 4]")
+            raise CheckFailed(
+                f"{call} returned {value!r}: return the indexes of the late workers, "
+                "a list of whole numbers such as [3, 4]"
+            )
         want = [index for index in range(workers) if waits(index) > seconds]
         if got == want:
             continue
         if got and (min(got) < 0 or max(got) >= workers):
             hint = f"worker indexes run from 0 to {workers - 1}: the chief is not among them"
         elif got == [index for index in range(workers) if index * per_worker > seconds]:
-            hint = ("the first worker (index 0) already waits: each "
-                    "wait is one step longer than the index says")
+            hint = (
+                "the first worker (index 0) already waits: each "
+                "wait is one step longer than the index says"
+            )
         elif got == [index for index in range(workers) if (index + 1) * per_worker > seconds]:
             hint = f"no worker waits more than {most} s, however high its index"
         elif got == [index for index in range(workers) if waits(index) >= seconds]:
-            hint = (f"a worker whose wait is exactly {seconds} s has started at {seconds} s: only "
-                    "a longer wait makes it late")
+            hint = (
+                f"a worker whose wait is exactly {seconds} s has started at {seconds} s: only "
+                "a longer wait makes it late"
+            )
         elif got == [index for index in range(workers) if waits(index) <= seconds]:
             hint = "those are the workers that have started; the question is which have not"
         elif len(got) < len(want):
@@ -123,5 +141,7 @@ def late_workers_rule(answer) -> None:
             hint = "some of those workers have already started"
         raise CheckFailed(f"{call} returned {got}: {hint}")
     late = len([index for index in range(13) if waits(index) > 40])
-    correct(f"a worker with index i starts after min({most}, (i + 1) × {per_worker}) s: after 40 "
-            f"s, {late} of 13 workers are still waiting, and after {most} s none is")
+    correct(
+        f"a worker with index i starts after min({most}, (i + 1) × {per_worker}) s: after 40 "
+        f"s, {late} of 13 workers are still waiting, and after {most} s none is"
+    )

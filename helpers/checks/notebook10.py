@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..problems import CheckFailed
-from .common import correct, require_answer
+from .common import correct, reporting_learner_errors, require_answer
 
 __all__ = ["keras_macro_precision", "piecewise_schedule"]
 
@@ -20,8 +20,12 @@ def _per_class_precision(one_hot, predicted) -> np.ndarray:
     """Precision of each class, ``predicted`` a 0/1 matrix like ``one_hot`` (0 where a class is
     never predicted)."""
     true_positives = (predicted * one_hot).sum(axis=0)
-    return np.divide(true_positives, predicted.sum(axis=0), out=np.zeros(one_hot.shape[1]),
-                     where=predicted.sum(axis=0) > 0)
+    return np.divide(
+        true_positives,
+        predicted.sum(axis=0),
+        out=np.zeros(one_hot.shape[1]),
+        where=predicted.sum(axis=0) > 0,
+    )
 
 
 def _readings(labels, probabilities) -> dict:
@@ -40,19 +44,29 @@ def _readings(labels, probabilities) -> dict:
     weighted = precision_score(labels, classes, average="weighted", **kept)
     macro_f1 = f1_score(labels, classes, average="macro", **kept)
     readings = {
-        ("the precision of all classes counted together (the micro average, which equals the "
-         "accuracy when each digit has one label): compute one precision per class, then "
-         "average them"): micro,
-        ("a precision that counts every probability above 0.5 as a prediction, over all ten "
-         "columns at once: a digit is predicted as its most probable class, and the macro "
-         "average is taken over the classes"): flat_precision,
-        ("the average of per-class precisions that count a class as predicted when its "
-         "probability passes 0.5 (the metrics' default threshold), not when it is the largest "
-         "of the ten"): above_half_macro,
-        ("the macro recall: precision divides by the times a class was predicted, recall by "
-         "the times it was the true class"): macro_recall,
-        ("the weighted average of the per-class precisions: the macro average gives every "
-         "class the same weight"): weighted,
+        (
+            "the precision of all classes counted together (the micro average, which equals the "
+            "accuracy when each digit has one label): compute one precision per class, then "
+            "average them"
+        ): micro,
+        (
+            "a precision that counts every probability above 0.5 as a prediction, over all ten "
+            "columns at once: a digit is predicted as its most probable class, and the macro "
+            "average is taken over the classes"
+        ): flat_precision,
+        (
+            "the average of per-class precisions that count a class as predicted when its "
+            "probability passes 0.5 (the metrics' default threshold), not when it is the largest "
+            "of the ten"
+        ): above_half_macro,
+        (
+            "the macro recall: precision divides by the times a class was predicted, recall by "
+            "the times it was the true class"
+        ): macro_recall,
+        (
+            "the weighted average of the per-class precisions: the macro average gives every "
+            "class the same weight"
+        ): weighted,
         "the macro F1, not the precision": macro_f1,
     }
     for k, value in enumerate(precision_score(labels, classes, average=None, **kept)):
@@ -60,6 +74,7 @@ def _readings(labels, probabilities) -> dict:
     return readings
 
 
+@reporting_learner_errors
 def keras_macro_precision(answer, labels, probabilities) -> None:
     """Notebook 10, exercise 1: the macro precision of ``probabilities`` on integer ``labels``, with
     Keras."""
@@ -73,37 +88,46 @@ def keras_macro_precision(answer, labels, probabilities) -> None:
             raise TypeError(answer)
         array = np.asarray(answer, dtype=np.float64)
     except (TypeError, ValueError):
-        raise CheckFailed("`precision_macro` should be a number, "
-                          f"not a {type(answer).__name__}") from None
+        raise CheckFailed(
+            f"`precision_macro` should be a number, not a {type(answer).__name__}"
+        ) from None
     labels, probabilities = np.asarray(labels), np.asarray(probabilities, dtype=np.float64)
     if array.size == probabilities.shape[1]:
-        raise CheckFailed(f"`precision_macro` holds {array.size} values, one per class: the macro "
-                          "precision is one number, their average")
+        raise CheckFailed(
+            f"`precision_macro` holds {array.size} values, one per class: the macro "
+            "precision is one number, their average"
+        )
     if array.size != 1:
-        raise CheckFailed("`precision_macro` should be one number, "
-                          f"not an array of shape {array.shape}")
+        raise CheckFailed(
+            f"`precision_macro` should be one number, not an array of shape {array.shape}"
+        )
     value = float(array.reshape(()))
     if not np.isfinite(value):
         raise CheckFailed(f"`precision_macro` is {value}: the metric got no valid data")
     classes = probabilities.argmax(axis=1)
     expected = precision_score(
-        labels, classes, average="macro", labels=list(range(probabilities.shape[1])),
+        labels,
+        classes,
+        average="macro",
+        labels=list(range(probabilities.shape[1])),
         zero_division=0,
     )
     if abs(value - expected) <= PRECISION_TOLERANCE:
-        return correct(f"{value:.4f}, scikit-learn's macro precision "
-                       f"of the same predictions is {expected:.4f}")
+        return correct(
+            f"{value:.4f}, scikit-learn's macro precision of the same predictions is {expected:.4f}"
+        )
     for what, reading in _readings(labels, probabilities).items():
         if abs(value - reading) <= PRECISION_TOLERANCE:
             raise CheckFailed(f"{value:.4f} is {what}")
-    raise CheckFailed(f"{value:.4f} is not the macro precision of these predictions: one precision "
-                      "per class, where a digit counts for the class with its largest "
-                      f"probability, averaged ({SECTION})")
+    raise CheckFailed(
+        f"{value:.4f} is not the macro precision of these predictions: one precision "
+        "per class, where a digit counts for the class with its largest "
+        f"probability, averaged ({SECTION})"
+    )
 
 
 def _piecewise(step: int, boundaries, values) -> float:
-    """What ``tf.compat.v1.train.piecewise_constant`` gives at ``step`` (run by TensorFlow itself).
-    """
+    """What ``tf.compat.v1.train.piecewise_constant`` gives at ``step`` (run by TensorFlow)."""
     import tensorflow as tf
 
     rate = tf.compat.v1.train.piecewise_constant(
@@ -112,15 +136,17 @@ def _piecewise(step: int, boundaries, values) -> float:
     return float(rate() if callable(rate) else rate)
 
 
+@reporting_learner_errors
 def piecewise_schedule(
     answer, boundaries=EXERCISE_2["boundaries"], values=EXERCISE_2["values"]
 ) -> None:
-    """Notebook 10, exercise 2: a Keras schedule equal to ``tf.compat.v1.train.piecewise_constant``.
-    """
+    """Notebook 10, exercise 2: a Keras schedule equal to tf.compat.v1.train.piecewise_constant."""
     require_answer(answer, "schedule")
     if not callable(answer):
-        raise CheckFailed(f"`schedule` should be a learning-rate schedule (called with a step), "
-                          f"not a {type(answer).__name__}")
+        raise CheckFailed(
+            f"`schedule` should be a learning-rate schedule (called with a step), "
+            f"not a {type(answer).__name__}"
+        )
     near_boundaries = [b + d for b in boundaries for d in (-1, 0, 1)]
     steps = sorted({0, 1, *near_boundaries, 2 * boundaries[-1], 10 * boundaries[-1]})
     got = {}
@@ -128,8 +154,9 @@ def piecewise_schedule(
         try:
             got[step] = float(np.asarray(answer(step)))
         except Exception as error:  # noqa: BLE001 - report any failure in one sentence
-            raise CheckFailed(f"calling `schedule({step})` failed with "
-                              f"{type(error).__name__}: {error}") from None
+            raise CheckFailed(
+                f"calling `schedule({step})` failed with {type(error).__name__}: {error}"
+            ) from None
     want = {step: _piecewise(step, boundaries, values) for step in steps}
 
     def same(a, b):
@@ -137,19 +164,27 @@ def piecewise_schedule(
 
     wrong = [step for step in steps if not same(got[step], want[step])]
     if not wrong:
-        return correct(f"{got[0]:g} up to step {boundaries[0]}, then "
-                       f"{', '.join(f'{v:g}' for v in values[1:])}: the same rate as "
-                       "piecewise_constant at every step checked")
+        return correct(
+            f"{got[0]:g} up to step {boundaries[0]}, then "
+            f"{', '.join(f'{v:g}' for v in values[1:])}: the same rate as "
+            "piecewise_constant at every step checked"
+        )
     step = wrong[0]
     if not same(got[0], values[0]):
         raise CheckFailed(f"at step 0 the rate is {got[0]:.3g}, not the first value, {values[0]:g}")
     if not same(got[1], got[0]):
-        raise CheckFailed(f"the rate moves from {got[0]:.3g} at step 0 to {got[1]:.3g} at step 1: "
-                          "it should stay constant between two boundaries")
+        raise CheckFailed(
+            f"the rate moves from {got[0]:.3g} at step 0 to {got[1]:.3g} at step 1: "
+            "it should stay constant between two boundaries"
+        )
     if any(same(got[b], want[b + 1]) and not same(got[b], want[b]) for b in boundaries):
-        raise CheckFailed(f"at step {step} the rate has already changed to {got[step]:.3g}: "
-                          "piecewise_constant keeps a value up to and including its boundary")
+        raise CheckFailed(
+            f"at step {step} the rate has already changed to {got[step]:.3g}: "
+            "piecewise_constant keeps a value up to and including its boundary"
+        )
     if step > boundaries[-1]:
-        raise CheckFailed(f"at step {step} the rate is {got[step]:.3g}: after the last boundary it "
-                          f"should stay at the last value, {values[-1]:g}")
+        raise CheckFailed(
+            f"at step {step} the rate is {got[step]:.3g}: after the last boundary it "
+            f"should stay at the last value, {values[-1]:g}"
+        )
     raise CheckFailed(f"at step {step} the rate is {got[step]:.3g}, not {want[step]:g}")

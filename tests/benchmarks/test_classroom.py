@@ -143,8 +143,7 @@ def test_table_from_made_up_measurements(classroom):
     assert "the largest kernel is notebook 03's, **1.0 GB**" in text
     assert (
         "notebook 02 needs **3.1 GB** (5 processes in all); "
-        "every other notebook needs at most **1.6 GB** (notebook 03)"
-        in text
+        "every other notebook needs at most **1.6 GB** (notebook 03)" in text
     )
     # 00 leaves 0, 01 peaks at 450 then leaves 10, 02 peaks at 10 + 40: the course's peak is 450
     assert (
@@ -195,5 +194,6 @@ def test_autograph_files_left_are_reported_when_counted(classroom):
     rows = {"03_a.ipynb": {"autograph_files_left": 0}, "09_b.ipynb": {"autograph_files_left": 3}}
     assert classroom.autograph_line(rows) == [
         "- AutoGraph's generated files left in `models/tmp` or the kernel's temporary folder "
-        "after the 2 notebooks: **3** (3 by notebook 09)."]
+        "after the 2 notebooks: **3** (3 by notebook 09)."
+    ]
     assert classroom.autograph_line({"03_a.ipynb": {}}) == []  # an older run did not count them

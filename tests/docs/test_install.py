@@ -97,14 +97,19 @@ def files_make_setup_copies(makefile: str) -> set:
 def test_the_windows_steps_copy_what_make_setup_copies():
     copied = files_make_setup_copies(MAKEFILE)
     assert "tools/jupyterlab_overrides.json" in copied
-    named = {line.split()[1].replace("\\", "/") for line in powershell_lines()
-             if line.startswith("Copy-Item ")}
+    named = {
+        line.split()[1].replace("\\", "/")
+        for line in powershell_lines()
+        if line.startswith("Copy-Item ")
+    }
     assert copied <= named, f"INSTALL.md's Windows steps do not copy {sorted(copied - named)}"
 
 
 def test_a_copy_step_of_make_setup_is_found():
-    makefile = ("setup: $(A) $(B)\n\n$(A): tools/a.json $(X)\n\t@mkdir -p x\n\t@cp $< $@\n\n"
-                "$(B): tools/b.py\n\tpython $<\n\n$(C): tools/c.json\n\tcp $< $@\n")
+    makefile = (
+        "setup: $(A) $(B)\n\n$(A): tools/a.json $(X)\n\t@mkdir -p x\n\t@cp $< $@\n\n"
+        "$(B): tools/b.py\n\tpython $<\n\n$(C): tools/c.json\n\tcp $< $@\n"
+    )
     assert files_make_setup_copies(makefile) == {"tools/a.json"}
 
 
@@ -175,12 +180,16 @@ def test_links_to_a_section_point_at_a_heading(page):
     assert not broken_anchors(pages[page], pages), f"{page} links to sections that do not exist"
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")),
-                         ids=lambda path: path.name)
+@pytest.mark.parametrize(
+    "path", sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")), ids=lambda path: path.name
+)
 def test_notebooks_link_to_sections_of_the_pages_that_exist(path):
     pages = {name: (ROOT / name).read_text(encoding="utf-8") for name in PAGES}
-    markdown = "\n".join(cell.source for cell in nbformat.read(path, as_version=4).cells
-                         if cell.cell_type == "markdown")
+    markdown = "\n".join(
+        cell.source
+        for cell in nbformat.read(path, as_version=4).cells
+        if cell.cell_type == "markdown"
+    )
     pages["self"] = ""  # a notebook's own headings: tests/docs/test_article_map.py
     broken = [link for link in broken_anchors(markdown, pages) if not link.startswith("#")]
     assert not broken, f"{path.name} links to sections of the docs that do not exist: {broken}"

@@ -102,8 +102,9 @@ def docs() -> list:
     """The project's Markdown files (not those of the environments, caches or training output)."""
     found = []
     for folder, subfolders, files in os.walk(ROOT):
-        subfolders[:] = [name for name in subfolders
-                         if not name.startswith(".") and name not in SKIPPED_FOLDERS]
+        subfolders[:] = [
+            name for name in subfolders if not name.startswith(".") and name not in SKIPPED_FOLDERS
+        ]
         found += [Path(folder, name) for name in files if name.endswith(".md")]
     return sorted(found)
 

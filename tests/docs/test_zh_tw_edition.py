@@ -37,8 +37,11 @@ def built():
 
 
 def test_the_committed_edition_is_what_the_catalogues_build(built):
-    stale = [str(path.relative_to(ROOT)) for path, text in built.items()
-             if not path.exists() or path.read_text(encoding="utf-8") != text]
+    stale = [
+        str(path.relative_to(ROOT))
+        for path, text in built.items()
+        if not path.exists() or path.read_text(encoding="utf-8") != text
+    ]
     assert not stale, f"{', '.join(stale)}: out of date: run `make zh-tw`"
     names = sorted(path.name for path in EDITION_DIR.glob("*.ipynb"))
     assert names == [source.name for source in NOTEBOOKS], "notebooks/zh-TW/ has other notebooks"
@@ -57,7 +60,8 @@ def test_a_zh_tw_notebook_runs_and_shows_what_the_english_does(source):
             assert mine == theirs, f"{source.name} cell {theirs.id} differs from the English"
         else:
             assert {k: v for k, v in mine.items() if k != "source"} == {
-                k: v for k, v in theirs.items() if k != "source"}
+                k: v for k, v in theirs.items() if k != "source"
+            }
 
 
 def test_every_translation_follows_the_glossary():
@@ -65,8 +69,10 @@ def test_every_translation_follows_the_glossary():
     assert not problems, "\n".join(problems[:30])
 
 
-@pytest.mark.parametrize("page", ["README.zh-TW.md", "TEACHING.zh-TW.md",
-                                  *[f"notebooks/zh-TW/{s.name}" for s in NOTEBOOKS]])
+@pytest.mark.parametrize(
+    "page",
+    ["README.zh-TW.md", "TEACHING.zh-TW.md", *[f"notebooks/zh-TW/{s.name}" for s in NOTEBOOKS]],
+)
 def test_links_to_notebook_headings_point_at_headings_that_exist(page):
     path = ROOT / page
     if path.suffix == ".ipynb":

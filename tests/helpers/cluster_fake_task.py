@@ -41,13 +41,18 @@ def main() -> None:
             sys.exit(128 + number)
 
         signal.signal(signal.SIGTERM, ended)
-    print("env: " + json.dumps({
-        "TF_CONFIG": tf_config,
-        "job": job,
-        "parent": os.environ.get("WORKBOOK_CLUSTER_PARENT"),
-        "argv": sys.argv[1:],
-        "own session": os.getsid(0) == os.getpid(),
-    }))
+    print(
+        "env: "
+        + json.dumps(
+            {
+                "TF_CONFIG": tf_config,
+                "job": job,
+                "parent": os.environ.get("WORKBOOK_CLUSTER_PARENT"),
+                "argv": sys.argv[1:],
+                "own session": os.getsid(0) == os.getpid(),
+            }
+        )
+    )
     if todo.get("ready"):
         (model_dir / todo["ready"]).touch()
     deadline = time.time() + 5.0

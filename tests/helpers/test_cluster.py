@@ -105,8 +105,10 @@ def test_tf_configs_several_workers_no_ps_no_evaluator():
 def test_tf_configs_equal_the_configs_written_by_hand():
     """What notebook 09 shows first: the four TF_CONFIGs written out, then the generator's."""
     spec = {"chief": ["127.0.0.1:2222"], "worker": ["127.0.0.1:2223"], "ps": ["127.0.0.1:2224"]}
-    by_hand = {f"{kind}:0": {"cluster": spec, "task": {"type": kind, "index": 0}}
-               for kind in ("chief", "worker", "ps", "evaluator")}
+    by_hand = {
+        f"{kind}:0": {"cluster": spec, "task": {"type": kind, "index": 0}}
+        for kind in ("chief", "worker", "ps", "evaluator")
+    }
     assert cluster.tf_configs(ports=[2222, 2223, 2224]) == by_hand
 
 
@@ -135,11 +137,14 @@ def test_tf_configs_free_ports_are_distinct():
     assert len(addresses) == len(set(addresses)) == 5
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"ports": 2222}, "share a host and port"),
-    ({"ports": [1, 2]}, "3 tasks in the cluster need 3 ports, got 2"),
-    ({"workers": -1}, "0 or more"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"ports": 2222}, "share a host and port"),
+        ({"ports": [1, 2]}, "3 tasks in the cluster need 3 ports, got 2"),
+        ({"workers": -1}, "0 or more"),
+    ],
+)
 def test_tf_configs_refuses_bad_settings(kwargs, message):
     with pytest.raises(UsageProblem, match=message):
         cluster.tf_configs(**kwargs)
@@ -193,7 +198,7 @@ def _tiny_job(**extra):
     return dict(params=TINY, eval_count=500, log_step_count_steps=20, shuffle_buffer=500, **extra)
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="trains in four processes")
 def test_cluster_trains_evaluates_and_leaves_nothing(model_dir, capsys):
     result = cluster.run_cluster(model_dir, 60, save_checkpoints_steps=30, **_tiny_job())
     out = capsys.readouterr().out
@@ -232,7 +237,7 @@ def test_cluster_trains_evaluates_and_leaves_nothing(model_dir, capsys):
     assert row["steps run by each trainer"] == f"{steps['chief:0']} + {steps['worker:0']}"
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="starts TensorFlow in several processes")
 def test_a_failing_task_ends_them_all_and_names_itself(model_dir, monkeypatch, capsys):
     monkeypatch.setattr(cluster, "TASK_PROGRAM", FAULTY_TASK)
     with pytest.raises(cluster.ClusterProblem) as raised:
@@ -246,7 +251,7 @@ def test_a_failing_task_ends_them_all_and_names_itself(model_dir, monkeypatch, c
     assert len(pids) == 4 and all(gone(pid) for pid in pids.values())
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="starts TensorFlow in several processes")
 def test_an_interrupt_ends_them_all_and_is_raised_again(model_dir, capsys):
     # an interrupt of the kernel while the cluster runs (see the next test for the SIGINT handler)
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -262,7 +267,7 @@ def test_an_interrupt_ends_them_all_and_is_raised_again(model_dir, capsys):
     assert len(pids) == 4 and all(gone(pid) for pid in pids.values())
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="starts TensorFlow in several processes")
 def test_sigint_to_the_launcher_ends_its_process(model_dir, capsys):
     """What Jupyter's "interrupt kernel" (and nbval's timeout) does: SIGINT to the kernel."""
 
@@ -281,7 +286,7 @@ def test_sigint_to_the_launcher_ends_its_process(model_dir, capsys):
     assert list(pids) == ["local"] and gone(pids["local"])
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="starts TensorFlow in several processes")
 def test_children_die_with_a_killed_launcher(tmp_path):
     """If the kernel itself is killed (no finally runs), the tasks end with it."""
     script = (
@@ -289,8 +294,9 @@ def test_children_die_with_a_killed_launcher(tmp_path):
         "cluster.run_single(settings.fresh_model_dir('test_cluster_orphan'), 2000,\n"
         "                   params={'filters': (4, 8), 'dense_units': 16})\n"
     )
-    launcher = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT / "notebooks",
-                                stdout=subprocess.PIPE, text=True)
+    launcher = subprocess.Popen(
+        [sys.executable, "-c", script], cwd=ROOT / "notebooks", stdout=subprocess.PIPE, text=True
+    )
     first = launcher.stdout.readline()
     assert first == "[launcher] started local\n"
     child = started_pids(settings.MODELS_DIR / "test_cluster_orphan")["local"]
@@ -359,10 +365,14 @@ def fake_tasks(monkeypatch):
     does), and its seconds (sleep, timeout, evaluator grace, wall time) last 0.05 s."""
     monkeypatch.setattr(cluster, "TASK_PROGRAM", FAKE_TASK)
     monkeypatch.delenv("PYTHONUNBUFFERED", raising=False)  # the launcher must set it
-    monkeypatch.setattr(cluster, "time", SimpleNamespace(
-        sleep=lambda seconds: time.sleep(seconds / SPEED),
-        perf_counter=lambda: time.perf_counter() * SPEED,
-    ))
+    monkeypatch.setattr(
+        cluster,
+        "time",
+        SimpleNamespace(
+            sleep=lambda seconds: time.sleep(seconds / SPEED),
+            perf_counter=lambda: time.perf_counter() * SPEED,
+        ),
+    )
 
 
 class FinishedProcess:
@@ -402,10 +412,20 @@ def test_the_result_has_the_rate_of_the_trainer_that_logged_most(tmp_path):
         return done
 
     tasks = [
-        task("chief:0", [(10.0, "loss = 2.3, step = 0"), (11.0, "loss = 1.0, step = 50"),
-                         (12.0, "loss = 0.5, step = 100")], peak=812.4),
-        task("worker:0", [(10.5, "loss = 2.0, step = 10"), (14.5, "loss = 0.4, step = 90")],
-             peak=790.6),
+        task(
+            "chief:0",
+            [
+                (10.0, "loss = 2.3, step = 0"),
+                (11.0, "loss = 1.0, step = 50"),
+                (12.0, "loss = 0.5, step = 100"),
+            ],
+            peak=812.4,
+        ),
+        task(
+            "worker:0",
+            [(10.5, "loss = 2.0, step = 10"), (14.5, "loss = 0.4, step = 90")],
+            peak=790.6,
+        ),
         task("ps:0", [], returncode=-15, ended=True, peak=400.2),
         task("evaluator:0", [(13.0, "Saving dict for global step 100: accuracy = 0.9")]),
     ]
@@ -413,7 +433,11 @@ def test_the_result_has_the_rate_of_the_trainer_that_logged_most(tmp_path):
     assert result.steps_per_second == 50.0  # the chief's 100 global steps in 2 s (worker: 20/s)
     assert result.wall_seconds == 12.5
     assert list(result.exit_codes.items()) == [
-        ("chief:0", 0), ("worker:0", 0), ("evaluator:0", 0), ("ps:0", "ended by launcher")]
+        ("chief:0", 0),
+        ("worker:0", 0),
+        ("evaluator:0", 0),
+        ("ps:0", "ended by launcher"),
+    ]
     assert result.peak_memory_mb == {"chief:0": 812, "worker:0": 791, "ps:0": 400}
     assert list(result.trainers) == ["chief:0", "worker:0"]
     assert result.metrics == {} and result.evaluations == []  # no evaluation written
@@ -439,7 +463,10 @@ def test_the_job_description_a_notebook_prints():
     assert cluster.job_description("m", 1)["save_checkpoints_steps"] == 1  # never 0
     assert cluster.job_description("m", 801)["save_checkpoints_steps"] == 400  # a whole number
     assert cluster.job_description("m", 7, save_checkpoints_steps=5, batch_size=50) == {
-        **cluster.job_description("m", 7), "save_checkpoints_steps": 5, "batch_size": 50}
+        **cluster.job_description("m", 7),
+        "save_checkpoints_steps": 5,
+        "batch_size": 50,
+    }
 
 
 def test_tf_configs_allow_no_workers_and_refuse_negative_ps():
@@ -471,8 +498,7 @@ def test_a_task_logs_every_line_and_shows_the_chosen_ones_flushed(tmp_path, monk
     assert [line for _, line in task.lines] == lines
     stamps = [stamp for stamp, _ in task.lines]
     assert stamps == sorted(stamps) and stamps[0] <= time.perf_counter()
-    shown = (f"[worker 0] loss = 0.5, step = 3\n[worker 0] {exactly}\n"
-             f"[worker 0] {exactly[:-1]}x …\n")
+    shown = f"[worker 0] loss = 0.5, step = 3\n[worker 0] {exactly}\n[worker 0] {exactly[:-1]}x …\n"
     assert sys.stdout.getvalue() == shown and sys.stdout.flushed == shown
     assert task.reader.daemon  # a reader never keeps the launcher's interpreter alive
 
@@ -487,25 +513,34 @@ tensorflow.python.framework.errors_impl.InvalidArgumentError: logits and labels 
 """
 
 
-@pytest.mark.parametrize("text, returncode, says", [
-    (TRACEBACK, 1, "tensorflow.python.framework.errors_impl.InvalidArgumentError: logits and "
-                   "labels must match"),
-    ("loss = 2.3, step = 0\n  Killed by the system  \n", -9, "Killed by the system"),
-    ("", 2, "no output"),
-])
+@pytest.mark.parametrize(
+    "text, returncode, says",
+    [
+        (
+            TRACEBACK,
+            1,
+            "tensorflow.python.framework.errors_impl.InvalidArgumentError: logits and "
+            "labels must match",
+        ),
+        ("loss = 2.3, step = 0\n  Killed by the system  \n", -9, "Killed by the system"),
+        ("", 2, "no output"),
+    ],
+)
 def test_a_failed_task_is_named_with_the_line_that_says_why(tmp_path, text, returncode, says):
     task = read_task("worker:0", text, tmp_path / "worker_0.log", returncode)
     with pytest.raises(cluster.ClusterProblem) as raised:
         task.check()
-    assert str(raised.value) == (f"worker 0 failed (exit code {returncode}): {says} -- full log: "
-                                 f"{tmp_path / 'worker_0.log'}")
+    assert str(raised.value) == (
+        f"worker 0 failed (exit code {returncode}): {says} -- full log: {tmp_path / 'worker_0.log'}"
+    )
 
 
 def test_an_error_line_alone_names_a_failure(tmp_path):
     text = "loss = 2.3, step = 0\nMemoryError\nexiting\n"
     task = read_task("chief:0", text, tmp_path / "c", 1)
-    with pytest.raises(cluster.ClusterProblem, match=
-            r"^chief failed \(exit code 1\): MemoryError -"):
+    with pytest.raises(
+        cluster.ClusterProblem, match=r"^chief failed \(exit code 1\): MemoryError -"
+    ):
         task.check()
 
 
@@ -533,8 +568,9 @@ def test_a_running_task_notes_its_peak_memory_in_mb(tmp_path):
 
 def test_ending_a_task_asks_then_kills(tmp_path):
     def started(code):
-        process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
-                                   text=True, start_new_session=True)
+        process = subprocess.Popen(
+            [sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, start_new_session=True
+        )
         task = cluster._Task("ps:0", process, tmp_path / f"{process.pid}.log")
         deadline = time.time() + 10
         while not task.lines and time.time() < deadline:
@@ -542,45 +578,75 @@ def test_ending_a_task_asks_then_kills(tmp_path):
         return task
 
     polite = started("import time; print('ready', flush=True); time.sleep(60)")
-    deaf = started("import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
-                   "print('ready', flush=True); time.sleep(60)")
+    deaf = started(
+        "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+        "print('ready', flush=True); time.sleep(60)"
+    )
     try:
         polite.end()
         deaf.end(grace=0.05)
-        assert (polite.process.returncode, deaf.process.returncode) == (-signal.SIGTERM,
-                                                                         -signal.SIGKILL)
+        assert (polite.process.returncode, deaf.process.returncode) == (
+            -signal.SIGTERM,
+            -signal.SIGKILL,
+        )
     finally:
         for task in (polite, deaf):
             if task.process.poll() is None:
                 os.killpg(task.process.pid, signal.SIGKILL)
 
 
-def test_a_cluster_run_ends_the_ps_after_training_and_reads_the_results(fake_tasks, tmp_path,
-                                                                          capsys):
+def test_a_cluster_run_ends_the_ps_after_training_and_reads_the_results(
+    fake_tasks, tmp_path, capsys
+):
     model_dir = tmp_path / "model"
-    write_eval_events(model_dir / "eval", {30: {"accuracy": 0.5, "loss": 1.0},
-                                           60: {"accuracy": 0.75, "loss": 0.5}})
+    write_eval_events(
+        model_dir / "eval",
+        {30: {"accuracy": 0.5, "loss": 1.0}, 60: {"accuracy": 0.75, "loss": 0.5}},
+    )
     (model_dir / "logs").mkdir()
     (model_dir / "logs" / "chief_0.log").write_text("a line of an earlier run\n")
     fake = {
-        "chief:0": {"wait_for": ["ps ready"], "pause": 0.01, "done": "chief done", "stamp": True,
-                    "lines": ["loss = 2.3, step = 0", "loss = 0.9, step = 40",
-                              "Loss for final step: 0.9.", "steps run by this process: 41",
-                              "an INFO line that is not shown"]},
-        "worker:0": {"wait_for": ["ps ready"], "done": "worker done", "stamp": True,
-                     "lines": ["Waiting 5 secs before starting training.",
-                               "loss = 1.1, step = 20", "steps run by this process: 19"]},
+        "chief:0": {
+            "wait_for": ["ps ready"],
+            "pause": 0.01,
+            "done": "chief done",
+            "stamp": True,
+            "lines": [
+                "loss = 2.3, step = 0",
+                "loss = 0.9, step = 40",
+                "Loss for final step: 0.9.",
+                "steps run by this process: 41",
+                "an INFO line that is not shown",
+            ],
+        },
+        "worker:0": {
+            "wait_for": ["ps ready"],
+            "done": "worker done",
+            "stamp": True,
+            "lines": [
+                "Waiting 5 secs before starting training.",
+                "loss = 1.1, step = 20",
+                "steps run by this process: 19",
+            ],
+        },
         "ps:0": {"ready": "ps ready", "then": "hang", "stamp": True},
         # still waiting when training is over, then done within the grace
-        "evaluator:0": {"wait_for": ["chief done", "worker done"], "pause": 0.05,
-                        "lines": ["Saving dict for global step 60: accuracy = 0.75"]},
+        "evaluator:0": {
+            "wait_for": ["chief done", "worker done"],
+            "pause": 0.05,
+            "lines": ["Saving dict for global step 60: accuracy = 0.75"],
+        },
     }
     result = cluster.run_cluster(model_dir, 60, timeout=100, fake=fake)
     out = capsys.readouterr().out.splitlines()
     logs = model_dir / "logs"
     names = ["chief:0", "worker:0", "ps:0", "evaluator:0"]
-    assert result.exit_codes == {"chief:0": 0, "worker:0": 0, "evaluator:0": 0,
-                                 "ps:0": "ended by launcher"}
+    assert result.exit_codes == {
+        "chief:0": 0,
+        "worker:0": 0,
+        "evaluator:0": 0,
+        "ps:0": "ended by launcher",
+    }
     assert list(result.exit_codes) == ["chief:0", "worker:0", "evaluator:0", "ps:0"]
     assert result.metrics == {"accuracy": 0.75, "loss": 0.5, "global_step": 60}
     assert result.evaluations == [30, 60]
@@ -590,8 +656,7 @@ def test_a_cluster_run_ends_the_ps_after_training_and_reads_the_results(fake_tas
     }
     assert 0 < result.steps_per_second < float("inf")
     assert result.model_dir == str(model_dir)
-    assert result.log_files == {name: str(logs / f"{name.replace(':', '_')}.log")
-                                for name in names}
+    assert result.log_files == {name: str(logs / f"{name.replace(':', '_')}.log") for name in names}
     assert 1 <= result.peak_memory_mb["ps:0"] < 2000  # a Python process, in MB
     # what each task received
     envs = {name: log_env(result.log_files[name]) for name in names}
@@ -599,37 +664,47 @@ def test_a_cluster_run_ends_the_ps_after_training_and_reads_the_results(fake_tas
     assert list(spec) == ["chief", "worker", "ps"]
     for name, env in envs.items():
         kind, index = name.split(":")
-        assert json.loads(env["TF_CONFIG"]) == {"cluster": spec,
-                                                "task": {"type": kind, "index": int(index)}}
+        assert json.loads(env["TF_CONFIG"]) == {
+            "cluster": spec,
+            "task": {"type": kind, "index": int(index)},
+        }
         assert env["job"] == cluster.job_description(model_dir, 60, fake=fake)
         assert env["parent"] == str(os.getpid()) and env["argv"] == []
         assert env["own session"]  # so that ending its group ends all it started
     # the ps is ended once both trainers have exited
     ps_log = result.log_files["ps:0"]
-    assert stamp(ps_log, "ended") >= max(stamp(result.log_files[t], "exited")
-                                         for t in ("chief:0", "worker:0"))
+    assert stamp(ps_log, "ended") >= max(
+        stamp(result.log_files[t], "exited") for t in ("chief:0", "worker:0")
+    )
     assert "earlier run" not in Path(result.log_files["chief:0"]).read_text()
     # what the notebook shows
     assert out[0] == "[launcher] started chief, worker 0, ps 0, evaluator"
-    for line in ["[chief] loss = 2.3, step = 0", "[chief] steps run by this process: 41",
-                 "[worker 0] Waiting 5 secs before starting training.",
-                 "[launcher] training is over: ended ps 0 (a parameter server never exits)",
-                 "[evaluator] Saving dict for global step 60: accuracy = 0.75"]:
+    for line in [
+        "[chief] loss = 2.3, step = 0",
+        "[chief] steps run by this process: 41",
+        "[worker 0] Waiting 5 secs before starting training.",
+        "[launcher] training is over: ended ps 0 (a parameter server never exits)",
+        "[evaluator] Saving dict for global step 60: accuracy = 0.75",
+    ]:
         assert line in out
     assert not [line for line in out if "INFO" in line or "env: " in line or "waiting" in line]
     wall = re.fullmatch(r"\[launcher\] all 4 processes have exited; wall time (\d+) s", out[-1])
     assert wall and abs(int(wall.group(1)) - result.wall_seconds) <= 1
     assert 0 < result.wall_seconds < 100
     launcher_log = (logs / "launcher.log").read_text()
-    assert re.fullmatch(r"\[launcher\] started chief \(pid \d+\), worker 0 \(pid \d+\), "
-                        r"ps 0 \(pid \d+\), evaluator \(pid \d+\)\n", launcher_log)
+    assert re.fullmatch(
+        r"\[launcher\] started chief \(pid \d+\), worker 0 \(pid \d+\), "
+        r"ps 0 \(pid \d+\), evaluator \(pid \d+\)\n",
+        launcher_log,
+    )
     assert all(gone(pid, wait=2.0) for pid in started_pids(model_dir).values())
 
 
 def test_an_evaluator_still_waiting_after_the_grace_is_ended(fake_tasks, tmp_path, capsys):
     fake = {"evaluator:0": {"then": "hang"}}
-    result = cluster.run_cluster(tmp_path, 10, workers=0, ps=0, timeout=100, evaluator_grace=2,
-                                 fake=fake)
+    result = cluster.run_cluster(
+        tmp_path, 10, workers=0, ps=0, timeout=100, evaluator_grace=2, fake=fake
+    )
     out = capsys.readouterr().out.splitlines()
     assert result.exit_codes == {"chief:0": 0, "evaluator:0": "ended by launcher"}
     assert out[1:] == [
@@ -648,23 +723,30 @@ def test_one_process_without_tf_config(fake_tasks, tmp_path, monkeypatch, capsys
     assert result.exit_codes == {"local:0": 0}
     assert log_env(result.log_files["local:0"])["TF_CONFIG"] is None
     assert result.trainers["local:0"]["steps run"] == 10
-    assert capsys.readouterr().out.splitlines()[:2] == ["[launcher] started local",
-                                                          "[local] loss = 2.3, step = 0"]
+    assert capsys.readouterr().out.splitlines()[:2] == [
+        "[launcher] started local",
+        "[local] loss = 2.3, step = 0",
+    ]
 
 
 def test_a_failing_task_ends_the_others_with_one_line_naming_it(fake_tasks, tmp_path, capsys):
     model_dir = tmp_path / "new" / "model"  # no folder yet
     fake = {
         "chief:0": {"ready": "chief ready", "then": "hang"},  # training, killed by SIGTERM
-        "worker:0": {"wait_for": ["chief ready"], "lines": ["loss = 2.3, step = 0"],
-                     "then": "raise"},
+        "worker:0": {
+            "wait_for": ["chief ready"],
+            "lines": ["loss = 2.3, step = 0"],
+            "then": "raise",
+        },
         "ps:0": {"then": "hang"},
     }
     with pytest.raises(cluster.ClusterProblem) as raised:
         cluster.run_cluster(model_dir, 60, evaluator=False, timeout=100, fake=fake)
     logs = model_dir / "logs"
-    assert str(raised.value) == ("worker 0 failed (exit code 1): RuntimeError: injected failure "
-                                 f"(worker:0) -- full log: {logs / 'worker_0.log'}")
+    assert str(raised.value) == (
+        "worker 0 failed (exit code 1): RuntimeError: injected failure "
+        f"(worker:0) -- full log: {logs / 'worker_0.log'}"
+    )
     pids = started_pids(model_dir)
     assert list(pids) == ["chief", "worker 0", "ps 0"]
     assert all(gone(pid, wait=2.0) for pid in pids.values())
@@ -675,8 +757,10 @@ def test_a_failing_task_ends_the_others_with_one_line_naming_it(fake_tasks, tmp_
 def test_a_cluster_that_does_not_finish_in_time_is_ended(fake_tasks, tmp_path, capsys):
     with pytest.raises(cluster.ClusterProblem) as raised:
         cluster.run_single(tmp_path, 10, timeout=2, fake={"local:0": {"then": "hang"}})
-    assert str(raised.value) == ("the cluster did not finish within 2 s: all its processes were "
-                                 f"ended -- logs in {tmp_path / 'logs'}")
+    assert str(raised.value) == (
+        "the cluster did not finish within 2 s: all its processes were "
+        f"ended -- logs in {tmp_path / 'logs'}"
+    )
     assert gone(started_pids(tmp_path)["local"], wait=2.0)
 
 
@@ -686,8 +770,9 @@ def test_strategies_by_name():
     with pytest.raises(UsageProblem, match="^unknown strategy 'dp': use none, ps_v1 or ps_v2$"):
         cluster.make_strategy("dp", tf=None)
     v1 = SimpleNamespace(ParameterServerStrategy=lambda: "the v1 strategy")
-    fake_tf = SimpleNamespace(compat=SimpleNamespace(v1=SimpleNamespace(
-        distribute=SimpleNamespace(experimental=v1))))
+    fake_tf = SimpleNamespace(
+        compat=SimpleNamespace(v1=SimpleNamespace(distribute=SimpleNamespace(experimental=v1)))
+    )
     assert cluster.make_strategy("ps_v1", fake_tf) == "the v1 strategy"
 
 
@@ -700,12 +785,16 @@ def test_the_v2_strategy_starts_a_worker_and_a_ps_in_the_task():
         spec.task_address(job_name, task_index)  # as tf.distribute.Server: a task of the spec
         servers.append((job_name, task_index, protocol, start))
 
-    fake_tf = SimpleNamespace(train=tf.train, distribute=SimpleNamespace(
-        Server=server,
-        cluster_resolver=SimpleNamespace(SimpleClusterResolver=lambda spec, rpc_layer: (
-            spec, rpc_layer)),
-        experimental=SimpleNamespace(ParameterServerStrategy=lambda resolver: ("v2", resolver)),
-    ))
+    fake_tf = SimpleNamespace(
+        train=tf.train,
+        distribute=SimpleNamespace(
+            Server=server,
+            cluster_resolver=SimpleNamespace(
+                SimpleClusterResolver=lambda spec, rpc_layer: (spec, rpc_layer)
+            ),
+            experimental=SimpleNamespace(ParameterServerStrategy=lambda resolver: ("v2", resolver)),
+        ),
+    )
     kind, (spec, rpc_layer) = cluster.make_strategy("ps_v2", fake_tf)
     assert kind == "v2" and rpc_layer == "grpc"
     assert servers == [("worker", 0, "grpc", True), ("ps", 0, "grpc", True)]
@@ -719,8 +808,9 @@ def test_the_steps_run_hook_logs_a_line_the_launcher_reads_back(monkeypatch):
     import tensorflow as tf
 
     logged = []
-    monkeypatch.setattr(tf.compat.v1.logging, "info",
-                        lambda message, *args: logged.append(message % args))
+    monkeypatch.setattr(
+        tf.compat.v1.logging, "info", lambda message, *args: logged.append(message % args)
+    )
     hook = cluster.steps_run_hook(tf)
     assert isinstance(hook, tf.compat.v1.train.SessionRunHook)
     for _ in range(3):
@@ -738,17 +828,23 @@ def run_task_parts(monkeypatch):
 
     from helpers import inputs
 
-    seen = {"defaults": inspect.signature(inputs.make_train_input_fn).parameters,
-            "early-stopping hook": tf.compat.v1.train.SessionRunHook()}
+    seen = {
+        "defaults": inspect.signature(inputs.make_train_input_fn).parameters,
+        "early-stopping hook": tf.compat.v1.train.SessionRunHook(),
+    }
 
     def record(name, result=None):
         return lambda *args, **kwargs: (seen.__setitem__(name, (args, kwargs)), result)[1]
 
     tf.estimator.experimental.stop_if_higher_hook  # noqa: B018 -- load the lazy modules first
-    monkeypatch.setattr(sys.modules[tf.estimator.__name__], "train_and_evaluate",
-                        record("train_and_evaluate"))
-    monkeypatch.setattr(sys.modules[tf.estimator.experimental.__name__], "stop_if_higher_hook",
-                        record("early stop", seen["early-stopping hook"]))
+    monkeypatch.setattr(
+        sys.modules[tf.estimator.__name__], "train_and_evaluate", record("train_and_evaluate")
+    )
+    monkeypatch.setattr(
+        sys.modules[tf.estimator.experimental.__name__],
+        "stop_if_higher_hook",
+        record("early stop", seen["early-stopping hook"]),
+    )
     monkeypatch.setattr(cluster, "make_strategy", record("strategy"))
     monkeypatch.setattr(inputs, "make_train_input_fn", record("train input", lambda: None))
     monkeypatch.setattr(inputs, "make_eval_input_fn", record("eval input", lambda: None))
@@ -756,28 +852,50 @@ def run_task_parts(monkeypatch):
 
 
 def test_a_task_trains_and_evaluates_as_its_job_says(run_task_parts, tmp_path, monkeypatch):
-    monkeypatch.setenv("TF_CONFIG", json.dumps(cluster.tf_configs(workers=2, ports=[1, 2, 3, 4])
-                                               ["worker:1"]))
+    monkeypatch.setenv(
+        "TF_CONFIG", json.dumps(cluster.tf_configs(workers=2, ports=[1, 2, 3, 4])["worker:1"])
+    )
     early = {"metric": "accuracy", "threshold": 0.9, "every": 20}
-    cluster.run_task(cluster.job_description(
-        tmp_path, 60, params=TINY, strategy="ps_v1", save_checkpoints_steps=30, eval_count=500,
-        throttle_secs=3, log_step_count_steps=20, start_delay_secs=5, keep_checkpoint_max=2,
-        batch_size=50, shuffle_buffer=500, early_stop=early))
+    cluster.run_task(
+        cluster.job_description(
+            tmp_path,
+            60,
+            params=TINY,
+            strategy="ps_v1",
+            save_checkpoints_steps=30,
+            eval_count=500,
+            throttle_secs=3,
+            log_step_count_steps=20,
+            start_delay_secs=5,
+            keep_checkpoint_max=2,
+            batch_size=50,
+            shuffle_buffer=500,
+            early_stop=early,
+        )
+    )
     seen = run_task_parts
     assert seen["strategy"][0][0] == "ps_v1"
     (estimator, train_spec, eval_spec), _ = seen["train_and_evaluate"]
     config = estimator.config
     assert (estimator.model_dir, estimator.params) == (str(tmp_path), TINY)
     assert (config.task_type, config.task_id, config.tf_random_seed) == ("worker", 1, settings.SEED)
-    assert (config.save_checkpoints_steps, config.keep_checkpoint_max,
-            config.log_step_count_steps) == (30, 2, 20)
+    assert (
+        config.save_checkpoints_steps,
+        config.keep_checkpoint_max,
+        config.log_step_count_steps,
+    ) == (30, 2, 20)
     assert train_spec.max_steps == 60
     assert train_spec.hooks[1:] == (seen["early-stopping hook"],)
-    assert seen["early stop"] == ((estimator, "accuracy", 0.9),
-                                  {"run_every_secs": None, "run_every_steps": 20})
+    assert seen["early stop"] == (
+        (estimator, "accuracy", 0.9),
+        {"run_every_secs": None, "run_every_steps": 20},
+    )
     # each trainer shuffles with its own seed
-    assert seen["train input"][1] == {"batch_size": 50, "seed": settings.SEED + 2,
-                                      "shuffle_buffer": 500}
+    assert seen["train input"][1] == {
+        "batch_size": 50,
+        "seed": settings.SEED + 2,
+        "shuffle_buffer": 500,
+    }
     assert seen["eval input"][1] == {"count": 500}
     assert (eval_spec.steps, eval_spec.start_delay_secs, eval_spec.throttle_secs) == (None, 5, 3)
 
@@ -796,13 +914,17 @@ def test_a_task_given_the_least_job_uses_the_defaults(run_task_parts, tmp_path, 
     assert seen["strategy"][0][0] is None and estimator.params == {}
     default = tf.estimator.RunConfig()
     assert (estimator.config.keep_checkpoint_max, estimator.config.log_step_count_steps) == (
-        default.keep_checkpoint_max, default.log_step_count_steps)
+        default.keep_checkpoint_max,
+        default.log_step_count_steps,
+    )
     [hook] = train_spec.hooks  # steps run by this process
     assert hook.__class__.__name__ == "StepsRun" and "early stop" not in seen
     course = seen["defaults"]  # of inputs.make_train_input_fn
-    assert seen["train input"][1] == {"batch_size": course["batch_size"].default,
-                                      "seed": settings.SEED,  # the first trainer: the course seed
-                                      "shuffle_buffer": course["shuffle_buffer"].default}
+    assert seen["train input"][1] == {
+        "batch_size": course["batch_size"].default,
+        "seed": settings.SEED,  # the first trainer: the course seed
+        "shuffle_buffer": course["shuffle_buffer"].default,
+    }
     assert seen["eval input"][1] == {"count": None}
     assert (eval_spec.start_delay_secs, eval_spec.throttle_secs) == (0, 0)  # evaluate at once
 
@@ -810,10 +932,16 @@ def test_a_task_given_the_least_job_uses_the_defaults(run_task_parts, tmp_path, 
 def test_a_task_logs_plain_lines_with_the_level_of_warnings_and_errors():
     plain = cluster._Plain()
     levels = [logging.DEBUG, logging.INFO, logging.WARNING, logging.ERROR]
-    records = [logging.LogRecord("tensorflow", level, __file__, 1, "loss = %.1f", (0.5,), None)
-               for level in levels]
+    records = [
+        logging.LogRecord("tensorflow", level, __file__, 1, "loss = %.1f", (0.5,), None)
+        for level in levels
+    ]
     assert [plain.format(record) for record in records] == [
-        "loss = 0.5", "loss = 0.5", "WARNING: loss = 0.5", "ERROR: loss = 0.5"]
+        "loss = 0.5",
+        "loss = 0.5",
+        "WARNING: loss = 0.5",
+        "ERROR: loss = 0.5",
+    ]
 
 
 @pytest.fixture
@@ -843,8 +971,11 @@ def task_main_parts(monkeypatch):
 
     def run(environ, parent_pids=()):
         pids = iter(parent_pids)
-        monkeypatch.setattr(cluster, "os", SimpleNamespace(
-            environ=environ, getppid=lambda: next(pids), _exit=seen.exits.append))
+        monkeypatch.setattr(
+            cluster,
+            "os",
+            SimpleNamespace(environ=environ, getppid=lambda: next(pids), _exit=seen.exits.append),
+        )
         cluster.task_main()
         return seen
 
@@ -857,8 +988,9 @@ def task_main_parts(monkeypatch):
         logger.setLevel(before[3])
 
 
-def test_a_task_logs_plain_lines_to_its_output_and_exits_through_python(task_main_parts, capsys,
-                                                                        caplog):
+def test_a_task_logs_plain_lines_to_its_output_and_exits_through_python(
+    task_main_parts, capsys, caplog
+):
     job = {"model_dir": "m", "max_steps": 1}
     seen = task_main_parts({cluster.JOB_ENV: json.dumps(job)})  # started by hand: no launcher
     assert seen.jobs == [job] and seen.temp_dirs == [1]

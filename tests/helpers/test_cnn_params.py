@@ -8,8 +8,10 @@ from tests import ROOT
 
 
 def test_importing_it_loads_no_tensorflow():
-    code = ("import sys, helpers.cnn_params\n"
-            "print(sorted(m for m in sys.modules if m.startswith('tensorflow')))")
+    code = (
+        "import sys, helpers.cnn_params\n"
+        "print(sorted(m for m in sys.modules if m.startswith('tensorflow')))"
+    )
     run = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60
     )
@@ -40,9 +42,12 @@ def test_notebook_03_was_run_with_these_defaults():
     notebook = json.loads(next((ROOT / "notebooks").glob("03_*.ipynb")).read_text())
     printed = next(
         "".join(output["data"]["text/plain"])
-        for cell in notebook["cells"] if cell["cell_type"] == "code"
-        for output in cell.get("outputs", []) if "params key" in "".join(
-            output.get("data", {}).get("text/plain", "")))
+        for cell in notebook["cells"]
+        if cell["cell_type"] == "code"
+        for output in cell.get("outputs", [])
+        if "params key" in "".join(output.get("data", {}).get("text/plain", ""))
+    )
     rows = dict(line.split(None, 1) for line in printed.splitlines()[2:])
     assert {name: value.strip() for name, value in rows.items()} == {
-        name: str(value) for name, value in cnn_params.DEFAULT_PARAMS.items()}
+        name: str(value) for name, value in cnn_params.DEFAULT_PARAMS.items()
+    }

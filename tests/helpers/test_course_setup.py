@@ -43,6 +43,7 @@ def _assert_one_line_problem(problem: EnvironmentProblem) -> str:
 # course_setup.check_versions
 # --------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("python", [(3, 12, 1), (3, 8, 10)], ids=["3.12", "3.8"])
 def test_unsupported_python_is_rejected(python):
     with pytest.raises(EnvironmentProblem) as caught:
@@ -126,6 +127,7 @@ def test_environment_problem_is_a_workbook_problem():
 # course_setup.start and course_setup.versions
 # --------------------------------------------------------------------------
 
+
 @pytest.fixture
 def clean_env(monkeypatch):
     """Full mode, and PYTHONHASHSEED restored after the test (seeding sets it)."""
@@ -187,8 +189,15 @@ def test_versions_marks_missing_packages(monkeypatch):
     monkeypatch.setattr(course_setup, "_installed", lambda name: None)
     table = course_setup.versions()
     assert table["python"] == platform.python_version()
-    assert set(table) == {"python", "tensorflow", "tensorflow-estimator", "numpy",
-                          "pandas", "matplotlib", "scikit-learn"}
+    assert set(table) == {
+        "python",
+        "tensorflow",
+        "tensorflow-estimator",
+        "numpy",
+        "pandas",
+        "matplotlib",
+        "scikit-learn",
+    }
     assert all(version == "-" for name, version in table.items() if name != "python")
 
 

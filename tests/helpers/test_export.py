@@ -20,6 +20,7 @@ from tools.notebook_code import definitions
 
 notebook = types.SimpleNamespace(**definitions("08_predict_export_tflite.ipynb"))
 
+
 @pytest.fixture(scope="module")
 def exported(trained_cnn, tmp_path_factory):
     root = tmp_path_factory.mktemp("export")

@@ -34,9 +34,6 @@ import pytest
 
 from helpers import logs, settings
 
-# Registered in tests/conftest.py; select with `-m slow` / `-m "not slow"`.
-slow = pytest.mark.slow
-
 
 class ListHandler(logging.Handler):
     """Collects every formatted line that reaches it."""
@@ -130,8 +127,11 @@ def test_percent_style_arguments_are_formatted(logged):
     logger.info("loss = %s, step = %s", 2.3025851, 0)
     logger.info("loss = %s, step = %s (%.3f sec)", 0.52, 100, 0.1584)
     logger.info("global_step/sec: %g", 631.65)
-    assert lines == ["loss = 2.3025851, step = 0", "loss = 0.52, step = 100 (0.158 sec)",
-                     "global_step/sec: 631.65"]
+    assert lines == [
+        "loss = 2.3025851, step = 0",
+        "loss = 0.52, step = 100 (0.158 sec)",
+        "global_step/sec: 631.65",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -182,8 +182,10 @@ def test_path_in_arguments_is_rewritten(logged, course, monkeypatch):
     monkeypatch.chdir(course / "notebooks")
     logger.info("Saving checkpoints for %d into %s.", 120, f"{course}/models/x/model.ckpt")
     logger.info("Evaluation %s: 100%% of %s", "done", f"{course}/data/mnist")  # no re-formatting
-    assert lines == ["Saving checkpoints for 120 into ../models/x/model.ckpt.",
-                     "Evaluation done: 100% of ../data/mnist"]
+    assert lines == [
+        "Saving checkpoints for 120 into ../models/x/model.ckpt.",
+        "Evaluation done: 100% of ../data/mnist",
+    ]
 
 
 def test_sibling_folder_with_the_same_prefix_is_left_alone(logged, course, monkeypatch):
@@ -207,6 +209,7 @@ def test_default_root_is_the_project():
 # --------------------------------------------------------------------------
 # install_noise_filter
 # --------------------------------------------------------------------------
+
 
 def test_install_noise_filter_is_idempotent_and_sets_info():
     logger = logging.Logger("install-under-test")
@@ -323,7 +326,7 @@ TRAIN_SCRIPT = textwrap.dedent(
 CPP_LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: [IWEF] ")
 
 
-@slow
+@pytest.mark.slow(reason="trains in a fresh Python process")
 def test_real_training_log_is_clean(tmp_path):
     env = {
         k: v for k, v in os.environ.items() if k not in ("TF_CPP_MIN_LOG_LEVEL", settings.FAST_ENV)
@@ -354,8 +357,14 @@ def test_real_training_log_is_clean(tmp_path):
     seen = re.search(r"NOISE SEEN: deprecated=(\d+) config=(\d+)", output)
     assert seen, output
     assert int(seen.group(1)) >= 5 and int(seen.group(2)) >= 1, output
-    for noise in ("is deprecated", "Instructions for updating", "Using config:",
-                  "oneDNN", "cpu_feature_guard", "This TensorFlow binary is optimized"):
+    for noise in (
+        "is deprecated",
+        "Instructions for updating",
+        "Using config:",
+        "oneDNN",
+        "cpu_feature_guard",
+        "This TensorFlow binary is optimized",
+    ):
         assert noise not in output, f"{noise!r} in the training log:\n{output}"
     assert not [line for line in output.splitlines() if CPP_LOG_LINE.match(line)], output
 
@@ -365,8 +374,11 @@ def test_the_root_inside_a_longer_path_is_left_alone(logged, course, monkeypatch
     monkeypatch.chdir(course)
     for longer in (f"/backup{course}/data", f"old{course}/data", f"./{course}/data"):
         logger.info(f"Reading {longer}")
-    assert lines == [f"Reading /backup{course}/data", f"Reading old{course}/data",
-                     f"Reading ./{course}/data"]
+    assert lines == [
+        f"Reading /backup{course}/data",
+        f"Reading old{course}/data",
+        f"Reading ./{course}/data",
+    ]
 
 
 def test_logger_level_sets_tensorflows_logger_by_default():

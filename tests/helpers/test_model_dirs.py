@@ -55,8 +55,7 @@ def test_each_file_gets_its_kind(tmp_path):
         "model.ckpt-5.data-00000-of-00001": "checkpoint: the variables' values",
         "model.ckpt-5.meta": "checkpoint: the graph (MetaGraphDef) to restore into",
         "graph.pbtxt": "the training graph, as text",
-        "eval/events.out.tfevents.1796225224.vm":
-            "summaries for TensorBoard (loss, steps/s, metrics)",
+        "eval/events.out.tfevents.1796225224.vm": "summaries for TensorBoard (loss, steps/s, metrics)",  # noqa: E501
         "export/1/fingerprint.json": "export metadata",
         "checkpoint.bak": "other",
         "notes.txt": "other",

@@ -125,20 +125,22 @@ def test_shorten_graph_message_leaves_a_plain_message_alone():
 
 
 def test_shorten_graph_message_line_by_line():
-    message = "\n".join([
-        'File "notes.txt" is not a file line of a trace: the message starts with it',
-        "Graph execution error:",
-        "",
-        "Detected at node 'MatMul' defined at (most recent call last):",
-        '  File "train.py", line 1, in <module>',
-        "",
-        '  File "model.py", line 2, in model_fn',
-        "Node: 'MatMul'",
-        "the tensors defined at the top stay",
-        "",
-        "Detected at node 'Other' (no file lines follow)",
-        "  File-like text stays",
-    ])
+    message = "\n".join(
+        [
+            'File "notes.txt" is not a file line of a trace: the message starts with it',
+            "Graph execution error:",
+            "",
+            "Detected at node 'MatMul' defined at (most recent call last):",
+            '  File "train.py", line 1, in <module>',
+            "",
+            '  File "model.py", line 2, in model_fn',
+            "Node: 'MatMul'",
+            "the tensors defined at the top stay",
+            "",
+            "Detected at node 'Other' (no file lines follow)",
+            "  File-like text stays",
+        ]
+    )
     assert shorten_graph_message(message).splitlines() == [
         'File "notes.txt" is not a file line of a trace: the message starts with it',
         "Graph execution error:",

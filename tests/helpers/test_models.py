@@ -49,8 +49,12 @@ def spec_in_a_graph(mode, params=TINY, batch=3):
 def run(graph, fetches, times=1):
     """``fetches`` run ``times`` times in one session (a list of results when more than once)."""
     with graph.as_default(), tf.compat.v1.Session() as session:
-        session.run([tf.compat.v1.global_variables_initializer(),
-                     tf.compat.v1.local_variables_initializer()])
+        session.run(
+            [
+                tf.compat.v1.global_variables_initializer(),
+                tf.compat.v1.local_variables_initializer(),
+            ]
+        )
         results = [session.run(fetches) for _ in range(times)]
     return results[0] if times == 1 else results
 

@@ -25,10 +25,14 @@ def teardown_function():
 
 
 def test_curves_draws_one_panel_per_entry_with_its_lines():
-    figure = plots.curves(TABLE, {
-        "loss": {"training": (".", "loss"), "test": ("eval", "loss")},
-        "accuracy": {"test": ("eval", "accuracy")},
-    }, title="Curves")
+    figure = plots.curves(
+        TABLE,
+        {
+            "loss": {"training": (".", "loss"), "test": ("eval", "loss")},
+            "accuracy": {"test": ("eval", "accuracy")},
+        },
+        title="Curves",
+    )
     loss_axis, accuracy_axis = figure.axes
     assert loss_axis.get_title() == "loss" and accuracy_axis.get_title() == "accuracy"
     assert loss_axis.get_xlabel() == "global step" and loss_axis.get_ylabel() == "loss"
@@ -89,8 +93,9 @@ def test_confusion_matrix_of_ten_classes_colours_counts_on_a_log_scale_with_a_ba
     assert image.get_clim() == (1, 100)  # from one example to the largest count
     assert bar.get_ylabel() == "examples (log scale)"
     assert [t.get_text() for t in bar.get_yticklabels()] == ["1", "10", "100"]
-    colours = {(round(t.get_position()[1]), round(t.get_position()[0])): t.get_color()
-               for t in axis.texts}
+    colours = {
+        (round(t.get_position()[1]), round(t.get_position()[0])): t.get_color() for t in axis.texts
+    }
     # white on the darker half of the log scale only: 10 is its middle, still black
     assert colours[0, 0] == "white" and colours[1, 7] == colours[4, 9] == "black"
     assert {t.get_fontsize() for t in axis.texts} == {7}  # four digits fit in a cell
@@ -116,8 +121,9 @@ def test_confusion_matrix_refuses_a_non_square_array():
 
 def test_stopping_timeline_marks_best_stop_and_min_steps():
     values = {200: 0.97, 400: 0.98, 600: 0.985, 800: 0.984, 1000: 0.983}
-    figure = plots.stopping_timeline(values, "f1_macro", best=600, stop=1001, patience=400,
-                                     min_steps=300, max_steps=1500)
+    figure = plots.stopping_timeline(
+        values, "f1_macro", best=600, stop=1001, patience=400, min_steps=300, max_steps=1500
+    )
     axis = figure.axes[0]
     assert (
         axis.get_xlabel() == "global step" and axis.get_ylabel() == "f1_macro" and axis.get_title()
@@ -152,7 +158,9 @@ def test_stopping_timeline_without_patience_min_steps_nor_max_steps():
     axis = figure.axes[0]
     assert axis.get_title() == "Evaluations of loss, and where the hook stopped training"
     assert [text.get_text() for text in axis.get_legend().get_texts()] == [
-        "loss at each evaluation", "best: step 200", "training stopped: step 300"
+        "loss at each evaluation",
+        "best: step 200",
+        "training stopped: step 300",
     ]
     assert not axis.patches
     assert axis.get_xlim() == pytest.approx((0, 300 * 1.02))
@@ -182,8 +190,9 @@ def test_image_grid_shows_the_first_rows_times_columns_images_captioned_by_label
 
 def test_image_grid_of_fewer_images_scaled_to_1_leaves_the_rest_empty():
     images = np.full((3, 28, 28), 0.5)
-    figure = plots.image_grid(images, labels=[7, 1, 2], rows=2, columns=2,
-                              captions=["seven", "one", "two"])
+    figure = plots.image_grid(
+        images, labels=[7, 1, 2], rows=2, columns=2, captions=["seven", "one", "two"]
+    )
     axes = figure.axes
     assert len(axes) == 4 and not axes[3].get_images()
     array, clim, _, caption = _shown(axes[0])

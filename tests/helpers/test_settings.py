@@ -44,6 +44,7 @@ def no_grading_mode(monkeypatch):
 # settings.fast_mode and settings.steps
 # --------------------------------------------------------------------------
 
+
 def test_steps_in_full_mode(monkeypatch):
     monkeypatch.delenv(FAST, raising=False)
     assert settings.fast_mode() is False
@@ -93,6 +94,7 @@ def test_steps_below_one_raise(monkeypatch, fast_env, full):
 # --------------------------------------------------------------------------
 # settings.fresh_model_dir
 # --------------------------------------------------------------------------
+
 
 @pytest.fixture
 def models(tmp_path, monkeypatch):
@@ -157,8 +159,12 @@ def test_fresh_model_dir_accepts_a_nested_name(models):
 @pytest.mark.parametrize("name", ["", "/abs", "../escape", "a/../../b", "."])
 def test_fresh_model_dir_rejects_names_outside_models(models, tmp_path, name):
     # Things a wrong name could hit: the target of each bad name, and models/ itself.
-    victims = [tmp_path / "escape" / "keep.txt", tmp_path / "b" / "keep.txt",
-               tmp_path / "abs" / "keep.txt", models / "keep.txt"]
+    victims = [
+        tmp_path / "escape" / "keep.txt",
+        tmp_path / "b" / "keep.txt",
+        tmp_path / "abs" / "keep.txt",
+        models / "keep.txt",
+    ]
     for victim in victims:
         victim.parent.mkdir(parents=True, exist_ok=True)
         victim.write_text("keep me")
@@ -187,6 +193,7 @@ def test_fresh_model_dir_does_not_follow_a_symlink_out(models, tmp_path):
 # --------------------------------------------------------------------------
 # settings.seed_everything and settings.display_path
 # --------------------------------------------------------------------------
+
 
 def _draws():
     return [random.random() for _ in range(3)], np.random.rand(3).tolist()
@@ -269,12 +276,14 @@ def test_a_wrong_step_count_is_one_line_and_still_a_value_error():
         settings.steps(0)
     assert isinstance(caught.value, ValueError)
     assert caught.value._render_traceback_() == [
-        "UsageProblem: steps(full=0): a step count must be at least 1"]
+        "UsageProblem: steps(full=0): a step count must be at least 1"
+    ]
 
 
 # --------------------------------------------------------------------------
 # grading mode: settings.grading_mode, steps(..., grading=), settings.expect
 # --------------------------------------------------------------------------
+
 
 def test_grading_mode_gives_demonstrations_their_grading_count(monkeypatch):
     monkeypatch.delenv(FAST, raising=False)
@@ -326,6 +335,7 @@ def test_expect_says_it_skips_the_lesson_in_grading_mode(monkeypatch, capsys):
 # settings.use_course_temp_dir
 # --------------------------------------------------------------------------
 
+
 def test_course_temp_dir_is_the_temporary_folder_here_and_in_children(tmp_path, monkeypatch):
     import subprocess
     import tempfile
@@ -334,10 +344,13 @@ def test_course_temp_dir_is_the_temporary_folder_here_and_in_children(tmp_path, 
     monkeypatch.setattr(settings, "TEMP_DIR", folder)  # the conftest restores TMPDIR and tempdir
     assert settings.use_course_temp_dir() == folder and folder.is_dir()
     assert tempfile.gettempdir() == str(folder)
-    child = subprocess.run([sys.executable, "-c", "import tempfile; print(tempfile.gettempdir())"],
-                           capture_output=True, text=True, check=True)
+    child = subprocess.run(
+        [sys.executable, "-c", "import tempfile; print(tempfile.gettempdir())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert child.stdout.strip() == str(folder)
-
 
 
 def test_a_second_start_finds_the_course_temp_dir_already_there(tmp_path, monkeypatch):
@@ -349,6 +362,7 @@ def test_a_second_start_finds_the_course_temp_dir_already_there(tmp_path, monkey
 # --------------------------------------------------------------------------
 # the folders and variables the Makefile and the docs name
 # --------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def course_temp_dir():

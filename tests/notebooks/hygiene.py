@@ -67,8 +67,7 @@ def _text(value) -> str:
 
 
 def output_lines(cell) -> int:
-    """The lines a reader scrolls through: streams, text/plain results and errors, counted together.
-    """
+    """The lines a reader scrolls through: streams, text/plain results and errors, together."""
     lines = 0
     for output in cell.get("outputs", []):
         if output.get("output_type") == "stream":
@@ -88,9 +87,11 @@ def truncated_table(output) -> bool:
     html = _text(data.get("text/html", ""))
     if "<table" in html:  # what Jupyter and GitHub show
         values = (unescape(match.group(1)).strip() for match in HTML_CELL.finditer(html))
-        return any(value == "..." or (value.endswith("...")
-                                      and PANDAS_COLWIDTH - 2 <= len(value) <= PANDAS_COLWIDTH)
-                   for value in values)
+        return any(
+            value == "..."
+            or (value.endswith("...") and PANDAS_COLWIDTH - 2 <= len(value) <= PANDAS_COLWIDTH)
+            for value in values
+        )
     plain = _text(data.get("text/plain", ""))
     return bool(PANDAS_TEXT.search(plain) and TEXT_CUT.search(plain))
 
@@ -102,35 +103,50 @@ def _cell(index: int, cell) -> str:
 
 
 def code_line_problems(notebook) -> list:
-    """Code lines longer than MAX_CODE_LINE characters, one problem each, naming the cell and line.
-    """
+    """Code lines longer than MAX_CODE_LINE characters, one problem each, naming cell and line."""
     problems = []
     code_cells = [c for c in notebook.cells if c.cell_type == "code" and c.source.strip()]
     for index, cell in enumerate(code_cells):
         for number, line in enumerate(cell.source.splitlines(), start=1):
             if len(line) > MAX_CODE_LINE:
-                problems.append(f"{_cell(index, cell)}, line {number}: {len(line)} characters "
-                                f"(more than {MAX_CODE_LINE}): split it (`ruff format "
-                                f"--line-length {MAX_CODE_LINE}` reflows code; split strings and "
-                                "comments by hand)")
+                problems.append(
+                    f"{_cell(index, cell)}, line {number}: {len(line)} characters "
+                    f"(more than {MAX_CODE_LINE}): split it (`ruff format "
+                    f"--line-length {MAX_CODE_LINE}` reflows code; split strings and "
+                    "comments by hand)"
+                )
     return problems
 
 
 CHECK_CALL = re.compile(r"\bchecks\.(\w+)")
 
 
+CHECKS_IMPORT = re.compile(r"^from helpers\.checks import (notebook\d\d) as checks\b", re.M)
+
+
 def check_call_problems(notebook) -> list:
-    """``checks.<name>`` in a code cell that ``helpers.checks`` does not have, one problem each: a
-    check cell that would fail with AttributeError when a learner runs it."""
-    from helpers import checks
+    """``checks.<name>`` in a code cell that the notebook's checks module does not have, one problem
+    each: a check cell that would fail with AttributeError when a learner runs it. The notebook
+    imports its own module, ``from helpers.checks import notebookNN as checks``."""
+    import importlib
 
     problems = []
     code_cells = [c for c in notebook.cells if c.cell_type == "code" and c.source.strip()]
+    imported = [m for c in code_cells for m in CHECKS_IMPORT.findall(c.source)]
+    module = importlib.import_module(f"helpers.checks.{imported[0]}") if imported else None
     for index, cell in enumerate(code_cells):
         for name in dict.fromkeys(CHECK_CALL.findall(cell.source)):
-            if name not in checks.__all__:
-                problems.append(f"{_cell(index, cell)}: checks.{name} does not exist: call a check "
-                                "that helpers/checks/notebookNN.py defines, or add one there")
+            if module is None:
+                problems.append(
+                    f"{_cell(index, cell)}: checks.{name} is called, but no cell imports "
+                    "`from helpers.checks import notebookNN as checks`"
+                )
+            elif name not in module.__all__:
+                problems.append(
+                    f"{_cell(index, cell)}: checks.{name} does not exist: call a check "
+                    f"that helpers/checks/{module.__name__.rpartition('.')[2]}.py defines, "
+                    "or add one there"
+                )
     return problems
 
 
@@ -142,23 +158,31 @@ def output_problems(notebook) -> list:
     for index, cell in enumerate(code_cells):
         lines, tagged = output_lines(cell), LONG_OUTPUT_TAG in cell.metadata.get("tags", [])
         if lines > MAX_OUTPUT_LINES and not tagged:
-            problems.append(f"{_cell(index, cell)}: {lines} lines of output (more than "
-                            f"{MAX_OUTPUT_LINES}): show only the lines the text talks about, or "
-                            f"tag the cell {LONG_OUTPUT_TAG} if the output is its subject")
+            problems.append(
+                f"{_cell(index, cell)}: {lines} lines of output (more than "
+                f"{MAX_OUTPUT_LINES}): show only the lines the text talks about, or "
+                f"tag the cell {LONG_OUTPUT_TAG} if the output is its subject"
+            )
         elif tagged and lines <= MAX_OUTPUT_LINES and cell.execution_count is not None:
-            problems.append(f"{_cell(index, cell)}: tagged {LONG_OUTPUT_TAG} but its output is "
-                            f"{lines} lines: remove the tag")
+            problems.append(
+                f"{_cell(index, cell)}: tagged {LONG_OUTPUT_TAG} but its output is "
+                f"{lines} lines: remove the tag"
+            )
         for output in cell.get("outputs", []):
             text = _output_text(output)
             for what, pattern in VARYING.items():
                 match = pattern.search(text)
                 if match:
-                    problems.append(f"{_cell(index, cell)}: {what} ({match.group(0)!r}) changes on "
-                                    "every run: show it in a stable form")
+                    problems.append(
+                        f"{_cell(index, cell)}: {what} ({match.group(0)!r}) changes on "
+                        "every run: show it in a stable form"
+                    )
                     break
             if truncated_table(output):
-                problems.append(f"{_cell(index, cell)}: a table cut with '...' by pandas: show "
-                                "fewer rows or columns, or widen pandas' display options for it")
+                problems.append(
+                    f"{_cell(index, cell)}: a table cut with '...' by pandas: show "
+                    "fewer rows or columns, or widen pandas' display options for it"
+                )
     return problems + xmode_problems(notebook)
 
 
@@ -173,37 +197,45 @@ def xmode_problems(notebook) -> list:
             mode, where = match.group(1).capitalize(), _cell(index, cell)
         if marker and mode != "Context":
             grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", f"code cell {index + 1}")
-            problems.append(f"{where} sets `%xmode {mode}` and it is still in effect when the "
-                            f"learner runs exercise {grade_id}: set `%xmode Context` back after "
-                            "the demonstration")
+            problems.append(
+                f"{where} sets `%xmode {mode}` and it is still in effect when the "
+                f"learner runs exercise {grade_id}: set `%xmode Context` back after "
+                "the demonstration"
+            )
     if mode != "Context":
-        problems.append(f"{where} sets `%xmode {mode}` and nothing sets it back: end with `%xmode "
-                        "Context` after the demonstration")
+        problems.append(
+            f"{where} sets `%xmode {mode}` and nothing sets it back: end with `%xmode "
+            "Context` after the demonstration"
+        )
     return problems
 
 
 def nbgrader_problems(notebook, prefix: str) -> list:
-    """What keeps nbgrader from releasing and autograding this notebook's exercises, one line each.
-    """
+    """What keeps nbgrader from releasing and autograding this notebook's exercises, a line each."""
     problems = []
     cells = [cell for cell in notebook.cells if "nbgrader" in cell.metadata]
     ids = [cell.metadata["nbgrader"].get("grade_id", "") for cell in cells]
     for grade_id in sorted({i for i in ids if ids.count(i) > 1}):
-        problems.append(f"nbgrader grade_id '{grade_id}' is used twice: nbgrader refuses the "
-                        "notebook")
+        problems.append(
+            f"nbgrader grade_id '{grade_id}' is used twice: nbgrader refuses the notebook"
+        )
     for grade_id in ids:
         if not GRADE_ID.match(grade_id):
-            problems.append(f"nbgrader grade_id '{grade_id}': use letters, digits, '-' and '_' "
-                            "only")
+            problems.append(
+                f"nbgrader grade_id '{grade_id}': use letters, digits, '-' and '_' only"
+            )
     for index, cell in enumerate(notebook.cells):
         meta = cell.metadata.get("nbgrader", {})
         marked = "### BEGIN SOLUTION" in cell.source
         if marked and not meta.get("solution"):
-            problems.append(f"cell {index + 1} has solution markers but is not an nbgrader "
-                            "solution cell")
+            problems.append(
+                f"cell {index + 1} has solution markers but is not an nbgrader solution cell"
+            )
         if meta.get("solution") and not marked:
-            problems.append(f"cell {index + 1} is an nbgrader solution cell without ### BEGIN "
-                            "SOLUTION: nbgrader would blank all of it")
+            problems.append(
+                f"cell {index + 1} is an nbgrader solution cell without ### BEGIN "
+                "SOLUTION: nbgrader would blank all of it"
+            )
         if meta.get("grade") and not (meta.get("points", 0) > 0 and meta.get("locked")):
             problems.append(f"cell {index + 1} is graded but not locked with points > 0")
     if not any(c.metadata.get("nbgrader", {}).get("grade") for c in notebook.cells):
@@ -216,8 +248,10 @@ def nbgrader_problems(notebook, prefix: str) -> list:
         have = dict(cell.metadata.get("nbgrader", {}))
         wanted["grade_id"] = have.get("grade_id", wanted["grade_id"])
         if have != wanted:
-            problems.append(f"exercise cell '{wanted['grade_id']}' lacks its nbgrader metadata: "
-                            "run tools/nbgrader_cells.py on the notebook")
+            problems.append(
+                f"exercise cell '{wanted['grade_id']}' lacks its nbgrader metadata: "
+                "run tools/nbgrader_cells.py on the notebook"
+            )
             break
     return problems
 
@@ -226,11 +260,13 @@ def notebook_problems(notebook, size_bytes: int) -> list:
     """Everything that keeps this notebook from being committed, one line each."""
     problems = []
     if size_bytes >= MAX_BYTES:
-        problems.append(f"{size_bytes / 1e6:.2f} MB: keep it under 1 MB (fewer or smaller plots, "
-                        "shorter logs)")
+        problems.append(
+            f"{size_bytes / 1e6:.2f} MB: keep it under 1 MB (fewer or smaller plots, shorter logs)"
+        )
     if "widgets" in notebook.metadata:
-        problems.append("metadata.widgets present: GitHub refuses to render it (use plain-text "
-                        "tqdm)")
+        problems.append(
+            "metadata.widgets present: GitHub refuses to render it (use plain-text tqdm)"
+        )
 
     markdown = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
     first = notebook.cells[0] if notebook.cells else None
@@ -255,8 +291,9 @@ def notebook_problems(notebook, size_bytes: int) -> list:
             problems.append(f"code cell {index + 1}: widget metadata")
         if cell.execution_count is None:
             if "nbval-skip" not in tags:
-                problems.append(f"code cell {index + 1} was never executed: re-execute with `make "
-                                "notebooks`")
+                problems.append(
+                    f"code cell {index + 1} was never executed: re-execute with `make notebooks`"
+                )
             continue
         counts.append(cell.execution_count)
         for output in cell.get("outputs", []):
@@ -267,12 +304,14 @@ def notebook_problems(notebook, size_bytes: int) -> list:
                 problems.append(f"code cell {index + 1}: deprecation noise in the output")
             match = MACHINE_PATH.search(text)
             if match:
-                problems.append(f"code cell {index + 1}: a machine path ({match.group(0)}…) in the "
-                                "output")
+                problems.append(
+                    f"code cell {index + 1}: a machine path ({match.group(0)}…) in the output"
+                )
             is_error = output.get("output_type") == "error" or TRACEBACK.search(text)
             if is_error and "raises-exception" not in tags:
-                problems.append(f"code cell {index + 1}: an error in a cell not tagged "
-                                "raises-exception")
+                problems.append(
+                    f"code cell {index + 1}: an error in a cell not tagged raises-exception"
+                )
     if counts != list(range(1, len(counts) + 1)):
         problems.append("execution counts are not 1, 2, 3, ... in order: re-execute top to bottom")
 

@@ -174,9 +174,15 @@ class Exercise:
 
 
 def exercises(teacher) -> list[Exercise]:
-    return [Exercise(cell.metadata["nbgrader"]["grade_id"], solution_lines(cell.source),
-                     squeeze("\n".join(solution_lines(cell.source))))
-            for cell in teacher.cells if cell.metadata.get("nbgrader", {}).get("solution")]
+    return [
+        Exercise(
+            cell.metadata["nbgrader"]["grade_id"],
+            solution_lines(cell.source),
+            squeeze("\n".join(solution_lines(cell.source))),
+        )
+        for cell in teacher.cells
+        if cell.metadata.get("nbgrader", {}).get("solution")
+    ]
 
 
 def _cell_label(index: int, cell) -> str:
@@ -189,7 +195,7 @@ def _stale_cell(teacher, above: list, grade_id: str) -> str | None:
     changes only the solution cells), else None:
     a stale copy would test what the learner no longer reads."""
     ids = [cell.metadata.get("nbgrader", {}).get("grade_id") for cell in teacher.cells]
-    mine = teacher.cells[:ids.index(grade_id)]
+    mine = teacher.cells[: ids.index(grade_id)]
     for index, (cell, theirs) in enumerate(itertools.zip_longest(mine, above)):
         if (
             cell is None
@@ -216,7 +222,7 @@ def given_away(teacher, student, name: str) -> list[str]:
                 "(tools/make_student.py)"
             )
             continue
-        above = student.cells[:student_ids.index(exercise.grade_id)]
+        above = student.cells[: student_ids.index(exercise.grade_id)]
         stale = _stale_cell(teacher, above, exercise.grade_id)
         if stale is not None:
             problems.append(
@@ -259,9 +265,8 @@ def shared_solutions(teacher, name: str) -> list[str]:
             continue
         in_second = [line for line in first.lines if stands_in(line, second.source)]
         in_first = [line for line in second.lines if stands_in(line, first.source)]
-        if (
-            len(in_second) > SHARED_SHARE * len(first.lines)
-            and len(in_first) > SHARED_SHARE * len(second.lines)
+        if len(in_second) > SHARED_SHARE * len(first.lines) and len(in_first) > SHARED_SHARE * len(
+            second.lines
         ):
             shown = "\n".join(f"  `{line}`" for line in in_second)
             problems.append(
@@ -290,6 +295,7 @@ def test_no_two_exercises_share_a_solution(path):
 
 # The rules on small notebooks built here: a teacher notebook with its exercises, and its student
 # copy with the solutions blanked as nbgrader blanks them.
+
 
 def _pair(*cells):
     """(teacher, student) from cells given as ("md"|"code"|"solution", source);
@@ -454,8 +460,10 @@ def test_two_exercises_sharing_a_solution_fail():
         '    return (inputs.image_dataset("mnist", "train").shuffle(10_000).repeat().batch(100)\n'
         '            .map(lambda images, labels: ({"image": images}, labels)))'
     )
-    teacher, _ = _pair(("solution", "def dict_input_fn():\n" + body),
-                       ("solution", "def int_labels_input_fn():\n" + body))
+    teacher, _ = _pair(
+        ("solution", "def dict_input_fn():\n" + body),
+        ("solution", "def int_labels_input_fn():\n" + body),
+    )
     problems = shared_solutions(teacher, "02_input_fn.ipynb")
     assert len(problems) == 1
     assert problems[0].startswith(

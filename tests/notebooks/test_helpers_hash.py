@@ -34,8 +34,10 @@ def stale_helpers(notebook, number: str) -> str | None:
         return f"notebook {number}: its run stamp does not list the helpers files it ran: {fix}"
     before, now = stored["helpers_files"], today["helpers_files"]
     changed = [name for name in sorted(set(before) | set(now)) if before.get(name) != now.get(name)]
-    return (f"notebook {number}: its outputs were made with other helpers than today's "
-            f"(changed since: {', '.join(changed)}): {fix}")
+    return (
+        f"notebook {number}: its outputs were made with other helpers than today's "
+        f"(changed since: {', '.join(changed)}): {fix}"
+    )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -54,7 +56,8 @@ def test_a_changed_helper_is_named_with_the_fix():
     edited = copy.deepcopy(notebook)
     edited.metadata["workbook"]["helpers_files"]["helpers/course_setup.py"] = "0" * 64
     edited.metadata["workbook"]["helpers_sha256"] = helpers_deps.combined_hash(
-        edited.metadata["workbook"]["helpers_files"])
+        edited.metadata["workbook"]["helpers_files"]
+    )
     problem = stale_helpers(edited, "00")
     assert problem.endswith(
         "(changed since: helpers/course_setup.py): re-execute notebook 00 with make notebooks"
@@ -69,6 +72,22 @@ def test_the_notebooks_run_the_helpers_they_import():
     imported = {"helpers/__init__.py", "helpers/course_setup.py", "helpers/checks/__init__.py"}
     assert imported <= set(files)
     assert "helpers/cluster.py" not in files  # notebook 00 starts no cluster
+
+
+def test_a_change_to_one_notebooks_checks_makes_that_notebook_stale_and_no_other():
+    """Each notebook imports its own checks module: notebook 02's checks are notebook 02's."""
+    runs = {
+        path.name[:2]: set(helpers_stamp(nbformat.read(path, as_version=4))["helpers_files"])
+        for path in NOTEBOOKS
+    }
+    running = sorted(n for n, files in runs.items() if "helpers/checks/notebook02.py" in files)
+    assert running == ["02"], running
+    for number, files in runs.items():
+        own = {f for f in files if f.startswith("helpers/checks/notebook")}
+        assert own <= {f"helpers/checks/notebook{number}.py", "helpers/checks/notebook04.py"}, (
+            number,
+            own,
+        )
 
 
 @pytest.fixture
@@ -104,7 +123,12 @@ def _deps(sources, root):
 
 def test_search_follows_relative_absolute_and_function_imports(package):
     assert _deps(["from helpers import course_setup\nsetup.start()"], package) == {
-        "__init__.py", "logs.py", "course_setup.py", "data.py", "problems.py"}
+        "__init__.py",
+        "logs.py",
+        "course_setup.py",
+        "data.py",
+        "problems.py",
+    }
 
 
 def test_search_follows_a_child_process_started_with_dash_m(package):
@@ -115,8 +139,14 @@ def test_search_follows_a_child_process_started_with_dash_m(package):
 
 def test_search_reads_cells_with_ipython_syntax_and_parenthesised_imports(package):
     cell = "%load_ext tensorboard\n!ls\nfrom helpers.checks import (\n    notebook00 as nb,\n)\n"
-    assert _deps([cell], package) == {"__init__.py", "logs.py", "problems.py", "checks/__init__.py",
-                                      "checks/notebook00.py", "checks/common.py"}
+    assert _deps([cell], package) == {
+        "__init__.py",
+        "logs.py",
+        "problems.py",
+        "checks/__init__.py",
+        "checks/notebook00.py",
+        "checks/common.py",
+    }
 
 
 def test_an_attribute_is_not_taken_for_a_module(package):

@@ -161,6 +161,7 @@ def test_nbgrader_check_fails_on_bad_metadata(good, defect):
 # template (tools/NN_template.ipynb, clean by tests/notebooks/test_template_notebook.py), and the
 # case it must let through.
 
+
 @pytest.fixture(scope="module")
 def template(good):
     assert output_problems(good) == []
@@ -280,8 +281,9 @@ def _xmode_reset_after_exercise(notebook):
 def test_output_rules_fail_on_a_bad_notebook(template, defect):
     word, change = OUTPUT_BAD[defect]
     problems = output_problems(change(template))
-    assert any(word in problem for problem in problems), (f"the output check missed: {defect}: "
-                                                          f"{problems}")
+    assert any(word in problem for problem in problems), (
+        f"the output check missed: {defect}: {problems}"
+    )
     assert all(problem.startswith("code cell ") for problem in problems), problems
 
 
@@ -333,11 +335,18 @@ def test_code_line_check_fails_on_a_long_line_and_names_cell_and_line(template):
     assert code_line_problems(notebook) == []
     notebook = _shown(template, source=f"a = 1\n{at_limit}\n{at_limit}1")
     problems = code_line_problems(notebook)
-    cell = next(i for i, c in enumerate(c for c in notebook.cells if c.cell_type == "code"
-                                         and c.source.strip()) if c.source.startswith("a = 1"))
-    assert problems == [f"code cell {cell + 1} (`a = 1`), line 3: {MAX_CODE_LINE + 1} characters "
-                        f"(more than {MAX_CODE_LINE}): split it (`ruff format --line-length "
-                        f"{MAX_CODE_LINE}` reflows code; split strings and comments by hand)"]
+    cell = next(
+        i
+        for i, c in enumerate(
+            c for c in notebook.cells if c.cell_type == "code" and c.source.strip()
+        )
+        if c.source.startswith("a = 1")
+    )
+    assert problems == [
+        f"code cell {cell + 1} (`a = 1`), line 3: {MAX_CODE_LINE + 1} characters "
+        f"(more than {MAX_CODE_LINE}): split it (`ruff format --line-length "
+        f"{MAX_CODE_LINE}` reflows code; split strings and comments by hand)"
+    ]
 
 
 def test_check_call_check_fails_on_a_check_that_does_not_exist(template):
@@ -349,4 +358,5 @@ def test_check_call_check_fails_on_a_check_that_does_not_exist(template):
     cell = next(i for i, c in enumerate(code_cells) if "majority_acuracy" in c.source) + 1
     assert [p for p in problems if "majority_acuracy" in p] == [
         f"code cell {cell} (`checks.majority_acuracy(answer, mnist)`): checks.majority_acuracy "
-        "does not exist: call a check that helpers/checks/notebookNN.py defines, or add one there"]
+        "does not exist: call a check that helpers/checks/notebook00.py defines, or add one there"
+    ]

@@ -47,7 +47,7 @@ def learnable_batch(count=50, seed=0):
     images, labels = random_batch(count, seed)
     images *= 0.2
     for image, label in zip(images, labels):
-        image[2 * label + 4:2 * label + 6, :] = 1.0
+        image[2 * label + 4 : 2 * label + 6, :] = 1.0
     return images, labels
 
 
@@ -61,8 +61,12 @@ def repeated_dataset(count=50, batch_size=10):
 def estimator_trainable_count(params):
     with tf.Graph().as_default():
         tf.compat.v1.train.create_global_step()
-        models.cnn_model_fn({"image": tf.zeros([1, 28, 28])}, tf.zeros([1], tf.int32),
-                            tf.estimator.ModeKeys.TRAIN, params)
+        models.cnn_model_fn(
+            {"image": tf.zeros([1, 28, 28])},
+            tf.zeros([1], tf.int32),
+            tf.estimator.ModeKeys.TRAIN,
+            params,
+        )
         return sum(int(np.prod(v.shape)) for v in tf.compat.v1.trainable_variables())
 
 
@@ -127,8 +131,13 @@ def test_crash_and_epoch_recorder(notebook):
     model = notebook.build_cnn(TINY)
     recorder = notebook.EpochRecorder()
     with pytest.raises(notebook.SimulatedCrash, match="start of epoch 2"):
-        model.fit(repeated_dataset(), steps_per_epoch=3, epochs=4, verbose=0,
-                  callbacks=[recorder, notebook.CrashAtEpoch(1)])
+        model.fit(
+            repeated_dataset(),
+            steps_per_epoch=3,
+            epochs=4,
+            verbose=0,
+            callbacks=[recorder, notebook.CrashAtEpoch(1)],
+        )
     assert recorder.epochs == [1, 2] and recorder.start_steps == [0, 3]
 
 

@@ -15,7 +15,11 @@ PATH = re.compile(r"`((?:tests|helpers|tools|benchmarks|data|translations)/[\w./
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)
 def test_every_file_its_text_names_exists(notebook):
     cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
-    named = {path for cell in cells if cell["cell_type"] == "markdown"
-             for path in PATH.findall("".join(cell["source"]))}
+    named = {
+        path
+        for cell in cells
+        if cell["cell_type"] == "markdown"
+        for path in PATH.findall("".join(cell["source"]))
+    }
     missing = sorted(path for path in named if not (ROOT / path.rstrip("/")).exists())
     assert not missing, f"{notebook.name} names files that do not exist: {missing}"

@@ -31,11 +31,13 @@ def _nbgrader(cell) -> dict:
 
 
 def test_every_notebook_has_a_student_copy():
-    assert sorted(p.name for p in STUDENT.glob("*.ipynb")) == [p.name for p in NOTEBOOKS], \
+    assert sorted(p.name for p in STUDENT.glob("*.ipynb")) == [p.name for p in NOTEBOOKS], (
         "notebooks/student/ does not match notebooks/: run `make student`"
+    )
     zh_tw = ROOT / "notebooks" / "zh-TW" / "student"
-    assert sorted(p.name for p in zh_tw.glob("*.ipynb")) == [p.name for p in NOTEBOOKS], \
+    assert sorted(p.name for p in zh_tw.glob("*.ipynb")) == [p.name for p in NOTEBOOKS], (
         "notebooks/zh-TW/student/ does not match notebooks/: run `make zh-tw`"
+    )
 
 
 @pytest.mark.parametrize("path", EDITIONS, ids=lambda p: str(p.relative_to(ROOT / "notebooks")))
@@ -43,8 +45,9 @@ def test_student_copy_is_the_notebook_blanked(path):
     source = nbformat.read(path, as_version=4)
     copy = nbformat.read(path.parent / "student" / path.name, as_version=4)
     command = "make zh-tw" if "zh-TW" in path.parts else "make student"
-    assert [c.get("id") for c in copy.cells] == [c.get("id") for c in source.cells], \
+    assert [c.get("id") for c in copy.cells] == [c.get("id") for c in source.cells], (
         f"{path.name}: the student copy has other cells: run `{command}`"
+    )
     assert "workbook" not in copy.metadata
     for original, student in zip(source.cells, copy.cells):
         assert "### BEGIN SOLUTION" not in student.source
@@ -70,12 +73,16 @@ def test_student_copy_is_the_notebook_blanked(path):
             )
 
 
+@pytest.mark.slow(reason="executes a student copy in a kernel")
 def test_check_cells_fail_on_blanked_solutions():
     """Run the student copy of notebook 00: every check after a blank solution fails plainly."""
     notebook = nbformat.read(STUDENT / NOTEBOOKS[0].name, as_version=4)
     os.environ["WORKBOOK_FAST"] = "1"
     NotebookClient(
-        notebook, timeout=600, kernel_name="python3", allow_errors=True,
+        notebook,
+        timeout=600,
+        kernel_name="python3",
+        allow_errors=True,
         resources={"metadata": {"path": str(STUDENT)}},
     ).execute()
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]

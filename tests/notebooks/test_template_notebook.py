@@ -41,4 +41,3 @@ def test_the_template_shows_every_cell_tag_the_tests_act_on():
         for tag in cell.metadata.get("tags", [])
     }
     assert tags == {"nbval-check-output", "nbval-skip", "raises-exception"}
-

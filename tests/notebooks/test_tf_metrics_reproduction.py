@@ -54,10 +54,12 @@ def _run(tf_metrics, labels, predictions, **kwargs):
 def test_equals_scikit_learn(tf_metrics, average, pos_indices, seed):
     labels, predictions = _data(seed)
     classes = list(range(NUM_CLASSES)) if pos_indices is None else pos_indices
-    expected = precision_recall_fscore_support(labels, predictions, labels=classes, average=average,
-                                               zero_division=0)[:3]
-    assert _run(tf_metrics, labels, predictions, pos_indices=pos_indices, average=average) == \
-        pytest.approx(expected, abs=1e-9)
+    expected = precision_recall_fscore_support(
+        labels, predictions, labels=classes, average=average, zero_division=0
+    )[:3]
+    assert _run(
+        tf_metrics, labels, predictions, pos_indices=pos_indices, average=average
+    ) == pytest.approx(expected, abs=1e-9)
 
 
 def test_default_average_is_micro_which_is_the_accuracy(tf_metrics):

@@ -19,8 +19,9 @@ from tools.catalogues import (
 def _catalogue(*entries) -> polib.POFile:
     catalogue = new_catalogue()
     for context, english, translation, flags in entries:
-        catalogue.append(polib.POEntry(msgctxt=context, msgid=english, msgstr=translation,
-                                       flags=list(flags)))
+        catalogue.append(
+            polib.POEntry(msgctxt=context, msgid=english, msgstr=translation, flags=list(flags))
+        )
     return catalogue
 
 
@@ -59,8 +60,10 @@ def test_merge_keeps_fuzzies_obsoletes_and_adds_empties():
 
 
 def test_merging_twice_changes_nothing():
-    found = [Block("c1", "Training stops at step 200.", "paragraph"),
-             Block("c9", "Something else entirely, nothing alike.", "paragraph")]
+    found = [
+        Block("c1", "Training stops at step 200.", "paragraph"),
+        Block("c9", "Something else entirely, nothing alike.", "paragraph"),
+    ]
     once = merged(OLD, found)
     assert text_of(merged(polib.pofile(text_of(once), wrapwidth=0), found)) == text_of(once)
 
@@ -85,27 +88,40 @@ def test_renumbered_needs_the_same_numbers_in_the_same_order():
     # in another order, or one left out: each old number has one new one
     assert renumbered("30 s then 20 s", "40 s then 25 s", "先 20 秒再 30 秒") == "先 25 秒再 40 秒"
     assert renumbered("1 process, 15.0 s", "1 process, 14.2 s", "單一行程，15.0 秒") == (
-        "單一行程，14.2 秒")
+        "單一行程，14.2 秒"
+    )
     # the same old number became two new ones, or the translation has a number of its own
     assert renumbered("20 s / 20 s", "25 s / 20 s", "20 秒 / 20 秒") is None
     assert renumbered("20 s", "25 s", "20 秒（共 3 次）") is None
     # a comma after a number is the English's, not the number's
-    assert renumbered("0 to 255, in 3,000 steps", "0 to 1, in 4,000 steps",
-                      "0 到 255，共 3,000 步") == "0 到 1，共 4,000 步"
+    assert (
+        renumbered("0 to 255, in 3,000 steps", "0 to 1, in 4,000 steps", "0 到 255，共 3,000 步")
+        == "0 到 1，共 4,000 步"
+    )
 
 
 def test_contexts_are_cell_ids_and_repeats_are_numbered():
-    notebook = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_markdown_cell("## Setup\n\nSame.\n\nSame.", id="cell-a"),
-        nbformat.v4.new_code_cell("Same = 1", id="cell-b"),
-    ])
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell("## Setup\n\nSame.\n\nSame.", id="cell-a"),
+            nbformat.v4.new_code_cell("Same = 1", id="cell-b"),
+        ]
+    )
     assert [(b.context, b.text) for b in notebook_blocks(notebook)] == [
-        ("cell-a", "## Setup"), ("cell-a", "Same."), ("cell-a#2", "Same.")]
+        ("cell-a", "## Setup"),
+        ("cell-a", "Same."),
+        ("cell-a#2", "Same."),
+    ]
 
 
 def test_a_page_s_contexts_are_its_sections_and_the_language_line_is_left_out():
-    page = ("**English** · [繁體中文](README.zh-TW.md)\n\n# The title\n\nIntro.\n\n"
-            "## Two `commands`\n\nRun them.\n")
+    page = (
+        "**English** · [繁體中文](README.zh-TW.md)\n\n# The title\n\nIntro.\n\n"
+        "## Two `commands`\n\nRun them.\n"
+    )
     assert [(b.context, b.text) for b in markdown_file_blocks(page)] == [
-        ("the-title", "# The title"), ("the-title", "Intro."),
-        ("two-commands", "## Two `commands`"), ("two-commands", "Run them.")]
+        ("the-title", "# The title"),
+        ("the-title", "Intro."),
+        ("two-commands", "## Two `commands`"),
+        ("two-commands", "Run them."),
+    ]

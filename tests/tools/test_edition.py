@@ -56,24 +56,34 @@ def test_an_edited_english_paragraph_is_shown_in_english_and_counted():
     status_before, status_after = before.cells[0].source, after.cells[0].source
     assert before.cells[0].id == after.cells[0].id == STATUS_CELL_ID
     assert "顯示英文原文" in status_after
-    done = [int(status.split("說明文字已翻譯 ")[1].split(" /")[0])
-            for status in (status_before, status_after)]
+    done = [
+        int(status.split("說明文字已翻譯 ")[1].split(" /")[0])
+        for status in (status_before, status_after)
+    ]
     assert done[1] == done[0] - 1, (status_before, status_after)
 
 
 def test_links_are_rewritten_for_the_edition():
-    notebook = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_markdown_cell(
-            "## Where to go\n\nSee [the README](../README.md#two-commands), "
-            "[results](../benchmarks/results.md), [03](03_model_fn_and_estimatorspec.ipynb), "
-            "[above](#Where-to-go) and `[not a link](../README.md)`.", id="c1")])
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell(
+                "## Where to go\n\nSee [the README](../README.md#two-commands), "
+                "[results](../benchmarks/results.md), [03](03_model_fn_and_estimatorspec.ipynb), "
+                "[above](#Where-to-go) and `[not a link](../README.md)`.",
+                id="c1",
+            )
+        ]
+    )
     catalogue = polib.POFile(wrapwidth=0)
     catalogue.append(polib.POEntry(msgctxt="c1", msgid="## Where to go", msgstr="## 去哪裡"))
     source = ROOT / "notebooks" / "99_sample.ipynb"
     document = Document(source, edition_path(source), notebook, catalogue)
-    readme = Document(ROOT / "README.md", edition_path(ROOT / "README.md"),
-                      (ROOT / "README.md").read_text(encoding="utf-8"),
-                      load(catalogue_path(ROOT / "README.md")))
+    readme = Document(
+        ROOT / "README.md",
+        edition_path(ROOT / "README.md"),
+        (ROOT / "README.md").read_text(encoding="utf-8"),
+        load(catalogue_path(ROOT / "README.md")),
+    )
     files = build_documents([document, readme])
     text = nbformat.reads(files[edition_path(source)], as_version=4).cells[1].source
     assert "](../../README.zh-TW.md#" in text

@@ -100,8 +100,9 @@ def _run(tmp_path, script, args, path_dirs, network=False, python=""):
         "STANDIN_UV": str(tmp_path / "uv-standin"),
         "STANDIN_PYPI": "yes" if network else "",
     }
-    result = subprocess.run(["sh", str(TOOLS / script), *args], env=env, cwd=tmp_path,
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        ["sh", str(TOOLS / script), *args], env=env, cwd=tmp_path, capture_output=True, text=True
+    )
     log = (tmp_path / "log").read_text() if (tmp_path / "log").exists() else ""
     return result, log
 
@@ -126,6 +127,7 @@ def _one_line(result):
 
 
 # ----------------------------------------------------------------------------- find-python
+
 
 def test_find_python_prefers_3_11_and_skips_a_3_12(tmp_path):
     dirs = _standins(
@@ -154,6 +156,7 @@ def test_find_python_finds_nothing_in_a_3_12_only_path_and_takes_other_versions_
 
 # ----------------------------------------------------------------------------- make-venv
 
+
 def test_only_a_python_3_12_uv_from_pypi_provides_python_3_11(tmp_path):
     dirs = _standins(tmp_path, [("python3", "3.12")])
     result, log = _make_venv(tmp_path, dirs, network=True)
@@ -174,8 +177,10 @@ def test_only_a_python_3_12_and_no_network_gives_one_line(tmp_path):
         "No Python 3.11, 3.10 or 3.9 found, and uv could not provide Python 3.11 ("
     )
     # uv's own reason: its error line and its deepest cause
-    assert "(No interpreter found for Python 3.11 in managed installations or search path: " \
+    assert (
+        "(No interpreter found for Python 3.11 in managed installations or search path: "
         "Failed to download https://example.invalid/cpython-3.11.tar.gz)" in message
+    )
     assert "install Python 3.11" in message and "make PYTHON=/path/to/python3.11" in message
 
 

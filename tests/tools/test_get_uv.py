@@ -23,13 +23,21 @@ from tests import ROOT
 
 SCRIPT = ROOT / "tools" / "get_uv.py"
 VERSION = "0.13.9"
-NAMES = [f"uv-{VERSION}-py3-none-{tags}.whl" for tags in (
-    "linux_armv6l", "macosx_10_12_x86_64", "macosx_11_0_arm64",
-    "manylinux_2_17_aarch64.manylinux2014_aarch64.musllinux_1_1_aarch64",
-    "manylinux_2_17_armv7l.manylinux2014_armv7l", "manylinux_2_17_i686.manylinux2014_i686",
-    "manylinux_2_17_x86_64.manylinux2014_x86_64", "manylinux_2_28_aarch64", "musllinux_1_1_x86_64",
-    "win_amd64",
-)]
+NAMES = [
+    f"uv-{VERSION}-py3-none-{tags}.whl"
+    for tags in (
+        "linux_armv6l",
+        "macosx_10_12_x86_64",
+        "macosx_11_0_arm64",
+        "manylinux_2_17_aarch64.manylinux2014_aarch64.musllinux_1_1_aarch64",
+        "manylinux_2_17_armv7l.manylinux2014_armv7l",
+        "manylinux_2_17_i686.manylinux2014_i686",
+        "manylinux_2_17_x86_64.manylinux2014_x86_64",
+        "manylinux_2_28_aarch64",
+        "musllinux_1_1_x86_64",
+        "win_amd64",
+    )
+]
 
 
 @pytest.fixture(scope="module")
@@ -114,8 +122,9 @@ def index(get_uv):
 
 def _run(index_url, folder):
     env = {**os.environ, "WORKBOOK_UV_INDEX": index_url}
-    return subprocess.run([sys.executable, str(SCRIPT), VERSION, str(folder)], env=env,
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), VERSION, str(folder)], env=env, capture_output=True, text=True
+    )
 
 
 def test_downloads_checks_and_unpacks_uv(index, tmp_path):

@@ -51,6 +51,11 @@ from tornado.websocket import websocket_connect
 
 from tests import ROOT
 
+pytestmark = pytest.mark.slow(
+    reason="starts a JupyterHub, three users' servers, kernels and TensorBoards (about 2 min)"
+)
+
+
 HUB_BIN = ROOT / ".venv-hub" / "bin"
 COURSE_VENV = ROOT / ".venv"
 KERNEL = "estimator-workbook"
@@ -386,9 +391,7 @@ def _user_processes(hub, user: str) -> list[psutil.Process]:
     raise AssertionError(f"no server of {user} under the hub")
 
 
-@pytest.mark.parametrize(
-    "user", list(VARIANTS), ids=[f"{u}: {m}" for u, m in VARIANTS.items()]
-)
+@pytest.mark.parametrize("user", list(VARIANTS), ids=[f"{u}: {m}" for u, m in VARIANTS.items()])
 def test_a_learner_sees_tensorboard_through_the_hub(hub, user, tmp_path):
     """ada gets TensorBoard; bob and cy their symptom (WORKBOOK_HUB_STRICT=1: all must get it)."""
     symptom = None if os.environ.get("WORKBOOK_HUB_STRICT") else SYMPTOMS.get(user)
@@ -450,8 +453,9 @@ def test_a_learner_sees_tensorboard_through_the_hub(hub, user, tmp_path):
             assert "/hub/login" in url and '"loss"' not in body, (status, url, body[:300])
 
     processes = _user_processes(hub, user)
-    tensorboards = [p for p in processes
-                    if any("tensorboard" in part for part in _command_line(p)[1:2])]
+    tensorboards = [
+        p for p in processes if any("tensorboard" in part for part in _command_line(p)[1:2])
+    ]
     assert len(tensorboards) == (0 if symptom == "no tensorboard" else 1), processes
     if user == "cy":  # stopped by the hub, as its admin page or its own end stops servers (SIGINT)
         browser.json(f"/hub/api/users/{user}/server", method="DELETE", xsrf_path="/hub/")

@@ -22,9 +22,22 @@ def tool(load_script):
 def notebook(tmp_path, *cells):
     """A notebook of code cells given as (source, tags)."""
     path = tmp_path / "nb.ipynb"
-    path.write_text(json.dumps({"cells": [
-        {"cell_type": "code", "source": source, "metadata": {"tags": list(tags)}, "outputs": []}
-        for source, tags in cells]}), encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            {
+                "cells": [
+                    {
+                        "cell_type": "code",
+                        "source": source,
+                        "metadata": {"tags": list(tags)},
+                        "outputs": [],
+                    }
+                    for source, tags in cells
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
     return path
 
 
@@ -57,12 +70,15 @@ def test_only_tagged_code_cells_are_taken(tool, tmp_path):
 
 
 def test_problems_name_untagged_definitions_magics_and_syntax(tool, tmp_path):
-    path = notebook(tmp_path, ("estimator = 1", []),
-                    ("import numpy as np\nx = np.ones(3)", ["keras-latest"]),
-                    ("def f():\n    return estimator + x\n", ["keras-latest"]),
-                    ("class C(Base):\n    y = [value for value in x]\n", ["keras-latest"]),
-                    ("%xmode Minimal\nx", ["keras-latest"]),
-                    ("x = (", ["keras-latest"]))
+    path = notebook(
+        tmp_path,
+        ("estimator = 1", []),
+        ("import numpy as np\nx = np.ones(3)", ["keras-latest"]),
+        ("def f():\n    return estimator + x\n", ["keras-latest"]),
+        ("class C(Base):\n    y = [value for value in x]\n", ["keras-latest"]),
+        ("%xmode Minimal\nx", ["keras-latest"]),
+        ("x = (", ["keras-latest"]),
+    )
     found = tool.problems(tool.tagged_cells(path))
     assert found[0].startswith("cell 2 uses estimator, which no earlier keras-latest cell defines")
     assert found[1].startswith("cell 3 uses Base,")
@@ -101,7 +117,7 @@ def test_definitions_run_no_training_code(tool, tmp_path):
     assert names["area"]() == 9 and "started" not in names
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="runs notebook cells in a fresh Python process")
 def test_main_exits_1_with_one_line_for_a_failing_cell(tmp_path):
     path = notebook(
         tmp_path,

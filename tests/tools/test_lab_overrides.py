@@ -41,8 +41,11 @@ def test_the_overrides_set_real_settings_to_valid_values():
         for name, value in settings.items():
             assert name in properties, f"{plugin_id} has no setting {name!r}"
             jsonschema.validate(value, properties[name])
-    never = [choice for choice in _schema(NOTIFICATION)["properties"]["fetchNews"]["oneOf"]
-             if choice["const"] == "false"]
+    never = [
+        choice
+        for choice in _schema(NOTIFICATION)["properties"]["fetchNews"]["oneOf"]
+        if choice["const"] == "false"
+    ]
     assert [choice["title"] for choice in never] == ["Never"]
 
 
@@ -50,6 +53,11 @@ def test_make_setup_installed_the_overrides():
     assert INSTALLED.exists(), f"run `make setup`: {INSTALLED.relative_to(ROOT)} is missing"
     assert INSTALLED.read_bytes() == OVERRIDES.read_bytes()
     target = INSTALLED.relative_to(ROOT).as_posix()
-    plan = subprocess.run(["make", "--no-print-directory", "-n", target], cwd=ROOT,
-                          capture_output=True, text=True, check=True).stdout
+    plan = subprocess.run(
+        ["make", "--no-print-directory", "-n", target],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert "cp " not in plan, plan  # up to date with tools/jupyterlab_overrides.json

@@ -79,8 +79,12 @@ def parse_header(text: str) -> dict:
     input_line = re.search(r"^# input: (\S+) sha256 ([0-9a-f]{64})$", text, flags=re.M)
     cover = re.search(r"^# for Python ([\d. ]+) on ([\w ._-]+)\.$", text, flags=re.M)
     assert input_line and cover, "the lock has no header from tools/lock: run make lock"
-    return {"input": input_line.group(1), "sha256": input_line.group(2),
-            "pythons": cover.group(1).split(), "platforms": cover.group(2).split()}
+    return {
+        "input": input_line.group(1),
+        "sha256": input_line.group(2),
+        "pythons": cover.group(1).split(),
+        "platforms": cover.group(2).split(),
+    }
 
 
 def environment(platform: str, python: str) -> dict:
@@ -150,7 +154,8 @@ def test_on_every_platform_and_python_each_package_has_one_version_and_the_input
                 assert name in picked, f"{platform}, Python {python}: {name} is not in {lock}"
                 assert requirement.specifier.contains(picked[name][0]), (
                     f"{platform}, Python {python}: {lock} has {name} {picked[name][0]}, "
-                    f"{LOCKS[lock]} asks for {requirement.specifier}: run make lock")
+                    f"{LOCKS[lock]} asks for {requirement.specifier}: run make lock"
+                )
 
 
 def test_the_platform_packages_of_tensorflow_2_15_are_in_the_lock():
@@ -181,8 +186,11 @@ def test_a_stale_or_incomplete_lock_is_caught():
 def test_the_environment_can_start_tensorboard():
     # tensorboard 2.15's program (what %tensorboard runs) imports pkg_resources, which
     # setuptools 81+ lacks: requirements.txt pins a setuptools that has it.
-    result = subprocess.run([sys.executable, "-c", "import tensorboard.default, tensorboard.main"],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-c", "import tensorboard.default, tensorboard.main"],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr.strip().splitlines()[-1]
     assert "Warning" not in result.stderr, result.stderr
 
@@ -190,11 +198,15 @@ def test_the_environment_can_start_tensorboard():
 def test_the_readme_states_how_many_packages_the_lock_installs():
     text = (ROOT / "requirements.lock").read_text()
     entries, header = parse_lock(text), parse_header(text)
-    counts = [len(chosen(entries, environment(platform, python)))
-              for platform in header["platforms"] for python in header["pythons"]]
+    counts = [
+        len(chosen(entries, environment(platform, python)))
+        for platform in header["platforms"]
+        for python in header["pythons"]
+    ]
     stated = re.search(
         r"direct or not \((\d+) to\s+(\d+) of them", (ROOT / "INSTALL.md").read_text()
     )
     assert stated, "INSTALL.md's paragraph on the lock no longer says how many packages it pins"
     assert (int(stated.group(1)), int(stated.group(2))) == (min(counts), max(counts)), (
-        f"INSTALL.md: the lock installs {min(counts)} to {max(counts)} packages")
+        f"INSTALL.md: the lock installs {min(counts)} to {max(counts)} packages"
+    )

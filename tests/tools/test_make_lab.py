@@ -14,9 +14,13 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
+import pytest
 
 from tests import ROOT
 from tests.support.processes import stop_group
+
+pytestmark = pytest.mark.slow(reason="starts JupyterLab with make lab")
+
 
 TOKEN = "workbook-test-token"
 NOTIFICATION = "@jupyterlab/apputils-extension:notification"
@@ -39,10 +43,15 @@ def test_make_lab_serves_the_notebooks_and_the_kernel(tmp_path):
     args = f"--no-browser --ip=127.0.0.1 --port={port} --IdentityProvider.token={TOKEN}"
     server = subprocess.Popen(
         ["make", "--no-print-directory", "lab", f"LAB_ARGS={args}"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
         start_new_session=True,
-        env={**{k: v for k, v in os.environ.items() if k != "WORKBOOK_FAST"},
-             "JUPYTERLAB_SETTINGS_DIR": str(tmp_path)},  # no user's settings: the defaults decide
+        env={
+            **{k: v for k, v in os.environ.items() if k != "WORKBOOK_FAST"},
+            "JUPYTERLAB_SETTINGS_DIR": str(tmp_path),
+        },  # no user's settings: the defaults decide
     )
     base = f"http://127.0.0.1:{port}/api"
     try:

@@ -66,13 +66,20 @@ def test_blocks_by_kind():
 
 
 def test_what_a_translation_must_give_back():
-    text = ("Call `train()` as in [the guide](https://x.org/a_(b)) or <https://y.org>, "
-            "see https://z.org/p and $x^2$ and <br/>.")
-    assert sorted(protected(text)) == sorted([
-        ("code", "`train()`"), ("link target", "](https://x.org/a_(b))"),
-        ("URL", "<https://y.org>"), ("URL", "https://z.org/p"), ("math", "$x^2$"),
-        ("tag", "<br/>"),
-    ])
+    text = (
+        "Call `train()` as in [the guide](https://x.org/a_(b)) or <https://y.org>, "
+        "see https://z.org/p and $x^2$ and <br/>."
+    )
+    assert sorted(protected(text)) == sorted(
+        [
+            ("code", "`train()`"),
+            ("link target", "](https://x.org/a_(b))"),
+            ("URL", "<https://y.org>"),
+            ("URL", "https://z.org/p"),
+            ("math", "$x^2$"),
+            ("tag", "<br/>"),
+        ]
+    )
     assert not has_words("`a` [`b`](c.md) 3,000 $x$")
     assert has_words("the `a`")
 
@@ -87,6 +94,8 @@ def test_the_markdown_frame():
 
 
 def test_every_source_has_blocks_to_translate():
-    assert all(any(piece.translatable for text in _markdown_of(path) for piece in split(text))
-               for path in sources())
+    assert all(
+        any(piece.translatable for text in _markdown_of(path) for piece in split(text))
+        for path in sources()
+    )
     assert len(sources()) == len(list((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))) + 2

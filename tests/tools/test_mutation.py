@@ -33,7 +33,7 @@ def unreached(flag):
     return flag and True
 '''
 
-TESTS = '''\
+TESTS = """\
 from tinymod import clamp, spin
 
 
@@ -45,7 +45,7 @@ def test_clamp():
 
 def test_spin():
     assert spin(2) is None
-'''
+"""
 
 
 def test_finds_the_usual_mutants_and_leaves_docstrings():
@@ -64,7 +64,7 @@ def test_finds_the_usual_mutants_and_leaves_docstrings():
 
 
 def test_a_constant_is_run_against_the_tests_of_the_functions_that_use_it():
-    source = MODULE + textwrap.dedent('''
+    source = MODULE + textwrap.dedent("""
         SCALE = LIMIT * 2
         UNUSED = 3
 
@@ -74,7 +74,7 @@ def test_a_constant_is_run_against_the_tests_of_the_functions_that_use_it():
 
             def area(self):
                 return self.size ** 2
-        ''')
+        """)
     users = mutation.constant_users(source)
     assert users["LIMIT"] == {"clamp", "Box.area"}  # a default, and through SCALE
     assert users["SCALE"] == {"Box.area"} and users["UNUSED"] == set()
@@ -91,8 +91,14 @@ def tiny(tmp_path, monkeypatch):
 
 
 def test_kills_a_mutant_lets_an_equivalent_survive_and_times_out_a_loop(tiny):
-    run = mutation.measure("tinymod.py", tests=["test_tinymod.py"], root=tiny, preimport=(),
-                           min_timeout=0.5, log=lambda line: None)
+    run = mutation.measure(
+        "tinymod.py",
+        tests=["test_tinymod.py"],
+        root=tiny,
+        preimport=(),
+        min_timeout=0.5,
+        log=lambda line: None,
+    )
     by_change = {(s["unit"], s["description"]): s["status"] for s in run["survivors"]}
     # x < 0 and x <= 0 agree on every value the test tries: the mutant survives
     assert by_change[("clamp", "< -> <=")] == "survived"
@@ -113,8 +119,16 @@ def test_kills_a_mutant_lets_an_equivalent_survive_and_times_out_a_loop(tiny):
 
 def test_a_sample_is_seeded(tiny):
     def sampled(seed):
-        run = mutation.measure("tinymod.py", tests=["test_tinymod.py"], root=tiny, sample=1,
-                               seed=seed, preimport=(), min_timeout=2.0, log=lambda line: None)
+        run = mutation.measure(
+            "tinymod.py",
+            tests=["test_tinymod.py"],
+            root=tiny,
+            sample=1,
+            seed=seed,
+            preimport=(),
+            min_timeout=2.0,
+            log=lambda line: None,
+        )
         assert run["mode"] == "sample" and run["run"] == 1
         return run
 
@@ -124,7 +138,9 @@ def test_a_sample_is_seeded(tiny):
 def test_the_tests_of_a_helpers_module():
     assert "tests/helpers/metrics/test_mistakes.py" in mutation.tests_of("helpers/metrics.py")
     assert mutation.tests_of("helpers/checks/notebook03.py") == [
-        "tests/helpers/checks/test_blank_answers.py", "tests/helpers/checks/test_notebook03.py"]
+        "tests/helpers/checks/test_blank_answers.py",
+        "tests/helpers/checks/test_notebook03.py",
+    ]
     # problems: most test files import it; its own tests are the ones run
     assert mutation.tests_of("helpers/problems.py") == ["tests/helpers/test_problems.py"]
 
@@ -134,8 +150,15 @@ def test_a_rerun_of_the_survivors_keeps_the_other_outcomes(tiny):
     (tiny / "test_tinymod.py").write_text(TESTS.split("\n\n\ndef test_spin")[0] + "\n")
 
     def measure(previous=None):
-        return mutation.measure("tinymod.py", tests=["test_tinymod.py"], root=tiny, preimport=(),
-                                min_timeout=2.0, log=lambda line: None, previous=previous)
+        return mutation.measure(
+            "tinymod.py",
+            tests=["test_tinymod.py"],
+            root=tiny,
+            preimport=(),
+            min_timeout=2.0,
+            log=lambda line: None,
+            previous=previous,
+        )
 
     full = measure()
     again = measure(full)
@@ -155,13 +178,19 @@ def measure_module(folder, monkeypatch, name, source, tests):
     monkeypatch.syspath_prepend(str(folder))
     monkeypatch.delitem(sys.modules, name, raising=False)
     try:
-        return mutation.measure(f"{name}.py", tests=[f"test_{name}.py"], root=folder,
-                                preimport=(), min_timeout=2.0, log=lambda line: None)
+        return mutation.measure(
+            f"{name}.py",
+            tests=[f"test_{name}.py"],
+            root=folder,
+            preimport=(),
+            min_timeout=2.0,
+            log=lambda line: None,
+        )
     finally:
         sys.modules.pop(name, None)
 
 
-CLEANER = '''\
+CLEANER = """\
 import os
 
 
@@ -169,7 +198,7 @@ def clean(path, keep=True):
     if not keep:
         os.remove(path)
     return path
-'''
+"""
 
 
 def test_a_mutant_that_deletes_the_dataset_cache_has_it_put_back(tmp_path, monkeypatch):
@@ -177,68 +206,112 @@ def test_a_mutant_that_deletes_the_dataset_cache_has_it_put_back(tmp_path, monke
     cached = tmp_path / "data" / "mnist" / "train-images-idx3-ubyte.gz"
     cached.parent.mkdir(parents=True)
     cached.write_bytes(b"images")
-    run = measure_module(tmp_path, monkeypatch, "cleanermod", CLEANER, (
-        "from pathlib import Path\nfrom cleanermod import clean\n\n"
-        "def test_clean():\n"
-        "    path = Path('data/mnist/train-images-idx3-ubyte.gz')\n"
-        "    assert clean(path) == path and path.read_bytes() == b'images'\n"))
+    run = measure_module(
+        tmp_path,
+        monkeypatch,
+        "cleanermod",
+        CLEANER,
+        (
+            "from pathlib import Path\nfrom cleanermod import clean\n\n"
+            "def test_clean():\n"
+            "    path = Path('data/mnist/train-images-idx3-ubyte.gz')\n"
+            "    assert clean(path) == path and path.read_bytes() == b'images'\n"
+        ),
+    )
     assert cached.read_bytes() == b"images"
     assert run["survived"] == 0 and run["killed"] == run["run"]
 
 
-CHAINED = '''\
+CHAINED = """\
 WORD = "disk"
 FIXES = {"full": "free " + WORD}
 
 
 def fix(kind):
     return FIXES[kind]
-'''
+"""
 
 
 def test_a_constant_built_from_a_mutated_one_is_built_again(tmp_path, monkeypatch):
     # 'disk' -> '': FIXES is made from WORD when the module is imported, so it changes too
-    run = measure_module(tmp_path, monkeypatch, "chainedmod", CHAINED, (
-        "from chainedmod import fix\n\ndef test_fix():\n    assert fix('full') == 'free disk'\n"))
+    run = measure_module(
+        tmp_path,
+        monkeypatch,
+        "chainedmod",
+        CHAINED,
+        ("from chainedmod import fix\n\ndef test_fix():\n    assert fix('full') == 'free disk'\n"),
+    )
     assert run["survived"] == 0 and run["killed"] == run["run"] == 5
 
 
-KEYED = '''\
+KEYED = """\
 CASES = {"low": 1}
 
 
 def first(low=CASES["low"]):
     return low
-'''
+"""
 
 
 def test_a_constant_whose_default_no_longer_evaluates_is_killed(tmp_path, monkeypatch):
     # 'low' -> '': the default CASES["low"] raises KeyError, as importing the module would
-    run = measure_module(tmp_path, monkeypatch, "keyedmod", KEYED, (
-        "from keyedmod import first\n\ndef test_first():\n    assert first() == 1\n"))
+    run = measure_module(
+        tmp_path,
+        monkeypatch,
+        "keyedmod",
+        KEYED,
+        ("from keyedmod import first\n\ndef test_first():\n    assert first() == 1\n"),
+    )
     assert run["error"] == 0 and run["survived"] == 0
     assert run["killed"] == run["run"]
 
 
-RUN = {"module": "helpers/events.py", "mode": "full", "seed": None, "mutants": 4, "run": 4,
-       "killed": 3, "timeout": 0, "survived": 1, "uncovered": 0, "error": 0, "score": 75.0,
-       "seconds": 12.0, "survivors": [
-           {"id": 2, "line": 9, "unit": "load", "description": "< -> <=", "status": "survived",
-            "detail": ""}]}
+RUN = {
+    "module": "helpers/events.py",
+    "mode": "full",
+    "seed": None,
+    "mutants": 4,
+    "run": 4,
+    "killed": 3,
+    "timeout": 0,
+    "survived": 1,
+    "uncovered": 0,
+    "error": 0,
+    "score": 75.0,
+    "seconds": 12.0,
+    "survivors": [
+        {
+            "id": 2,
+            "line": 9,
+            "unit": "load",
+            "description": "< -> <=",
+            "status": "survived",
+            "detail": "",
+        }
+    ],
+}
 
 
 def test_the_table_names_every_module_and_keeps_the_latest_runs(tmp_path):
     results = tmp_path / "results.json"
-    mutation.save({**RUN, "mode": "sample", "seed": 1, "run": 2, "killed": 1, "score": 50.0},
-                  "before", results)
+    mutation.save(
+        {**RUN, "mode": "sample", "seed": 1, "run": 2, "killed": 1, "score": 50.0},
+        "before",
+        results,
+    )
     mutation.save({**RUN, "score": 50.0}, "after", results)
-    mutation.save({**RUN, "killed": 4, "survived": 0, "score": 100.0, "seconds": 90.0,
-                   "survivors": []}, "after", results)
+    mutation.save(
+        {**RUN, "killed": 4, "survived": 0, "score": 100.0, "seconds": 90.0, "survivors": []},
+        "after",
+        results,
+    )
     assert list(mutation.load(results)["helpers/events.py"]) == ["before", "after"]
     table = mutation.table(results)
     # the counts are the latest run's; a score before from a sample says so
-    assert ("| `helpers/events.py` | full | 4 of 4 | 4 | 0 | 0 (0) | 50 % (sample of 2 (seed 1)) "
-            "| 100 % | 1.5 min |") in table
+    assert (
+        "| `helpers/events.py` | full | 4 of 4 | 4 | 0 | 0 (0) | 50 % (sample of 2 (seed 1)) "
+        "| 100 % | 1.5 min |"
+    ) in table
     assert "| `helpers/data.py` | not measured |" in table
     assert textwrap.dedent(table).count("\n") == len(mutation.modules()) + 1
 
@@ -250,11 +323,17 @@ def test_the_survivors_file_keeps_each_reason_while_its_mutant_survives(tmp_path
     mutation.save({**RUN, "survivors": [first, second]}, "before", results)
     doc.write_text(mutation.survivors_doc(results, doc))
     assert doc.read_text().count("— **not yet classified**") == 2
-    doc.write_text(doc.read_text().replace(
-        "- line 9 `load`: < -> <= — **not yet classified**: a gap or equivalent, to be decided.",
-        "- line 9 `load`: < -> <= — **not worth a test**: the first's reason.").replace(
-        "- line 12 `load`: < -> <= — **not yet classified**: a gap or equivalent, to be decided.",
-        "- line 12 `load`: < -> <= — **equivalent**: the second's reason."))
+    doc.write_text(
+        doc.read_text()
+        .replace(
+            "- line 9 `load`: < -> <= — **not yet classified**: a gap or equivalent, to be decided.",  # noqa: E501
+            "- line 9 `load`: < -> <= — **not worth a test**: the first's reason.",
+        )
+        .replace(
+            "- line 12 `load`: < -> <= — **not yet classified**: a gap or equivalent, to be decided.",  # noqa: E501
+            "- line 12 `load`: < -> <= — **equivalent**: the second's reason.",
+        )
+    )
     # a new test kills the first: the second keeps its own reason, not the first's
     mutation.save({**RUN, "survivors": [second]}, "after", results)
     new = mutation.survivors_doc(results, doc)
@@ -264,7 +343,8 @@ def test_the_survivors_file_keeps_each_reason_while_its_mutant_survives(tmp_path
     doc.write_text(new)
     mutation.save({**RUN, "survivors": [{**second, "line": 14}]}, "after", results)
     assert "- line 14 `load`: < -> <= — **equivalent**: the second's reason.\n" in (
-        mutation.survivors_doc(results, doc))
+        mutation.survivors_doc(results, doc)
+    )
     doc.write_text(new.replace("**equivalent**: the", "**equivalant**: the"))
     with pytest.raises(SystemExit, match=r"SURVIVORS\.md:\d+: not a survivor line"):
         mutation.read_reasons(doc)
@@ -274,7 +354,8 @@ def test_the_committed_survivors_file_and_table_are_what_the_results_give():
     doc = mutation.SURVIVORS.read_text(encoding="utf-8")
     assert doc == mutation.survivors_doc(), "run `make mutation MUTATION_ARGS=--report`"
     assert reporting.section(mutation.CONTRIBUTING, "mutation") == mutation.table() + "\n", (
-        "run `make mutation MUTATION_ARGS=--report`")
+        "run `make mutation MUTATION_ARGS=--report`"
+    )
 
 
 def test_every_module_kills_ninety_percent_in_full_and_every_survivor_has_a_reason():
@@ -287,6 +368,7 @@ def test_every_module_kills_ninety_percent_in_full_and_every_survivor_has_a_reas
         assert run["mode"] == "full", f"{path}: its {label} run is a sample: run it in full"
         assert run["score"] >= 90, f"{path}: {run['score']} % of its mutants killed, under 90 %"
     reasons = mutation.read_reasons(mutation.SURVIVORS)
-    open_verdicts = [key for key, (verdict, _) in reasons.items()
-                     if verdict in ("a gap", mutation.UNCLASSIFIED)]
+    open_verdicts = [
+        key for key, (verdict, _) in reasons.items() if verdict in ("a gap", mutation.UNCLASSIFIED)
+    ]
     assert not open_verdicts, f"MUTATION_SURVIVORS.md: survivors without a reason: {open_verdicts}"

@@ -9,16 +9,18 @@ from tools.nbgrader_cells import mark
 
 
 def _notebook():
-    return new_notebook(cells=[
-        new_markdown_cell("# 42 — title"),
-        new_code_cell("x = 1"),
-        new_markdown_cell("## Recap\n\n- things\n\n## Exercises\n\n**Exercise 1.**"),
-        new_code_cell("answer = None\n### BEGIN SOLUTION\nanswer = 42\n### END SOLUTION"),
-        new_code_cell("checks.the_answer(answer)"),
-        new_markdown_cell("**Exercise 2.**"),
-        new_code_cell("other = None\n### BEGIN SOLUTION\nother = 1\n### END SOLUTION"),
-        new_code_cell("from helpers import checks\n\nchecks.other(other)"),
-    ])
+    return new_notebook(
+        cells=[
+            new_markdown_cell("# 42 — title"),
+            new_code_cell("x = 1"),
+            new_markdown_cell("## Recap\n\n- things\n\n## Exercises\n\n**Exercise 1.**"),
+            new_code_cell("answer = None\n### BEGIN SOLUTION\nanswer = 42\n### END SOLUTION"),
+            new_code_cell("checks.the_answer(answer)"),
+            new_markdown_cell("**Exercise 2.**"),
+            new_code_cell("other = None\n### BEGIN SOLUTION\nother = 1\n### END SOLUTION"),
+            new_code_cell("from helpers import checks\n\nchecks.other(other)"),
+        ]
+    )
 
 
 def _meta(notebook, index):
@@ -31,8 +33,14 @@ def test_marks_solutions_checks_and_locks_the_rest():
     # before the Exercises: left alone
     assert _meta(notebook, 0) is None and _meta(notebook, 1) is None
     assert _meta(notebook, 2)["locked"] and not _meta(notebook, 2)["grade"]
-    assert _meta(notebook, 3) == {"grade": False, "grade_id": "nb42-ex1-solution", "locked": False,
-                                  "schema_version": 3, "solution": True, "task": False}
+    assert _meta(notebook, 3) == {
+        "grade": False,
+        "grade_id": "nb42-ex1-solution",
+        "locked": False,
+        "schema_version": 3,
+        "solution": True,
+        "task": False,
+    }
     assert _meta(notebook, 4) == {
         "grade": True,
         "grade_id": "nb42-ex1-check",

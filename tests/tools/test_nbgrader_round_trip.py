@@ -36,6 +36,11 @@ import pytest
 from tests import ROOT
 from tools.nbgrader_course import assignment_id, write_course
 
+pytestmark = pytest.mark.slow(
+    reason="nbgrader releases every notebook and autogrades two in a kernel (minutes)"
+)
+
+
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 ZH_TW = ROOT / "notebooks" / "zh-TW" / "01_estimator_idea.ipynb"
 TEACHER = ROOT / ".venv-teacher"
@@ -76,8 +81,13 @@ def _submission(released, source, wrong=None):
 
 
 def _nbgrader(course: Path, env: dict, *args) -> None:
-    result = subprocess.run([str(TEACHER / "bin" / "nbgrader"), *args], cwd=course, env=env,
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [str(TEACHER / "bin" / "nbgrader"), *args],
+        cwd=course,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, (
         f"nbgrader {' '.join(args)} failed:\n{result.stdout[-3000:]}{result.stderr[-3000:]}"
     )
@@ -105,8 +115,12 @@ def _graded_course(temporary: Path, notebooks: list, names) -> Path:
         ROOT / "helpers", kernel_root / "helpers", ignore=shutil.ignore_patterns("__pycache__")
     )
     (kernel_root / "data").symlink_to(ROOT / "data", target_is_directory=True)
-    env = dict(os.environ, WORKBOOK_FAST="1", PYTHONPATH=str(kernel_root),
-               PATH=f"{TEACHER / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
+    env = dict(
+        os.environ,
+        WORKBOOK_FAST="1",
+        PYTHONPATH=str(kernel_root),
+        PATH=f"{TEACHER / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
+    )
     root = temporary / "course"
     write_course(root, notebooks)
     _nbgrader(root, env, "generate_assignment", "*")

@@ -142,6 +142,7 @@ def _tensorboard_frame_url(port: int, proxy_url: str, monkeypatch) -> str:
     return url
 
 
+@pytest.mark.slow(reason="starts a Jupyter server and TensorBoard")
 def test_tensorboard_answers_through_the_jupyter_server(tmp_path, monkeypatch):
     jupyter_port, tensorboard_port = _free_port(), _free_port()
     logdir = tmp_path / "logs"

@@ -7,8 +7,10 @@ import pytest
 
 from tools.zh_tw_style import mainland_terms, problems
 
-ENGLISH = ("The `model_fn` reads **features** from the [guide](https://x.org/a) and trains "
-           "for 3,000 steps.")
+ENGLISH = (
+    "The `model_fn` reads **features** from the [guide](https://x.org/a) and trains "
+    "for 3,000 steps."
+)
 GOOD = "`model_fn` 從[指南](https://x.org/a)讀取 **features**，訓練 3,000 步。"
 RIGHT = (GOOD, "`model_fn` 會從[指南](https://x.org/a)讀取 **features**（特徵），並訓練 3,000 步。")
 # name: (what in GOOD is replaced, by what, what the problem must say)

@@ -12,10 +12,19 @@ import pytest
 from helpers.problems import CheckFailed
 from tests import ROOT
 
-MODULES = ("helpers.checks.notebook00", "helpers.checks.notebook01", "helpers.checks.notebook02",
-           "helpers.checks.notebook03", "helpers.checks.notebook04", "helpers.checks.notebook05",
-           "helpers.checks.notebook06", "helpers.checks.notebook07", "helpers.checks.notebook08",
-           "helpers.checks.notebook09", "helpers.checks.notebook10")
+MODULES = (
+    "helpers.checks.notebook00",
+    "helpers.checks.notebook01",
+    "helpers.checks.notebook02",
+    "helpers.checks.notebook03",
+    "helpers.checks.notebook04",
+    "helpers.checks.notebook05",
+    "helpers.checks.notebook06",
+    "helpers.checks.notebook07",
+    "helpers.checks.notebook08",
+    "helpers.checks.notebook09",
+    "helpers.checks.notebook10",
+)
 
 
 def checks():
@@ -34,13 +43,18 @@ def notebook_code(number: str) -> str:
 
 @pytest.mark.parametrize("number, check", list(checks()))
 def test_a_blank_answer_names_the_variable_the_notebook_defines(number, check):
-    required = [p for p in inspect.signature(check).parameters.values()
-                if p.default is p.empty and p.kind is p.POSITIONAL_OR_KEYWORD]
+    required = [
+        p
+        for p in inspect.signature(check).parameters.values()
+        if p.default is p.empty and p.kind is p.POSITIONAL_OR_KEYWORD
+    ]
     with pytest.raises(CheckFailed) as failed:
         check(*[None] * len(required))
-    named = re.match(r"`(\w+)` is still None: write your code where the exercise says",
-                     str(failed.value))
+    named = re.match(
+        r"`(\w+)` is still None: write your code where the exercise says", str(failed.value)
+    )
     assert named, str(failed.value)
     defined = rf"^\s*(?:{named[1]}\s*=|def {named[1]}\b|class {named[1]}\b)"
     assert re.search(defined, notebook_code(number), flags=re.M), (
-        f"notebook {number} defines no {named[1]}")
+        f"notebook {number} defines no {named[1]}"
+    )

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from helpers import checks
+from helpers.checks import notebook00 as checks
 from helpers.data import Arrays
 from helpers.problems import CheckFailed
 
@@ -75,13 +75,16 @@ def test_brightest_class_correct(digits, capsys):
     assert "Correct:" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("answer, words", [
-    (None, "still None"),
-    (3, "class index 3"),
-    (5, "not the brightest index"),
-    ("zebra", "not one of the class names"),
-    ("f", "another class is brighter"),
-])
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        (None, "still None"),
+        (3, "class index 3"),
+        (5, "not the brightest index"),
+        ("zebra", "not one of the class names"),
+        ("f", "another class is brighter"),
+    ],
+)
 def test_brightest_class_explains_mistakes(digits, answer, words):
     with pytest.raises(CheckFailed, match=words):
         checks.brightest_class(answer, digits)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from helpers import checks
+from helpers.checks import notebook01 as checks
 from helpers.problems import CheckFailed
 
 # A training log as logs.captured_log() collects it (LOG_EVERY = 100, 300 steps).
@@ -43,6 +43,7 @@ def _fails(check, *args, match):
 
 
 # ---- exercise 1: logged_seconds --------------------------------------------------
+
 
 def test_seconds_blank():
     _fails(checks.logged_seconds, None, LINES, match=r"`logged_seconds` is still None")
@@ -93,6 +94,7 @@ def test_seconds_correct(answer, capsys):
 
 
 # ---- exercise 2: fixed_input_fn --------------------------------------------------
+
 
 class FakeEstimator:
     """Answers the two questions the check asks a tf.estimator.Estimator."""

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from helpers import checks
+from helpers.checks import notebook02 as checks
 from helpers.data import Arrays
 from helpers.problems import CheckFailed
 
@@ -42,16 +42,19 @@ def test_steps_not_a_number(answer):
 
 
 # The bank of plausible wrong answers for 3 epochs of 60,000 in batches of 256 (right: 704).
-@pytest.mark.parametrize("answer, words", [
-    (180000 / 256, ("703.125", "round up")),
-    (705, ("short batch at the end of every epoch", "batch-then-repeat", "section '`repeat`'")),
-    (703, ("leaves out the last, shorter batch", "drop_remainder")),
-    (235, ("about one epoch", "3 times")),
-    (234, ("about one epoch",)),
-    (180000, ("number of examples", "batch of 256")),
-    (60000, ("number of examples",)),
-    (469 * 3, ("1407 is not it", "count the examples all the epochs hold together")),
-])
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        (180000 / 256, ("703.125", "round up")),
+        (705, ("short batch at the end of every epoch", "batch-then-repeat", "section '`repeat`'")),
+        (703, ("leaves out the last, shorter batch", "drop_remainder")),
+        (235, ("about one epoch", "3 times")),
+        (234, ("about one epoch",)),
+        (180000, ("number of examples", "batch of 256")),
+        (60000, ("number of examples",)),
+        (469 * 3, ("1407 is not it", "count the examples all the epochs hold together")),
+    ],
+)
 def test_steps_wrong_answers_are_named(answer, words):
     message = fails(checks.steps_for_epochs, answer, *words)
     assert "ceil" not in message and "704" not in message  # the cause, not the answer
@@ -80,8 +83,14 @@ IMAGES = np.linspace(0, 1, 6 * 28 * 28, dtype=np.float32).reshape(6, 28, 28)
 LABELS = np.array([3, 1, 4, 1, 5, 9], dtype=np.int32)
 # What the exercise-2 check compares with: the tiny test split is IMAGES/LABELS, in this order.
 TEST = Arrays("Tiny-Fashion", IMAGES, LABELS[::-1].copy(), IMAGES, LABELS, tuple("abcdefghij"))
-OTHER = Arrays("Tiny-MNIST", IMAGES, LABELS, IMAGES, np.array([7, 7, 2, 2, 0, 0], dtype=np.int32),
-                tuple("0123456789"))
+OTHER = Arrays(
+    "Tiny-MNIST",
+    IMAGES,
+    LABELS,
+    IMAGES,
+    np.array([7, 7, 2, 2, 0, 0], dtype=np.int32),
+    tuple("0123456789"),
+)
 
 
 def pipeline(
@@ -134,8 +143,14 @@ def test_eval_input_fn_white_pixel_is_fine(capsys):
 
 def test_eval_input_fn_asks_for_the_exercise_batches():
     """Notebook 02 calls the check without batch_size: the exercise's 300 is the default."""
-    fails(checks.eval_input_fn, pipeline(), "first batch holds 4 images", "batches of 300",
-          dataset=TEST, other=OTHER)
+    fails(
+        checks.eval_input_fn,
+        pipeline(),
+        "first batch holds 4 images",
+        "batches of 300",
+        dataset=TEST,
+        other=OTHER,
+    )
 
 
 # The bank of plausible wrong answers to exercise 2, beyond the shape mistakes below.
@@ -196,14 +211,21 @@ def test_class_id_input_fn_int32_is_fine(capsys):
 
 def test_class_id_input_fn_batches_of_ten_are_fine(capsys):
     """Labels of shape [10] are the axis-0 mistake only when the batch is not itself 10 images."""
+
     def one_hot_tens():
-        return pipeline(images=np.concatenate([IMAGES, IMAGES]),
-                        labels=np.concatenate([LABELS, LABELS]), batch=0)().batch(
-            10, drop_remainder=True).map(lambda f, label: (f, tf.one_hot(label, 10)))
+        return (
+            pipeline(
+                images=np.concatenate([IMAGES, IMAGES]),
+                labels=np.concatenate([LABELS, LABELS]),
+                batch=0,
+            )()
+            .batch(10, drop_remainder=True)
+            .map(lambda f, label: (f, tf.one_hot(label, 10)))
+        )
 
     checks.class_id_input_fn(
-        lambda: one_hot_tens().map(lambda f, one_hot: (f, tf.argmax(one_hot, axis=1))),
-        one_hot_tens)
+        lambda: one_hot_tens().map(lambda f, one_hot: (f, tf.argmax(one_hot, axis=1))), one_hot_tens
+    )
     assert capsys.readouterr().out.startswith("Correct")
 
 
@@ -320,8 +342,13 @@ def test_input_fn_labels_not_one_tensor():
 
 def test_input_fn_one_hot_labels():
     one_hot = np.eye(10, dtype=np.float32)[LABELS]
-    fails(check, pipeline(labels=one_hot), "one-hot, shape (None, 10) float32",
-                 "one integer class id per image", "(section 'What an input function returns')")
+    fails(
+        check,
+        pipeline(labels=one_hot),
+        "one-hot, shape (None, 10) float32",
+        "one integer class id per image",
+        "(section 'What an input function returns')",
+    )
 
 
 def test_input_fn_float_labels():
@@ -353,10 +380,14 @@ def test_input_fn_unscaled_pixels():
     fails(check, pipeline(images=IMAGES * 255), "go up to 170", "between 0 and 1")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known, fix deferred: the message rounds the highest pixel to a whole number ('go up to 2'); "
-    "'{pixels.max():.4g}' fixes it, but a change to helpers/ needs every notebook re-executed "
-    "(tests/notebooks/test_helpers_hash.py)"))
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "known, fix deferred: the message rounds the highest pixel to a whole number ('go up to 2'); "  # noqa: E501
+        "'{pixels.max():.4g}' fixes it, but a change to helpers/ needs every notebook re-executed "
+        "(tests/notebooks/test_helpers_hash.py)"
+    ),
+)
 def test_input_fn_pixels_over_one_are_said_as_they_are():
     # the first batch scaled to [0, 1.5]: "go up to 2" (rounded) would contradict "between 0
     # and 1" for pixels between 1 and 2, so the message gives the real highest one

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from helpers import checks
+from helpers.checks import notebook03 as checks
 from helpers.checks import notebook03
 from helpers.problems import CheckFailed
 from tests.support.checks import assert_names_the_mistake, failure
@@ -42,6 +42,7 @@ def _clipped(clip, optimizer=lambda: GD(0.1), global_step=_step):
         opt = optimizer()
         pairs = [(clip(gradient), variable) for gradient, variable in opt.compute_gradients(loss)]
         return opt.apply_gradients(pairs, global_step=global_step())
+
     return train_op_for
 
 
@@ -282,13 +283,16 @@ def _top(values=lambda top: top.values[:, 0], indices=lambda top: top.indices, o
     def top_predictions(logits):
         top = tf.math.top_k(of(logits), k=2)
         return {"top_2": indices(top), "confidence": values(top)}
+
     return top_predictions
 
 
 def _argsort(logits):
     probabilities = tf.nn.softmax(logits)
-    return {"top_2": tf.argsort(probabilities, axis=1, direction="DESCENDING")[:, :2],
-            "confidence": tf.reduce_max(probabilities, axis=1)}
+    return {
+        "top_2": tf.argsort(probabilities, axis=1, direction="DESCENDING")[:, :2],
+        "confidence": tf.reduce_max(probabilities, axis=1),
+    }
 
 
 @pytest.mark.parametrize("answer", [_top(), _argsort], ids=["top_k", "argsort"])
@@ -392,8 +396,11 @@ EXERCISE_2_MORE_WRONG = {
 @pytest.mark.parametrize("name", sorted(EXERCISE_2_WRONG) + sorted(EXERCISE_2_MORE_WRONG))
 def test_exercise_2_wrong_answers_fail_and_say_why(name):
     answer, words = {**EXERCISE_2_WRONG, **EXERCISE_2_MORE_WRONG}[name]
-    assert_names_the_mistake(failure(checks.top_predictions_per_example, answer), words,
-                             ("top_k", "argsort", "axis=1", "softmax"))
+    assert_names_the_mistake(
+        failure(checks.top_predictions_per_example, answer),
+        words,
+        ("top_k", "argsort", "axis=1", "softmax"),
+    )
 
 
 def test_exercise_2_errors_show_the_learners_first_line():
@@ -541,8 +548,11 @@ EXERCISE_3_MORE_WRONG = {
 @pytest.mark.parametrize("name", sorted(EXERCISE_3_WRONG) + sorted(EXERCISE_3_MORE_WRONG))
 def test_exercise_3_wrong_answers_fail_and_say_why(name):
     answer, words = {**EXERCISE_3_WRONG, **EXERCISE_3_MORE_WRONG}[name]
-    assert_names_the_mistake(failure(checks.error_rate_metric_ops, answer), words,
-                             ("metrics.mean", "not_equal", "1 - ", "1.0 -"))
+    assert_names_the_mistake(
+        failure(checks.error_rate_metric_ops, answer),
+        words,
+        ("metrics.mean", "not_equal", "1 - ", "1.0 -"),
+    )
 
 
 def test_exercise_3_a_stub_is_named_as_it_is():
@@ -557,8 +567,10 @@ def test_exercise_3_messages_cite_a_section_of_the_notebook():
     notebook = ROOT / "notebooks" / "03_model_fn_and_estimatorspec.ipynb"
     headings = [
         line.lstrip("#").strip()
-        for cell in json.loads(notebook.read_text())["cells"] if cell["cell_type"] == "markdown"
-        for line in "".join(cell["source"]).splitlines() if line.startswith("#")
+        for cell in json.loads(notebook.read_text())["cells"]
+        if cell["cell_type"] == "markdown"
+        for line in "".join(cell["source"]).splitlines()
+        if line.startswith("#")
     ]
     assert "What a `(value, update_op)` pair does" in headings
     assert "One forward pass, then three branches by `mode`" in headings

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from helpers import checks, models
+from helpers import models
+from helpers.checks import notebook04 as checks
 from helpers.checks import notebook04
 from helpers.problems import CheckFailed
 from tests.support.models import SMALL_CNN
@@ -72,16 +73,19 @@ def test_exercise_2_correct(capsys):
     assert "steps=1000 ends at 1700, max_steps=1000 at 1000" in out
 
 
-@pytest.mark.parametrize("answer, message", [
-    (None, "`after_rerun` is still None"),
-    ([1700, 1000], "should be a dict with the two keys 'steps' and 'max_steps'"),
-    ({"steps": 1700}, "should be a dict with the two keys"),
-    ({"steps": "1700", "max_steps": 1000}, "after_rerun['steps'] should be a whole number"),
-    ({"steps": 1750, "max_steps": 1000}, "does not start at 750, where it crashed"),
-    ({"steps": 1000, "max_steps": 1000}, "steps=1000 adds 1000 steps to the restored model"),
-    ({"steps": 2000, "max_steps": 1000}, "2000 is not it; find the last checkpoint"),
-    ({"steps": 1700, "max_steps": 1700}, "after_rerun['max_steps']: 1700 is not it"),
-])
+@pytest.mark.parametrize(
+    "answer, message",
+    [
+        (None, "`after_rerun` is still None"),
+        ([1700, 1000], "should be a dict with the two keys 'steps' and 'max_steps'"),
+        ({"steps": 1700}, "should be a dict with the two keys"),
+        ({"steps": "1700", "max_steps": 1000}, "after_rerun['steps'] should be a whole number"),
+        ({"steps": 1750, "max_steps": 1000}, "does not start at 750, where it crashed"),
+        ({"steps": 1000, "max_steps": 1000}, "steps=1000 adds 1000 steps to the restored model"),
+        ({"steps": 2000, "max_steps": 1000}, "2000 is not it; find the last checkpoint"),
+        ({"steps": 1700, "max_steps": 1700}, "after_rerun['max_steps']: 1700 is not it"),
+    ],
+)
 def test_exercise_2_messages(answer, message):
     with pytest.raises(CheckFailed) as caught:
         checks.steps_after_rerun(answer)
@@ -89,8 +93,10 @@ def test_exercise_2_messages(answer, message):
 
 
 def test_exercise_2_other_scenario(capsys):
-    checks.steps_after_rerun({"steps": 90, "max_steps": 50},
-                             scenario={"save_checkpoints_steps": 20, "crash_at": 55, "count": 50})
+    checks.steps_after_rerun(
+        {"steps": 90, "max_steps": 50},
+        scenario={"save_checkpoints_steps": 20, "crash_at": 55, "count": 50},
+    )
     assert "restores step 40" in capsys.readouterr().out
 
 

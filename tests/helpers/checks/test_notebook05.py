@@ -10,7 +10,8 @@ arithmetic.
 import pytest
 import tensorflow as tf
 
-from helpers import checks, model_graph, models, tensor_names
+from helpers import model_graph, models, tensor_names
+from helpers.checks import notebook05 as checks
 from tests.support.checks import assert_names_the_mistake, failure
 from tests.support.models import SMALL_CNN
 
@@ -37,11 +38,15 @@ def one_graph_per_model(monkeypatch):
 RIGHT = {"logits": "dense_1/BiasAdd", "output bias": "dense_1/bias/Read/ReadVariableOp"}
 
 
-@pytest.mark.parametrize("answer", [
-    RIGHT,
-    {tag: name + ":0" for tag, name in RIGHT.items()},
-    {"logits": "dense_1/BiasAdd", "output bias": "dense_1/BiasAdd/ReadVariableOp"},
-], ids=["names", "with :0", "the read inside BiasAdd"])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        RIGHT,
+        {tag: name + ":0" for tag, name in RIGHT.items()},
+        {"logits": "dense_1/BiasAdd", "output bias": "dense_1/BiasAdd/ReadVariableOp"},
+    ],
+    ids=["names", "with :0", "the read inside BiasAdd"],
+)
 def test_exercise_1_right_answers_pass(capsys, answer):
     checks.output_layer_tensors(answer, models.cnn_model_fn, SMALL_CNN)
     assert capsys.readouterr().out.startswith(
@@ -122,8 +127,10 @@ EXERCISE_1_WRONG = {
 EXERCISE_1_ODD_ONES = {
     # tensor_table(graph, "softmax") lists it, and its op is "...WithLogits"
     "the loss op's second output": (
-        {"logits": "sparse_softmax_cross_entropy_loss/xentropy/xentropy:1",
-         "output bias": RIGHT["output bias"]},
+        {
+            "logits": "sparse_softmax_cross_entropy_loss/xentropy/xentropy:1",
+            "output bias": RIGHT["output bias"],
+        },
         "(a SparseSoftmaxCrossEntropyWithLogits op, shape (None, 10)) is not the output layer's "
         "result",
     ),
@@ -198,6 +205,7 @@ class Reversed(StopBelow):
 
 class Late(StopBelow):
     """Remembers the value and asks to stop before the next run."""
+
     below = False
 
     def before_run(self, run_context):
@@ -242,6 +250,7 @@ class TypoInInit(StopBelow):
 
 class EveryTenRuns(StopBelow):
     """Fetches the value every 10th run only, as LoggingTensorHook's every_n_iter does."""
+
     runs = 0
 
     def before_run(self, run_context):
@@ -350,11 +359,16 @@ def test_exercise_3_other_calls(capsys):
 def test_exercise_3_a_call_that_does_not_train():
     """max_steps already reached (notebook 04): the message says that call trains not at all."""
     message = failure(
-        checks.logged_steps, [0], calls=[("steps", 5), ("max_steps", 5), ("steps", 1)],
+        checks.logged_steps,
+        [0],
+        calls=[("steps", 5), ("max_steps", 5), ("steps", 1)],
         every_n_iter=3,
     )
-    assert_names_the_mistake(message, "call 2, train(..., max_steps=5), does not train at all; "
-                                      "call 3, train(..., steps=1), runs at global steps 5 to 5")
+    assert_names_the_mistake(
+        message,
+        "call 2, train(..., max_steps=5), does not train at all; "
+        "call 3, train(..., steps=1), runs at global steps 5 to 5",
+    )
 
 
 def test_the_banks_are_counted():

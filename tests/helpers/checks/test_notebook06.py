@@ -16,7 +16,8 @@ import pytest
 import tensorflow as tf
 from sklearn.metrics import precision_score, recall_score
 
-from helpers import checks, metrics
+from helpers import metrics
+from helpers.checks import notebook06 as checks
 from helpers.checks import notebook06
 from helpers.problems import CheckFailed
 from tests import ROOT
@@ -32,12 +33,13 @@ def test_the_batches_tell_every_mistake_apart():
     ours = notebook06.precisions(LABELS, CLASSES)
     for average in ("macro", "micro", "weighted"):
         assert ours[average] == pytest.approx(
-            precision_score(LABELS, CLASSES, labels=range(10), average=average, zero_division=0))
+            precision_score(LABELS, CLASSES, labels=range(10), average=average, zero_division=0)
+        )
     assert ours["is_not_0"] == pytest.approx(precision_score(LABELS != 0, CLASSES != 0))
     assert ours["recall"] == pytest.approx(recall_score(LABELS, CLASSES, average="macro"))
     per_batch = [notebook06.precisions(*batch)["macro"] for batch in notebook06.BATCHES]
     values = list(ours.values()) + per_batch + [np.mean(per_batch)]
-    assert min(abs(a - b) for i, a in enumerate(values) for b in values[i + 1:]) > 0.01
+    assert min(abs(a - b) for i, a in enumerate(values) for b in values[i + 1 :]) > 0.01
 
 
 def test_some_digits_are_never_predicted_but_all_are_labels():
@@ -61,6 +63,7 @@ def _per_digit(swap=False, digits=range(10)):
         ]
         values, updates = zip(*pairs)
         return {"precision": (tf.reduce_mean(tf.stack(values)), tf.group(*updates))}
+
     return metric_fn
 
 
@@ -97,8 +100,10 @@ def _from_counts(labels, predictions):
 def test_macro_precision_correct(answer, capsys):
     checks.macro_precision_metric(answer)
     out = capsys.readouterr().out
-    assert out.startswith("Correct: on two batches of ten-class labels your precision is "
-                          f"{notebook06.precisions(LABELS, CLASSES)['macro']:.4f}")
+    assert out.startswith(
+        "Correct: on two batches of ten-class labels your precision is "
+        f"{notebook06.precisions(LABELS, CLASSES)['macro']:.4f}"
+    )
 
 
 def _binary(labels, predictions):
@@ -135,8 +140,12 @@ def _batch_precision(labels, classes):
 
 def _last_batch(labels, predictions):
     value = tf.Variable(0.0, trainable=False, collections=[tf.compat.v1.GraphKeys.LOCAL_VARIABLES])
-    return {"precision": (tf.identity(value), tf.compat.v1.assign(value, _batch_precision(labels,
-                                                                                          predictions["classes"])))}
+    return {
+        "precision": (
+            tf.identity(value),
+            tf.compat.v1.assign(value, _batch_precision(labels, predictions["classes"])),
+        )
+    }
 
 
 def _first_batch(labels, predictions):
@@ -228,14 +237,18 @@ WRONG_EX1 = [
     (
         _named("precision", "micro"),
         "micro precision, which equals the accuracy"
-        + re.escape(" on single-label data: the exercise asks for the plain mean of the ten "
-                    "per-digit precisions (section 'Every metric of the trained model')"),
+        + re.escape(
+            " on single-label data: the exercise asks for the plain mean of the ten "
+            "per-digit precisions (section 'Every metric of the trained model')"
+        ),
     ),
     (_named("precision", "weighted"), "the weighted average"),
     (
         _last_batch,
-        re.escape("the second batch alone: the update op must add each batch to running totals "
-                  "(section 'A metric is a `(value, update_op)` pair')"),
+        re.escape(
+            "the second batch alone: the update op must add each batch to running totals "
+            "(section 'A metric is a `(value, update_op)` pair')"
+        ),
     ),
     (_first_batch, "the first batch alone"),
     (_mean_of_batches, "the mean of the two batches' own precisions"),
@@ -294,7 +307,7 @@ def test_macro_precision_binary_names_the_cause_and_the_section():
         "on two batches of ten-class labels your precision is 0.9444; the macro precision is "
         "0.5767. 0.9444 is the precision of 'the digit is not 0': tf.compat.v1.metrics.precision "
         "casts labels and predictions to bool, so on the class ids themselves it sees two classes, "
-        "not ten (section \"The source article's metrics dict, run on this model\"); give it one "
+        'not ten (section "The source article\'s metrics dict, run on this model"); give it one '
         "digit at a time"
     )
 
@@ -303,19 +316,30 @@ def test_the_sections_the_messages_cite_are_in_the_notebook():
     notebook = ROOT / "notebooks" / "06_metrics_and_tensorboard.ipynb"
     headings = [
         line.lstrip("#").strip()
-        for cell in json.loads(notebook.read_text())["cells"] if cell["cell_type"] == "markdown"
-        for line in "".join(cell["source"]).splitlines() if line.startswith("#")
+        for cell in json.loads(notebook.read_text())["cells"]
+        if cell["cell_type"] == "markdown"
+        for line in "".join(cell["source"]).splitlines()
+        if line.startswith("#")
     ]
-    for section in ("A metric is a `(value, update_op)` pair", "Every metric of the trained model",
-                    "The source article's metrics dict, run on this model",
-                    "Event files as a pandas table"):
+    for section in (
+        "A metric is a `(value, update_op)` pair",
+        "Every metric of the trained model",
+        "The source article's metrics dict, run on this model",
+        "Event files as a pandas table",
+    ):
         assert section in headings
 
 
 # What each average gives on the check's two batches, as the messages print it (4 decimals):
 # every value differs, so each message names one mistake.
-BATCH_VALUES = {"macro": 0.5767, "micro": 0.75, "weighted": 0.69, "is_not_0": 0.9444,
-                "recall": 0.6333, "predicted_only": 0.8238}
+BATCH_VALUES = {
+    "macro": 0.5767,
+    "micro": 0.75,
+    "weighted": 0.69,
+    "is_not_0": 0.9444,
+    "recall": 0.6333,
+    "predicted_only": 0.8238,
+}
 PER_BATCH_MACRO = [0.325, 0.4667]
 
 
@@ -454,10 +478,14 @@ def test_sample_f1_without_the_runs():
 # Five evaluations: the training sample's best (step 400) is neither its first nor its last, and
 # its value at step 300 is none of those either.
 LONGER_TABLE = pd.DataFrame(
-    [("eval", "f1_macro", step, value)
-     for step, value in ((100, 0.905), (200, 0.948), (300, 0.941), (400, 0.93), (500, 0.935))]
-    + [("eval_training_sample", "f1_macro", step, value)
-       for step, value in ((100, 0.912), (200, 0.96), (300, 0.955), (400, 0.975), (500, 0.965))],
+    [
+        ("eval", "f1_macro", step, value)
+        for step, value in ((100, 0.905), (200, 0.948), (300, 0.941), (400, 0.93), (500, 0.935))
+    ]
+    + [
+        ("eval_training_sample", "f1_macro", step, value)
+        for step, value in ((100, 0.912), (200, 0.96), (300, 0.955), (400, 0.975), (500, 0.965))
+    ],
     columns=["run", "tag", "step", "value"],
 )
 
@@ -478,10 +506,12 @@ def test_sample_f1_names_which_step_it_read(answer, ending):
 
 def test_sample_f1_of_another_evaluation_names_the_run_to_read():
     """The notebook's table has a third evaluation, 'eval_article_metrics'."""
-    table = pd.concat([
-        TABLE,
-        pd.DataFrame([("eval_article_metrics", "f1_macro", 200, 0.93)], columns=TABLE.columns),
-    ])
+    table = pd.concat(
+        [
+            TABLE,
+            pd.DataFrame([("eval_article_metrics", "f1_macro", 200, 0.93)], columns=TABLE.columns),
+        ]
+    )
     assert failure(checks.sample_f1_at_best_test_step, 0.93, table) == (
         "0.9300 is tag 'f1_macro' of run 'eval_article_metrics' at step 200: the training "
         "sample's evaluations are run 'eval_training_sample'"
@@ -490,23 +520,26 @@ def test_sample_f1_of_another_evaluation_names_the_run_to_read():
 
 def test_sample_f1_a_value_found_twice_is_named_by_its_f1_row():
     """Macro F1 and accuracy can print the same number: the F1 row is the one the learner read."""
-    table = pd.concat([
-        pd.DataFrame([("eval_training_sample", "accuracy", 100, 0.97)], columns=TABLE.columns),
-        TABLE,
-    ])
+    table = pd.concat(
+        [
+            pd.DataFrame([("eval_training_sample", "accuracy", 100, 0.97)], columns=TABLE.columns),
+            TABLE,
+        ]
+    )
     message = failure(checks.sample_f1_at_best_test_step, 0.97, table)
     assert "0.9700 is tag 'f1_macro' of run 'eval_training_sample' at step 300" in message, message
 
 
 # --- exercise 3: the most common mistake in a confusion matrix ------------------
 
-MATRIX = np.array([[50, 1, 0],
-                   [7, 40, 2],
-                   [0, 3, 45]])
+MATRIX = np.array([[50, 1, 0], [7, 40, 2], [0, 3, 45]])
 
 
-@pytest.mark.parametrize("answer", [(1, 0), [np.int64(1), np.int64(0)], (np.int32(1), 0)],
-                         ids=["tuple", "list of numpy", "mixed"])
+@pytest.mark.parametrize(
+    "answer",
+    [(1, 0), [np.int64(1), np.int64(0)], (np.int32(1), 0)],
+    ids=["tuple", "list of numpy", "mixed"],
+)
 def test_most_confused_pair_correct(answer, capsys):
     checks.most_confused_pair(answer, MATRIX)
     assert capsys.readouterr().out.startswith("Correct: true 1 predicted as 0: 7 test images")
@@ -554,6 +587,7 @@ def test_most_confused_pair_explains_mistakes(answer, words):
 
 def test_the_bank_is_counted_in_the_closing_note():
     import json
+
     notebook = ROOT / "notebooks" / "06_metrics_and_tensorboard.ipynb"
     text = "".join("".join(cell["source"]) for cell in json.loads(notebook.read_text())["cells"])
     count = len(WRONG_EX1) + len(WRONG_EX2) + len(WRONG_EX3)

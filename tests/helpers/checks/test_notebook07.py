@@ -17,7 +17,7 @@ import re
 import pytest
 import tensorflow as tf
 
-from helpers import checks
+from helpers.checks import notebook07 as checks
 from helpers.problems import CheckFailed
 from tests.support.checks import assert_names_the_mistake, failure
 from tests.support.events import write_eval_events
@@ -39,15 +39,22 @@ def test_exercise_1_judges_the_table_the_learner_reads():
     cells = json.loads(
         (ROOT / "notebooks" / "student" / "07_early_stopping.ipynb").read_text(encoding="utf-8")
     )["cells"]
-    text = next("".join(cell["source"]) for cell in cells
-                if cell["cell_type"] == "markdown" and "**Exercise 1.**" in "".join(cell["source"]))
-    row = {match[1]: match[2].split("|") for match in re.finditer(r"^\| (\w+) \|(.*)\|$", text,
-                                                                  re.MULTILINE)}
+    text = next(
+        "".join(cell["source"])
+        for cell in cells
+        if cell["cell_type"] == "markdown" and "**Exercise 1.**" in "".join(cell["source"])
+    )
+    row = {
+        match[1]: match[2].split("|")
+        for match in re.finditer(r"^\| (\w+) \|(.*)\|$", text, re.MULTILINE)
+    }
     shown = dict(zip(map(int, row["step"]), map(float, row["f1_macro"])))
-    exercise = checks.notebook07.EXERCISE_1
+    exercise = checks.EXERCISE_1
     assert shown == exercise["timeline"]
-    assert f"max_steps_without_increase={exercise['patience']}, min_steps={exercise['min_steps']}" \
+    assert (
+        f"max_steps_without_increase={exercise['patience']}, min_steps={exercise['min_steps']}"
         in text
+    )
 
 
 def test_exercise_1_accepts_whole_floats(capsys):
@@ -55,29 +62,41 @@ def test_exercise_1_accepts_whole_floats(capsys):
     assert "Correct" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("answer, message", [
-    (None, "`decision` is still None"),
-    ([1200, 1800], "should be a dict with the two keys 'best_step' and 'stops_after'"),
-    ({"best_step": 1200}, "should be a dict with the two keys"),
-    ({"best_step": "1200", "stops_after": 1800}, "decision['best_step'] should be a global step"),
-    ({"best_step": 1200, "stops_after": 1800.5}, "decision['stops_after'] should be a global step"),
-    ({"best_step": 600, "stops_after": 1200}, "is below min_steps=1000"),
-    ({"best_step": 1600, "stops_after": None}, "an equal value is not an increase"),
-    ({"best_step": 2000, "stops_after": None}, "an equal value is not an increase"),
-    ({"best_step": 2200, "stops_after": None}, "the hook asks to stop before step 2200"),
-    ({"best_step": 1300, "stops_after": 1800}, "there is no evaluation at step 1300"),
-    ({"best_step": 1000, "stops_after": 1600}, "decision['best_step']: 1000 is not it"),
-    # the step it stops at, seen but not the best
-    ({"best_step": 1800, "stops_after": 1800}, "decision['best_step']: 1800 is not it"),
-    ({"best_step": 1200, "stops_after": 1801}, "1801 is where training ends"),
-    ({"best_step": 1200, "stops_after": 2000}, "reaching it is enough"),
-    ({"best_step": 1200, "stops_after": None}, "the hook does stop"),
-    ({"best_step": 1200, "stops_after": 1600}, "1600 is not it"),
-])
+@pytest.mark.parametrize(
+    "answer, message",
+    [
+        (None, "`decision` is still None"),
+        ([1200, 1800], "should be a dict with the two keys 'best_step' and 'stops_after'"),
+        ({"best_step": 1200}, "should be a dict with the two keys"),
+        (
+            {"best_step": "1200", "stops_after": 1800},
+            "decision['best_step'] should be a global step",
+        ),
+        (
+            {"best_step": 1200, "stops_after": 1800.5},
+            "decision['stops_after'] should be a global step",
+        ),
+        ({"best_step": 600, "stops_after": 1200}, "is below min_steps=1000"),
+        ({"best_step": 1600, "stops_after": None}, "an equal value is not an increase"),
+        ({"best_step": 2000, "stops_after": None}, "an equal value is not an increase"),
+        ({"best_step": 2200, "stops_after": None}, "the hook asks to stop before step 2200"),
+        ({"best_step": 1300, "stops_after": 1800}, "there is no evaluation at step 1300"),
+        ({"best_step": 1000, "stops_after": 1600}, "decision['best_step']: 1000 is not it"),
+        # the step it stops at, seen but not the best
+        ({"best_step": 1800, "stops_after": 1800}, "decision['best_step']: 1800 is not it"),
+        ({"best_step": 1200, "stops_after": 1801}, "1801 is where training ends"),
+        ({"best_step": 1200, "stops_after": 2000}, "reaching it is enough"),
+        ({"best_step": 1200, "stops_after": None}, "the hook does stop"),
+        ({"best_step": 1200, "stops_after": 1600}, "1600 is not it"),
+    ],
+)
 def test_exercise_1_messages(answer, message):
     right = ("1200", "1800")  # unless the answer holds it
-    assert_names_the_mistake(failure(checks.hook_decision, answer), message,
-                             tuple(number for number in right if number not in repr(answer)))
+    assert_names_the_mistake(
+        failure(checks.hook_decision, answer),
+        message,
+        tuple(number for number in right if number not in repr(answer)),
+    )
 
 
 def test_exercise_1_other_scenario(capsys):
@@ -97,10 +116,12 @@ def test_exercise_1_never_stops_where_ties_would_keep_it_going():
         "patience": 200,
         "min_steps": 0,
     }
-    message = failure(checks.hook_decision, {"best_step": 200, "stops_after": None},
-                      scenario=scenario)
-    assert_names_the_mistake(message, "the hook does stop; count the steps since the best",
-                             ("400",))
+    message = failure(
+        checks.hook_decision, {"best_step": 200, "stops_after": None}, scenario=scenario
+    )
+    assert_names_the_mistake(
+        message, "the hook does stop; count the steps since the best", ("400",)
+    )
 
 
 # --- exercise 2: the fixed hook and the run it stopped --------------------------------
@@ -249,7 +270,8 @@ WRONG_HOOKS = {
 def test_exercise_2_patience_message_whole(stopped):
     """A patience that is not in evaluations gets no note on units."""
     assert failure(check, stopped, good_hook(stopped, max_steps_without_increase=40)) == (
-        "`fixed_hook` has max_steps_without_increase=40: keep PATIENCE_DEMO, 20 steps")
+        "`fixed_hook` has max_steps_without_increase=40: keep PATIENCE_DEMO, 20 steps"
+    )
 
 
 @pytest.mark.parametrize("case", sorted(WRONG_HOOKS))
@@ -265,8 +287,15 @@ def test_exercise_2_blank():
 
 def test_exercise_2_hook_left_blank(stopped):
     with pytest.raises(CheckFailed, match="`fixed_hook` is still None"):
-        checks.stopped_early(stopped, None, broken_model_dir="elsewhere", max_steps=MAX_STEPS,
-                             eval_name="holdout", every=EVERY, patience=PATIENCE)
+        checks.stopped_early(
+            stopped,
+            None,
+            broken_model_dir="elsewhere",
+            max_steps=MAX_STEPS,
+            eval_name="holdout",
+            every=EVERY,
+            patience=PATIENCE,
+        )
 
 
 def test_exercise_2_not_an_estimator():
@@ -329,8 +358,7 @@ def test_exercise_2_run_that_raised(tmp_path):
 
 
 def test_exercise_2_messages_never_give_the_answer():
-    source = (ROOT / "helpers" / "checks" / "notebook07.py").read_text(
-        encoding="utf-8")
+    source = (ROOT / "helpers" / "checks" / "notebook07.py").read_text(encoding="utf-8")
     start = source.index("def _hook_problem")
     # in EXERCISE_2 only
     assert "precision_'" not in source[start:] and '"precision_"' not in source[start:]

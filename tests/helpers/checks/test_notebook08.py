@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from helpers import checks, export
+from helpers import export
+from helpers.checks import notebook08 as checks
 from helpers.problems import CheckFailed
 
 
@@ -97,13 +98,13 @@ def test_exercise_1_other_predictions(exports):
         checks.fixed_serving_export(exports["raw"], exports["images"], wrong)
 
 
-
 def test_exercise_1_two_serving_inputs(trained_cnn, exports, tmp_path):
     def two_inputs_receiver_fn():
         images = tf.compat.v1.placeholder(tf.float32, [None, 28, 28], name="pixels")
         ids = tf.compat.v1.placeholder(tf.int64, [None], name="ids")
         return tf.estimator.export.ServingInputReceiver(
-            {"image": images}, {"pixels": images, "ids": ids})
+            {"image": images}, {"pixels": images, "ids": ids}
+        )
 
     path = trained_cnn.export_saved_model(str(tmp_path), two_inputs_receiver_fn).decode()
     with pytest.raises(CheckFailed, match=r"takes 2 inputs \(\['ids', 'pixels'\]\): give it one"):
@@ -124,6 +125,7 @@ def test_exercise_1_no_serving_signature(exports, tmp_path):
 def saved_signature(path, shape, output: str) -> str:
     """A SavedModel of a plain ``tf.Module`` (no Estimator: fast) whose serving_default takes
     float32 ``shape`` as 'pixels' and returns zeros under ``output``."""
+
     @tf.function(input_signature=[tf.TensorSpec(shape, tf.float32, name="pixels")])
     def serve(pixels):
         return {output: tf.zeros(tf.shape(pixels)[:1], tf.int64)}

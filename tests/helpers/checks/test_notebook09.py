@@ -8,7 +8,7 @@ import os
 import numpy as np
 import pytest
 
-from helpers import checks
+from helpers.checks import notebook09 as checks
 from helpers.problems import CheckFailed
 from tests.support.checks import assert_names_the_mistake, failure
 
@@ -28,8 +28,10 @@ def config(task_type="worker", index=1, cluster=None):
 def test_exercise_1_correct(capsys):
     checks.second_worker_config(config())
     out = capsys.readouterr().out
-    assert out.startswith("Correct: RunConfig reads task_type='worker', task_id=1, is_chief=False, "
-                          "num_worker_replicas=3")
+    assert out.startswith(
+        "Correct: RunConfig reads task_type='worker', task_id=1, is_chief=False, "
+        "num_worker_replicas=3"
+    )
     assert "TF_CONFIG" not in os.environ
 
 
@@ -69,7 +71,7 @@ def test_exercise_1_messages(answer, message):
 def test_exercise_1_the_broken_config_is_refused_by_run_config():
     """What the notebook shows before the exercise: index 2 is out of range."""
     with pytest.raises(ValueError, match="2 is not a valid task_id for task_type worker"):
-        checks.notebook09._run_config_under(config(index=2))
+        checks._run_config_under(config(index=2))
 
 
 # --- exercise 2: which workers are still waiting -------------------------------------
@@ -170,6 +172,7 @@ def test_exercise_2_wrong_answers_fail_and_say_why(answer, message):
 
 def test_exercise_2_as_many_workers_but_not_the_late_ones():
     """The right count, the wrong workers: not "a worker is missing"."""
+
     def shifted(workers, seconds):
         late = [i for i in range(workers) if min(60, (i + 1) * 5) > seconds]
         return [i - 1 for i in late]
@@ -180,7 +183,7 @@ def test_exercise_2_as_many_workers_but_not_the_late_ones():
 
 def test_exercise_1_a_task_that_is_not_a_dict_of_type_and_index():
     for task in ({"type": "worker"}, ["worker", 1]):
-        answer = {"cluster": checks.notebook09.EXERCISE_1_CLUSTER, "task": task}
+        answer = {"cluster": checks.EXERCISE_1_CLUSTER, "task": task}
         with pytest.raises(CheckFailed, match="'task' should be a dict with the keys"):
             checks.second_worker_config(answer)
 
@@ -214,8 +217,9 @@ FIRST_CALL_THAT_SHOWS_IT = {
 }
 
 
-@pytest.mark.parametrize("answer, start", FIRST_CALL_THAT_SHOWS_IT.values(),
-                         ids=FIRST_CALL_THAT_SHOWS_IT)
+@pytest.mark.parametrize(
+    "answer, start", FIRST_CALL_THAT_SHOWS_IT.values(), ids=FIRST_CALL_THAT_SHOWS_IT
+)
 def test_exercise_2_the_message_quotes_the_call_that_shows_the_slip(answer, start):
     message = failure(checks.late_workers_rule, answer)
     assert message.startswith(start), message

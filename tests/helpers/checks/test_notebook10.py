@@ -11,7 +11,7 @@ import pytest
 import tensorflow as tf
 from sklearn.metrics import precision_score
 
-from helpers import checks
+from helpers.checks import notebook10 as checks
 from helpers.problems import CheckFailed
 from tests.support.checks import assert_names_the_mistake, failure
 
@@ -116,7 +116,8 @@ WRONG_1 = {
     ),
     "something else": (lambda: 0.1234, "is not the macro precision of these predictions"),
     "three numbers": (
-        lambda: [0.1, 0.2, 0.3], r"should be one number, not an array of shape \(3,\)"
+        lambda: [0.1, 0.2, 0.3],
+        r"should be one number, not an array of shape \(3,\)",
     ),
 }
 
@@ -131,11 +132,14 @@ def test_exercise_1_wrong_answers_fail_and_say_why(make, message):
 def test_exercise_1_the_readings_are_distinct():
     """The mistakes the check recognises give numbers apart from the right one and from each other
     on this data, so each wrong answer above gets its own message."""
-    readings = [value for what, value in checks.notebook10._readings(LABELS, PROBABILITIES).items()
-                if "alone" not in what]
+    readings = [
+        value
+        for what, value in checks._readings(LABELS, PROBABILITIES).items()
+        if "alone" not in what
+    ]
     values = readings + [MACRO]
     gaps = np.abs(np.subtract.outer(values, values))[np.triu_indices(len(values), 1)]
-    assert gaps.min() > 2 * checks.notebook10.PRECISION_TOLERANCE, values
+    assert gaps.min() > 2 * checks.PRECISION_TOLERANCE, values
 
 
 # --- exercise 2: the colleague's piecewise-constant rate as a Keras schedule ----------
@@ -211,7 +215,8 @@ def test_exercise_1_points_to_the_section_for_a_number_it_cannot_place():
     with pytest.raises(CheckFailed) as raised:
         checks.keras_macro_precision(0.1234, LABELS, PROBABILITIES)
     assert str(raised.value).endswith(
-        "averaged (section 'Metrics: from `eval_metric_ops` to `keras.metrics`')")
+        "averaged (section 'Metrics: from `eval_metric_ops` to `keras.metrics`')"
+    )
 
 
 def test_the_tolerances_are_float32s_not_more():
@@ -274,8 +279,9 @@ def test_exercise_1_a_briefly_trained_model_with_digits_never_predicted():
         (np.mean([precision(k) for k in range(10)]), "passes 0.5 (the metrics' default threshold)"),
         (precision(9, top_k=1), "the precision of class 9 alone"),
     ]:
-        assert_names_the_mistake(failure(checks.keras_macro_precision, answer, labels,
-                                         probabilities), words)
+        assert_names_the_mistake(
+            failure(checks.keras_macro_precision, answer, labels, probabilities), words
+        )
 
 
 def test_exercise_2_a_further_boundary_is_caught_at_twice_the_last_one():
@@ -284,15 +290,18 @@ def test_exercise_2_a_further_boundary_is_caught_at_twice_the_last_one():
     answer = WRONG_2["a third boundary that keeps falling"][0]
     assert failure(checks.piecewise_schedule, answer) == (
         "at step 2000 the rate is 0.00025: after the last boundary it should stay at the last "
-        "value, 0.0005")
+        "value, 0.0005"
+    )
 
 
 def test_exercise_2_a_rate_that_changes_two_steps_early_is_named_at_its_first_wrong_step():
     """Boundaries moved down a step and compared with `<`: the rate changes at 499, and the
     message names 499, the step before the boundary, where the rate first differs."""
+
     def early(step):
         return 2e-3 if step < 499 else 1e-3 if step < 999 else 5e-4
 
     assert failure(checks.piecewise_schedule, early) == (
         "at step 499 the rate has already changed to 0.001: piecewise_constant keeps a value up to "
-        "and including its boundary")
+        "and including its boundary"
+    )

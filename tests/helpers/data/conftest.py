@@ -93,8 +93,14 @@ class MirrorServer:
     def mirror(self, name: str) -> str:
         return f"http://127.0.0.1:{self.port}/{name}/"
 
-    def serve(self, mirror: str, filename: str, body: bytes, length: int | None = None,
-              send_length: bool = True) -> None:
+    def serve(
+        self,
+        mirror: str,
+        filename: str,
+        body: bytes,
+        length: int | None = None,
+        send_length: bool = True,
+    ) -> None:
         """``length``: the Content-Length sent (the body's own by default); ``send_length=False``
         sends none, as a server streaming the file does."""
         length = len(body) if length is None else length

@@ -42,8 +42,17 @@ import pytest
 
 from helpers import data, inputs, settings
 from helpers.problems import DatasetProblem
-from tests.support.datasets import (ENV, FILENAMES, IMAGES, SHARED_DATASETS, cached_files, gz,
-                                    idx_bytes, one_line, with_records)
+from tests.support.datasets import (
+    ENV,
+    FILENAMES,
+    IMAGES,
+    SHARED_DATASETS,
+    cached_files,
+    gz,
+    idx_bytes,
+    one_line,
+    with_records,
+)
 
 
 @pytest.fixture
@@ -73,7 +82,7 @@ def read_split(spec, split: str) -> tuple:
 def cut_from_the_middle(path: Path, tiny) -> None:
     blob = path.read_bytes()
     middle = len(blob) // 2
-    path.write_bytes(blob[:middle - 50] + blob[middle + 50:])
+    path.write_bytes(blob[: middle - 50] + blob[middle + 50 :])
 
 
 def count_9999(path: Path, tiny) -> None:
@@ -98,8 +107,9 @@ DAMAGE = {
 
 @pytest.mark.parametrize("later_process", [False, True], ids=["same-process", "later-process"])
 @pytest.mark.parametrize("damage", DAMAGE.values(), ids=DAMAGE.keys())
-def test_input_function_refetches_a_damaged_cached_file(filled, tiny, capsys, monkeypatch,
-                                                        damage, later_process):
+def test_input_function_refetches_a_damaged_cached_file(
+    filled, tiny, capsys, monkeypatch, damage, later_process
+):
     damage(filled / IMAGES, tiny)
     if later_process:
         new_process(monkeypatch)
@@ -112,12 +122,14 @@ def test_input_function_refetches_a_damaged_cached_file(filled, tiny, capsys, mo
     assert len(printed) == 1 and printed[0].startswith(f"{settings.display_path(filled / IMAGES)}")
     assert printed[0].endswith("-- removed from the cache; fetching it again")
     np.testing.assert_array_equal(  # and the cache holds the good file again
-        data.read_verified(filled / IMAGES, tiny.spec.train_images), tiny.arrays["train_images"])
+        data.read_verified(filled / IMAGES, tiny.spec.train_images), tiny.arrays["train_images"]
+    )
 
 
 @pytest.mark.parametrize("damage", DAMAGE.values(), ids=DAMAGE.keys())
-def test_damaged_file_that_cannot_be_fetched_again_stops_in_one_line(filled, tiny, tmp_path,
-                                                                     capsys, monkeypatch, damage):
+def test_damaged_file_that_cannot_be_fetched_again_stops_in_one_line(
+    filled, tiny, tmp_path, capsys, monkeypatch, damage
+):
     damage(filled / IMAGES, tiny)
     new_process(monkeypatch)
     monkeypatch.setenv(ENV, str(tmp_path / "usb-stick-pulled-out"))
@@ -192,7 +204,7 @@ def test_real_mnist_cut_in_the_middle_is_not_read_silently(tmp_path, monkeypatch
     data.ensure("mnist", progress=False)
     damaged = cache / "mnist" / "t10k-images-idx3-ubyte.gz"
     blob = damaged.read_bytes()
-    damaged.write_bytes(blob[:len(blob) // 2] + blob[len(blob) // 2 + 20_000:])
+    damaged.write_bytes(blob[: len(blob) // 2] + blob[len(blob) // 2 + 20_000 :])
     new_process(monkeypatch)
 
     images, labels = read_split("mnist", "test")
@@ -225,8 +237,10 @@ def test_gone_folder_is_named_when_a_file_is_missing(filled, good_source, tiny):
         data.ensure(tiny.spec)
 
     message = one_line(caught.value)
-    assert message.startswith(f"{settings.display_path(filled / IMAGES)} is not in the cache and "
-                              f"{ENV}={good_source} is not a folder; ")
+    assert message.startswith(
+        f"{settings.display_path(filled / IMAGES)} is not in the cache and "
+        f"{ENV}={good_source} is not a folder; "
+    )
     assert message.endswith(
         "name the folder that holds mnist/ and fashion-mnist/, or unset it to download"
     )
@@ -236,8 +250,12 @@ def test_gone_folder_is_named_when_a_file_is_missing(filled, good_source, tiny):
 
 
 def _dead_pid() -> int:
-    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                              capture_output=True, text=True, check=True)
+    finished = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return int(finished.stdout)
 
 
@@ -258,8 +276,9 @@ def test_partial_left_by_a_killed_fetch_is_removed_by_the_next_run(filled, tiny)
         "dir=sys.argv[1])\nos.write(handle, b'half a download')\n"
         "os.kill(os.getpid(), signal.SIGKILL)\n"
     )
-    killed = subprocess.run([sys.executable, "-c", script, str(filled)],
-                            cwd=Path(data.__file__).parent.parent)
+    killed = subprocess.run(
+        [sys.executable, "-c", script, str(filled)], cwd=Path(data.__file__).parent.parent
+    )
     assert killed.returncode == -signal.SIGKILL
     left = [f for f in cached_files(filled.parent) if ".partial-" in f]
     assert len(left) == 1
@@ -291,17 +310,20 @@ def test_only_stale_partials_are_removed(filled, tiny, other_process):
     assert other_process.wait(timeout=10) == -signal.SIGTERM
 
 
-
 def test_on_windows_only_the_age_of_a_partial_counts(filled, monkeypatch):
     """There ``os.kill(pid, 0)`` ends the process instead of asking about it: no owner is asked."""
+
     def kill(pid, signal_number):
         raise AssertionError(f"os.kill({pid}, {signal_number}) on Windows ends process {pid}")
 
     monkeypatch.setattr(data, "os", types.SimpleNamespace(name="nt", getpid=os.getpid, kill=kill))
     host = data._partial_prefix().split("@", 1)[1]
     young = _partial(filled, f".partial-{os.getpid() + 1}@{host}abcd1234.gz")
-    old = _partial(filled, f".partial-{os.getpid() + 1}@{host}efgh5678.gz",
-                   age_seconds=data.STALE_PARTIAL_SECONDS + 60)
+    old = _partial(
+        filled,
+        f".partial-{os.getpid() + 1}@{host}efgh5678.gz",
+        age_seconds=data.STALE_PARTIAL_SECONDS + 60,
+    )
 
     assert not data._is_stale(young)
     assert data._is_stale(old)

@@ -52,11 +52,24 @@ import pytest
 from helpers import data, settings
 from helpers.data import DatasetSpec, FileSpec
 from helpers.problems import DatasetProblem, StorageProblem
-from tests.support.datasets import (ENV, FILENAMES, IMAGES, SHARED_DATASETS, cached_files, gz,
-                                    idx_bytes, one_line, sha256, with_records, write_folder)
+from tests.support.datasets import (
+    ENV,
+    FILENAMES,
+    IMAGES,
+    SHARED_DATASETS,
+    cached_files,
+    gz,
+    idx_bytes,
+    one_line,
+    sha256,
+    with_records,
+    write_folder,
+)
 
-FULL = ("no space left on the disk); nothing was kept: free space on that disk "
-        "(about 42 MB for both datasets), then run again")
+FULL = (
+    "no space left on the disk); nothing was kept: free space on that disk "
+    "(about 42 MB for both datasets), then run again"
+)
 WRITABLE = (
     "make it writable for you, or have someone who can write there run `python -m helpers.data "
     "fetch` once, or work in a copy of the course in a folder you can write to"
@@ -77,10 +90,12 @@ def build_big(name: str = "big") -> Big:
     """Like the tiny dataset, with 100 train images:
     its train images (78 KB) do not fit in 64 KiB."""
     rng = np.random.default_rng(7)
-    arrays = {"train_images": rng.integers(0, 256, (100, 28, 28), np.uint8),
-              "train_labels": rng.integers(0, 10, 100, np.uint8),
-              "test_images": rng.integers(0, 256, (3, 28, 28), np.uint8),
-              "test_labels": rng.integers(0, 10, 3, np.uint8)}
+    arrays = {
+        "train_images": rng.integers(0, 256, (100, 28, 28), np.uint8),
+        "train_labels": rng.integers(0, 10, 100, np.uint8),
+        "test_images": rng.integers(0, 256, (3, 28, 28), np.uint8),
+        "test_labels": rng.integers(0, 10, 3, np.uint8),
+    }
     raw = {key: idx_bytes(array) for key, array in arrays.items()}
     files = {key: FileSpec(FILENAMES[key], arrays[key].shape, sha256(raw[key])) for key in arrays}
     return Big(DatasetSpec(name, (), tuple("abcdefghij"), **files), raw)
@@ -124,8 +139,13 @@ def run_child(
 ) -> dict:
     """Run ``data.<call>(spec, base / "cache")`` after ``prefix``
     (a namespace or another user), in ``base``."""
-    task = {"name": spec.name, "mirrors": list(mirrors), "cache": str(base / "cache"), "call": call,
-            "files": [[f.filename, list(f.shape), f.sha256] for f in spec.files.values()]}
+    task = {
+        "name": spec.name,
+        "mirrors": list(mirrors),
+        "cache": str(base / "cache"),
+        "call": call,
+        "files": [[f.filename, list(f.shape), f.sha256] for f in spec.files.values()],
+    }
     env = {**os.environ, "PYTHONPATH": str(settings.PROJECT_ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
     env.pop(ENV, None)
     if source is not None:
@@ -163,8 +183,12 @@ def why_no_namespace() -> str | None:
     if shutil.which("unshare") is None:
         return "no unshare command"
     with tempfile.TemporaryDirectory() as folder:
-        tried = subprocess.run(namespace(f"mount -t tmpfs -o size=4k tmpfs {folder}") + ["true"],
-                               capture_output=True, text=True, timeout=30)
+        tried = subprocess.run(
+            namespace(f"mount -t tmpfs -o size=4k tmpfs {folder}") + ["true"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
     return (
         None
         if tried.returncode == 0
@@ -390,8 +414,10 @@ def test_permission_denied_on_a_cached_file_on_first_use(base, big, monkeypatch)
 
 def raising(error: OSError):
     """A stand-in for a file operation that the disk refuses with ``error``."""
+
     def refuse(*args, **kwargs):
         raise error
+
     return refuse
 
 
@@ -414,7 +440,7 @@ class HalfWritten:
         return self
 
     def write(self, blob: bytes) -> int:
-        self.handle.write(blob[:len(blob) // 2])
+        self.handle.write(blob[: len(blob) // 2])
         self.handle.flush()  # really on the disk, as a full disk leaves it
         raise self.error
 
@@ -436,9 +462,14 @@ WRITE_FAULTS = {
     "not-permitted": (errno.EPERM, f"); nothing was kept: {WRITABLE}"),
     "io-error": (errno.EIO, "); nothing was kept: check that disk, then run again"),
 }
-CAUSES = {"full": "no space left on the disk", "quota": "no space left on the disk",
-          "read-only": "it is on a read-only file system", "denied": "permission denied",
-          "not-permitted": "permission denied", "io-error": "input/output error"}
+CAUSES = {
+    "full": "no space left on the disk",
+    "quota": "no space left on the disk",
+    "read-only": "it is on a read-only file system",
+    "denied": "permission denied",
+    "not-permitted": "permission denied",
+    "io-error": "input/output error",
+}
 
 
 @pytest.mark.parametrize("route", ["copy", "download"])
@@ -467,8 +498,10 @@ def test_injected_fault_half_way_through_the_write(
     assert "/an/absolute" not in str(caught.value)
 
 
-LOCKED = ("another program has the file locked",
-          "close the program that has it open, then run again")
+LOCKED = (
+    "another program has the file locked",
+    "close the program that has it open, then run again",
+)
 STEP_FAULTS = {
     "mkdir": (Path, "mkdir", failing(errno.EROFS), "it is on a read-only file system", WRITABLE),
     "replace": (os, "replace", failing(errno.EACCES), "permission denied", WRITABLE),
@@ -495,8 +528,9 @@ def test_injected_fault_creating_the_folder_or_renaming(
     assert cached_files(cache) == []
 
 
-def test_cache_folder_that_cannot_be_listed_in_this_process(cache, tiny, good_source, tmp_path,
-                                                             monkeypatch):
+def test_cache_folder_that_cannot_be_listed_in_this_process(
+    cache, tiny, good_source, tmp_path, monkeypatch
+):
     """What the permission test above sees in a child process, seen here: listing the cache
     folder (for stale partial files) is refused."""
     (cache / "tiny").mkdir(parents=True)
@@ -512,15 +546,24 @@ def test_cache_folder_that_cannot_be_listed_in_this_process(cache, tiny, good_so
 
 
 SOURCE_FAULTS = {
-    "denied": (failing(errno.EACCES), "permission denied",
-               "make it readable for you, then run again"),
+    "denied": (
+        failing(errno.EACCES),
+        "permission denied",
+        "make it readable for you, then run again",
+    ),
     "locked": (failing(errno.EACCES, winerror=32), *LOCKED),
     # Windows: a lock on part of the file (ERROR_LOCK_VIOLATION)
     "lock-violation": (failing(errno.EACCES, winerror=33), *LOCKED),
-    "io-error": (failing(errno.EIO), "input/output error",
-                 "check the disk or USB stick that holds it, then run again"),
-    "vanished": (failing(errno.ENOENT), "the file vanished while it was in use",
-                 "put it back (is the USB stick still in?), then run again"),
+    "io-error": (
+        failing(errno.EIO),
+        "input/output error",
+        "check the disk or USB stick that holds it, then run again",
+    ),
+    "vanished": (
+        failing(errno.ENOENT),
+        "the file vanished while it was in use",
+        "put it back (is the USB stick still in?), then run again",
+    ),
 }
 
 
@@ -554,8 +597,9 @@ def test_injected_fault_reading_the_datasets_folder(
 
 
 @pytest.mark.parametrize("step", ["the folder", "its files"])
-def test_datasets_folder_that_cannot_be_opened(cache, tiny, good_source, tmp_path, monkeypatch,
-                                                step):
+def test_datasets_folder_that_cannot_be_opened(
+    cache, tiny, good_source, tmp_path, monkeypatch, step
+):
     """Another user's USB stick (``/media/<them>/…``): the folder itself, or the dataset folder
     in it, may not be looked into."""
     if step == "the folder":
@@ -563,8 +607,11 @@ def test_datasets_folder_that_cannot_be_opened(cache, tiny, good_source, tmp_pat
     else:
         checked, refused = "is_file", f"{ENV} folder source could not be opened"
     real = getattr(Path, checked)
-    monkeypatch.setattr(Path, checked, lambda self: raising(failing(errno.EACCES))()
-                        if "source" in self.parts else real(self))
+    monkeypatch.setattr(
+        Path,
+        checked,
+        lambda self: raising(failing(errno.EACCES))() if "source" in self.parts else real(self),
+    )
     monkeypatch.chdir(tmp_path)
 
     with pytest.raises(StorageProblem) as caught:
@@ -597,7 +644,7 @@ def test_record_that_cannot_be_written_whole_is_not_left_half_written(
     real_write_text = Path.write_text
 
     def half_then_full(self, text, *args, **kwargs):
-        real_write_text(self, text[:len(text) // 2])
+        real_write_text(self, text[: len(text) // 2])
         raise failing(errno.ENOSPC)
 
     monkeypatch.setattr(Path, "write_text", half_then_full)
@@ -617,8 +664,13 @@ def test_cached_file_that_cannot_be_read_is_named_and_kept(
     data.ensure(tiny.spec, cache)
     monkeypatch.setattr(data, "_verified_here", {})  # a later process
     real_read_bytes = Path.read_bytes
-    monkeypatch.setattr(Path, "read_bytes", lambda self: raising(failing(error_number))()
-                        if self.name == IMAGES else real_read_bytes(self))
+    monkeypatch.setattr(
+        Path,
+        "read_bytes",
+        lambda self: (
+            raising(failing(error_number))() if self.name == IMAGES else real_read_bytes(self)
+        ),
+    )
     monkeypatch.chdir(tmp_path)
 
     with pytest.raises(StorageProblem) as caught:

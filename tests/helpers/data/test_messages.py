@@ -41,8 +41,11 @@ def problem_of(call, *args, **kwargs) -> str:
 def test_folder_where_a_cached_file_should_be(good_source, cache, tiny, call):
     in_the_way = cache / "tiny" / IMAGES
     (in_the_way / "notes").mkdir(parents=True)
-    arguments = {"ensure": (tiny.spec, cache), "load": (tiny.spec, cache),
-                 "fetch_file": (tiny.spec, "train_images", cache, good_source)}[call]
+    arguments = {
+        "ensure": (tiny.spec, cache),
+        "load": (tiny.spec, cache),
+        "fetch_file": (tiny.spec, "train_images", cache, good_source),
+    }[call]
 
     message = problem_of(getattr(data, call), *arguments)
 
@@ -99,7 +102,8 @@ def test_relative_setting_says_where_it_looked(tmp_path, tiny, monkeypatch):
     assert message == (
         f"{ENV}=src/good is not a folder (a relative path is taken from the project folder: "
         f"looked for {looked}; to use src/good in the current folder, give its full path); "
-        "name the folder that holds mnist/ and fashion-mnist/, or unset it to download")
+        "name the folder that holds mnist/ and fashion-mnist/, or unset it to download"
+    )
 
 
 def test_relative_setting_without_a_folder_of_that_name_here(tmp_path, monkeypatch):
@@ -153,8 +157,10 @@ def test_files_put_directly_in_the_named_folder(tmp_path, cache, tiny, monkeypat
 
     message = problem_of(data.load, tiny.spec, cache)
 
-    assert message.endswith(f"holds {IMAGES} directly: put the files of tiny in its tiny/ "
-                            "subfolder (see data/README.md)")
+    assert message.endswith(
+        f"holds {IMAGES} directly: put the files of tiny in its tiny/ "
+        "subfolder (see data/README.md)"
+    )
 
 
 # --- 5. files that are not gzip-compressed --------------------------------------------------
@@ -229,8 +235,9 @@ def test_paths_under_the_current_folder_are_relative(tmp_path, monkeypatch):
     assert settings.display_path(tmp_path / "src" / "good") == os.path.join("src", "good")
 
 
-def test_message_for_a_source_outside_the_project_has_no_dot_dot_chain(bad_source, cache, tiny,
-                                                                       monkeypatch):
+def test_message_for_a_source_outside_the_project_has_no_dot_dot_chain(
+    bad_source, cache, tiny, monkeypatch
+):
     monkeypatch.chdir(settings.PROJECT_ROOT / "notebooks")
     source = bad_source({"train_images": gz(tiny.raw["train_images"] + b"\0")})
 

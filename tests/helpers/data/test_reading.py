@@ -48,17 +48,28 @@ import pytest
 from helpers import data, settings
 from helpers.problems import DatasetProblem
 from tests import ROOT
-from tests.support.datasets import (ENV, FILENAMES, IMAGES, SHARED_DATASETS, Tiny,
-                                    assert_no_partials, cached_files, gz, idx_bytes, one_line,
-                                    sha256, with_records)
+from tests.support.datasets import (
+    ENV,
+    FILENAMES,
+    IMAGES,
+    SHARED_DATASETS,
+    Tiny,
+    assert_no_partials,
+    cached_files,
+    gz,
+    idx_bytes,
+    one_line,
+    sha256,
+    with_records,
+)
 
 # --- reading -------------------------------------------------------------------
 
 
 def test_idx_builder_writes_the_header_the_loader_expects(tiny):
     raw = tiny.raw["train_images"]
-    assert raw[:16] == bytes.fromhex("00000803" "00000005" "0000001c" "0000001c")
-    assert tiny.raw["test_labels"][:8] == bytes.fromhex("00000801" "00000003")
+    assert raw[:16] == bytes.fromhex("00000803000000050000001c0000001c")
+    assert tiny.raw["test_labels"][:8] == bytes.fromhex("0000080100000003")
     assert len(raw) == 16 + 5 * 28 * 28
 
 
@@ -439,10 +450,28 @@ def test_real_mnist(monkeypatch, cache):
     assert mnist.train_images.shape == (60000, 28, 28) and mnist.train_images.dtype == np.uint8
     assert mnist.test_images.shape == (10000, 28, 28) and mnist.test_labels.dtype == np.uint8
     assert np.bincount(mnist.train_labels, minlength=10).tolist() == [
-        5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949,
+        5923,
+        6742,
+        5958,
+        6131,
+        5842,
+        5421,
+        5918,
+        6265,
+        5851,
+        5949,
     ]
     assert np.bincount(mnist.test_labels, minlength=10).tolist() == [
-        980, 1135, 1032, 1010, 982, 892, 958, 1028, 974, 1009,
+        980,
+        1135,
+        1032,
+        1010,
+        982,
+        892,
+        958,
+        1028,
+        974,
+        1009,
     ]
     assert mnist.train_labels[:10].tolist() == [5, 0, 4, 1, 9, 2, 1, 3, 1, 4]
     assert round(float(mnist.train_images.mean()), 3) == 33.318
@@ -592,8 +621,12 @@ def _datasheet() -> tuple[dict, dict]:
     and {"train-images-idx3-ubyte.gz": decompressed size in bytes}."""
     text = (ROOT / "data" / "README.md").read_text(encoding="utf-8")
     sums = dict(re.findall(r"^\| ([a-z-]+/[a-z0-9-]+) \| `([0-9a-f]{64})` \|$", text, re.M))
-    sizes = {name: int(size.replace(",", "")) for name, size in re.findall(
-        r"^\| `([a-z0-9-]+\.gz)` \| [^|]+ \| ([0-9,]+) bytes \|$", text, re.M)}
+    sizes = {
+        name: int(size.replace(",", ""))
+        for name, size in re.findall(
+            r"^\| `([a-z0-9-]+\.gz)` \| [^|]+ \| ([0-9,]+) bytes \|$", text, re.M
+        )
+    }
     return sums, sizes
 
 

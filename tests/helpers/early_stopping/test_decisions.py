@@ -346,6 +346,7 @@ def test_captured_log_shows_some_lines_and_collects_all(capsys):
 # --- a real run -------------------------------------------------------------------------
 
 
+@pytest.mark.slow(reason="runs train_and_evaluate")
 def test_train_and_evaluate_stops_before_max_steps(tmp_path):
     """A model that cannot learn (learning rate 0): its F1 never increases after the first
     evaluation.

@@ -215,7 +215,8 @@ RESULTS = {
 
 def test_an_unknown_metric_with_no_close_name_gets_no_suggestion():
     assert early_stopping.metric_problem("zzz", RESULTS).endswith(
-        "at its first check after an evaluation, in the middle of training.")
+        "at its first check after an evaluation, in the middle of training."
+    )
 
 
 def test_a_string_metric_is_one_the_hook_parses_as_a_summary():
@@ -232,10 +233,15 @@ def test_the_folder_fix_for_the_default_evaluation(tmp_path):
 # --- what is not an Estimator; several problems at once ---------------------------------------
 
 
-@pytest.mark.xfail(strict=True, raises=AttributeError, reason=(
-    "known, fix deferred: preflight reads estimator.eval_dir() before evaluation_results() "
-    "refuses what is not an Estimator; moving that line changes helpers/, and every notebook "
-    "must then be re-executed (tests/notebooks/test_helpers_hash.py)"))
+@pytest.mark.xfail(
+    strict=True,
+    raises=AttributeError,
+    reason=(
+        "known, fix deferred: preflight reads estimator.eval_dir() before evaluation_results() "
+        "refuses what is not an Estimator; moving that line changes helpers/, and every notebook "
+        "must then be re-executed (tests/notebooks/test_helpers_hash.py)"
+    ),
+)
 def test_a_model_fn_given_for_the_estimator_is_named():
     with pytest.raises(
         early_stopping.EarlyStoppingProblem,
@@ -257,7 +263,11 @@ def test_every_problem_found_is_its_own_sentence(tmp_path):
     estimator = linear_estimator(tmp_path)
     with pytest.raises(early_stopping.EarlyStoppingProblem) as caught:
         early_stopping.preflight(
-            estimator, spec(), "accuracy", eval_dir=tmp_path / "elsewhere", min_steps=8000,
+            estimator,
+            spec(),
+            "accuracy",
+            eval_dir=tmp_path / "elsewhere",
+            min_steps=8000,
             max_steps=4000,
         )
     assert "(or leave it out). min_steps=8000 is not below max_steps=4000" in str(caught.value)

@@ -84,15 +84,26 @@ def three_class_metrics(labels, probabilities):
 
 # --- labels outside 0 .. num_classes-1 -----------------------------------------
 
+
 @pytest.mark.parametrize(
     "build", [auc_alone, three_class_metrics], ids=["auc_ovr", "classification_metrics"]
 )
-@pytest.mark.parametrize("bad_label, expected", [
-    (3, "labels must be class ids 0..2 but one is 3: pass num_classes=(the largest id + 1) "
-        "if there are more than 3 classes, or fix the labels"),
-    (-1, "labels must be class ids 0..2 but one is -1: class ids start at 0; "
-         "remove or renumber the examples with negative labels"),
-], ids=["label-3", "label-minus-1"])
+@pytest.mark.parametrize(
+    "bad_label, expected",
+    [
+        (
+            3,
+            "labels must be class ids 0..2 but one is 3: pass num_classes=(the largest id + 1) "
+            "if there are more than 3 classes, or fix the labels",
+        ),
+        (
+            -1,
+            "labels must be class ids 0..2 but one is -1: class ids start at 0; "
+            "remove or renumber the examples with negative labels",
+        ),
+    ],
+    ids=["label-3", "label-minus-1"],
+)
 def test_labels_outside_the_classes_are_refused(build, bad_label, expected):
     feeds = [(tf.int32, [None], [0, 1, bad_label]), (tf.float32, [None, 3], PROBABILITIES_3)]
     with pytest.raises(tf.errors.InvalidArgumentError) as error:
@@ -116,6 +127,7 @@ def test_predictions_outside_the_classes_are_refused():
 
 
 # --- NaN, logits, rows that do not sum to 1 ------------------------------------
+
 
 @pytest.mark.parametrize(
     "probabilities, expected, check",
@@ -170,6 +182,7 @@ def test_softmax_rounding_is_not_refused():
     """float32 and float16 softmax rows sum to 1 only up to rounding: that must pass."""
     logits = np.random.default_rng(0).normal(0.0, 5.0, (64, 10))
     for dtype in (tf.float32, tf.float16):
+
         def build(labels, raw):
             return metrics.auc_ovr(labels, tf.nn.softmax(tf.cast(raw, dtype)), num_classes=10)
 
@@ -207,6 +220,7 @@ def test_row_sums_are_refused_just_beyond_the_dtypes_limit_only(dtype, off):
 
 # --- wrong num_classes, one-hot labels ------------------------------------------
 
+
 def test_wrong_num_classes_is_one_line_while_building():
     with tf.Graph().as_default():
         labels = tf.compat.v1.placeholder(tf.int32, [None])
@@ -216,8 +230,10 @@ def test_wrong_num_classes_is_one_line_while_building():
             # num_classes defaults to 10
             metrics.classification_metrics(labels, classes, probabilities)
     assert isinstance(problem.value, WorkbookProblem)
-    assert str(problem.value) == ("probabilities have 3 columns (classes) but num_classes=10: "
-                                  "pass num_classes=3, the number of the model's outputs")
+    assert str(problem.value) == (
+        "probabilities have 3 columns (classes) but num_classes=10: "
+        "pass num_classes=3, the number of the model's outputs"
+    )
 
 
 def test_wrong_num_classes_is_one_line_when_the_shape_is_known_only_at_run_time():
@@ -317,6 +333,7 @@ def test_one_hot_labels_of_unknown_shape_are_one_line_at_run_time(build, other):
 
 
 # --- the AUC where softmax saturates; classes without an AUC --------------------
+
 
 def confident_model(seed=0, n=2000, margin=40.0, second=20.0):
     """Logits with a margin of 40 for the top class; 10 % wrong,

@@ -50,11 +50,15 @@ from helpers import metrics, models, settings
 CASES = 200
 CLASS_COUNTS = range(2, 13)
 PRF_TOLERANCE = 1e-6
-PRF_KEYS = [f"{m}{suffix}" for m in ("precision", "recall", "f1")
-            for suffix in ("", "_macro", "_micro", "_weighted")]
+PRF_KEYS = [
+    f"{m}{suffix}"
+    for m in ("precision", "recall", "f1")
+    for suffix in ("", "_macro", "_micro", "_weighted")
+]
 
 
 # --- one graph for all the random cases ------------------------------------------------
+
 
 class StreamingGraph:
     """One graph holding a set of metrics per class count, run in one session."""
@@ -76,8 +80,10 @@ class StreamingGraph:
         labels = tf.compat.v1.placeholder(tf.int32, [None])
         predictions = tf.compat.v1.placeholder(tf.int32, [None])
         probabilities = tf.compat.v1.placeholder(tf.float32, [None, num_classes])
-        pairs = {**metrics.precision_recall_f1(labels, predictions, num_classes),
-                 **metrics.auc_ovr(labels, probabilities, num_classes)}
+        pairs = {
+            **metrics.precision_recall_f1(labels, predictions, num_classes),
+            **metrics.auc_ovr(labels, probabilities, num_classes),
+        }
         new_variables = [v for v in tf.compat.v1.local_variables() if v not in before]
         return {
             "feeds": (labels, predictions, probabilities),
@@ -92,8 +98,12 @@ class StreamingGraph:
         self.session.run(metric_set["reset"])
         start = 0
         for end in batch_ends:
-            feed = dict(zip(metric_set["feeds"],
-                            (labels[start:end], predictions[start:end], probabilities[start:end])))
+            feed = dict(
+                zip(
+                    metric_set["feeds"],
+                    (labels[start:end], predictions[start:end], probabilities[start:end]),
+                )
+            )
             self.session.run(metric_set["updates"], feed)
             start = end
         return self.session.run(metric_set["values"])
@@ -107,6 +117,7 @@ def streaming():
 
 
 # --- random cases ----------------------------------------------------------------------
+
 
 def random_subset(rng, num_classes):
     """All classes half the time, otherwise a random non-empty subset (the rest go missing)."""
@@ -161,12 +172,18 @@ def sklearn_prf(labels, predictions, num_classes):
 
 def sklearn_auc_per_class(labels, probabilities):
     """Exact one-vs-rest AUC of each class that has positives and negatives (the others: None)."""
-    return [roc_auc_score(labels == k, probabilities[:, k]) if 0 < np.sum(labels == k) < len(labels)
-            else None for k in range(probabilities.shape[1])]
+    return [
+        roc_auc_score(labels == k, probabilities[:, k])
+        if 0 < np.sum(labels == k) < len(labels)
+        else None
+        for k in range(probabilities.shape[1])
+    ]
 
 
 # --- the tests ---------------------------------------------------------------------------
 
+
+@pytest.mark.slow(reason="streams hundreds of random cases through the graph metrics (about 20 s)")
 def test_agrees_with_sklearn_on_random_streamed_cases(streaming):
     rng = np.random.default_rng(settings.SEED)
     worst_prf, worst_auc, absent_cases = 0.0, 0.0, 0
@@ -359,6 +376,7 @@ def test_auc_rejects_class_ids_and_logits():
                 session.run(update_op, {logits: [[2.0, -1.0, 0.5]] * 3})
 
 
+@pytest.mark.slow(reason="trains and evaluates the course CNN")
 def test_metrics_plug_into_cnn_model_fn_and_evaluate(tmp_path, streaming):
     rng = np.random.default_rng(settings.SEED)
     images = rng.random((48, 28, 28), dtype=np.float32)

@@ -16,8 +16,14 @@ import tensorflow as tf
 from helpers import metrics
 from helpers.model_fn_checker import check_model_fn
 
-from tests.support.model_fns import (dense_logits, finding_with_branch, good_model_fn, minimize,
-                                     only_finding, variant)
+from tests.support.model_fns import (
+    dense_logits,
+    finding_with_branch,
+    good_model_fn,
+    minimize,
+    only_finding,
+    variant,
+)
 
 ModeKeys = tf.estimator.ModeKeys
 HERE = "tests/helpers/model_fn_checker/test_causes.py"
@@ -124,9 +130,7 @@ def test_variables_only_in_one_mode_are_named():
     def predict_branch(features, labels, mode, params):
         hidden = tf.keras.layers.Dense(16)(tf.reshape(features["image"], [-1, 28 * 28]))
         logits = tf.keras.layers.Dense(10)(hidden)
-        return tf.estimator.EstimatorSpec(
-            mode, predictions={"classes": tf.argmax(logits, axis=1)}
-        )
+        return tf.estimator.EstimatorSpec(mode, predictions={"classes": tf.argmax(logits, axis=1)})
 
     sentence = finding_with_branch("PREDICT", predict_branch)
     assert "only in PREDICT: dense_1/kernel (16, 10), dense_1/bias (10,)" in sentence
@@ -423,6 +427,9 @@ def test_a_typo_is_reported_as_a_typo_at_its_line():
 # --------------------------------------------------------------------------- Keras seeds
 
 
+@pytest.mark.slow(
+    reason="checks the course CNN twice and restores Keras's seed generator (about 8 s)"
+)
 def test_keras_seeding_is_isolated_and_does_not_warn():
     from keras.src import backend as keras_backend
 

@@ -11,8 +11,14 @@ import tensorflow as tf
 from helpers import models
 from helpers.model_fn_checker import Finding, check_model_fn
 from helpers.problems import WorkbookProblem
-from tests.support.model_fns import (dense_logits, finding_with_branch, good_model_fn, minimize,
-                                     only_finding, variant)
+from tests.support.model_fns import (
+    dense_logits,
+    finding_with_branch,
+    good_model_fn,
+    minimize,
+    only_finding,
+    variant,
+)
 
 ModeKeys = tf.estimator.ModeKeys
 

@@ -12,10 +12,18 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from helpers.model_fn_checker import (Branch, ModelFnReport, _is_argmax_over_batch,
-                                      _largest_change, _not_a_spec_for, check_bool_casts,
-                                      check_model_fn, check_moving_averages, check_softmax_logits,
-                                      skipped_updates)
+from helpers.model_fn_checker import (
+    Branch,
+    ModelFnReport,
+    _is_argmax_over_batch,
+    _largest_change,
+    _not_a_spec_for,
+    check_bool_casts,
+    check_model_fn,
+    check_moving_averages,
+    check_softmax_logits,
+    skipped_updates,
+)
 from tests.support.model_fns import minimize
 
 ModeKeys = tf.estimator.ModeKeys
@@ -63,8 +71,10 @@ def test_a_fixed_batch_size_is_found_on_a_batch_of_three():
     table = report.table()
     assert table.loc["PREDICT", "returned"] == "EstimatorSpec"
     assert table.loc["PREDICT", "predictions"] == "classes (3,)"
-    assert table.loc["EVAL", "returned"] == table.loc["TRAIN", "returned"] == (
-        "not built (no labels parameter)"
+    assert (
+        table.loc["EVAL", "returned"]
+        == table.loc["TRAIN", "returned"]
+        == ("not built (no labels parameter)")
     )
 
 
@@ -135,12 +145,14 @@ def test_a_softmax_reshaped_squeezed_and_cast_on_its_way_to_the_loss_is_still_fo
 def test_only_the_moving_averages_update_ops_the_train_op_skips_are_listed():
     with tf.Graph().as_default() as graph:
         step = tf.compat.v1.train.get_or_create_global_step()
-        mean = tf.compat.v1.get_variable("bn/moving_mean", initializer=tf.zeros([3]),
-                                         trainable=False)
+        mean = tf.compat.v1.get_variable(
+            "bn/moving_mean", initializer=tf.zeros([3]), trainable=False
+        )
         total = tf.compat.v1.get_variable("accuracy/total", initializer=0.0, trainable=False)
         kernel = tf.compat.v1.get_variable("dense/kernel", initializer=tf.ones([3]))
-        variance = tf.compat.v1.get_variable("bn/moving_variance", initializer=tf.ones([3]),
-                                             trainable=False)
+        variance = tf.compat.v1.get_variable(
+            "bn/moving_variance", initializer=tf.ones([3]), trainable=False
+        )
         mean.assign_sub(tf.ones([3]))  # the moving averages' updates: never run
         variance.assign(tf.zeros([3]))  # a new value, as Keras's fused batch norm can assign
         total.assign_add(1.0)  # a running total: not a moving average

@@ -14,10 +14,18 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from helpers.model_fn_checker import (ModelFnReport, _Frame, _learner_frame, _place,
-                                      check_model_fn, check_signature, explain_build_error,
-                                      explain_run_error, features_as_tensor,
-                                      wrong_mode_comparisons)
+from helpers.model_fn_checker import (
+    ModelFnReport,
+    _Frame,
+    _learner_frame,
+    _place,
+    check_model_fn,
+    check_signature,
+    explain_build_error,
+    explain_run_error,
+    features_as_tensor,
+    wrong_mode_comparisons,
+)
 from helpers.model_graph import estimator_graph, tiny_batch
 from helpers.settings import PROJECT_ROOT
 
@@ -33,8 +41,9 @@ def _raised(function, features=None, labels=None, params=None):
     """What ``function`` raises as a model_fn in PREDICT, and the line of this file it raised at."""
     with pytest.raises(Exception) as caught:
         function(features if features is not None else {}, labels, ModeKeys.PREDICT, params)
-    lines = [f.lineno for f in traceback.extract_tb(caught.value.__traceback__)
-             if f.filename == __file__]
+    lines = [
+        f.lineno for f in traceback.extract_tb(caught.value.__traceback__) if f.filename == __file__
+    ]
     return caught.value, lines[-1]
 
 
@@ -103,7 +112,8 @@ def _compares_right_or_not_with_mode(features, labels, mode, params):
 def test_each_mode_name_a_learner_may_write_is_read_as_its_mode():
     assert wrong_mode_comparisons(_compares_with_evaluate) == {"EVAL": "evaluate"}
     assert wrong_mode_comparisons(_compares_with_a_list) == {
-        "PREDICT": "inference", "TRAIN": "training"
+        "PREDICT": "inference",
+        "TRAIN": "training",
     }
     assert wrong_mode_comparisons(lambda mode: mode != "predict") == {"PREDICT": "predict"}
 
@@ -196,7 +206,7 @@ def test_a_missing_key_of_another_dict_is_named_with_its_line():
     error, line = _raised(_missing_prediction)
     assert explain_build_error("PREDICT", error, None, False) == (
         f"building the PREDICT branch raised KeyError: 'probabilities' (line {line} of "
-        f"`_missing_prediction` in {HERE}: `return predictions[\"probabilities\"]`): that key is "
+        f'`_missing_prediction` in {HERE}: `return predictions["probabilities"]`): that key is '
         "missing there"
     )
 
@@ -295,8 +305,11 @@ def _dict_error(model_fn, mode=ModeKeys.PREDICT):
         features, labels = tiny_batch(4, with_labels=mode != ModeKeys.PREDICT)
         with pytest.raises(Exception) as caught:
             model_fn(features, labels, mode, None)
-        line = [f.lineno for f in traceback.extract_tb(caught.value.__traceback__)
-                if f.filename == __file__][-1]
+        line = [
+            f.lineno
+            for f in traceback.extract_tb(caught.value.__traceback__)
+            if f.filename == __file__
+        ][-1]
         return features_as_tensor(model_fn, caught.value, features, mode, None), line
 
 
@@ -373,7 +386,9 @@ def test_library_frames_are_not_the_learners_wherever_the_library_is_installed()
     learner = _Frame(__file__, 1, "model_fn", {})
     user_site = _Frame(
         "/home/learner/.local/lib/python3.11/site-packages/keras/src/engine/base_layer.py",
-        1, "__call__", {},
+        1,
+        "__call__",
+        {},
     )
     frozen = _Frame("<frozen importlib._bootstrap>", 241, "_call_with_frames_removed", {})
     assert _learner_frame([learner, user_site, frozen]) is learner  # outermost first

@@ -7,8 +7,15 @@ them, without building a graph: the report's own logic, fast.
 
 import pandas as pd
 
-from helpers.model_fn_checker import (Branch, Finding, ModelFnReport, _differences, _listed,
-                                      _twice, check_variables)
+from helpers.model_fn_checker import (
+    Branch,
+    Finding,
+    ModelFnReport,
+    _differences,
+    _listed,
+    _twice,
+    check_variables,
+)
 
 DENSE = {"dense/kernel": (784, 10), "dense/bias": (10,)}
 
@@ -45,8 +52,13 @@ def test_a_predict_row_lists_the_predictions_and_export_outputs_and_dashes_the_r
 
 
 def test_an_eval_row_shows_a_scalar_loss_and_the_metrics():
-    branch = Branch("EVAL", built=True, returned="EstimatorSpec", loss_shape=(),
-                    metrics={"accuracy": (), "per_class": (10,)})
+    branch = Branch(
+        "EVAL",
+        built=True,
+        returned="EstimatorSpec",
+        loss_shape=(),
+        metrics={"accuracy": (), "per_class": (10,)},
+    )
     row = branch.row()
     assert (row["predictions"], row["export_outputs"], row["train_op"]) == ("-", "-", "-")
     assert row["loss"] == "scalar"
@@ -63,14 +75,20 @@ def test_a_train_row_says_whether_the_train_op_ran_and_how_the_step_moved():
 
 def test_the_table_has_a_row_per_branch_and_dashes_for_a_branch_not_built():
     report = _report(
-        PREDICT=Branch("PREDICT", built=True, returned="EstimatorSpec",
-                       predictions={"classes": (4,)}),
+        PREDICT=Branch(
+            "PREDICT", built=True, returned="EstimatorSpec", predictions={"classes": (4,)}
+        ),
         TRAIN=Branch("TRAIN", returned="not built (no labels parameter)"),
     )
     table = report.table()
     assert isinstance(table, pd.DataFrame)
     assert list(table.columns) == [
-        "returned", "predictions", "export_outputs", "loss", "eval_metric_ops", "train_op"
+        "returned",
+        "predictions",
+        "export_outputs",
+        "loss",
+        "eval_metric_ops",
+        "train_op",
     ]
     assert table.index.name == "mode" and list(table.index) == ["PREDICT", "TRAIN"]
     assert table.loc["TRAIN"].tolist() == ["not built (no labels parameter)"] + ["-"] * 5
@@ -136,10 +154,15 @@ def test_the_html_puts_code_in_code_tags_and_keeps_quotes():
 
 
 def test_variables_of_another_shape_or_only_in_one_branch_are_named_in_one_sentence():
-    predict = Branch("PREDICT", variables={
-        "dense/kernel": (784, 16), "dense/bias": (16,),
-        "dense_1/kernel": (16, 10), "dense_1/bias": (10,),
-    })
+    predict = Branch(
+        "PREDICT",
+        variables={
+            "dense/kernel": (784, 16),
+            "dense/bias": (16,),
+            "dense_1/kernel": (16, 10),
+            "dense_1/bias": (10,),
+        },
+    )
     train = Branch("TRAIN", variables={**DENSE, "global_scale": ()})
     assert _differences(predict, train) == (
         "only in PREDICT: dense_1/kernel (16, 10), dense_1/bias (10,); "

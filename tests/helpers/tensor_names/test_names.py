@@ -143,7 +143,8 @@ def test_a_variable_name_is_its_handle_and_is_refused():
     with pytest.raises(tensor_names.VariableHandle) as both:  # one line, one part per handle
         tensor_names.resolve_tensors({"w": "w", "b": "bare:0"}, graph)
     assert [part.split(" is a variable")[0] for part in str(both.value).split(" | ")] == [
-        "'w'", "'bare:0'"
+        "'w'",
+        "'bare:0'",
     ]
     assert (
         tensor_names.resolve_tensors({"w": "w/Read/ReadVariableOp"}, graph)["w"].dtype == tf.float32
