@@ -206,9 +206,9 @@ def preflight(
             "expected the tf.estimator.EvalSpec given to train_and_evaluate, "
             f"not {type(eval_spec).__name__}"
         )
+    results = evaluation_results(estimator)  # first: it refuses what is not an Estimator
     hook_reads = eval_dir if eval_dir is not None else estimator.eval_dir()
     writes = estimator.eval_dir(eval_spec.name)
-    results = evaluation_results(estimator)
     problems = [
         problem
         for problem in (

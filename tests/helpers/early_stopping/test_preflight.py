@@ -233,15 +233,6 @@ def test_the_folder_fix_for_the_default_evaluation(tmp_path):
 # --- what is not an Estimator; several problems at once ---------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AttributeError,
-    reason=(
-        "known, fix deferred: preflight reads estimator.eval_dir() before evaluation_results() "
-        "refuses what is not an Estimator; moving that line changes helpers/, and every notebook "
-        "must then be re-executed (tests/notebooks/test_helpers_hash.py)"
-    ),
-)
 def test_a_model_fn_given_for_the_estimator_is_named():
     with pytest.raises(
         early_stopping.EarlyStoppingProblem,
@@ -251,7 +242,7 @@ def test_a_model_fn_given_for_the_estimator_is_named():
 
 
 def test_evaluation_results_refuses_what_is_not_an_estimator():
-    """Its own refusal, which preflight does not reach yet (the xfail above)."""
+    """Its own refusal, which preflight reaches first (above)."""
     with pytest.raises(
         early_stopping.EarlyStoppingProblem,
         match=r"^expected a tf.estimator.Estimator, not function$",
