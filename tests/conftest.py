@@ -71,7 +71,7 @@ def load_script():
 # The environment variables that switch the course's modes: a test that leaves one changed
 # switches it for every test and notebook the session runs after it (the notebooks' kernels
 # inherit the environment): grading mode leaked so once, and fast-mode lessons went untested.
-MODE_VARIABLES = ("WORKBOOK_FAST", "WORKBOOK_GRADING", "WORKBOOK_DATASETS")
+MODE_VARIABLES = ("WORKBOOK_FAST", "WORKBOOK_GRADING", "WORKBOOK_DATASETS", "WORKBOOK_LANGUAGE")
 MODES_BEFORE = pytest.StashKey[dict]()
 
 
@@ -110,13 +110,13 @@ def pytest_runtest_teardown(item, nextitem):
 @pytest.fixture(autouse=True)
 def course_temp_dir_of_the_test(monkeypatch, tmp_path_factory):
     """``course_setup.start()`` makes ``models/tmp`` the temporary folder of its process
-    (``settings.use_course_temp_dir``): a test that calls it gets a folder of its own instead,
+    (``course_setup.use_course_temp_dir``): a test that calls it gets a folder of its own instead,
     and the test process's ``TMPDIR`` and ``tempfile.tempdir`` back afterwards."""
     import tempfile
 
-    from helpers import settings
+    from helpers import course_setup
 
-    monkeypatch.setattr(settings, "TEMP_DIR", tmp_path_factory.mktemp("course-tmp"))
+    monkeypatch.setattr(course_setup, "TEMP_DIR", tmp_path_factory.mktemp("course-tmp"))
     monkeypatch.setattr(tempfile, "tempdir", tempfile.tempdir)
     monkeypatch.setenv("TMPDIR", os.environ.get("TMPDIR", tempfile.gettempdir()))
 

@@ -18,7 +18,9 @@ def majority_accuracy(answer, dataset) -> None:
     most common digit."""
     require_answer(answer, "majority_accuracy")
     if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
-        raise CheckFailed(f"`majority_accuracy` should be a number, not {type(answer).__name__}")
+        raise CheckFailed(
+            "`majority_accuracy` should be a number, not {kind}".format(kind=type(answer).__name__)
+        )
     counts = np.bincount(dataset.train_labels, minlength=10)
     digit = int(np.argmax(counts))
     expected = float(np.mean(dataset.test_labels == digit))
@@ -26,33 +28,35 @@ def majority_accuracy(answer, dataset) -> None:
     close = lambda value: abs(answer - value) < 1e-6  # noqa: E731
     if close(expected):
         correct(
-            f"a model that always answers {digit} is right on {expected:.2%} of the test "
-            "digits: the baseline any accuracy on MNIST must beat"
+            "a model that always answers {digit} is right on {accuracy:.2%} of the test digits: "
+            "the baseline any accuracy on MNIST must beat".format(digit=digit, accuracy=expected)
         )
         return
     if close(100 * expected):
         raise CheckFailed(
-            f"{answer:.2f} is a percentage: give the accuracy as a fraction, between 0 and 1"
+            "{answer:.2f} is a percentage: give the accuracy as a fraction, between 0 and 1".format(
+                answer=answer
+            )
         )
     if close(float(np.sum(dataset.test_labels == digit))):
         raise CheckFailed(
-            f"{answer:.0f} is a count of test images: an accuracy is that count "
-            "divided by the number of test images"
+            "{answer:.0f} is a count of test images: an accuracy is that count divided by the "
+            "number of test images".format(answer=answer)
         )
     if close(float(digit)):
         raise CheckFailed(
-            f"{answer:.0f} is the digit such a model answers: the exercise asks how "
-            "often that answer is right on the test set"
+            "{answer:.0f} is the digit such a model answers: the exercise asks how often that "
+            "answer is right on the test set".format(answer=answer)
         )
     if close(float(np.mean(dataset.train_labels == digit))):
         raise CheckFailed(
-            "that is how often the digit occurs in the training set: the model is "
-            "scored on the test images, so count there"
+            "that is how often the digit occurs in the training set: the model is scored on the "
+            "test images, so count there"
         )
     if close(0.1):
         raise CheckFailed(
-            "0.1 is what guessing at random scores on ten classes: this model "
-            "always gives the same answer, the training set's most common digit"
+            "0.1 is what guessing at random scores on ten classes: this model always gives the "
+            "same answer, the training set's most common digit"
         )
     rarest = int(np.argmin(np.where(counts > 0, counts, counts.max() + 1)))
     if close(float(np.mean(dataset.test_labels == rarest))):
@@ -60,10 +64,12 @@ def majority_accuracy(answer, dataset) -> None:
             "that is the share of the rarest digit: the model answers the most common one"
         )
     if not 0 <= answer <= 1:
-        raise CheckFailed(f"{answer} is not between 0 and 1, as an accuracy is")
+        raise CheckFailed(
+            "{answer} is not between 0 and 1, as an accuracy is".format(answer=answer)
+        )
     raise CheckFailed(
-        f"{answer:.5f} is not it: find the most common digit of the training labels "
-        "(section 'Class balance'), then the share of test labels equal to it"
+        "{answer:.5f} is not it: find the most common digit of the training labels (section "
+        "'Class balance'), then the share of test labels equal to it".format(answer=answer)
     )
 
 
@@ -77,19 +83,32 @@ def brightest_class(answer, dataset) -> None:
         for k in range(len(dataset.class_names))
     ]
     best = int(np.argmax(means))
-    if isinstance(answer, (numbers.Integral, np.integer)):
-        hint = " (and that is not the brightest index either)" if int(answer) != best else ""
+    if isinstance(answer, (numbers.Integral, np.integer)) and int(answer) == best:
         raise CheckFailed(
-            f"you gave the class index {int(answer)}: the exercise "
-            "asks for the class's name, which the dataset's "
-            f"class_names list gives for each index{hint}"
+            "you gave the class index {index}: the exercise asks for the class's name, which the "
+            "dataset's class_names list gives for each index".format(index=int(answer))
+        )
+    if isinstance(answer, (numbers.Integral, np.integer)):
+        raise CheckFailed(
+            "you gave the class index {index}, and that is not the brightest index either: the "
+            "exercise asks for the class's name, which the dataset's class_names list gives for "
+            "each index".format(index=int(answer))
         )
     if answer not in dataset.class_names:
-        raise CheckFailed(f"{answer!r} is not one of the class names {list(dataset.class_names)}")
+        raise CheckFailed(
+            "{answer!r} is not one of the class names {names}".format(
+                answer=answer, names=list(dataset.class_names)
+            )
+        )
     if answer != dataset.class_names[best]:
         raise CheckFailed(
-            f"{answer!r} has mean pixel "
-            f"{means[dataset.class_names.index(answer)]:.1f}, another class is "
-            "brighter: compare the mean of the training images of each label"
+            "{answer!r} has mean pixel {mean:.1f} and another class is brighter: compare the mean "
+            "of the training images of each label".format(
+                answer=answer, mean=means[dataset.class_names.index(answer)]
+            )
         )
-    correct(f"{answer!r} images are the brightest on average (mean pixel {means[best]:.1f} of 255)")
+    correct(
+        "{answer!r} images are the brightest on average (mean pixel {mean:.1f} of 255)".format(
+            answer=answer, mean=means[best]
+        )
+    )

@@ -11,8 +11,9 @@ from .common import correct, reporting_learner_errors, require_answer, run_metri
 
 __all__ = ["clipped_training_step", "top_predictions_per_example", "error_rate_metric_ops"]
 
-PAIR_SECTION = "section 'What a `(value, update_op)` pair does'"
-BRANCHES = "section 'One forward pass, then three branches by `mode`'"
+# the sections of notebook 03 the messages send the learner to
+PAIR_SECTION = "What a `(value, update_op)` pair does"
+BRANCHES = "One forward pass, then three branches by `mode`"
 # exercise 1: one step of gradient descent at this rate, on gradients clipped to norm 1
 LEARNING_RATE = 0.1
 CLIP_NORM = 1.0
@@ -34,14 +35,15 @@ def _train_once(model_fn):
                 features=features, labels=labels, mode=tf.estimator.ModeKeys.TRAIN, params={}
             )
         except Exception as error:
-            first_line = (str(error).strip().splitlines() or [""])[0]
             raise CheckFailed(
-                f"building the TRAIN branch raised {type(error).__name__}: {first_line}"
+                "building the TRAIN branch raised {kind}: {first_line}".format(
+                    kind=type(error).__name__, first_line=_first_line(error)
+                )
             ) from None
         if not isinstance(spec, tf.estimator.EstimatorSpec) or spec.train_op is None:
             raise CheckFailed(
-                "the TRAIN branch should return an EstimatorSpec with a train_op: "
-                f"the clipped step belongs there ({BRANCHES}, TRAIN)"
+                "the TRAIN branch should return an EstimatorSpec with a train_op: the clipped step "
+                "belongs there (section '{section}', TRAIN)".format(section=BRANCHES)
             )
         pairs = [
             (gradient, variable)
@@ -61,9 +63,10 @@ def _train_once(model_fn):
             try:
                 session.run(spec.train_op)
             except Exception as error:
-                first_line = (str(error).strip().splitlines() or [""])[0]
                 raise CheckFailed(
-                    f"running the train_op raised {type(error).__name__}: {first_line}"
+                    "running the train_op raised {kind}: {first_line}".format(
+                        kind=type(error).__name__, first_line=_first_line(error)
+                    )
                 ) from None
             after = session.run(variables)
             end = session.run(global_step)
@@ -78,19 +81,24 @@ def clipped_training_step(model_fn) -> None:
     require_answer(model_fn, "fixed_model_fn")
     if not callable(model_fn):
         raise CheckFailed(
-            f"`fixed_model_fn` should be a model_fn (a function), not {type(model_fn).__name__}"
+            "`fixed_model_fn` should be a model_fn (a function), not {kind}".format(
+                kind=type(model_fn).__name__
+            )
         )
     names, grads, before, after, (start, end) = _train_once(model_fn)
+    rate, clip = LEARNING_RATE, CLIP_NORM
     if end == start:
         raise CheckFailed(
-            f"one run of your train_op leaves the global step at {end}, so Estimator never counts "
+            "one run of your train_op leaves the global step at {end}, so Estimator never counts "
             "a step: the op that applies the gradients does not know the global step it should "
-            f"advance ({BRANCHES}, TRAIN)"
+            "advance (section '{section}', TRAIN)".format(end=end, section=BRANCHES)
         )
     if end != start + 1:
         raise CheckFailed(
-            f"one run of your train_op moves the global step from {start} to {end}: "
-            "a training step must advance it by exactly one (is it advanced twice?)"
+            "one run of your train_op moves the global step from {start} to {end}: a training "
+            "step must advance it by exactly one (is it advanced twice?)".format(
+                start=start, end=end
+            )
         )
     # learning rate × the gradient the step used
     moves = [old - new for old, new in zip(before, after)]
@@ -101,9 +109,10 @@ def clipped_training_step(model_fn) -> None:
     used = [move / LEARNING_RATE for move in moves]
     if all(np.allclose(u, g, rtol=1e-3, atol=1e-6) for u, g in zip(used, grads)):
         raise CheckFailed(
-            "the step used the gradients as they are (the kernel's has norm "
-            f"{np.linalg.norm(grads[0]):.1f}): clip them to a norm of at most {CLIP_NORM:g} "
-            "between computing and applying them"
+            "the step used the gradients as they are (the kernel's has norm {norm:.1f}): clip "
+            "them to a norm of at most {clip:g} between computing and applying them".format(
+                norm=float(np.linalg.norm(grads[0])), clip=clip
+            )
         )
     if all(
         np.allclose(u, np.clip(g, -CLIP_NORM, CLIP_NORM), rtol=1e-3, atol=1e-6)
@@ -118,20 +127,22 @@ def clipped_training_step(model_fn) -> None:
         direction = float(np.sum(u * g))
         if norm > CLIP_NORM * (1 + 1e-3) or direction <= 0:
             raise CheckFailed(
-                f"the step moved {name} by {norm * LEARNING_RATE:.3g}: gradient descent at "
-                f"learning rate {LEARNING_RATE:g} on gradients of norm at most {CLIP_NORM:g} moves "
-                f"each variable by at most {LEARNING_RATE * CLIP_NORM:g}, against its gradient "
-                "(which optimizer, which learning rate?)"
+                "the step moved {name} by {moved:.3g}: gradient descent at learning rate {rate:g} "
+                "on gradients of norm at most {clip:g} moves each variable by at most {most:g}, "
+                "against its gradient (which optimizer, which learning rate?)".format(
+                    name=name, moved=norm * rate, rate=rate, clip=clip, most=rate * clip
+                )
             )
         if norm < expected * 0.5 * (1 - 1e-3) and name.endswith("kernel"):
             raise CheckFailed(
-                f"the step moved {name} by only {norm * LEARNING_RATE:.3g}: clip to "
-                f"a norm of {CLIP_NORM:g}, with learning rate {LEARNING_RATE:g}"
+                "the step moved {name} by only {moved:.3g}: clip to a norm of {clip:g}, with "
+                "learning rate {rate:g}".format(name=name, moved=norm * rate, clip=clip, rate=rate)
             )
     correct(
-        f"one run moves the global step from {start} to {end}, and each weight by at most "
-        f"{LEARNING_RATE * CLIP_NORM:g} (the kernel's gradient had norm "
-        f"{np.linalg.norm(grads[0]):.1f})"
+        "one run moves the global step from {start} to {end}, and each weight by at most "
+        "{most:g} (the kernel's gradient had norm {norm:.1f})".format(
+            start=start, end=end, most=rate * clip, norm=float(np.linalg.norm(grads[0]))
+        )
     )
 
 
@@ -155,19 +166,21 @@ def _run_predictions(function):
         try:
             predictions = function(logits)
         except Exception as error:
-            first_line = (str(error).strip().splitlines() or [""])[0]
             raise CheckFailed(
-                f"top_predictions(logits) raised {type(error).__name__}: {first_line}"
+                "top_predictions(logits) raised {kind}: {first_line}".format(
+                    kind=type(error).__name__, first_line=_first_line(error)
+                )
             ) from None
         if not isinstance(predictions, dict):
             raise CheckFailed(
-                f"top_predictions returned a {type(predictions).__name__}: return the predictions "
-                'dict, {"top_2": …, "confidence": …}'
+                "top_predictions returned a {kind}: return the predictions dict, "
+                '{{"top_2": …, "confidence": …}}'.format(kind=type(predictions).__name__)
             )
         if sorted(predictions) != ["confidence", "top_2"]:
             raise CheckFailed(
-                f"the predictions have the keys {sorted(map(str, predictions))}: "
-                "use exactly 'top_2' and 'confidence'"
+                "the predictions have the keys {keys}: use exactly 'top_2' and 'confidence'".format(
+                    keys=sorted(map(str, predictions))
+                )
             )
         with tf.compat.v1.Session() as session:
             return {
@@ -183,7 +196,9 @@ def top_predictions_per_example(function) -> None:
     require_answer(function, "top_predictions")
     if not callable(function):
         raise CheckFailed(
-            f"`top_predictions` should be a function of the logits, not {type(function).__name__}"
+            "`top_predictions` should be a function of the logits, not {kind}".format(
+                kind=type(function).__name__
+            )
         )
     values = _run_predictions(function)
     batch = len(EXERCISE_2_LOGITS)
@@ -192,17 +207,26 @@ def top_predictions_per_example(function) -> None:
     order = np.argsort(-probabilities, axis=1)
     for key, shape in (("top_2", (batch, 2)), ("confidence", (batch,))):
         got = values[key].shape
-        if got != shape:
-            reduced = " (it reduced over the batch, axis 0)" if got in ((), (10,), (2,)) else ""
+        found = dict(key=key, got=got, batch=batch, shape=shape, section=BRANCHES)
+        if got != shape and got in ((), (10,), (2,)):
             raise CheckFailed(
-                f"'{key}' has shape {got} for a batch of "
-                f"{batch}{reduced}: Estimator needs the batch first, and "
-                f"'{key}' should have shape {shape} ({BRANCHES}, PREDICT)"
+                "'{key}' has shape {got} for a batch of {batch} (it reduced over the batch, axis "
+                "0): Estimator needs the batch first, and '{key}' should have shape {shape} "
+                "(section '{section}', PREDICT)".format(**found)
+            )
+        if got != shape:
+            raise CheckFailed(
+                "'{key}' has shape {got} for a batch of {batch}: Estimator needs the batch first, "
+                "and '{key}' should have shape {shape} (section '{section}', PREDICT)".format(
+                    **found
+                )
             )
     top_2 = values["top_2"]
     if not np.issubdtype(top_2.dtype, np.integer):
         raise CheckFailed(
-            f"'top_2' holds {top_2.dtype} values: it should hold class ids, whole numbers 0–9"
+            "'top_2' holds {dtype} values: it should hold class ids, whole numbers 0–9".format(
+                dtype=top_2.dtype
+            )
         )
     if np.array_equal(top_2, order[:, ::-1][:, :2]):
         raise CheckFailed(
@@ -226,9 +250,10 @@ def top_predictions_per_example(function) -> None:
             "'confidence' is not the probability of each example's most probable class"
         )
     correct(
-        f"'top_2' has shape {top_2.shape} and 'confidence' shape "
-        f"{confidence.shape} for a batch of {batch}: per example, its "
-        "two most probable classes and the probability of the first"
+        "'top_2' has shape {top_2} and 'confidence' shape {confidence} for a batch of {batch}: "
+        "per example, its two most probable classes and the probability of the first".format(
+            top_2=top_2.shape, confidence=confidence.shape, batch=batch
+        )
     )
 
 
@@ -239,8 +264,9 @@ def error_rate_metric_ops(metric_fn) -> None:
     require_answer(metric_fn, "error_rate_ops")
     if not callable(metric_fn):
         raise CheckFailed(
-            f"`error_rate_ops` should be a function of (labels, classes), not "
-            f"{type(metric_fn).__name__}"
+            "`error_rate_ops` should be a function of (labels, classes), not {kind}".format(
+                kind=type(metric_fn).__name__
+            )
         )
     batches = [([0, 1, 2, 3], [0, 1, 2, 0]), ([4, 5], [4, 4])]  # 1 wrong of 4, then 1 of 2: 2 of 6
     try:
@@ -250,39 +276,47 @@ def error_rate_metric_ops(metric_fn) -> None:
                 "error_rate_ops",
                 "error_rate",
                 batches,
-                keras_hint=f"a (value, update_op) pair ({PAIR_SECTION})",
-                pair_hint=f" ({PAIR_SECTION})",
-                value_hint=f" ({PAIR_SECTION})",
+                # common.run_metric_pair's hints, each the end of its message
+                keras_hint="a (value, update_op) pair (section '{section}')".format(
+                    section=PAIR_SECTION
+                ),
+                pair_hint=" (section '{section}')".format(section=PAIR_SECTION),
+                value_hint=" (section '{section}')".format(section=PAIR_SECTION),
             )
         )
     except CheckFailed:
         raise
     except Exception as error:  # the learner's function failed (a typo, a wrong argument): one line
-        first_line = (str(error).strip().splitlines() or [""])[0]
         raise CheckFailed(
-            f"running error_rate_ops(labels, classes) on two batches raised "
-            f"{type(error).__name__}: {first_line}"
+            "running error_rate_ops(labels, classes) on two batches raised {kind}: "
+            "{first_line}".format(kind=type(error).__name__, first_line=_first_line(error))
         ) from None
+    # the values of plausible mistakes, each with its whole message
     wrong = {
-        0.5: "the second batch alone: the update op must add each batch to running totals",
-        0.375: "the mean of the two batches' error rates (1/4 and 1/2), "
-        "which weighs the batch of 2 like the batch of 4: count wrong "
-        "examples and all examples over the batches, then divide",
-        4 / 6: "the accuracy, the fraction of examples *right*",
-        0.25: "the first batch alone: the value must read totals that every update adds to",
+        0.5: "after two batches the value is {value:.4f}, the second batch alone: the update op "
+        "must add each batch to running totals (section '{section}')",
+        0.375: "after two batches the value is {value:.4f}, the mean of the two batches' error "
+        "rates (1/4 and 1/2), which weighs the batch of 2 like the batch of 4: count wrong "
+        "examples and all examples over the batches, then divide (section '{section}')",
+        4 / 6: "after two batches the value is {value:.4f}, the accuracy, the fraction of "
+        "examples *right* (section '{section}')",
+        0.25: "after two batches the value is {value:.4f}, the first batch alone: the value must "
+        "read totals that every update adds to (section '{section}')",
     }
-    for value, mistake in wrong.items():
+    for value, message in wrong.items():
         if abs(result - value) < 1e-6:
-            raise CheckFailed(
-                f"after two batches the value is {result:.4f}, {mistake} ({PAIR_SECTION})"
-            )
+            raise CheckFailed(message.format(value=result, section=PAIR_SECTION))
     if abs(result - 2 / 6) > 1e-6:
         raise CheckFailed(
-            "after two batches with 2 of 6 classes wrong the "
-            f"value is {result:.4f}: compare `labels` with "
-            "`classes` and count the examples where they differ"
+            "after two batches with 2 of 6 classes wrong the value is {value:.4f}: compare "
+            "`labels` with `classes` and count the examples where they differ".format(value=result)
         )
     correct(
         "after two batches (1 of 4 wrong, then 1 of 2) the error rate is 2/6 = 0.3333: "
         "the update op accumulates, the value reads the totals"
     )
+
+
+def _first_line(error: BaseException) -> str:
+    """The first line of ``error``'s text, or nothing when it has none."""
+    return (str(error).strip().splitlines() or [""])[0]

@@ -21,39 +21,62 @@ EXERCISE_1_EXPECTED = {
 # Exercise 3: the train() calls, in order, on a fresh model_dir, and the hook's every_n_iter.
 EXERCISE_3_CALLS = (("steps", 100), ("max_steps", 150))
 EXERCISE_3_EVERY = 40
-NAMING_SECTION = "section 'Naming tensors so a hook can find them'"
-HANDLE_SECTION = "section 'A variable's name is not its value'"
+# the sections of notebook 05 the messages send the learner to
+NAMING_SECTION = "Naming tensors so a hook can find them"
+HANDLE_SECTION = "A variable's name is not its value"
 
 
 def _which_tensor(tag: str, tensor) -> str:
-    """What is wrong with ``tensor`` for ``tag``, in words that do not name the right tensor."""
+    """The message for ``tensor`` given for ``tag``: what is wrong with it, in words that do not
+    name the right tensor."""
     op, shape = tensor.op, tuple(tensor.shape.as_list()) if tensor.shape.rank is not None else None
-    found = f"'{tensor.name}' (a {op.type} op, shape {shape})"
-    if tag == "logits":
-        if op.type == "Softmax":
-            return f"{found} is the probabilities: the logits are what the softmax is applied to"
-        if shape == (None, 10) and op.type == "MatMul":
-            return f"{found} comes before the output layer adds its bias"
-        if shape and len(shape) == 2 and shape[-1] != 10:
-            return (
-                f"{found} belongs to the hidden layer: the "
-                "logits are the output layer's, one per class"
-            )
-        return (
-            f"{found} is not the output layer's result, "
-            "the ten numbers per example the softmax reads"
+    found = dict(tag=tag, name=tensor.name, op=op.type, shape=shape, section=NAMING_SECTION)
+    if tag == "logits" and op.type == "Softmax":
+        message = (
+            "output_tensors[{tag!r}]: '{name}' (a {op} op, shape {shape}) is the probabilities: "
+            "the logits are what the softmax is applied to (section '{section}')"
         )
-    if shape and shape[0] is None:
-        return (
-            f"{found} has one row per example: the bias is a variable, the same for every example"
+    elif tag == "logits" and shape == (None, 10) and op.type == "MatMul":
+        message = (
+            "output_tensors[{tag!r}]: '{name}' (a {op} op, shape {shape}) comes before the output "
+            "layer adds its bias (section '{section}')"
         )
-    if shape == (10,):
-        return f"{found} has the bias's shape but is not its value as a hook reads it"
-    if shape and len(shape) == 2:
-        return f"{found} is a kernel, a matrix of weights: the bias is the vector added after it"
-    if shape and shape[0] != 10:
-        return f"{found} is the hidden layer's, not the output layer's (one per class)"
-    return f"{found} is not the value of the output layer's bias"
+    elif tag == "logits" and shape and len(shape) == 2 and shape[-1] != 10:
+        message = (
+            "output_tensors[{tag!r}]: '{name}' (a {op} op, shape {shape}) belongs to the hidden "
+            "layer: the logits are the output layer's, one per class (section '{section}')"
+        )
+    elif tag == "logits":
+        message = (
+            "output_tensors[{tag!r}]: '{name}' (a {op} op, shape {shape}) is not the output "
+            "layer's result, the ten numbers per example the softmax reads (section '{section}')"
+        )
+    elif shape and shape[0] is None:
+        message = (
+            "output_tensors[{tag!r}]: '{name}' (a {op} op, shape {shape}) has one row per example: "
+            "the bias is a variable, the same for every example (section '{section}')"
+        )
+    elif shape == (10,):
+        message = (
+            "output_tensors[{tag!r}]: '{name}' (a {op} op, shape {shape}) has the bias's shape but "
+            "is not its value as a hook reads it (section '{section}')"
+        )
+    elif shape and len(shape) == 2:
+        message = (
+            "output_tensors[{tag!r}]: '{name}' (a {op} op, shape {shape}) is a kernel, a matrix of "
+            "weights: the bias is the vector added after it (section '{section}')"
+        )
+    elif shape and shape[0] != 10:
+        message = (
+            "output_tensors[{tag!r}]: '{name}' (a {op} op, shape {shape}) is the hidden layer's, "
+            "not the output layer's (one per class) (section '{section}')"
+        )
+    else:
+        message = (
+            "output_tensors[{tag!r}]: '{name}' (a {op} op, shape {shape}) is not the value of the "
+            "output layer's bias (section '{section}')"
+        )
+    return message.format(**found)
 
 
 @reporting_learner_errors
@@ -72,46 +95,98 @@ def output_layer_tensors(
         )
     if set(answer) != set(expected):
         raise CheckFailed(
-            "`output_tensors` should have the tags "
-            f"{sorted(expected)}, not {sorted(map(str, answer))}: "
-            "a hook logs each tag's tensor under that tag"
+            "`output_tensors` should have the tags {tags}, not {given}: a hook logs each tag's "
+            "tensor under that tag".format(tags=sorted(expected), given=sorted(map(str, answer)))
         )
     graph = build_graph(model_fn, params)
     for tag, name in answer.items():
         if not isinstance(name, str):
             raise CheckFailed(
-                f"output_tensors[{tag!r}] should be a tensor *name* (a string), as a hook is given"
+                "output_tensors[{tag!r}] should be a tensor *name* (a string), as a hook is "
+                "given".format(tag=tag)
             )
         try:
             tensor = resolve_tensors([name], graph)[name]
         except VariableHandle:
             raise CheckFailed(
-                f"output_tensors[{tag!r}] = {name!r} names a variable: "
-                "a hook would get its handle (dtype resource), not "
-                f"its value ({HANDLE_SECTION})"
+                "output_tensors[{tag!r}] = {name!r} names a variable: a hook would get its handle "
+                "(dtype resource), not its value (section '{section}')".format(
+                    tag=tag, name=name, section=HANDLE_SECTION
+                )
             ) from None
         except MissingTensor:
             raise CheckFailed(
-                f"output_tensors[{tag!r}] = {name!r} names no tensor in the CNN's "
-                "graph, so a hook would fail when training starts: tensor_table "
-                f"lists the names there ({NAMING_SECTION})"
+                "output_tensors[{tag!r}] = {name!r} names no tensor in the CNN's graph, so a hook "
+                "would fail when training starts: tensor_table lists the names there (section "
+                "'{section}')".format(tag=tag, name=name, section=NAMING_SECTION)
             ) from None
         if tensor.name not in expected[tag]:
-            raise CheckFailed(
-                f"output_tensors[{tag!r}]: {_which_tensor(tag, tensor)} ({NAMING_SECTION})"
-            )
-    correct(
-        "both names are in the graph: "
-        + ", ".join(
-            f"{tag} -> {resolve_tensors([answer[tag]], graph)[answer[tag]].name}"
-            for tag in expected
+            raise CheckFailed(_which_tensor(tag, tensor))
+    # one "tag -> tensor" item per tag, in a list
+    found = ", ".join(
+        "{tag} -> {tensor}".format(
+            tag=tag, tensor=resolve_tensors([answer[tag]], graph)[answer[tag]].name
         )
+        for tag in expected
     )
+    correct("both names are in the graph: {found}".format(found=found))
 
 
 # exercise 2: the tiny model's loss 0.98**(2t) at global step t is first below it at t = 18
 STOP_THRESHOLD = 0.5
 TINY_LOSS = "tiny/loss"
+
+
+def _watching(hook):
+    """``hook``, inside a hook that refuses, before the session runs, a fetch that names an
+    operation rather than a tensor: ``session.run`` gives None for an operation, and the learner's
+    comparison would fail with a TypeError that does not say why."""
+    import tensorflow as tf
+
+    class Watched(tf.estimator.SessionRunHook):
+        def begin(self):
+            self.graph = tf.compat.v1.get_default_graph()
+            hook.begin()
+
+        def after_create_session(self, session, coord):
+            hook.after_create_session(session, coord)
+
+        def before_run(self, run_context):
+            args = hook.before_run(run_context)
+            fetches = tf.nest.flatten(args.fetches) if args is not None else []
+            for fetch in fetches:
+                if isinstance(fetch, tf.Operation):
+                    raise CheckFailed(
+                        "your hook's before_run asks for the operation {name!r} rather than one of "
+                        "its tensors, so the value it gets back is None: fetch the op's output, "
+                        "the tensor named '{name}:0' (section '{section}')".format(
+                            name=fetch.name, section=NAMING_SECTION
+                        )
+                    )
+                if isinstance(fetch, str) and ":" not in fetch and self._names_an_op(fetch):
+                    raise CheckFailed(
+                        "your hook's before_run asks for {name!r}, the name of an operation, not "
+                        "of a tensor, so the value it gets back is None: a tensor's name ends in "
+                        "the index of the op's output, '{name}:0' for its first, or look the "
+                        "tensor up by the name as the notebook does (section '{section}')".format(
+                            name=fetch, section=NAMING_SECTION
+                        )
+                    )
+            return args
+
+        def after_run(self, run_context, run_values):
+            hook.after_run(run_context, run_values)
+
+        def end(self, session):
+            hook.end(session)
+
+        def _names_an_op(self, name):
+            try:
+                return isinstance(self.graph.as_graph_element(name), tf.Operation)
+            except (KeyError, ValueError, TypeError):
+                return False  # no such op: the session says so itself
+
+    return Watched()
 
 
 def _train_tiny(hook, **how_long) -> int:
@@ -138,15 +213,23 @@ def _train_tiny(hook, **how_long) -> int:
             try:
                 estimator.train(
                     lambda: tf.data.Dataset.from_tensors(({"x": [1.0]}, [2.0])).repeat(),
-                    hooks=[hook],
+                    hooks=[_watching(hook)],
                     **how_long,
                 )
+            except CheckFailed:
+                raise
             except Exception as error:  # the learner's hook failed: say so in one line
-                first_line = (str(error).strip().splitlines() or [""])[0]
                 raise CheckFailed(
-                    f"training with your hook raised {type(error).__name__}: {first_line}"
+                    "training with your hook raised {kind}: {first_line}".format(
+                        kind=type(error).__name__, first_line=_first_line(error)
+                    )
                 ) from None
         return int(estimator.get_variable_value("global_step"))
+
+
+def _first_line(error: BaseException) -> str:
+    """The first line of ``error``'s text, or nothing when it has none."""
+    return (str(error).strip().splitlines() or [""])[0]
 
 
 @reporting_learner_errors
@@ -158,8 +241,8 @@ def stop_below_hook(answer, threshold: float = STOP_THRESHOLD, steps: int = 100)
 
     if isinstance(answer, tf.estimator.SessionRunHook):
         raise CheckFailed(
-            "`StopBelow` should be the class itself, not "
-            "an instance of it (the check makes its own)"
+            "`StopBelow` should be the class itself, not an instance of it (the check makes its "
+            "own)"
         )
     if not inspect.isclass(answer) or not issubclass(answer, tf.estimator.SessionRunHook):
         raise CheckFailed(
@@ -169,52 +252,70 @@ def stop_below_hook(answer, threshold: float = STOP_THRESHOLD, steps: int = 100)
         hook = answer(TINY_LOSS, threshold)
     except TypeError as error:
         raise CheckFailed(
-            f"StopBelow({TINY_LOSS!r}, {threshold}) failed ({error}): it should take "
-            "the tensor's name and the threshold"
+            "StopBelow({name!r}, {threshold}) failed ({error}): it should take the tensor's name "
+            "and the threshold".format(name=TINY_LOSS, threshold=threshold, error=error)
         ) from None
     # a typo in the learner's __init__: one line, not a traceback through here
     except Exception as error:
-        first_line = (str(error).strip().splitlines() or [""])[0]
         raise CheckFailed(
-            f"StopBelow({TINY_LOSS!r}, {threshold}) raised {type(error).__name__}: {first_line}"
+            "StopBelow({name!r}, {threshold}) raised {kind}: {first_line}".format(
+                name=TINY_LOSS,
+                threshold=threshold,
+                kind=type(error).__name__,
+                first_line=_first_line(error),
+            )
         ) from None
     # the loss each step computes, before its update
     losses = [0.98 ** (2 * step) for step in range(steps + 1)]
     first_below = next(step for step, loss in enumerate(losses) if loss < threshold)
     expected = first_below + 1  # that step's update is done when the hook asks to stop
     last = _train_tiny(hook, steps=steps)
-    where = (
-        f"on a model whose loss falls below {threshold} in the step that starts at global "
-        f"step {first_below}, training should end at global step {expected}"
+    values = dict(
+        threshold=threshold,
+        first_below=first_below,
+        expected=expected,
+        last=last,
+        steps=steps,
+        first_loss=losses[0],
     )
     if last == expected:
         correct(
-            f"{where}, and it did: the run ended without an "
-            "error after the first step below the threshold"
+            "on a model whose loss falls below {threshold} in the step that starts at global step "
+            "{first_below}, training should end at global step {expected}, and it did: the run "
+            "ended without an error after the first step below the threshold".format(**values)
         )
         return
     if last == steps:
         raise CheckFailed(
-            f"training ran all {steps} steps: {where}; the hook never ended the run "
-            "(the table of the five methods says how a hook ends it)"
+            "training ran all {steps} steps: on a model whose loss falls below {threshold} in the "
+            "step that starts at global step {first_below}, training should end at global step "
+            "{expected}; the hook never ended the run (the table of the five methods says how a "
+            "hook ends it)".format(**values)
         )
     if last == 1:
         raise CheckFailed(
-            f"training ended after the first step, whose loss {losses[0]:g} is above "
-            f"{threshold}: the comparison is the wrong way round"
+            "training ended after the first step, whose loss {first_loss:g} is above {threshold}: "
+            "the comparison is the wrong way round".format(**values)
         )
     if last == expected + 1:
         raise CheckFailed(
-            f"training ended at global step {last}, one step late: {where}; ask to "
-            "stop in the run that computed the value, when its result arrives"
+            "training ended at global step {last}, one step late: on a model whose loss falls "
+            "below {threshold} in the step that starts at global step {first_below}, training "
+            "should end at global step {expected}; ask to stop in the run that computed the "
+            "value, when its result arrives".format(**values)
         )
     if last < expected:
         raise CheckFailed(
-            f"training ended at global step {last}, too early: "
-            f"{where}; compare the value that the step itself fetched, "
-            "not one read in a run of its own or after the update"
+            "training ended at global step {last}, too early: on a model whose loss falls below "
+            "{threshold} in the step that starts at global step {first_below}, training should "
+            "end at global step {expected}; compare the value that the step itself fetched, not "
+            "one read in a run of its own or after the update".format(**values)
         )
-    raise CheckFailed(f"training ended at global step {last}: {where}")
+    raise CheckFailed(
+        "training ended at global step {last}: on a model whose loss falls below {threshold} in "
+        "the step that starts at global step {first_below}, training should end at global step "
+        "{expected}".format(**values)
+    )
 
 
 @reporting_learner_errors
@@ -223,8 +324,8 @@ def logged_steps(answer, calls=EXERCISE_3_CALLS, every_n_iter: int = EXERCISE_3_
     require_answer(answer, "logged_steps")
     if not isinstance(answer, (list, tuple)) or not all(is_whole_number(value) for value in answer):
         raise CheckFailed(
-            "`logged_steps` should be a list of whole numbers: "
-            "the values of `step` the hook logs, in order"
+            "`logged_steps` should be a list of whole numbers: the values of `step` the hook "
+            "logs, in order"
         )
     answer = [int(value) for value in answer]
     # for each call: the global steps its runs read (before their updates)
@@ -233,14 +334,14 @@ def logged_steps(answer, calls=EXERCISE_3_CALLS, every_n_iter: int = EXERCISE_3_
     expected = [step for call in logged for step in call]
     if answer == expected:
         correct(
-            f"the hook logs at steps {expected}: every {every_n_iter} of its own runs, "
-            "starting with the first run of each train() call"
+            "the hook logs at steps {expected}: every {every} of its own runs, starting with the "
+            "first run of each train() call".format(expected=expected, every=every_n_iter)
         )
         return
     if answer == list(range(0, runs[-1].stop, every_n_iter)):
         raise CheckFailed(
-            "every_n_iter counts the hook's own runs, and they start again from 0 "
-            "in every train() call: the global step does not decide when it logs"
+            "every_n_iter counts the hook's own runs, and they start again from 0 in every "
+            "train() call: the global step does not decide when it logs"
         )
     if answer == [step for call in logged for step in call[1:]]:
         raise CheckFailed(
@@ -248,14 +349,18 @@ def logged_steps(answer, calls=EXERCISE_3_CALLS, every_n_iter: int = EXERCISE_3_
         )
     if answer == [step + 1 for step in expected]:
         raise CheckFailed(
-            "`step` is read in the same run as the update, so it is the global step "
-            "before it: a fresh model's first line says step = 0"
+            "`step` is read in the same run as the update, so it is the global step before it: a "
+            "fresh model's first line says step = 0"
         )
+    # one item per call, each a whole clause, in a list
     described = "; ".join(
-        f"call {index + 1}, train(..., {kind}={count}), "
-        f"runs at global steps {call[0]} to {call[-1]}"
-        if call
-        else f"call {index + 1}, train(..., {kind}={count}), does not train at all"
-        for index, ((kind, count), call) in enumerate(zip(calls, runs))
+        "call {number}, train(..., {kind}={count}), runs at global steps {first} to {last}".format(
+            number=index + 1, kind=kind, count=count, first=run[0], last=run[-1]
+        )
+        if run
+        else "call {number}, train(..., {kind}={count}), does not train at all".format(
+            number=index + 1, kind=kind, count=count
+        )
+        for index, ((kind, count), run) in enumerate(zip(calls, runs))
     )
-    raise CheckFailed(f"{answer} is not it: {described}")
+    raise CheckFailed("{answer} is not it: {calls}".format(answer=answer, calls=described))

@@ -207,7 +207,7 @@ def _constant_loss(mode, loss):
     )
 
 
-# Wrong answers found by mutation testing (tests/helpers/MUTATION_SURVIVORS.md), not counted in
+# Wrong answers found by mutation testing (make mutation), not counted in
 # the notebook's closing note (test_the_banks_are_counted counts EXERCISE_1_WRONG).
 EXERCISE_1_MORE_WRONG = {
     "the bias left out": (

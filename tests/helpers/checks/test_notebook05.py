@@ -262,6 +262,21 @@ class EveryTenRuns(StopBelow):
             super().after_run(run_context, run_values)
 
 
+class OpName(StopBelow):
+    """Fetches the name as it was given, an op's name without ':0' (issue 32): session.run gives
+    None for it, and the comparison raised a bare TypeError."""
+
+    def before_run(self, run_context):
+        return tf.estimator.SessionRunArgs(self.tensor_name)
+
+
+class OpObject(StopBelow):
+    """Fetches the operation the name resolves to, not its output."""
+
+    def begin(self):
+        self.tensor = tf.compat.v1.get_default_graph().get_operation_by_name(self.tensor_name)
+
+
 class NotAHook:
     def __init__(self, tensor_name, threshold):
         pass
@@ -297,6 +312,12 @@ EXERCISE_2_WRONG = {
         BareName,
         "training with your hook raised ValueError: The name 'tiny/loss' refers to an Operation",
     ),
+    "an op name fetched, without :0": (
+        OpName,
+        "your hook's before_run asks for 'tiny/loss', the name of an operation, not of a tensor, "
+        "so the value it gets back is None: a tensor's name ends in the index of the op's output, "
+        "'tiny/loss:0' for its first",
+    ),
 }
 
 
@@ -306,6 +327,34 @@ def test_exercise_2_wrong_answers_fail_and_say_why(name):
     assert_names_the_mistake(
         failure(checks.stop_below_hook, answer), words, ("request_stop", "SessionRunArgs")
     )
+
+
+def test_exercise_2_an_op_name_is_not_the_bare_type_error():
+    """Issue 32: the op name fetched as it is gave "TypeError: '<' not supported between instances
+    of 'NoneType' and 'float'"; now the message names the operation and the section."""
+    message = failure(checks.stop_below_hook, OpName)
+    assert "TypeError" not in message and "NoneType" not in message, message
+    assert message.endswith("(section 'Naming tensors so a hook can find them')"), message
+
+
+def test_exercise_2_an_operation_fetched_is_named():
+    assert_names_the_mistake(
+        failure(checks.stop_below_hook, OpObject),
+        "your hook's before_run asks for the operation 'tiny/loss' rather than one of its tensors, "
+        "so the value it gets back is None",
+        ("request_stop", "SessionRunArgs"),
+    )
+
+
+def test_exercise_2_a_name_with_its_index_passes(capsys):
+    """The string fetch that is right: the op's name with ':0' names its tensor."""
+
+    class TensorName(StopBelow):
+        def before_run(self, run_context):
+            return tf.estimator.SessionRunArgs(self.tensor_name + ":0")
+
+    checks.stop_below_hook(TensorName)
+    assert capsys.readouterr().out.startswith("Correct: on a model whose loss falls below 0.5")
 
 
 def test_exercise_2_stopping_late_by_more_than_a_step():
@@ -373,4 +422,21 @@ def test_exercise_3_a_call_that_does_not_train():
 
 def test_the_banks_are_counted():
     """The closing note of notebook 05 counts these banks: keep it in step."""
-    assert (len(EXERCISE_1_WRONG), len(EXERCISE_2_WRONG), len(EXERCISE_3_WRONG)) == (17, 12, 7)
+    assert (len(EXERCISE_1_WRONG), len(EXERCISE_2_WRONG), len(EXERCISE_3_WRONG)) == (17, 13, 7)
+
+
+def test_the_sections_the_messages_cite_are_headings_of_notebook_05():
+    import json
+
+    from helpers.checks import notebook05
+    from tests import ROOT
+
+    cells = json.loads((ROOT / "notebooks" / "05_hooks.ipynb").read_text())["cells"]
+    headings = {
+        line.lstrip("#").strip()
+        for cell in cells
+        if cell["cell_type"] == "markdown"
+        for line in "".join(cell["source"]).splitlines()
+        if line.startswith("#")
+    }
+    assert {notebook05.NAMING_SECTION, notebook05.HANDLE_SECTION} <= headings

@@ -1,0 +1,52 @@
+"""The learner's language for what the helpers say: ``_("...")`` (introduced in notebook 00).
+
+Check messages, helper errors and plot captions are written in English as whole sentences with
+named values, ``_("{name} is {value}: ...").format(name=..., value=...)``, and translated through
+the gettext catalogue ``translations/zh_TW/helpers.po`` (``make po`` extracts the sentences into
+it; translations/README.md). The language is chosen per kernel, without any code cell naming it,
+so that both editions run the same code:
+
+- ``WORKBOOK_LANGUAGE`` (``zh_TW`` or ``en``) when it is set, else
+- ``zh_TW`` when the kernel runs in a ``zh-TW`` folder (the zh-TW notebooks and their student
+  copies), else English.
+
+A sentence the catalogue does not translate yet, or marks fuzzy, stays English, as for the prose.
+The catalogue is read with polib when first needed; no compiled ``.mo`` file is kept.
+"""
+
+from __future__ import annotations
+
+import functools
+import gettext
+import io
+import os
+from pathlib import Path
+
+LANGUAGE_ENV = "WORKBOOK_LANGUAGE"
+LANGUAGES = ("en", "zh_TW")
+CATALOGUES = Path(__file__).resolve().parent.parent / "translations"
+DOMAIN = "helpers"
+
+
+def current() -> str:
+    """``"zh_TW"`` or ``"en"``: the language the helpers speak in this process."""
+    chosen = os.environ.get(LANGUAGE_ENV, "").strip().replace("-", "_")
+    if chosen:
+        return chosen if chosen in LANGUAGES else "en"
+    return "zh_TW" if "zh-TW" in Path.cwd().parts else "en"
+
+
+@functools.lru_cache(maxsize=None)
+def translations(language: str) -> gettext.NullTranslations:
+    """The catalogue's translated sentences for ``language`` (English: none)."""
+    path = CATALOGUES / language / f"{DOMAIN}.po"
+    if language == "en" or not path.is_file():
+        return gettext.NullTranslations()
+    import polib
+
+    return gettext.GNUTranslations(io.BytesIO(polib.pofile(str(path)).to_binary()))
+
+
+def _(message: str) -> str:
+    """``message`` in the learner's language (English when untranslated)."""
+    return translations(current()).gettext(message)
