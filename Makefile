@@ -1,23 +1,8 @@
-# The course's commands. Each target sets up what it needs and does no work
-# twice: the virtual environment is updated only when requirements.lock changes,
-# the datasets are fetched only when a file is missing.
-#
-#   make lab        open the course in JupyterLab
-#   make test       run every test: helpers' unit tests and every notebook (fast mode)
-#   make unit       the unit tests without the notebooks and the slow tests (an author's quick loop)
-#   make lint       ruff check and ruff format --check (settings in pyproject.toml)
-#   make format     ruff format, the one formatter, over helpers/ tools/ tests/ benchmarks/
-#   make notebooks  re-execute the notebooks in full mode (the committed outputs), after make lib
-#   make lib        write the notebooks' #@save cells into their helpers modules (generated blocks)
-#   make student    write the student copies (solutions blanked) into notebooks/student/, with nbgrader
-#   make teacher    the teacher's environment: nbgrader, to release, autograde and give feedback
-#   make hub        a JupyterHub for the course on this machine (.venv-hub; TEACHING.md)
-#   make keras-latest  run notebook 10's Keras cells on the newest TensorFlow (second venv)
-#   make benchmark  measure the course's performance figures (benchmarks/results.md)
-#   make po         merge the changed English into the zh-TW catalogues (translations/README.md)
-#   make zh-tw      build the zh-TW edition (notebooks/zh-TW/, README.zh-TW.md, TEACHING.zh-TW.md)
-#   make lock       re-pin requirements*.lock after a change to requirements*.txt
-#   make mutation   mutation testing of helpers/ (MODULE=helpers/x.py SAMPLE=40 SEED=1: a sample)
+# The course's commands: `make help` lists them, one line each (the `## ` comment on a target's
+# line). Each target sets up what it needs and does no work twice: the virtual environment is
+# updated only when requirements.lock changes, the datasets are fetched only when a file is
+# missing, and `make sync` rewrites only the generated files whose sources changed. Tools run as
+# `python -m tools.<name>` from the checkout's folder.
 #
 # Offline or in a classroom: make lab DATASETS=/media/usb/datasets
 
@@ -40,15 +25,19 @@ PYTEST_ARGS ?=
 NBVAL_ARGS := --nbval-lax --nbval-current-env --nbval-cell-timeout=1200 \
 	--nbval-sanitize-with=tests/nbval_sanitize.cfg -p tests.nbval_plugin
 
-.PHONY: setup data lab test notebooks student benchmark clean
+.PHONY: setup help data lab test notebooks student benchmark clean
 
-setup: $(INSTALLED) $(KERNEL_SPEC) $(KERNEL_CONFIG) $(LAB_OVERRIDES) data
+setup: $(INSTALLED) $(KERNEL_SPEC) $(KERNEL_CONFIG) $(LAB_OVERRIDES) data ## the venv, the kernel, the datasets (make's default)
+
+help: ## this list
+	@awk -F ':[^#]*## ' '/^[a-z][a-z-]*:[^#=]*## / { printf "make %-20s %s\n", $$1, $$2 }' \
+		$(firstword $(MAKEFILE_LIST))
 
 # tools/make-venv: a Python 3.9-3.11 (found, or provided by uv), the lock installed with uv (else pip).
 $(INSTALLED): requirements.lock
 	@tools/make-venv $(VENV) requirements.lock 3.11 3.10 3.9
 	@# Let every kernel of this venv import the course's helpers package.
-	@$(PY) tools/link_helpers.py
+	@$(PY) -m tools.link_helpers
 	@touch $@
 
 $(KERNEL_SPEC): $(INSTALLED)
@@ -76,10 +65,10 @@ data: $(INSTALLED)
 # JupyterLab refuses to run as root unless told; containers often run as root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-lab: setup
+lab: setup ## open the course in JupyterLab
 	cd notebooks && ../$(VENV)/bin/jupyter lab $(ROOT_FLAG) $(LAB_ARGS)
 
-test: setup teacher hub
+test: setup teacher hub ## every test and every notebook in fast mode, as CI runs them
 	WORKBOOK_FAST=1 $(PY) -m pytest --durations=15 $(NBVAL_ARGS) $(PYTEST_ARGS) tests $(NOTEBOOKS) $(ZH_TW_RUN)
 
 # Without the notebooks and the tests tests/conftest.py calls slow (training for real,
@@ -90,64 +79,78 @@ UNIT_WORKERS ?= 2
 .PHONY: unit lint format
 # ruff format's folders (the notebooks keep their cells' layout; make lib's blocks are fmt: off).
 FORMATTED := helpers tools tests benchmarks
-unit: setup
+unit: setup ## the unit tests, without the notebooks and the slow tests (about 1 min)
 	WORKBOOK_FAST=1 TF_CPP_MIN_LOG_LEVEL=3 $(PY) -m pytest -m "not slow" --durations=15 \
 		$(if $(filter-out 1,$(UNIT_WORKERS)),-n $(UNIT_WORKERS)) $(PYTEST_ARGS) tests
 
-lint: $(INSTALLED)
+lint: $(INSTALLED) ## ruff check, and ruff format --check
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check $(FORMATTED)
 
-format: $(INSTALLED)
+format: $(INSTALLED) ## ruff format over helpers/ tools/ tests/ benchmarks/
 	$(VENV)/bin/ruff format $(FORMATTED)
 
 # The #@save cells' generated blocks in helpers/ first (tools/make_lib.py), so that the notebooks
 # run, and are stamped with, the helpers their cells define.
-.PHONY: lib
-lib: $(INSTALLED)
-	$(PY) tools/make_lib.py
+.PHONY: lib sync
+lib: $(INSTALLED) ## write the notebooks' #@save cells into their helpers modules
+	$(PY) -m tools.make_lib
 
-notebooks: setup lib
-	$(PY) tools/run_notebooks.py $(NOTEBOOKS)
+notebooks: setup lib ## re-execute, in full mode, the notebooks whose code or helpers changed
+	$(PY) -m tools.run_notebooks $(NOTEBOOKS)
 	@# The zh-TW edition shows the English notebooks' outputs: rebuild it with the new ones.
 	$(PY) -m tools.edition
 
-student: teacher
-	$(PY_TEACHER) tools/make_student.py $(NOTEBOOKS)
+# Every generated file brought up to date, in order (CONTRIBUTING.md, "A one-line change"): the
+# #@save blocks (make lib), the notebooks whose code or helpers changed (re-executed in full
+# mode), the run-time lines from benchmarks/results.json, the English student copies, the
+# catalogues, the zh-TW edition and its student copies. Each step writes only a file whose text
+# changes, so with nothing changed it writes nothing. One sub-make per step: in this order even
+# under make -j (the edition needs the merged catalogues).
+sync: teacher lib ## bring every generated file up to date, in order; only what changed
+	$(PY) -m tools.run_notebooks $(NOTEBOOKS)
+	$(PY) -m tools.run_times
+	@$(MAKE) --no-print-directory student
+	@$(MAKE) --no-print-directory po
+	@$(MAKE) --no-print-directory zh-tw
+
+student: .venv-teacher/.installed ## write the student copies of the English notebooks
+	$(PY_TEACHER) -m tools.make_student $(NOTEBOOKS)
 
 # The zh-TW edition (translations/README.md). make po merges the English into the gettext
 # catalogues (changed blocks fuzzy, removed ones obsolete, new ones empty); make zh-tw builds the
 # edition from the English and the catalogues, then its student copies as make student does.
 ZH_TW_NOTEBOOKS := $(patsubst notebooks/%,notebooks/zh-TW/%,$(NOTEBOOKS))
 .PHONY: po zh-tw
-po: $(INSTALLED)
-	$(PY) -m tools.catalogues
+po: .venv-teacher/.installed ## merge the changed English into the zh-TW catalogues, check them
+	$(PY_TEACHER) -m tools.catalogues
+	$(PY_TEACHER) -m tools.zh_tw_style
 
-zh-tw: teacher
-	$(PY) -m tools.edition
-	$(PY_TEACHER) tools/make_student.py $(ZH_TW_NOTEBOOKS)
+zh-tw: .venv-teacher/.installed ## build the zh-TW edition and its student copies
+	$(PY_TEACHER) -m tools.edition
+	$(PY_TEACHER) -m tools.make_student $(ZH_TW_NOTEBOOKS)
 
-benchmark: setup
+benchmark: setup ## measure the course's performance; rewrite results.md and the run times
 	$(PY) benchmarks/performance.py --update-docs $(BENCHMARK_ARGS)
 	@# The notebooks' run-time lines and the README's contents column, from the new results.json.
-	$(PY) tools/run_times.py
+	$(PY) -m tools.run_times
 	@# TEACHING.md's run times come from the new results.json (memory and disk stay as measured).
 	$(PY) benchmarks/classroom.py --report-only --update-guide
 	@# New figures only: the catalogues take them into the translations, and the edition shows them.
 	$(PY) -m tools.catalogues
 	$(PY) -m tools.edition
 
-clean:
+clean: ## remove the environments, the models and pytest's cache
 	rm -rf $(VENV) .venv-latest .venv-hub models .pytest_cache
 
 # Teachers (TEACHING.md): free the disk the notebooks' training runs take, and
 # measure each notebook's peak memory and disk in full mode for TEACHING.md's
 # table (20-30 minutes on 2 cores; CLASSROOM_ARGS="--modes fast,full" adds fast mode).
 .PHONY: clean-models classroom-benchmark
-clean-models:
+clean-models: ## free the disk the notebooks' training runs take (models/)
 	rm -rf models
 
-classroom-benchmark: setup
+classroom-benchmark: setup ## each notebook's peak memory and disk, into TEACHING.md
 	$(PY) benchmarks/classroom.py --update-guide $(CLASSROOM_ARGS)
 
 # Notebook 10's own Keras cells (tagged keras-latest) on the newest TensorFlow (Keras 3), in a
@@ -162,17 +165,17 @@ KERAS_LATEST_ARGS ?=
 $(INSTALLED_LATEST): requirements-latest.lock
 	@tools/make-venv $(VENV_LATEST) requirements-latest.lock 3.11 3.12 3.13
 	@# Let this venv import the course's helpers package.
-	@$(PY_LATEST) tools/link_helpers.py
+	@$(PY_LATEST) -m tools.link_helpers
 	@touch $@
 
-keras-latest: $(INSTALLED_LATEST)
-	$(PY_LATEST) tools/keras_latest.py $(KERAS_LATEST_ARGS)
+keras-latest: $(INSTALLED_LATEST) ## notebook 10's Keras cells on the newest TensorFlow
+	$(PY_LATEST) -m tools.keras_latest $(KERAS_LATEST_ARGS)
 
 # The locks: every package of each environment pinned with hashes, for every
 # platform the course supports (tools/lock, with uv; needs the network). Run after
 # changing a requirements*.txt; tests/tools/test_lock.py fails until then.
 .PHONY: lock
-lock:
+lock: ## re-pin requirements*.lock after a change to requirements*.txt (network)
 	tools/lock requirements.txt requirements.lock "3.9 3.10 3.11" \
 		"x86_64-manylinux_2_17 aarch64-manylinux_2_17 x86_64-apple-darwin aarch64-apple-darwin x86_64-pc-windows-msvc"
 	tools/lock requirements-latest.txt requirements-latest.lock "3.11 3.12 3.13" \
@@ -186,7 +189,7 @@ lock:
 # clone of the committed course, into INSTALL.md (the four set-ups of its table one
 # after another, most of the time pip's).
 .PHONY: benchmark-setup
-benchmark-setup: $(INSTALLED)
+benchmark-setup: $(INSTALLED) ## set-up times of .venv, uv vs pip, into INSTALL.md
 	$(PY) benchmarks/setup_times.py --update-docs
 
 # Teachers: nbgrader in a third environment, .venv-teacher (about 100 packages,
@@ -214,13 +217,13 @@ $(TEACHER_KERNEL_SPEC): $(KERNEL_SPEC) $(INSTALLED_TEACHER)
 	$(VENV_TEACHER)/bin/jupyter kernelspec install --sys-prefix --name $(KERNEL) $(dir $(KERNEL_SPEC)) > /dev/null 2>&1
 	@echo "Gave $(VENV_TEACHER) the kernel '$(KERNEL)' of $(VENV)"
 
-teacher: setup $(INSTALLED_TEACHER) $(TEACHER_KERNEL_SPEC)
+teacher: setup $(INSTALLED_TEACHER) $(TEACHER_KERNEL_SPEC) ## nbgrader's environment, .venv-teacher
 
-grading-course: teacher
-	$(PY_TEACHER) tools/nbgrader_course.py $(GRADING_DIR) $(NOTEBOOKS)
+grading-course: teacher ## lay out an nbgrader course in grading/ (GRADING_DIR=...)
+	$(PY_TEACHER) -m tools.nbgrader_course $(GRADING_DIR) $(NOTEBOOKS)
 
 # Grading mode by default; GRADING_ARGS="--no-grading-mode --fast" for the comparison column.
-grading-benchmark: teacher
+grading-benchmark: teacher ## seconds to autograde one submission per notebook, into TEACHING.md
 	$(PY_TEACHER) benchmarks/grading.py --update-guide $(GRADING_ARGS)
 
 # A JupyterHub for the course on this machine, in a fourth environment, .venv-hub
@@ -252,17 +255,17 @@ $(HUB_LAB_OVERRIDES): tools/jupyterlab_overrides.json $(INSTALLED_HUB)
 	@mkdir -p $(dir $@)
 	@cp $< $@
 
-hub: setup $(INSTALLED_HUB) $(HUB_KERNEL_SPEC) $(HUB_LAB_OVERRIDES)
+hub: setup $(INSTALLED_HUB) $(HUB_KERNEL_SPEC) $(HUB_LAB_OVERRIDES) ## a JupyterHub for the course on this machine
 
-# Mutation testing of helpers/ (tools/mutation.py; CONTRIBUTING.md, "Mutation testing"): every
-# module (hours), or one, or a seeded sample of one's mutants; not part of make test. The results
-# are added to tests/helpers/mutation_results.json; MUTATION_ARGS=--report prints the table.
+# Mutation testing of helpers/ (tools/mutation.py; CONTRIBUTING.md, "Mutation testing"), a tool
+# for whoever writes tests, not part of make test: every module (hours), or one, or a seeded
+# sample of one's mutants. Each module's latest run is kept in .mutation/ (git-ignored).
 #   make mutation MODULE=helpers/metrics.py SAMPLE=40 SEED=1
 MODULE ?=
 SAMPLE ?=
 SEED ?= 1
 MUTATION_ARGS ?=
 .PHONY: mutation
-mutation: setup
-	WORKBOOK_FAST=1 nice -n 19 $(PY) tools/mutation.py $(MODULE) $(if $(SAMPLE),--sample $(SAMPLE)) \
+mutation: setup ## mutation testing of helpers/ (MODULE=helpers/x.py SAMPLE=40: a sample)
+	WORKBOOK_FAST=1 nice -n 19 $(PY) -m tools.mutation $(MODULE) $(if $(SAMPLE),--sample $(SAMPLE)) \
 		--seed $(SEED) $(MUTATION_ARGS)

@@ -49,7 +49,7 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT))  # from tools import run_notebooks
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from reporting import (  # noqa: E402
@@ -234,7 +234,7 @@ def tensorboard_peaks_mb(logdir: Path) -> list:
 
 def measure_notebook(notebook: Path, fast: bool, out: Path) -> dict:
     """Execute one notebook and return its memory and disk figures."""
-    import run_notebooks  # tools/run_notebooks.py: the same execution as `make notebooks`
+    from tools import run_notebooks  # the same execution as `make notebooks`
 
     models = ROOT / "models"
     shutil.rmtree(models, ignore_errors=True)

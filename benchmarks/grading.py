@@ -167,7 +167,7 @@ def grade_one(notebook: Path, grading: bool, fast: bool) -> dict:
         seconds = time.perf_counter() - started
         load_after = load_average()
         points, maximum = score(course, env, name)
-        # the kernels' temporary folder is models/tmp (settings.use_course_temp_dir); TMPDIR is
+        # the kernels' temporary folder is models/tmp (course_setup.use_course_temp_dir); TMPDIR is
         # watched too, for what a process writes before or without it
         left = [*tmp.rglob(AUTOGRAPH_GLOB), *(kernel_root / "models").rglob(AUTOGRAPH_GLOB)]
         autograded = course / "autograded" / STUDENT / name / notebook.name

@@ -19,6 +19,7 @@ code; here, what the helpers modules import in turn.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import re
 from pathlib import Path
@@ -47,10 +48,17 @@ def _module_name(path: Path, root: Path) -> str:
 
 def module_imports(path: Path, root: Path = ROOT) -> set:
     """Dotted names under ``helpers`` that this helpers module imports (or starts with ``-m``)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     package = _module_name(path, root)
     if path.name != "__init__.py":
         package = package.rpartition(".")[0]
+    return set(_imports(path.read_text(encoding="utf-8"), package))
+
+
+@functools.lru_cache(maxsize=512)
+def _imports(source: str, package: str) -> frozenset:
+    """What :func:`module_imports` finds in ``source``, once per text: every notebook's stamp
+    follows the same modules (``make sync`` with nothing changed is a second, not ten)."""
+    tree = ast.parse(source)
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -69,7 +77,7 @@ def module_imports(path: Path, root: Path = ROOT) -> set:
             and MODULE_NAME.fullmatch(node.value)
         ):
             names.add(node.value)
-    return {name for name in names if name == PACKAGE or name.startswith(PACKAGE + ".")}
+    return frozenset(n for n in names if n == PACKAGE or n.startswith(PACKAGE + "."))
 
 
 def files_for(names: set, root: Path = ROOT) -> set:

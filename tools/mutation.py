@@ -1,10 +1,11 @@
 """Mutation testing of helpers/: change one operator or constant of a helper, run the tests that
 reach it, see whether one fails (`make mutation`; CONTRIBUTING.md, "Mutation testing").
 
-    python tools/mutation.py helpers/metrics.py --sample 40 --seed 1   a seeded sample
-    python tools/mutation.py helpers/metrics.py                        every mutant of a module
-    python tools/mutation.py                                           every module of helpers/
-    python tools/mutation.py --report                                  the table of the results
+    python -m tools.mutation helpers/metrics.py --sample 40 --seed 1   a seeded sample
+    python -m tools.mutation helpers/metrics.py                        every mutant of a module
+    python -m tools.mutation helpers/metrics.py --survivors   only the last run's survivors again
+    python -m tools.mutation                                           every module of helpers/
+    python -m tools.mutation --report                   the table of the runs kept in .mutation/
 
 A small runner on the standard library's ``ast`` and pytest, not mutmut or cosmic-ray: importing
 TensorFlow takes seconds, so one interpreter per module imports TensorFlow, helpers and the tested
@@ -17,8 +18,8 @@ killed and its mutant counted as killed by a timeout (reported apart). TensorFlo
 an operation in the parent: a forked child of a process whose eager context has started hangs
 in its first operation, so the traced run happens in a child too.
 
-Results: tests/helpers/mutation_results.json (every run, per module, survivors listed);
-tests/helpers/MUTATION_SURVIVORS.md explains each survivor.
+Each module's latest run is kept in ``.mutation/results.json`` (git-ignored: a tool's output, not
+the course's); a run prints its survivors, which you judge (CONTRIBUTING.md says how).
 """
 
 from __future__ import annotations
@@ -45,12 +46,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from benchmarks import reporting  # noqa: E402 (the checkout's folder first)
-
-RESULTS = ROOT / "tests" / "helpers" / "mutation_results.json"
-SURVIVORS = ROOT / "tests" / "helpers" / "MUTATION_SURVIVORS.md"
-CONTRIBUTING = ROOT / "CONTRIBUTING.md"
+RESULTS = ROOT / ".mutation" / "results.json"
 PREIMPORT = (
     "numpy",
     "tensorflow",
@@ -853,22 +849,13 @@ def _previous_survivors(previous: dict, mutants: list[Mutant]) -> list[Mutant]:
     return chosen
 
 
-def rerun_summary(previous: dict, outcomes: list[Outcome], seconds: float) -> dict:
-    """``previous`` with its survivors' new outcomes: a mutant it counted as killed stays killed
-    (the tests that killed it are still there)."""
-    count = {
-        s: sum(o.status == s for o in outcomes)
-        for s in ("killed", "survived", "uncovered", "timeout", "error")
-    }
-    # the previous timeouts were run again: only the ones listed (older runs did not list them)
-    kept_timeouts = previous["timeout"] - len(previous.get("timeouts", []))
-    run = {
-        **previous,
-        **count,
-        "killed": previous["killed"] + count["killed"],
-        "timeout": kept_timeouts + count["timeout"],
-        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "rerun": {"of": previous["date"], "mutants": len(outcomes), "seconds": round(seconds, 1)},
+def _outcomes(outcomes: list[Outcome]) -> dict:
+    """The counts of each status, and the mutants that survived or timed out."""
+    return {
+        **{
+            s: sum(o.status == s for o in outcomes)
+            for s in ("killed", "survived", "uncovered", "timeout", "error")
+        },
         "survivors": [
             {**asdict(o.mutant), "status": o.status, "detail": o.detail}
             for o in outcomes
@@ -878,76 +865,76 @@ def rerun_summary(previous: dict, outcomes: list[Outcome], seconds: float) -> di
             {**asdict(o.mutant), "detail": o.detail} for o in outcomes if o.status == "timeout"
         ],
     }
+
+
+def _scored(run: dict) -> dict:
+    """``run`` with its score: (killed + timeouts) / (mutants run - errors), in %."""
     valid = run["run"] - run["error"]
     run["score"] = round(100 * (run["killed"] + run["timeout"]) / valid, 1) if valid else None
     return run
 
 
+def rerun_summary(previous: dict, outcomes: list[Outcome], seconds: float) -> dict:
+    """``previous`` with its survivors' new outcomes: a mutant it counted as killed stays killed
+    (the tests that killed it are still there)."""
+    new = _outcomes(outcomes)
+    # the previous timeouts were run again: only the ones listed (older runs did not list them)
+    kept_timeouts = previous["timeout"] - len(previous.get("timeouts", []))
+    return _scored(
+        {
+            **previous,
+            **new,
+            "killed": previous["killed"] + new["killed"],
+            "timeout": kept_timeouts + new["timeout"],
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "rerun": {
+                "of": previous["date"],
+                "mutants": len(outcomes),
+                "seconds": round(seconds, 1),
+            },
+        }
+    )
+
+
 def summary(path, tests, mutants, chosen, outcomes, sample, seed, seconds) -> dict:
-    count = {
-        s: sum(o.status == s for o in outcomes)
-        for s in ("killed", "survived", "uncovered", "timeout", "error")
-    }
-    valid = len(outcomes) - count["error"]
-    caught = count["killed"] + count["timeout"]
-    return {
-        "module": path,
-        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "mode": "sample" if len(chosen) < len(mutants) else "full",
-        "seed": seed if len(chosen) < len(mutants) else None,
-        "mutants": len(mutants),
-        "run": len(chosen),
-        **count,
-        "score": round(100 * caught / valid, 1) if valid else None,
-        "seconds": round(seconds, 1),
-        "tests": tests,
-        "survivors": [
-            {**asdict(o.mutant), "status": o.status, "detail": o.detail}
-            for o in outcomes
-            if o.status in ("survived", "uncovered", "error")
-        ],
-        "timeouts": [
-            {**asdict(o.mutant), "detail": o.detail} for o in outcomes if o.status == "timeout"
-        ],
-    }
+    sampled = len(chosen) < len(mutants)
+    return _scored(
+        {
+            "module": path,
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "mode": "sample" if sampled else "full",
+            "seed": seed if sampled else None,
+            "mutants": len(mutants),
+            "run": len(chosen),
+            "seconds": round(seconds, 1),
+            "tests": tests,
+            **_outcomes(outcomes),
+        }
+    )
 
 
 # ---------------------------------------------------------------------------------------------
-# Results and the table
+# The runs kept, and what is printed
 
 
-def save(run: dict, label: str, results: Path = RESULTS) -> None:
-    """Keep ``run`` as its module's latest run with ``label``: ``before`` (the tests as they were
-    when the module was first measured) or ``after`` (with tests written since). The file holds
-    the latest runs only (history lives in git); a lock lets modules run side by side."""
-    with _locked(results) as data:
-        data.setdefault("modules", {}).setdefault(run["module"], {})[label] = run
-
-
-@contextlib.contextmanager
-def _locked(results: Path):
-    """The results, read and written back under an exclusive lock on the file."""
+def save(run: dict, results: Path = RESULTS) -> None:
+    """Keep ``run`` as its module's latest run, under a lock: modules can run side by side."""
+    results.parent.mkdir(parents=True, exist_ok=True)
     results.touch()
     with open(results, "r+", encoding="utf-8") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         text = handle.read()
-        data = json.loads(text) if text.strip() else {"modules": {}}
-        yield data
+        data = json.loads(text) if text.strip() else {}
+        data[run["module"]] = run
         handle.seek(0)
         handle.truncate()
         handle.write(json.dumps(data, indent=1) + "\n")
 
 
-def load(results: Path = RESULTS) -> dict[str, dict[str, dict]]:
-    """Module path -> {label: run}."""
-    text = results.read_text() if results.exists() else ""
-    return json.loads(text)["modules"] if text.strip() else {}
-
-
-def latest(runs: dict[str, dict]) -> tuple[str, dict]:
-    """A module's (label, run) to report: its ``after`` run if it has one."""
-    label = "after" if "after" in runs else "before"
-    return label, runs[label]
+def load(results: Path = RESULTS) -> dict[str, dict]:
+    """Module path -> its latest run."""
+    text = results.read_text(encoding="utf-8") if results.exists() else ""
+    return json.loads(text) if text.strip() else {}
 
 
 def modules(root: Path = ROOT) -> list[str]:
@@ -960,162 +947,34 @@ def modules(root: Path = ROOT) -> list[str]:
 
 
 def table(results: Path = RESULTS, root: Path = ROOT) -> str:
-    """Markdown: per module, the score of its ``before`` run (the tests as they were) and of its
-    ``after`` run (with the tests written since); the counts are the latest run's."""
+    """Markdown: each module's latest run kept in ``results``, or "not measured"."""
     measured = load(results)
     lines = [
         "| module | mode | mutants run | killed | timeouts | survived (reached by no test) "
-        "| score before | score after | wall time |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| score | wall time |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for path in modules(root):
-        runs = measured.get(path)
-        if not runs:
-            lines.append(f"| `{path}` | not measured | | | | | | | |")
+        run = measured.get(path)
+        if run is None:
+            lines.append(f"| `{path}` | not measured | | | | | | |")
             continue
-        _, last = latest(runs)
+        mode = "full" if run["mode"] == "full" else f"sample of {run['run']} (seed {run['seed']})"
+        score = "" if run["score"] is None else f"{run['score']:g} %"
         lines.append(
-            f"| `{path}` | {_mode(last)} | {last['run']} of {last['mutants']} | {last['killed']} | "
-            f"{last['timeout']} | {last['survived'] + last['uncovered']} ({last['uncovered']}) | "
-            f"{_score(runs.get('before'), last)} | {_score(runs.get('after'))} | "
-            f"{_minutes(last['seconds'])} |"
+            f"| `{path}` | {mode} | {run['run']} of {run['mutants']} | {run['killed']} | "
+            f"{run['timeout']} | {run['survived'] + run['uncovered']} ({run['uncovered']}) | "
+            f"{score} | {_minutes(run['seconds'])} |"
         )
     return "\n".join(lines)
 
 
-def _mode(run: dict) -> str:
-    return "full" if run["mode"] == "full" else f"sample of {run['run']} (seed {run['seed']})"
-
-
-# ---------------------------------------------------------------------------------------------
-# Survivors and their reasons: tests/helpers/MUTATION_SURVIVORS.md is written from the results;
-# the reason after each survivor is the part a maintainer writes, kept while the mutant survives.
-
-VERDICTS = ("equivalent", "not worth a test", "a gap", "not yet classified")
-UNCLASSIFIED = "not yet classified"
-SURVIVOR_LINE = re.compile(
-    r"^- line (?P<line>\d+) `(?P<unit>[^`]+)`: (?P<description>.*?) — "
-    r"\*\*(?P<verdict>[^*]+)\*\*: (?P<reason>.*)$"
-)
-SURVIVORS_INTRO = """\
-# Surviving mutants of helpers/
-
-What `make mutation` (`tools/mutation.py`; CONTRIBUTING.md, "Mutation testing") left alive in
-the latest run of each module, and why no test kills it: **equivalent** (the helper behaves the
-same: no test can tell) or **not worth a test** (a test could tell, but would pin a detail no
-learner meets). A survivor marked **a gap** or **not yet classified** needs a test or a reason.
-
-`make mutation` writes this file from `tests/helpers/mutation_results.json`; the verdict and
-reason after each survivor are the part you write, and they are kept while the mutant survives
-(matched by module, function, change and line; when the code moved, by the change's place among
-the same changes of that function). A new test that kills a survivor removes its line at
-the module's next run; a new survivor arrives as **not yet classified**. Modules without a
-section here left no survivor.
-"""
-
-
-def _key(module: str, entries: list[tuple[str, str]]) -> list[tuple]:
-    """Keys for a module's survivors, in order: (module, unit, description, n) where n tells
-    apart the same change in the same function."""
-    seen: dict[tuple, int] = {}
-    keys = []
-    for unit, description in entries:
-        n = seen[(unit, description)] = seen.get((unit, description), 0) + 1
-        keys.append((module, unit, description, n))
-    return keys
-
-
-def read_reasons(doc: Path) -> dict[tuple, tuple[str, str]]:
-    """(module, unit, description, n) and (module, unit, "description @line", n) -> (verdict,
-    reason), from the survivors file."""
-    if not doc.exists():
-        return {}
-    module, rows = None, {}
-    for number, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1):
-        if line.startswith("## "):
-            module = line[3:].split(" ", 1)[0]
-            rows[module] = []
-        elif line.startswith("- ") and module:
-            match = SURVIVOR_LINE.match(line)
-            if not match or match["verdict"] not in VERDICTS:
-                raise SystemExit(
-                    f"{doc.name}:{number}: not a survivor line: write it as - line N `function`: "
-                    f"change — **{'|'.join(VERDICTS)}**: reason"
-                )
-            rows[module].append(
-                (
-                    match["unit"],
-                    match["description"],
-                    int(match["line"]),
-                    match["verdict"],
-                    match["reason"],
-                )
-            )
-    reasons = {}
-    for module, entries in rows.items():
-        keys = _key(module, [(unit, description) for unit, description, _, _, _ in entries])
-        on_line = _key(
-            module, [(unit, f"{description} @{line}") for unit, description, line, _, _ in entries]
-        )
-        for key, line_key, (*_, verdict, reason) in zip(keys, on_line, entries):
-            reasons[key] = reasons[line_key] = (verdict, reason)
-    return reasons
-
-
-def survivors_doc(results: Path = RESULTS, doc: Path = SURVIVORS, root: Path = ROOT) -> str:
-    """The survivors file for the latest runs, with the reasons already written in ``doc``."""
-    reasons = read_reasons(doc)
-    parts = [SURVIVORS_INTRO]
-    measured = load(results)
-    for path in modules(root):
-        if path not in measured:
-            continue
-        label, run = latest(measured[path])
-        survivors = sorted(run["survivors"], key=lambda m: (m["line"], m["id"]))
-        if not survivors:
-            continue
-        parts.append(f"\n## {path} ({label} run, {_mode(run)}: score {_score(run)})\n\n")
-        keys = _key(path, [(m["unit"], m["description"]) for m in survivors])
-        on_line = _key(path, [(m["unit"], f"{m['description']} @{m['line']}") for m in survivors])
-        for key, line_key, mutant in zip(keys, on_line, survivors):
-            # the same change on the same line first (of two same changes in a function, one
-            # killed, the other keeps its own reason), else the same place among its like
-            verdict, reason = reasons.get(line_key) or reasons.get(
-                key, (UNCLASSIFIED, _default_reason(mutant))
-            )
-            parts.append(
-                f"- line {mutant['line']} `{mutant['unit']}`: {mutant['description']} "
-                f"— **{verdict}**: {reason}\n"
-            )
-    return "".join(parts)
-
-
-def _default_reason(mutant: dict) -> str:
-    if mutant["status"] == "uncovered":
-        return "reached by no test of `make unit`."
-    if mutant["status"] == "error":
-        return f"the mutant could not be applied ({mutant['detail']})."
-    return "a gap or equivalent, to be decided."
-
-
-def write_reports(
-    results: Path = RESULTS,
-    doc: Path = SURVIVORS,
-    contributing: Path = CONTRIBUTING,
-    root: Path = ROOT,
-) -> None:
-    """Write the survivors file and CONTRIBUTING.md's table from the results."""
-    doc.write_text(survivors_doc(results, doc, root), encoding="utf-8")
-    reporting.write_section(contributing, "mutation", table(results, root))
-
-
-def _score(run: dict | None, latest: dict | None = None) -> str:
-    """A run's score; said to be a sample's when the latest run of the module is not one."""
-    if run is None or run["score"] is None:
-        return ""
-    if latest is not None and run["mode"] != latest["mode"]:
-        return f"{run['score']:g} % ({_mode(run)})"
-    return f"{run['score']:g} %"
+def survivors(run: dict) -> str:
+    """One line per mutant the run left alive, in the module's order, to judge by reading."""
+    return "".join(
+        f"  line {m['line']} `{m['unit']}`: {m['description']} ({m['status']}) {m['detail']}\n"
+        for m in sorted(run["survivors"], key=lambda m: (m["line"], m["id"]))
+    )
 
 
 def _minutes(seconds: float) -> str:
@@ -1128,25 +987,15 @@ def main(argv=None) -> int:
     parser.add_argument("--sample", type=int, help="run this many mutants, chosen at random")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
-        "--label",
-        choices=("before", "after"),
-        help="before: the tests as they were; after: with new tests (default: "
-        "before for a module never measured, else after)",
-    )
-    parser.add_argument(
-        "--report",
-        action="store_true",
-        help="write the survivors file and CONTRIBUTING.md's table, and stop",
+        "--report", action="store_true", help="print the table of the kept runs, and stop"
     )
     parser.add_argument(
         "--survivors",
         action="store_true",
         help="run only the survivors of the module's latest run, keep the rest",
     )
-    parser.add_argument("--no-save", action="store_true")
     args = parser.parse_args(argv)
     if args.report:
-        write_reports()
         print(table())
         return 0
     os.environ.setdefault("WORKBOOK_FAST", "1")
@@ -1156,29 +1005,24 @@ def main(argv=None) -> int:
         # each module in its own interpreter when several are asked for: no mutant of one
         # module sees another module's tests imported
         if len(paths) > 1:
-            command = [sys.executable, __file__, path, "--seed", str(args.seed)]
-            command += ["--label", args.label] if args.label else []
+            command = [sys.executable, "-m", "tools.mutation", path, "--seed", str(args.seed)]
             command += ["--sample", str(args.sample)] if args.sample else []
-            command += ["--no-save"] if args.no_save else []
             command += ["--survivors"] if args.survivors else []
             status = os.spawnv(os.P_WAIT, sys.executable, command)
             if status:
                 print(f"{path}: the runner failed ({status})", file=sys.stderr)
             continue
-        previous = latest(load()[path])[1] if args.survivors and path in load() else None
+        previous = load().get(path) if args.survivors else None
         if args.survivors and previous is None:
             raise SystemExit(f"{path} has no run yet to take the survivors of: run it in full")
         run = measure(path, sample=args.sample, seed=args.seed, previous=previous)
+        save(run)
         print(
             f"{path}: {run['killed']} killed, {run['timeout']} timeouts, {run['survived']} "
             f"survived, {run['uncovered']} reached by no test, {run['error']} errors of "
-            f"{run['run']}: score {run['score']} % in {_minutes(run['seconds'])}"
+            f"{run['run']}: score {run['score']} % in {_minutes(run['seconds'])}; "
+            f"survivors:\n{survivors(run) or '  none'}"
         )
-        if not args.no_save:
-            label = args.label or ("after" if path in load() else "before")
-            save(run, label)
-            write_reports()
-            print(f"saved as its {label} run; survivors: {SURVIVORS.relative_to(ROOT)}")
     return 0
 
 

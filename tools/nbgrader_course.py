@@ -1,6 +1,6 @@
 """Lay out an nbgrader course directory for the workbook: one assignment per notebook.
 
-    python tools/nbgrader_course.py grading notebooks/03_model_fn_and_estimatorspec.ipynb ...
+    python -m tools.nbgrader_course grading notebooks/03_model_fn_and_estimatorspec.ipynb ...
 
 `make grading-course` calls this (into ``grading/``); the round-trip test does
 the same in a temporary folder. It writes ``<dir>/nbgrader_config.py`` and

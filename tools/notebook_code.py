@@ -9,8 +9,8 @@
 - :func:`helpers_imports`: which ``helpers`` modules code cells import.
 
 Import it as ``tools.notebook_code`` with the checkout's folder on ``sys.path``: pytest puts it
-there (``tests/`` is a package in it), and each script of ``tools/`` that uses it inserts it
-first (``sys.path.insert(0, str(ROOT))``). Only the standard library (json, ast): ``make
+there (``tests/`` is a package in it), and so does running a tool as ``python -m tools.<name>``
+from that folder. Only the standard library (json, ast): ``make
 keras-latest`` reads notebook 10 with it in ``.venv-latest``, which has no nbformat, and the
 tests' small made-up notebooks need no nbformat version.
 """

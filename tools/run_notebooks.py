@@ -1,11 +1,11 @@
 """Re-execute notebooks in place, so committed outputs are the committed code's output.
 
-    python tools/run_notebooks.py notebooks/00_setup_and_data.ipynb ...
-    python tools/run_notebooks.py --force ...     # even when nothing changed
-    python tools/run_notebooks.py --fast ...      # WORKBOOK_FAST=1 (not for committing)
-    python tools/run_notebooks.py --fast --out /tmp/fast ...   # write copies elsewhere (timing)
+    python -m tools.run_notebooks notebooks/00_setup_and_data.ipynb ...
+    python -m tools.run_notebooks --force ...     # even when nothing changed
+    python -m tools.run_notebooks --fast ...      # WORKBOOK_FAST=1 (not for committing)
+    python -m tools.run_notebooks --fast --out /tmp/fast ...   # write copies elsewhere (timing)
 
-`make notebooks` calls this in full mode. Each notebook runs top to bottom in
+`make sync` and `make notebooks` call this in full mode. Each notebook runs top to bottom in
 its own kernel with the working directory `notebooks/` (cells tagged
 `nbval-skip` are left unexecuted), stream outputs are
 coalesced (one block per training cell, not hundreds), widget metadata is
@@ -29,10 +29,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from tools import helpers_deps, notebook_code  # noqa: E402  (the checkout's root, just added)
+from tools import helpers_deps, notebook_code
 
 KERNEL_NAME = "estimator-workbook"
 KERNEL_DISPLAY_NAME = "Estimator workbook (TF 2.15)"

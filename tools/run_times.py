@@ -1,15 +1,17 @@
 """The run times the course states: read from its texts, rounded the way they round, and rewritten.
 
-    python tools/run_times.py     # rewrite the notebooks' run-time lines and the README's column
-
+    python -m tools.run_times     # rewrite the notebooks' run-time lines and the README's column
 
 A notebook's first cell says ``**Run time:** about 25 s in full mode, 20 s in
 fast mode`` (or ``about 10 s in full mode and in fast mode alike``); the
-README's contents table says ``25 s / 20 s``. Both state the seconds that
-``make benchmark`` measured (``benchmarks/results.json``), rounded as people
+README's contents table says ``25 s / 20 s``. Both are generated: they state the
+seconds that ``make benchmark`` measured (``benchmarks/results.json``), and this
+tool writes them (``make benchmark`` and ``make sync`` run it), rounded as people
 read them: under 45 s to the nearest 5 s, from 45 s on to the nearest half
 minute (``1 min``, ``1½ min``, ``2 min``). A range (``2–2½ min``) holds any
-measurement that rounds into it.
+measurement that rounds into it. Edit the rest of the line, never its figures:
+CONTRIBUTING.md's table of generated files says so, not the notebook, whose
+reader is a learner. A file is written only when its text changes.
 """
 
 from __future__ import annotations
@@ -108,13 +110,14 @@ def restated(first_cell: str, full: float, fast: float) -> str:
     return first_cell[: match.start()] + head + middle + tail + first_cell[match.end() :]
 
 
-def main() -> None:
-    seconds = json.loads((ROOT / "benchmarks" / "results.json").read_text())["parts"]
+def main(root: Path = ROOT) -> None:
+    """Rewrite each stated run time that is not ``benchmarks/results.json``'s; only those files."""
+    seconds = json.loads((root / "benchmarks" / "results.json").read_text())["parts"]
     times = {mode: seconds[f"notebooks_{mode}"]["seconds"] for mode in ("full", "fast")}
-    readme_path = ROOT / "README.md"
+    readme_path = root / "README.md"
     readme = readme_path.read_text()
     for name in sorted(times["full"]):
-        path = ROOT / "notebooks" / name
+        path = root / "notebooks" / name
         notebook = nbformat.read(path, as_version=4)
         cell = notebook.cells[0]
         new = restated(cell.source, times["full"][name], times["fast"][name])
@@ -129,7 +132,9 @@ def main() -> None:
         )
         stated = f"{written(times['full'][name])} / {written(times['fast'][name])}"
         readme = row.sub(lambda m: m.group(1) + stated + m.group(2), readme)
-    readme_path.write_text(readme)
+    if readme != readme_path.read_text():
+        readme_path.write_text(readme)
+        print("README.md: the contents table's run times rewritten")
 
 
 if __name__ == "__main__":

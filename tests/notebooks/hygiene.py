@@ -292,7 +292,7 @@ def notebook_problems(notebook, size_bytes: int) -> list:
         if cell.execution_count is None:
             if "nbval-skip" not in tags:
                 problems.append(
-                    f"code cell {index + 1} was never executed: re-execute with `make notebooks`"
+                    f"code cell {index + 1} was never executed: re-execute it with `make sync`"
                 )
             continue
         counts.append(cell.execution_count)
@@ -319,7 +319,7 @@ def notebook_problems(notebook, size_bytes: int) -> list:
 
     stamp = notebook.metadata.get("workbook", {})
     if stamp.get("code_sha256") != code_hash(notebook):
-        problems.append("the outputs are not from this code: re-execute with `make notebooks`")
+        problems.append("the outputs are not from this code: re-execute it with `make sync`")
     elif stamp.get("mode") != "full":
-        problems.append("executed in fast mode: commit the full-mode outputs (`make notebooks`)")
+        problems.append("executed in fast mode: commit the full-mode outputs (`make sync`)")
     return problems

@@ -29,7 +29,7 @@ def stale_helpers(notebook, number: str) -> str | None:
     today = helpers_stamp(notebook)
     if stored.get("helpers_sha256") == today["helpers_sha256"]:
         return None
-    fix = f"re-execute notebook {number} with make notebooks"
+    fix = f"re-execute notebook {number} with make sync"
     if "helpers_files" not in stored:
         return f"notebook {number}: its run stamp does not list the helpers files it ran: {fix}"
     before, now = stored["helpers_files"], today["helpers_files"]
@@ -60,10 +60,10 @@ def test_a_changed_helper_is_named_with_the_fix():
     )
     problem = stale_helpers(edited, "00")
     assert problem.endswith(
-        "(changed since: helpers/course_setup.py): re-execute notebook 00 with make notebooks"
+        "(changed since: helpers/course_setup.py): re-execute notebook 00 with make sync"
     )
     edited.metadata["workbook"] = {"helpers_sha256": "old"}
-    assert "re-execute notebook 00 with make notebooks" in stale_helpers(edited, "00")
+    assert "re-execute notebook 00 with make sync" in stale_helpers(edited, "00")
 
 
 def test_the_notebooks_run_the_helpers_they_import():
