@@ -41,8 +41,17 @@ ARTICLE_PARTS = (
     "tf.summary.scalar",
     "ModeKeys.EVAL",
     "TrainSpec",
-    "Tensorflow lite",
 )
+# Phrases the reposting site inserted (workbook-design §2): the last one, before the author's empty
+# "ref:", has been read as the author's reference to TF Lite; wherever the course quotes it, the
+# same sentence says it is the site's.
+SITE_LINE = "Tensorflow lite"
+# Where the article's code comes from; cited in the map and where the notebooks first rely on it.
+TF_NER = "https://github.com/guillaumegenthial/tf_ner/blob/master/models/lstm_crf/main.py"
+CITING_NOTEBOOKS = ("00", "03", "06", "07")
+# The article itself, beside the course's checkout (workbook-design: ../shared/source-article.txt).
+ARTICLE = ROOT.parent / "shared" / "source-article.txt"
+CODE_SPAN = re.compile(r"`([^`]+)`")
 
 
 anchor = notebook_anchor
@@ -93,6 +102,112 @@ def test_the_readme_maps_every_part_of_the_article():
     assert len(rows) >= len(ARTICLE_PARTS) - 1, (
         "the map has fewer rows with a link than the article has parts"
     )
+
+
+def sentences(text: str) -> list:
+    """``text`` cut at each full stop followed by a space or a line end, and at each table row."""
+    return (
+        [part for line in text.splitlines() for part in re.split(r"(?<=\.)\s+", line) if part]
+        if "\n|" in text
+        else re.split(r"(?<=\.)\s+", re.sub(r"\s+", " ", text))
+    )
+
+
+def unattributed_site_line(text: str) -> list:
+    """The sentences of ``text`` that quote the site's "Tensorflow lite" without saying it is the
+    site's."""
+    found = []
+    for block in re.split(r"\n\s*\n", text):
+        for sentence in sentences(block):
+            if SITE_LINE in sentence and "site" not in sentence:
+                found.append(sentence.strip()[:120])
+    return found
+
+
+def markdown_of(path: Path) -> str:
+    notebook = nbformat.read(path, as_version=4)
+    return "\n\n".join(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
+
+
+def test_the_sites_last_line_is_never_the_authors():
+    texts = {"README.md": (ROOT / "README.md").read_text(encoding="utf-8")}
+    for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        texts[path.name] = markdown_of(path)
+    assert SITE_LINE in map_section(texts["README.md"]), (
+        f"README.md's map of the article does not say what its last line, '{SITE_LINE}、ref:', is"
+    )
+    problems = [
+        f"{name}: {sentence!r}"
+        for name, text in texts.items()
+        for sentence in unattributed_site_line(text)
+    ]
+    assert not problems, (
+        f"'{SITE_LINE}、ref:' is the reposting site's phrase, not the author's reference: say so "
+        "in the same sentence: " + "; ".join(problems)
+    )
+
+
+def test_a_sentence_that_takes_the_site_line_for_a_reference_is_found():
+    old = 'It ends with its references: a 簡書 post, and a line "Tensorflow lite、ref:". Next.'
+    new = 'Its last line, "Tensorflow lite、ref:", is the site\'s phrase, not a reference.'
+    row = "| 14 | Tensorflow lite, a reference at the end | [08](x.ipynb#TF-Lite) | — |"
+    assert unattributed_site_line(old) == [
+        'It ends with its references: a 簡書 post, and a line "Tensorflow lite、ref:".'
+    ]
+    assert unattributed_site_line(new) == []
+    assert len(unattributed_site_line("| # | part |\n|---|---|\n" + row)) == 1
+
+
+@pytest.mark.parametrize("where", ["README.md", *CITING_NOTEBOOKS])
+def test_the_source_of_the_articles_code_is_cited(where):
+    if where == "README.md":
+        text = map_section((ROOT / where).read_text(encoding="utf-8"))
+    else:
+        text = markdown_of(next((ROOT / "notebooks").glob(f"{where}_*.ipynb")))
+    assert TF_NER in text, (
+        f"{where}: the article's code is adapted from guillaumegenthial/tf_ner: link {TF_NER} "
+        "where the text first relies on it"
+    )
+
+
+def article_code_missing(map_text: str, article: str) -> list:
+    """The code spans of the map's "the article's part" column that the article does not hold
+    (whitespace and the copy's "?" ignored)."""
+    squeezed = re.sub(r"[\s?]", "", article)
+    missing = []
+    for line in map_text.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split(" | ")]
+        if not line.startswith("| ") or len(cells) < 4 or not cells[0].isdigit():
+            continue
+        for span in CODE_SPAN.findall(cells[1]):
+            if re.sub(r"\s", "", span) not in squeezed:
+                missing.append(f"row {cells[0]}: `{span}`")
+    return missing
+
+
+def test_the_maps_article_column_quotes_only_the_articles_code():
+    if not ARTICLE.exists():
+        pytest.skip(f"the article is not beside the checkout ({ARTICLE.name} in ../shared)")
+    section = map_section((ROOT / "README.md").read_text(encoding="utf-8"))
+    missing = article_code_missing(section, ARTICLE.read_text(encoding="utf-8"))
+    assert not missing, (
+        "README.md's map attributes to the article code it does not hold: "
+        + "; ".join(missing)
+        + ": quote it exactly, or move it to the column of what the course adds or corrects"
+    )
+
+
+def test_code_the_article_does_not_hold_is_found():
+    article = (
+        "hook = tf.contrib.estimator.stop_if_no_increase_hook(estimator, 'f1',\n? ? min_steps=8000)"
+    )
+    rows = (
+        "| 13 | the call `stop_if_no_increase_hook(estimator, 'f1', min_steps=8000)` | x | y |\n"
+        "| 14 | the call `stop_if_no_increase_hook(estimator, 'f1', 500)` | x | `not checked` |"
+    )
+    assert article_code_missing(rows, article) == [
+        "row 14: `stop_if_no_increase_hook(estimator, 'f1', 500)`"
+    ]
 
 
 @pytest.mark.parametrize("document", ["README.md", "TEACHING.md"])
