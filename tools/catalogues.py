@@ -1,8 +1,10 @@
 """The zh-TW edition's gettext catalogues: one per English source, merged the gettext way.
 
-    .venv/bin/python -m tools.catalogues            # make po: merge the English into them
-    .venv/bin/python -m tools.catalogues --check    # exit 1 when a catalogue is not merged
-    .venv/bin/python -m tools.catalogues --stats    # translated / fuzzy / empty per catalogue
+    .venv-teacher/bin/python -m tools.catalogues          # make po: merge the English into them
+    .venv-teacher/bin/python -m tools.catalogues --check  # exit 1 when one is not merged
+    .venv-teacher/bin/python -m tools.catalogues --stats  # translated / fuzzy / empty per one
+
+(Any environment with polib, markdown-it-py and nbformat will do: no TensorFlow.)
 
 Each English source (a notebook, README.md, TEACHING.md) has a catalogue
 ``translations/zh_TW/<name>.po`` with one entry per translatable Markdown block
@@ -15,6 +17,14 @@ whose English changed keeps the old translation marked *fuzzy* (with the old
 English as ``#| msgid``), which the edition does not show; a block whose only
 change is its numbers (a re-measured run time) gets them replaced in its
 translation; a removed block becomes obsolete (``#~``); a new one is empty.
+
+A catalogue saved by a PO editor (Poedit, Weblate, msgcat, Lokalize) comes back
+with its header rewritten, its lines wrapped at 77 or 79 columns, a fuzzy
+entry's ``#| msgid`` kept after its mark was cleared, or its entries sorted:
+none of that is a change of content, so ``--check`` accepts it, and the merge
+writes it back in the course's layout (one line per string, the course's header
+fields, block order), keeping the fields the editor added (``Last-Translator``,
+``Language-Team``, ``PO-Revision-Date``, ``X-Generator``) and the header comment.
 """
 
 from __future__ import annotations
@@ -23,6 +33,7 @@ import argparse
 import difflib
 import re
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -125,15 +136,37 @@ def new_catalogue() -> polib.POFile:
     return catalogue
 
 
+class CatalogueError(Exception):
+    """A catalogue that polib cannot read, as one sentence that says what to do."""
+
+
 def load(path: Path) -> polib.POFile:
     if not Path(path).exists():
         return new_catalogue()
-    return polib.pofile(str(path), wrapwidth=0)
+    try:
+        return polib.pofile(str(path), wrapwidth=0)
+    except (OSError, ValueError, UnicodeDecodeError) as error:
+        raise CatalogueError(
+            "{name} cannot be read as a PO file ({error}): correct it there, or take back the "
+            "committed one with `git checkout -- {path}`".format(
+                name=Path(path).name, error=error, path=_shown(path)
+            )
+        ) from error
+
+
+def _shown(path: Path) -> str:
+    path = Path(path).resolve()
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
 def merged(old: polib.POFile, found: list[Block]) -> polib.POFile:
     """A catalogue for the blocks ``found`` that keeps what ``old`` translated (see above)."""
     catalogue = new_catalogue()
+    # what a translator's editor added to the header is kept, after the course's own fields
+    catalogue.header = old.header
+    catalogue.metadata.update(
+        (key, value) for key, value in old.metadata.items() if key not in catalogue.metadata
+    )
     previous = [entry for entry in old if entry.msgstr]  # obsolete ones included
     exact = {(entry.msgctxt, entry.msgid): entry for entry in previous}
     by_text = {entry.msgid: entry for entry in previous if not entry.fuzzy}
@@ -213,15 +246,64 @@ def text_of(catalogue: polib.POFile) -> str:
     return catalogue.__unicode__()
 
 
+def content(catalogue: polib.POFile) -> Counter:
+    """What a catalogue says, without its layout: each entry's context, English, translation,
+    fuzzy mark (with the old English it was marked against), translator comment and whether it
+    is obsolete; not the header, the line wrapping, the order or the ``#.`` block kind."""
+    return Counter(
+        (
+            entry.obsolete,
+            entry.msgctxt or "",
+            entry.msgid,
+            entry.msgstr,
+            entry.fuzzy,
+            (entry.previous_msgid or "") if entry.fuzzy else "",
+            " ".join((entry.tcomment or "").split()),  # an editor may wrap it
+        )
+        for entry in catalogue
+    )
+
+
+def problem(source: Path, catalogue: polib.POFile, found: list[Block]) -> str | None:
+    """Why ``catalogue`` is not merged with ``source`` (whose blocks are ``found``), as one
+    sentence that says what to do; None when it is (whatever the layout it was saved in)."""
+    name = catalogue_path(source).name
+    english = _keys(found)
+    entries = {(entry.msgctxt, entry.msgid) for entry in catalogue if not entry.obsolete}
+    new, gone = len(english - entries), len(entries - english)
+    if new or gone:
+        return (
+            f"{name} is not merged with the changed English of {source.name} ({new} new or "
+            f"changed blocks have no entry, {gone} entries are no longer in the English): "
+            "run `make po`"
+        )
+    would_change = content(merged(catalogue, found)) - content(catalogue)
+    if would_change:
+        return (
+            f"{name}: `make po` would carry translations into {len(would_change)} of its "
+            "entries (from an obsolete entry, or one with the same English elsewhere): run "
+            "`make po`"
+        )
+    return None
+
+
 def merge_all(check: bool = False, only: tuple = ()) -> list[str]:
-    """Merge every source (or those whose catalogue is named in ``only``) into its catalogue;
-    the catalogues that changed (or would)."""
+    """Merge every source (or those whose catalogue is named in ``only``) into its catalogue:
+    the catalogues written. With ``check``, write nothing: one sentence per catalogue that is not
+    merged, naming why and what to do (one saved by a PO editor in its own layout is merged)."""
+    chosen = [s for s in sources() if not only or catalogue_path(s).name in only]
+    if check:
+        found = []
+        for source in chosen:
+            reason = problem(source, load(catalogue_path(source)), blocks(source))
+            if reason:
+                found.append(reason)
+        return found
     files = {
         catalogue_path(source): text_of(merged(load(catalogue_path(source)), blocks(source)))
-        for source in sources()
-        if not only or catalogue_path(source).name in only
+        for source in chosen
     }
-    return [str(path.relative_to(ROOT)) for path in update(files, check=check)]
+    return [_shown(path) for path in update(files)]
 
 
 def counts(catalogue: polib.POFile) -> dict:
@@ -268,12 +350,20 @@ def main(argv=None) -> int:
     if args.stats:
         print(stats_table())
         return 0
-    changed = merge_all(check=args.check, only={path.name for path in args.catalogues})
-    for name in changed:
-        print(f"{name}: {'not merged with the English' if args.check else 'merged'}")
-    if args.check and changed:
-        print("Run `make po` (and translate what it marks fuzzy or leaves empty).", file=sys.stderr)
+    only = {path.name for path in args.catalogues}
+    try:
+        changed = merge_all(check=args.check, only=only)
+    except CatalogueError as error:
+        print(error, file=sys.stderr)
         return 1
+    if args.check:
+        for reason in changed:
+            print(reason, file=sys.stderr)
+        if changed:
+            return 1
+    else:
+        for name in changed:
+            print(f"{name}: merged (in the course's layout)")
     if not changed:
         print("Every catalogue is merged with the English.")
     return 0

@@ -15,6 +15,8 @@ heading that is only code) is kept too: there is nothing to translate.
 code, link and image targets, bare URLs, ``$math$`` and HTML tags.
 ``structure(text)`` is a block's Markdown frame (heading level, list marker,
 number of table cells, quote mark), which a translation keeps.
+``relink(markdown, change)`` rewrites the targets of its relative links (outside code), for a
+copy of the text in another folder (the zh-TW edition, the student copies).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
+
+from tools.anchors import FENCE
 
 PARSER = MarkdownIt("commonmark").enable("table")
 KEPT_BLOCKS = {"fence", "code_block", "html_block", "hr"}
@@ -35,6 +39,10 @@ BARE_URL = re.compile(r"(?<![(<])\bhttps?://[^\s)>\]]+")
 MATH = re.compile(r"\$[^$\n]+\$")
 HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
 ENGLISH_WORD = re.compile(r"[A-Za-z]{2,}")
+# An inline link or image, its target as the group 2; a target with a scheme (https:, mailto:)
+# is not relative.
+LINK = re.compile(r"(!?\[[^\]]*\]\()([^()\s]+)(\))")
+EXTERNAL = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -151,3 +159,21 @@ def structure(text: str) -> tuple:
     if first.startswith("|"):
         return ("table row", len(re.findall(r"(?<!\\)\|", CODE_SPAN.sub("", text))))
     return ("paragraph",)
+
+
+def relink(markdown: str, change) -> str:
+    """``markdown`` with each relative link target ``t`` replaced by ``change(t)``; targets with
+    a scheme, and what is in code spans and fenced code, are left alone."""
+    kept = []
+
+    def hide(match: re.Match) -> str:
+        kept.append(match.group(0))
+        return f"\0{len(kept) - 1}\0"
+
+    def target(match: re.Match) -> str:
+        link = match[2]
+        return match[0] if EXTERNAL.match(link) else match[1] + change(link) + match[3]
+
+    hidden = CODE_SPAN.sub(hide, FENCE.sub(hide, markdown))
+    rewritten = LINK.sub(target, hidden)
+    return re.sub("\0(\\d+)\0", lambda match: kept[int(match[1])], rewritten)

@@ -1,6 +1,6 @@
 """Mark every exercise's cells for nbgrader, in place: solution, graded check, locked instructions.
 
-    python tools/nbgrader_cells.py notebooks/03_model_fn_and_estimatorspec.ipynb ...
+    python -m tools.nbgrader_cells notebooks/03_model_fn_and_estimatorspec.ipynb ...
 
 Run it after adding or moving an exercise; `tests/notebooks/hygiene.py` fails until the
 cells are marked. Only cell metadata changes (sources and outputs stay as they

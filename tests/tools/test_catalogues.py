@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+from pathlib import Path
+
 import nbformat
 import polib
+import pytest
 
+from tests import ROOT
+from tools import catalogues
 from tools.catalogues import (
     Block,
+    catalogue_path,
+    content,
+    load,
     markdown_file_blocks,
+    merge_all,
     merged,
     new_catalogue,
     notebook_blocks,
@@ -125,3 +136,105 @@ def test_a_page_s_contexts_are_its_sections_and_the_language_line_is_left_out():
         ("two-commands", "## Two `commands`"),
         ("two-commands", "Run them."),
     ]
+
+
+# ---- a translator's PO editor: its layout is accepted, and make po normalises it -------------
+
+POEDIT_HEADER = {
+    "Project-Id-Version": "estimator-workbook",
+    "POT-Creation-Date": "",
+    "PO-Revision-Date": "2025-01-05 10:00+0800",
+    "Last-Translator": "王小明 <xm@example.tw>",
+    "Language-Team": "",
+    "Language": "zh_TW",
+    "MIME-Version": "1.0",
+    "Content-Type": "text/plain; charset=UTF-8",
+    "Content-Transfer-Encoding": "8bit",
+    "Plural-Forms": "nplurals=1; plural=0;",
+    "X-Generator": "Poedit 3.4.2",
+}
+COMMITTED = catalogue_path(Path("05_hooks.ipynb"))
+
+
+def _blocks_of(catalogue) -> list:
+    """The English blocks a merged ``catalogue`` was made from (its active entries, in order)."""
+    return [Block(e.msgctxt, e.msgid, e.comment) for e in catalogue if not e.obsolete]
+
+
+def _poedit_saved(tmp_path: Path) -> Path:
+    """The committed 05_hooks.po as Poedit saves it: its header rewritten, wrapped at 79
+    columns, and a fuzzy mark cleared with its ``#| msgid`` left behind."""
+    catalogue = polib.pofile(str(COMMITTED), wrapwidth=79)
+    catalogue.metadata = dict(POEDIT_HEADER)
+    translated = next(e for e in catalogue if e.msgstr and not e.fuzzy and not e.obsolete)
+    translated.previous_msgid = "What the English said before."
+    path = tmp_path / COMMITTED.name
+    catalogue.save(str(path))
+    return path
+
+
+def _with_catalogue(monkeypatch, path: Path, found: list) -> None:
+    source = ROOT / "notebooks" / "05_hooks.ipynb"
+    monkeypatch.setattr(catalogues, "CATALOGUES", path.parent)
+    monkeypatch.setattr(catalogues, "sources", lambda: [source])
+    monkeypatch.setattr(catalogues, "blocks", lambda _: found)
+
+
+def test_a_catalogue_saved_by_poedit_passes_the_check_and_make_po_normalises_it(
+    tmp_path, monkeypatch
+):
+    path = _poedit_saved(tmp_path)
+    text = path.read_text(encoding="utf-8")
+    committed_lines = COMMITTED.read_text(encoding="utf-8").count("\n")
+    assert "X-Generator: Poedit" in text and text.count("\n") > committed_lines  # wrapped
+    assert text != COMMITTED.read_text(encoding="utf-8"), "the re-save changed nothing"
+    found = _blocks_of(load(COMMITTED))
+    _with_catalogue(monkeypatch, path, found)
+
+    assert merge_all(check=True) == []  # merged: only its layout differs
+    assert catalogues.main(["--check"]) == 0
+
+    assert catalogues.main([]) == 0  # make po
+    normalised = load(path)
+    assert content(normalised) == content(load(COMMITTED))
+    assert normalised.metadata["Last-Translator"] == "王小明 <xm@example.tw>"
+    assert new_catalogue().metadata.items() <= normalised.metadata.items()
+
+    def entries(text):  # without the header, and the translator comments PO editors may wrap
+        return [line for line in text[text.index("\n\n") :].splitlines() if line[:2] != "# "]
+
+    assert entries(path.read_text(encoding="utf-8")) == entries(
+        COMMITTED.read_text(encoding="utf-8")
+    ), "make po did not write the entries back in the course's layout"
+    assert merge_all() == [], "a second make po changed the catalogue again"
+
+
+@pytest.mark.skipif(shutil.which("msgcat") is None, reason="gettext's msgcat is not installed")
+def test_a_catalogue_rewritten_by_msgcat_passes_the_check(tmp_path, monkeypatch):
+    path = tmp_path / COMMITTED.name
+    subprocess.run(
+        ["msgcat", "--width=79", "-o", str(path), str(COMMITTED)], check=True, capture_output=True
+    )
+    assert path.read_text(encoding="utf-8") != COMMITTED.read_text(encoding="utf-8")
+    _with_catalogue(monkeypatch, path, _blocks_of(load(COMMITTED)))
+    assert merge_all(check=True) == []
+
+
+def test_the_check_names_the_changed_english_only_when_the_english_changed(tmp_path, monkeypatch):
+    path = _poedit_saved(tmp_path)
+    found = _blocks_of(load(COMMITTED))
+    found[3] = Block(found[3].context, found[3].text + " (Edited.)", found[3].kind)
+    _with_catalogue(monkeypatch, path, found)
+    assert merge_all(check=True) == [
+        "05_hooks.po is not merged with the changed English of 05_hooks.ipynb (1 new or changed "
+        "blocks have no entry, 1 entries are no longer in the English): run `make po`"
+    ]
+
+
+def test_an_unreadable_catalogue_is_named_with_what_to_do(tmp_path, monkeypatch, capsys):
+    path = tmp_path / COMMITTED.name
+    path.write_text('msgid "a"\nmsgstr "b"\nthis line is not PO\n', encoding="utf-8")
+    _with_catalogue(monkeypatch, path, [])
+    assert catalogues.main(["--check"]) == 1
+    error = capsys.readouterr().err
+    assert error.startswith("05_hooks.po cannot be read as a PO file (") and "git checkout" in error

@@ -55,6 +55,10 @@ def test_an_edited_english_paragraph_is_shown_in_english_and_counted():
     assert edited_text in built.source
     status_before, status_after = before.cells[0].source, after.cells[0].source
     assert before.cells[0].id == after.cells[0].id == STATUS_CELL_ID
+    assert before.metadata["generated"] == {
+        "command": "make zh-tw",
+        "edit_instead": [f"notebooks/{SOURCE.name}", f"translations/zh_TW/{SOURCE.stem}.po"],
+    }
     assert "顯示英文原文" in status_after
     done = [
         int(status.split("說明文字已翻譯 ")[1].split(" /")[0])

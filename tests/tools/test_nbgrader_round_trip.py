@@ -5,7 +5,8 @@ Uses the teacher environment (`.venv-teacher`, built by `make teacher`, which
 `tools/nbgrader_course.py`:
 
 * `nbgrader generate_assignment` releases every notebook, and each release is
-  the committed student copy (`make student`), apart from the course's run stamp;
+  the committed student copy (`make student`), apart from the course's run stamp
+  and what `make student` adds for the student folder (links, generated note);
 * for notebooks 01 and 03, which train (the two fastest that do, with a "break
   it" exercise each), three submissions are autograded in the course's kernel:
   the notebook with its solutions gets full points, the released copy as it is
@@ -34,6 +35,7 @@ import nbformat
 import pytest
 
 from tests import ROOT
+from tools.make_student import for_the_student_folder
 from tools.nbgrader_course import assignment_id, write_course
 
 pytestmark = pytest.mark.slow(
@@ -173,6 +175,7 @@ def _scores(course: Path) -> dict:
 def test_release_is_the_committed_student_copy(course, path):
     released = nbformat.read(course / "release" / assignment_id(path) / path.name, as_version=4)
     released.metadata.pop("workbook", None)
+    released = for_the_student_folder(released, path)  # links for student/, generated note
     committed = nbformat.read(ROOT / "notebooks" / "student" / path.name, as_version=4)
     assert committed == released, (
         f"notebooks/student/{path.name} is not what nbgrader releases: run `make student`"
@@ -182,6 +185,7 @@ def test_release_is_the_committed_student_copy(course, path):
 def test_zh_tw_release_is_the_committed_student_copy(zh_tw_course):
     released = nbformat.read(zh_tw_course / "release" / ZH_TW.stem / ZH_TW.name, as_version=4)
     released.metadata.pop("workbook", None)
+    released = for_the_student_folder(released, ZH_TW)
     committed = nbformat.read(ZH_TW.parent / "student" / ZH_TW.name, as_version=4)
     assert committed == released, (
         f"notebooks/zh-TW/student/{ZH_TW.name} is not what nbgrader releases: run `make zh-tw`"
