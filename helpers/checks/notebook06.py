@@ -52,65 +52,77 @@ def precisions(labels, classes) -> dict:
     return found
 
 
-def _mistakes(result: float) -> str | None:
-    """The sentence naming the mistake whose value ``result`` is, or None."""
-    everything = precisions(
-        np.concatenate([b[0] for b in BATCHES]), np.concatenate([b[1] for b in BATCHES])
-    )
+# What the learner's value is when it is not the macro precision, each a whole message with the
+# named values {result} (the learner's value) and {expected} (the macro precision).
+_ON_TWO_BATCHES = (
+    "on two batches of ten-class labels your precision is {result:.4f} where the macro precision "
+    "is {expected:.4f}, and "
+)
+MISTAKES = {
+    "is_not_0": _ON_TWO_BATCHES
+    + "{result:.4f} is the precision of 'the digit is not 0': tf.compat.v1.metrics.precision "
+    "casts labels and predictions to bool, so on the class ids themselves it sees two classes, "
+    'not ten (section "The source article\'s metrics dict, run on this model"); give it one '
+    "digit at a time",
+    "micro": _ON_TWO_BATCHES
+    + "{result:.4f} is the micro precision, which equals the accuracy on single-label data: the "
+    "exercise asks for the plain mean of the ten per-digit precisions (" + AVERAGES_SECTION + ")",
+    "weighted": _ON_TWO_BATCHES
+    + "{result:.4f} is the weighted average, by each digit's number of labels: the macro average "
+    "weighs every digit the same (" + AVERAGES_SECTION + ")",
+    "recall": _ON_TWO_BATCHES
+    + "{result:.4f} is the macro recall, the share of each true digit that was found (what you get "
+    "when labels and predictions trade places, or from "
+    "tf.compat.v1.metrics.mean_per_class_accuracy): precision divides by how often each digit "
+    "was predicted",
+    "predicted_only": _ON_TWO_BATCHES
+    + "{result:.4f} is a mean over the digits that were predicted: a digit never predicted has "
+    "precision 0 (as with zero_division=0) and still counts, one of ten",
+    "one_update": _ON_TWO_BATCHES
+    + "{result:.4f} is the mean of ten per-digit precisions of which only one digit's counts were "
+    "ever updated: the update op you return must run the updates of all ten digits, grouped into "
+    "one op with tf.group (" + PAIR_SECTION + ")",
+    "mean_of_batches": _ON_TWO_BATCHES
+    + "{result:.4f} is the mean of the two batches' own precisions: the update op must add each "
+    "batch's counts to running totals, and the value divide those totals once ("
+    + PAIR_SECTION
+    + ")",
+    "second_batch": _ON_TWO_BATCHES
+    + "{result:.4f} is the second batch alone: the update op must add each batch to running "
+    "totals (" + PAIR_SECTION + ")",
+    "first_batch": _ON_TWO_BATCHES
+    + "{result:.4f} is the first batch alone: the value must read totals that every batch's "
+    "update adds to (" + PAIR_SECTION + ")",
+    "none": _ON_TWO_BATCHES
+    + "{result:.4f} is none of the usual slips (a binary, micro, weighted or per-batch precision, "
+    "a recall, one digit's update op): each digit's precision is its true positives over all the "
+    "examples predicted as that digit, counted over both batches; then take the plain mean of ten",
+}
+
+
+def _mistake(result: float) -> str:
+    """The key in ``MISTAKES`` of the mistake whose value ``result`` is ("none" if none is)."""
+    from sklearn.metrics import precision_score
+
+    labels = np.concatenate([b[0] for b in BATCHES])
+    classes = np.concatenate([b[1] for b in BATCHES])
+    everything = precisions(labels, classes)
     per_batch = [precisions(*batch)["macro"] for batch in BATCHES]
-    for value, what in [
-        (
-            everything["is_not_0"],
-            "the precision of 'the digit is not 0': "
-            "tf.compat.v1.metrics.precision casts labels and predictions to "
-            "bool, so on the class ids themselves it sees two classes, not "
-            "ten (section \"The source article's metrics dict, run on this "
-            'model"); give it one digit at a time',
-        ),
-        (
-            everything["micro"],
-            "the micro precision, which equals the accuracy on single-label "
-            "data: the exercise asks for the plain mean of the ten per-digit "
-            f"precisions ({AVERAGES_SECTION})",
-        ),
-        (
-            everything["weighted"],
-            "the weighted average, by each digit's number of labels: the "
-            f"macro average weighs every digit the same ({AVERAGES_SECTION})",
-        ),
-        (
-            everything["recall"],
-            "the macro recall, the share of each true digit that was found "
-            "(what you get when labels and predictions trade places, or from "
-            "tf.compat.v1.metrics.mean_per_class_accuracy): precision divides "
-            "by how often each digit was predicted",
-        ),
-        (
-            everything["predicted_only"],
-            "a mean over the digits that were predicted: a "
-            "digit never predicted has precision 0 (as with "
-            "zero_division=0) and still counts, one of ten",
-        ),
-        (
-            float(np.mean(per_batch)),
-            "the mean of the two batches' own precisions: the update op "
-            "must add each batch's counts to running totals, and the "
-            f"value divide those totals once ({PAIR_SECTION})",
-        ),
-        (
-            per_batch[1],
-            "the second batch alone: the update op must add "
-            f"each batch to running totals ({PAIR_SECTION})",
-        ),
-        (
-            per_batch[0],
-            "the first batch alone: the value must read totals that every batch's "
-            f"update adds to ({PAIR_SECTION})",
-        ),
-    ]:
+    per_digit = precision_score(
+        labels, classes, labels=range(NUM_CLASSES), average=None, zero_division=0
+    )
+    candidates = [(everything[key], key) for key in MISTAKES if key in everything]
+    # one digit's update op returned: its counts cover both batches, the nine others stay 0
+    candidates += [(value / NUM_CLASSES, "one_update") for value in per_digit]
+    candidates += [
+        (float(np.mean(per_batch)), "mean_of_batches"),
+        (per_batch[1], "second_batch"),
+        (per_batch[0], "first_batch"),
+    ]
+    for value, key in candidates:
         if abs(result - value) <= TOLERANCE:
-            return what
-    return None
+            return key
+    return "none"
 
 
 @reporting_learner_errors
@@ -119,8 +131,8 @@ def macro_precision_metric(metric_fn) -> None:
     require_answer(metric_fn, "macro_precision")
     if not callable(metric_fn):
         raise CheckFailed(
-            "`macro_precision` should be a function of (labels, predictions), "
-            f"not {type(metric_fn).__name__}"
+            "`macro_precision` should be a function of (labels, predictions), not "
+            f"{type(metric_fn).__name__}"
         )
     import tensorflow as tf
 
@@ -132,8 +144,8 @@ def macro_precision_metric(metric_fn) -> None:
         except TypeError as error:
             if "argument" in str(error):
                 raise CheckFailed(
-                    "your function must take two arguments, (labels, predictions), "
-                    "like the metric_fn of tf.estimator.add_metrics"
+                    "your function must take two arguments, (labels, predictions), like the "
+                    "metric_fn of tf.estimator.add_metrics"
                 ) from None
             raise
 
@@ -141,8 +153,8 @@ def macro_precision_metric(metric_fn) -> None:
     measured = run_metric_pair(build, "macro_precision", "precision", BATCHES)
     if measured.size != 1:
         raise CheckFailed(
-            f"the value has shape {measured.shape}, one number per class: average "
-            "them (macro) into one number"
+            f"the value has shape {measured.shape}, one number per class: average them (macro) "
+            "into one number"
         )
     result = float(measured.reshape(()))
     expected = precisions(
@@ -150,102 +162,181 @@ def macro_precision_metric(metric_fn) -> None:
     )["macro"]
     if abs(result - expected) <= TOLERANCE:
         correct(
-            f"on two batches of ten-class labels your precision is {result:.4f}, "
-            "the mean of the ten per-digit precisions, as scikit-learn's "
-            "precision_score(average='macro', zero_division=0) gives"
+            f"on two batches of ten-class labels your precision is {result:.4f}, the mean of the "
+            "ten per-digit precisions, as scikit-learn's precision_score(average='macro', "
+            "zero_division=0) gives"
         )
         return
-    described = (
-        f"on two batches of ten-class labels your precision is {result:.4f}; the macro "
-        f"precision is {expected:.4f}"
-    )
-    what = _mistakes(result)
-    if what is not None:
-        raise CheckFailed(f"{described}. {result:.4f} is {what}")
-    raise CheckFailed(
-        f"{described}, and {result:.4f} is none of the usual slips (a binary, micro, "
-        "weighted or per-batch precision, a recall): each digit's precision is its "
-        "true positives over all the examples predicted as that digit, counted over "
-        "both batches; then take the plain mean of ten"
-    )
+    raise CheckFailed(MISTAKES[_mistake(result)].format(result=result, expected=expected))
 
 
-def _is_one_number(answer, name: str) -> float:
-    """``answer`` as a float, or a one-line failure that says how to get one number."""
+# Exercise 2's own event table, in the columns of events.scalars: the test set's macro F1 peaks at
+# step 200, the training sample's at step 400 and is lower at its last step, 500; every value in the
+# table differs, so the number a function returns names the row it read, and all lie below any
+# trained model's (0.8), so a number hard-coded from the notebook's table is none of them.
+F1_TABLE_STEPS = (100, 200, 300, 400, 500)
+F1_TABLE_VALUES = {
+    ("eval", "f1_macro"): (0.612, 0.734, 0.721, 0.703, 0.716),
+    ("eval", "accuracy"): (0.640, 0.751, 0.742, 0.725, 0.733),
+    ("eval_training_sample", "f1_macro"): (0.625, 0.741, 0.763, 0.792, 0.781),
+    ("eval_training_sample", "accuracy"): (0.651, 0.758, 0.776, 0.803, 0.795),
+    ("eval_article_metrics", "f1_macro"): (0.598, 0.702, 0.695, 0.688, 0.707),
+}
+F1_TABLE_LOSS = ((1, 2.3), (101, 1.21), (201, 0.98), (301, 0.87), (401, 0.81), (500, 0.79))
+TABLE_SECTION = "section 'Event files as a pandas table'"
+
+
+def f1_table():
+    """Exercise 2's own table (a new one each time: the learner's function may change it)."""
+    import pandas as pd
+
+    from ..events import COLUMNS
+
+    rows = [(".", "loss", step, value) for step, value in F1_TABLE_LOSS] + [
+        (run, tag, step, value)
+        for (run, tag), values in F1_TABLE_VALUES.items()
+        for step, value in zip(F1_TABLE_STEPS, values)
+    ]
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    return table.sort_values(["run", "tag", "step"], ignore_index=True)
+
+
+def _is_one_number(answer, call: str) -> float:
+    """``answer``, what ``call`` returned, as a float, or a one-line failure that says how to get
+    one number."""
     if (
         hasattr(answer, "shape")
         and getattr(answer, "size", None) == 1
         and not isinstance(answer, np.generic)
     ):
         raise CheckFailed(
-            f"`{name}` is a {type(answer).__name__} holding "
-            "one value: take the number out with `.item()`"
+            f"`{call}` returned a {type(answer).__name__} holding one value: return the number "
+            "itself, with `.item()`"
         )
     if isinstance(answer, bool) or not isinstance(answer, (numbers.Real, np.generic)):
-        raise CheckFailed(f"`{name}` should be one number, not a {type(answer).__name__}")
+        raise CheckFailed(
+            f"`{call}` returned a {type(answer).__name__}: it should return one number"
+        )
     return float(answer)
 
 
-@reporting_learner_errors
-def sample_f1_at_best_test_step(answer, table) -> None:
-    """Notebook 06, exercise 2: the training sample's macro F1 at the step of the test set's best
-    macro F1."""
-    require_answer(answer, "sample_f1")
-    value = _is_one_number(answer, "sample_f1")
-    runs = {
-        run: table[(table["run"] == run) & (table["tag"] == "f1_macro")].sort_values("step")
-        for run in ("eval", "eval_training_sample")
-    }
-    for run, rows in runs.items():
+def _f1_runs(table) -> tuple:
+    """The test set's and the training sample's 'f1_macro' rows of ``table``, by step."""
+    runs = []
+    for run in ("eval", "eval_training_sample"):
+        rows = table[(table["run"] == run) & (table["tag"] == "f1_macro")].sort_values("step")
         if rows.empty:
             raise CheckFailed(
                 f"the table has no 'f1_macro' in run '{run}': pass the table of "
                 "events.scalars(estimator.model_dir) after the training above"
             )
-    test, sample = runs["eval"], runs["eval_training_sample"]
+        runs.append(rows)
+    return tuple(runs)
+
+
+def _right_value(table, value: float) -> bool:
+    """Whether ``value`` is the training sample's macro F1 at a step of the test set's best."""
+    test, sample = _f1_runs(table)
     best_steps = set(test.loc[test["value"] == test["value"].max(), "step"])
     at_best = sample[sample["step"].isin(best_steps)]
-    hit = at_best[np.isclose(at_best["value"], value, rtol=0, atol=1e-9)]
-    if not hit.empty:
-        step = int(hit.iloc[0]["step"])
-        correct(
-            f"the test set's macro F1 was highest at step {step} ({test['value'].max():.4f}); "
-            f"the training sample's was {value:.4f} there"
-        )
-        return
+    return bool(np.isclose(at_best["value"], value, rtol=0, atol=1e-9).any())
+
+
+def _wrong_row(value: float) -> str:
+    """The failure for ``value``, which ``sample_f1`` returned on the check's table: the row it is,
+    and what that says of the mistake."""
+    table = f1_table()
     same = table[np.isclose(table["value"], value, rtol=0, atol=1e-9)]
-    same = same.assign(is_f1=same["tag"] == "f1_macro").sort_values("is_f1", ascending=False)
     if same.empty:
-        raise CheckFailed(
-            f"{value:.4f} is not a value in the event files: the table has one row "
-            "per run, tag and step (section 'Event files as a pandas table')"
+        return (
+            f"on a table of the check's, `sample_f1(table)` returned {value:.4f}, which is no "
+            f"value in the table: the table has one row per run, tag and step ({TABLE_SECTION})"
         )
-    row = same.iloc[0]
-    step = int(row["step"])
-    where = f"{value:.4f} is tag '{row['tag']}' of run '{row['run']}' at step {step}"
-    if row["tag"] != "f1_macro":
-        raise CheckFailed(f"{where}: the macro F1's tag is 'f1_macro'")
-    if row["run"] == "eval":
-        raise CheckFailed(
-            f"{where}, the test set's: take the step from run 'eval', then read the "
-            "value of run 'eval_training_sample' at that step"
+    run, tag, step = same.iloc[0][["run", "tag", "step"]]
+    sample = table[(table["run"] == "eval_training_sample") & (table["tag"] == "f1_macro")]
+    found = dict(value=value, run=run, tag=tag, step=int(step))
+    if tag != "f1_macro":
+        template = (
+            "on a table of the check's, `sample_f1(table)` returned {value:.4f}, tag {tag!r} of "
+            "run {run!r} at step {step}: the macro F1's tag is 'f1_macro'"
         )
-    if row["run"] != "eval_training_sample":
-        raise CheckFailed(
-            f"{where}: the training sample's evaluations are run 'eval_training_sample'"
+    elif run == "eval":
+        template = (
+            "on a table of the check's, `sample_f1(table)` returned {value:.4f}, tag 'f1_macro' "
+            "of run 'eval' at step {step}, the test set's: take the step from run 'eval', then "
+            "read the value of run 'eval_training_sample' at that step"
         )
-    which = (
-        " (the training sample's own best)"
-        if value == sample["value"].max()
-        else " (the last evaluation)"
-        if step == sample["step"].max()
-        else " (the first evaluation)"
-        if step == sample["step"].min()
-        else ""
-    )
-    raise CheckFailed(
-        f"{where}{which}: the right step is the one where run 'eval', the test set, "
-        "has its highest 'f1_macro'"
+    elif run != "eval_training_sample":
+        template = (
+            "on a table of the check's, `sample_f1(table)` returned {value:.4f}, tag 'f1_macro' "
+            "of run {run!r} at step {step}: the training sample's evaluations are run "
+            "'eval_training_sample'"
+        )
+    elif value == sample["value"].max():
+        template = (
+            "on a table of the check's, `sample_f1(table)` returned {value:.4f}, tag 'f1_macro' "
+            "of run 'eval_training_sample' at step {step}, the training sample's own best: on "
+            "this table the two runs peak at different steps, and the right step is the one "
+            "where run 'eval', the test set, has its highest 'f1_macro'"
+        )
+    elif step == sample["step"].max():
+        template = (
+            "on a table of the check's, `sample_f1(table)` returned {value:.4f}, tag 'f1_macro' "
+            "of run 'eval_training_sample' at step {step}, the last evaluation: the right step is "
+            "the one where run 'eval', the test set, has its highest 'f1_macro'"
+        )
+    elif step == sample["step"].min():
+        template = (
+            "on a table of the check's, `sample_f1(table)` returned {value:.4f}, tag 'f1_macro' "
+            "of run 'eval_training_sample' at step {step}, the first evaluation: the right step "
+            "is the one where run 'eval', the test set, has its highest 'f1_macro'"
+        )
+    else:
+        template = (
+            "on a table of the check's, `sample_f1(table)` returned {value:.4f}, tag 'f1_macro' "
+            "of run 'eval_training_sample' at step {step}: the right step is the one where run "
+            "'eval', the test set, has its highest 'f1_macro'"
+        )
+    return template.format(**found)
+
+
+@reporting_learner_errors
+def sample_f1_at_best_test_step(answer, table) -> None:
+    """Notebook 06, exercise 2: a function of an event table that returns the training sample's
+    macro F1 at the step of the test set's best macro F1, tried on the check's own table (where
+    the two runs peak at different steps) and on the learner's ``table``."""
+    require_answer(answer, "sample_f1")
+    if isinstance(answer, (numbers.Real, np.generic)) or (
+        hasattr(answer, "shape") and getattr(answer, "size", None) == 1
+    ):
+        raise CheckFailed(
+            "`sample_f1` is a number, but the exercise asks for a function of the event table, "
+            "`def sample_f1(table):`, which the check runs on a table of its own as well as on "
+            "`scalars`"
+        )
+    if not callable(answer):
+        raise CheckFailed(
+            f"`sample_f1` should be a function of the event table, `def sample_f1(table):`, not "
+            f"a {type(answer).__name__}"
+        )
+    test, sample = _f1_runs(table)  # the learner's table has both runs
+    value = _is_one_number(answer(f1_table()), "sample_f1(table)")
+    if not _right_value(f1_table(), value):
+        raise CheckFailed(_wrong_row(value))
+    yours = _is_one_number(answer(table.copy()), "sample_f1(scalars)")
+    if not _right_value(table, yours):
+        raise CheckFailed(
+            f"`sample_f1(scalars)` returned {yours:.4f}, which is not the training sample's macro "
+            "F1 at the step where run 'eval' has its highest 'f1_macro', though your function "
+            "found it in the check's table: read the steps from the table it is given"
+        )
+    best = test["value"].max()
+    read = sample[np.isclose(sample["value"], yours, rtol=0, atol=1e-9)]
+    step = int(read["step"][read["step"].isin(test.loc[test["value"] == best, "step"])].iloc[0])
+    correct(
+        f"the test set's macro F1 was highest at step {step} ({best:.4f}), the training "
+        f"sample's was {yours:.4f} there, and on the check's table, where the two runs peak at "
+        "different steps, your function read the right row too"
     )
 
 

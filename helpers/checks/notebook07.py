@@ -3,9 +3,15 @@ fixed run."""
 
 from __future__ import annotations
 
+import collections
+import contextlib
+import copy
 import os
+import time
 from pathlib import Path
+from unittest import mock
 
+from ..logs import logger_level
 from ..problems import CheckFailed
 from .common import correct, is_whole_number, reporting_learner_errors, require_answer
 
@@ -33,14 +39,16 @@ EXERCISE_1 = {
 
 
 @reporting_learner_errors
-def hook_decision(answer, scenario=None) -> None:
+def hook_decision(answer) -> None:
     """Notebook 07, exercise 1: the hook's best step and the evaluation after which it stops."""
     require_answer(answer, "decision")
+    judge_decision(answer, **EXERCISE_1)
+
+
+def judge_decision(answer, timeline: dict, patience: int, min_steps: int) -> None:
+    """``hook_decision`` on any timeline and hook settings (the exercise's, or a test's)."""
     from ..early_stopping import best_step, stop_after
 
-    scenario = dict(EXERCISE_1, **(scenario or {}))
-    timeline, patience = scenario["timeline"], scenario["patience"]
-    min_steps = scenario["min_steps"]
     if not isinstance(answer, dict) or set(answer) != {"best_step", "stops_after"}:
         raise CheckFailed(
             "`decision` should be a dict with the two keys 'best_step' and 'stops_after'"
@@ -48,7 +56,9 @@ def hook_decision(answer, scenario=None) -> None:
     for key, value in sorted(answer.items()):
         if not (is_whole_number(value) or (key == "stops_after" and value is None)):
             raise CheckFailed(
-                f"decision[{key!r}] should be a global step (a whole number), not {value!r}"
+                "decision[{key!r}] should be a global step (a whole number), not {value!r}".format(
+                    key=key, value=value
+                )
             )
     got_best = int(answer["best_step"])
     got_stop = None if answer["stops_after"] is None else int(answer["stops_after"])
@@ -59,10 +69,19 @@ def hook_decision(answer, scenario=None) -> None:
         _wrong_best_step(got_best, best_at, stop, timeline, min_steps)
     if got_stop != stop:
         _wrong_stop(got_stop, stop, timeline, patience, min_steps)
+    if stop is None:
+        correct(
+            f"the best evaluation counted is at step {best_at} (those below "
+            f"min_steps={min_steps} are skipped, equal values do not count), and no later "
+            f"evaluation is {patience} steps after it, so the hook never asks to stop and "
+            "training runs to max_steps"
+        )
+        return
+    age = stop - best_at
     correct(
         f"the best evaluation counted is at step {best_at} (those below min_steps={min_steps} "
-        f"are skipped, equal values do not count); at step {stop} it is {stop - best_at} steps "
-        f"old, so the hook asks to stop there, and training ends at {stop + 1}"
+        f"are skipped, equal values do not count); at step {stop} it is {age} steps old, so "
+        f"the hook asks to stop there, and training ends at step {stop + 1}"
     )
 
 
@@ -72,45 +91,51 @@ def _wrong_best_step(got_best, best_at, stop, timeline, min_steps) -> None:
 
     if got_best == best_step(timeline, True, 0)[0]:  # min_steps ignored
         raise CheckFailed(
-            f"decision['best_step']: the evaluation at step {got_best} is below "
-            f"min_steps={min_steps}, and the hook skips every evaluation below "
-            "min_steps: it cannot be the best"
+            f"decision['best_step'] is {got_best}, an evaluation below min_steps={min_steps}, "
+            "and the hook skips every evaluation below min_steps: it cannot be the best"
         )
     if got_best in timeline and got_best > best_at and timeline[got_best] == timeline[best_at]:
         raise CheckFailed(
-            f"decision['best_step']: at step {got_best} the value "
-            "equals the best so far, and an equal value is not "
-            "an increase: the best stays at the earlier step"
+            f"decision['best_step'] is {got_best}, whose value only equals the best so far, and "
+            "an equal value is not an increase: the best stays at the earlier step"
         )
     if got_best not in timeline:
-        raise CheckFailed(f"decision['best_step']: there is no evaluation at step {got_best}")
+        raise CheckFailed(
+            f"decision['best_step'] is {got_best}, but there is no evaluation at step {got_best}"
+        )
     if stop is not None and got_best > stop:
         raise CheckFailed(
-            f"decision['best_step']: the hook asks to stop before step {got_best}, "
-            "so it never sees that evaluation: the best is the best when it stops"
+            f"decision['best_step'] is {got_best}, but the hook asks to stop before step "
+            f"{got_best}, so it never sees that evaluation: the best is the best when it stops"
         )
     raise CheckFailed(
-        f"decision['best_step']: {got_best} is not it; go through the evaluations "
-        "in order from min_steps on, keeping the best so far, until the hook stops"
+        f"decision['best_step'] is {got_best}, which is not the hook's best: go through the "
+        "evaluations in order from min_steps on, keeping the best so far, until the hook stops"
     )
 
 
 def _wrong_stop(got_stop, stop, timeline, patience, min_steps) -> None:
-    """Raise what is wrong with the learner's ``decision['stops_after']``."""
+    """Raise what is wrong with the learner's ``decision['stops_after']`` (``stop``: the hook's,
+    None when it never stops)."""
     from ..early_stopping import stop_after
 
+    if stop is None:
+        raise CheckFailed(
+            f"decision['stops_after'] is {got_stop}, but no evaluation is {patience} steps after "
+            "the best one, so the hook never asks to stop: give None"
+        )
     if got_stop == stop + 1:
         raise CheckFailed(
-            f"decision['stops_after']: {got_stop} is where training ends, one "
-            "step after the hook's request; give the step of the evaluation "
-            "after which the hook asks to stop"
+            f"decision['stops_after'] is {got_stop}, the step where training ends, one step "
+            "after the hook's request: give the step of the evaluation after which the hook "
+            "asks to stop"
         )
     # waiting for more than the patience
     if got_stop == stop_after(timeline, patience + 1, True, min_steps):
         raise CheckFailed(
-            "decision['stops_after']: the hook stops as soon as step - "
-            f"best_step >= max_steps_without_increase ({patience}); reaching it "
-            "is enough, it need not be exceeded"
+            f"decision['stops_after'] is {got_stop}, but the hook stops as soon as step - "
+            f"best_step >= max_steps_without_increase ({patience}): reaching it is enough, it "
+            "need not be exceeded"
         )
     # an equal value counted as an increase: (value, step) pairs, of equal values the later
     # compares higher
@@ -118,12 +143,12 @@ def _wrong_stop(got_stop, stop, timeline, patience, min_steps) -> None:
         {step: (value, step) for step, value in timeline.items()}, patience, True, min_steps
     ):
         raise CheckFailed(
-            "decision['stops_after']: the hook does stop; count the steps since "
-            "the best evaluation (an equal value is not an increase)"
+            f"decision['stops_after'] is {got_stop}, but the hook does stop: count the steps "
+            "since the best evaluation (an equal value is not an increase)"
         )
     raise CheckFailed(
-        f"decision['stops_after']: {got_stop} is not it; the hook stops at the "
-        f"first evaluation at least {patience} steps after the best one"
+        f"decision['stops_after'] is {got_stop}, which is not where the hook stops: it stops at "
+        f"the first evaluation at least {patience} steps after the best one"
     )
 
 
@@ -132,70 +157,190 @@ def _wrong_stop(got_stop, stop, timeline, patience, min_steps) -> None:
 EXERCISE_2 = {"metric": "precision_", "other_results": ("accuracy", "loss")}
 
 
-def _hook_problem(hook, estimator, eval_name: str, every: int, patience: int) -> str | None:
-    """The first way ``hook`` differs from the exercise's, read from its should_stop_fn's closure
-    and its timer."""
-    import inspect
-    import operator
-    from ..settings import display_path
+# Steps and seconds between two probes of a hook: beyond any timer, patience or min_steps a learner
+# sets, so each probe is a look and each timeline's steps are counted.
+_FAR = 10**7
+# Training steps a probe drives to see how often a hook looks (once a step, once a second).
+_STEPS_DRIVEN = 1000
 
-    rule = getattr(hook, "_should_stop_fn", None)
-    found = (
-        inspect.getclosurevars(rule).nonlocals if callable(rule) and hasattr(hook, "_timer") else {}
-    )
-    if "max_steps_without_improvement" not in found:
-        return (
-            "`fixed_hook` should be what stop_if_no_increase_hook "
-            f"returns, not {type(hook).__name__}"
+
+class _Results(dict):
+    """One evaluation's results as the hook reads them: any key gives ``value``, and is recorded."""
+
+    def __init__(self, value, keys: list):
+        super().__init__()
+        self.value, self.keys_read = value, keys
+
+    def __getitem__(self, key):
+        self.keys_read.append(key)
+        return self.value
+
+
+class _HookProbe:
+    """A copy of the learner's hook run as a training loop runs it (``after_run`` with the global
+    step), with the evaluation results it reads and the clock it sees chosen here: what it watches,
+    and when it stops, are observed, not read from its attributes."""
+
+    def __init__(self, hook):
+        self.hook = copy.copy(hook)  # the learner's hook keeps its own timer
+        vars(self.hook).update({key: copy.copy(value) for key, value in vars(hook).items()})
+        self.step, self.clock = _FAR, time.time() + _FAR
+        self.timeline: dict = {}
+        self.folders: list = []  # the folder of each look
+        self.keys_read: list = []
+
+    def _read_eval_metrics(self, eval_dir):
+        self.folders.append(eval_dir)
+        return collections.OrderedDict(
+            (step, _Results(value, self.keys_read)) for step, value in sorted(self.timeline.items())
         )
-    name, steps, reads = (
-        found["metric_name"],
-        found["max_steps_without_improvement"],
-        found["eval_dir"],
-    )
-    secs, looks = hook._timer._every_secs, hook._timer._every_steps
-    if found["is_lhs_better"] is not operator.gt:
+
+    @contextlib.contextmanager
+    def running(self):
+        """Inside: evaluations from ``self.timeline``, the clock at ``self.clock``, no log."""
+        from tensorflow_estimator.python.estimator import early_stopping
+
+        with (
+            mock.patch.object(early_stopping, "read_eval_metrics", self._read_eval_metrics),
+            mock.patch("time.time", lambda: self.clock),
+            logger_level("WARNING"),
+        ):
+            yield
+
+    def after_run(self) -> bool:
+        """One training step at ``self.step``: whether the hook asked to stop."""
+        import tensorflow as tf
+
+        context = tf.compat.v1.train.SessionRunContext(original_args=None, session=_NoSession())
+        values = tf.compat.v1.train.SessionRunValues(
+            results=self.step, options=None, run_metadata=None
+        )
+        self.hook.after_run(context, values)
+        return context.stop_requested
+
+    def stops_on(self, timeline: dict) -> bool:
+        """Whether the hook, looking at evaluations ``{step: value}``, asks to stop."""
+        self.timeline = timeline
+        self.step, self.clock = self.step + _FAR, self.clock + _FAR
+        return self.after_run()
+
+    def looks(self, steps: int, seconds_per_step: float) -> list:
+        """Of ``steps`` training steps, the ones (counted from 0) after which the hook looked."""
+        self.timeline = {}
+        self.step, self.clock = self.step + _FAR, self.clock + _FAR
+        looked = []
+        for index in range(steps):
+            before = len(self.folders)
+            self.after_run()
+            if len(self.folders) > before:
+                looked.append(index)
+            self.step, self.clock = self.step + 1, self.clock + seconds_per_step
+        return looked
+
+    def smallest(self, stops) -> int | None:
+        """The smallest whole number n in [0, _FAR] for which ``stops(n)`` (true from there on)."""
+        if not stops(_FAR):
+            return None
+        low, high = 0, _FAR
+        while low < high:
+            middle = (low + high) // 2
+            low, high = (low, middle) if stops(middle) else (middle + 1, high)
+        return low
+
+
+class _NoSession:
+    """The session a probe's ``after_run`` runs the hook's stop op in: nothing to run."""
+
+    def run(self, *args, **kwargs):
+        return None
+
+
+def _hook_problem(hook, estimator, eval_name: str, every: int, patience: int) -> str | None:
+    """The first way ``hook`` differs from the exercise's, observed by running a copy of it."""
+    import tensorflow as tf
+
+    from ..paths import display_path
+
+    kind = type(hook).__name__
+    if not isinstance(hook, tf.compat.v1.train.SessionRunHook):
+        return f"`fixed_hook` should be what stop_if_no_increase_hook returns, not {kind}"
+    probe = _HookProbe(hook)
+    with probe.running():
+        try:
+            rises = probe.stops_on({_FAR: 0.1, 2 * _FAR: 0.2, 3 * _FAR: 0.3})
+        except Exception:  # noqa: BLE001 - a hook that cannot run this way is not the exercise's
+            rises = None
+        if rises is None or not probe.keys_read:
+            return (
+                f"`fixed_hook` is a {kind} that does not read a metric of the evaluations: "
+                "make it with stop_if_no_increase_hook"
+            )
+        name = probe.keys_read[0]
+        waited = probe.smallest(lambda gap: probe.stops_on({_FAR: 0.9, _FAR + gap: 0.5}))
+        skipped = probe.smallest(
+            lambda first: probe.stops_on({first: 0.9, first + (waited or 0): 0.5})
+        )
+        still = probe.looks(_STEPS_DRIVEN, 0.0)
+        timed = probe.looks(_STEPS_DRIVEN, 1.0)
+    reads = probe.folders[0]
+    if rises:
         return (
             "`fixed_hook` waits for a decrease, as for a loss: the exercise keeps "
             "stop_if_no_increase_hook, for a metric that should rise"
         )
+    if name != EXERCISE_2["metric"] and name in EXERCISE_2["other_results"]:
+        return (
+            f"`fixed_hook` watches {name!r}, another of the model's results: the exercise stops "
+            "on its macro precision"
+        )
     if name != EXERCISE_2["metric"]:
-        return f"`fixed_hook` watches {name!r}, " + (
-            "another of the model's results: the exercise stops on its macro precision"
-            if name in EXERCISE_2["other_results"]
-            else "which is not among this model's evaluation results (the hook raises KeyError "
-            "once it reads one): find the name its metric_fn gives the precision (section "
-            "'Trap 2: a metric name that evaluation does not produce')"
-        )
-    if steps != patience:
-        unit = (
-            " (patience counts global steps, not evaluations)" if steps * every == patience else ""
-        )
         return (
-            f"`fixed_hook` has max_steps_without_increase={steps}: "
-            f"keep PATIENCE_DEMO, {patience} steps{unit}"
+            f"`fixed_hook` watches {name!r}, which is not among this model's evaluation results "
+            "(the hook raises KeyError once it reads one): find the name its metric_fn gives the "
+            "precision (section 'Trap 2: a metric name that evaluation does not produce')"
         )
-    if found["min_steps"]:
+    if waited is None:
         return (
-            f"`fixed_hook` has min_steps={found['min_steps']}: "
-            "it skips the first evaluations and stops late"
+            f"`fixed_hook` never asks to stop, even {_FAR} steps after the best evaluation: keep "
+            f"PATIENCE_DEMO, {patience} steps, as max_steps_without_increase"
         )
-    if os.path.realpath(str(reads)) != os.path.realpath(str(estimator.eval_dir(eval_name))):
+    if waited * every == patience:
+        return (
+            f"`fixed_hook` has max_steps_without_increase={waited}: keep PATIENCE_DEMO, "
+            f"{patience} steps (patience counts global steps, not evaluations)"
+        )
+    if waited != patience:
+        return (
+            f"`fixed_hook` has max_steps_without_increase={waited}: keep PATIENCE_DEMO, "
+            f"{patience} steps"
+        )
+    if skipped:
+        return (
+            f"`fixed_hook` has min_steps={skipped}: it skips the first evaluations and stops late"
+        )
+    expected = estimator.eval_dir(eval_name)
+    if os.path.realpath(str(reads)) != os.path.realpath(str(expected)):
         return (
             f"`fixed_hook` reads {display_path(reads)}, but fixed_estimator's "
-            f"EvalSpec(name={eval_name!r}) writes to "
-            f"{display_path(estimator.eval_dir(eval_name))} (section 'Trap 1: a named "
-            "evaluation, and a hook that never fires')"
+            f"EvalSpec(name={eval_name!r}) writes to {display_path(expected)} (section 'Trap 1: "
+            "a named evaluation, and a hook that never fires')"
         )
-    if secs is not None:
+    if len(still) < 2 and len(timed) >= 2:
+        seconds = timed[1] - timed[0]
         return (
-            f"`fixed_hook` looks every {secs} seconds: a run of a few seconds gets one look, "
+            f"`fixed_hook` looks every {seconds} seconds: a run of a few seconds gets one look, "
             "before any evaluation (section 'Trap 3: the 60-second timer')"
         )
-    if looks > every:
+    if len(still) < 2:
         return (
-            f"`fixed_hook` looks every {looks} steps, less often "
-            f"than evaluation runs (every {every}): it stops late"
+            f"`fixed_hook` looks less often than every {_STEPS_DRIVEN} steps, while evaluation "
+            f"runs every {every}: it stops late"
+        )
+    if still[1] - still[0] > every:
+        looks = still[1] - still[0]
+        return (
+            f"`fixed_hook` looks every {looks} steps, less often than evaluation runs (every "
+            f"{every}): it stops late"
         )
     return None
 
@@ -231,22 +376,29 @@ def stopped_early(
     evaluated = sorted(read_eval_metrics(str(folder)))
     if not evaluated:
         others = sorted(path.name for path in Path(answer.model_dir).glob("eval*") if path.is_dir())
+        if not others:
+            raise CheckFailed(
+                f"fixed_estimator's model_dir has no evaluation folder, and no evaluations in "
+                f"{folder.name}/: keep EvalSpec(name={eval_name!r}), the exercise's evaluation set"
+            )
+        found = ", ".join(others)
         raise CheckFailed(
-            f"no evaluations in {folder.name}/ (found: "
-            f"{', '.join(others) or 'none'}): keep "
+            f"no evaluations in {folder.name}/ (found: {found}): keep "
             f"EvalSpec(name={eval_name!r}), the exercise's evaluation set"
         )
-    if [step for step in evaluated if step % every == 0 and step < final] != list(
+    skipped = [step for step in evaluated if step % every == 0 and step < final] != list(
         range(every, final, every)
-    ):
-        ran = (
-            f"ran to max_steps={max_steps} and"
-            if final >= max_steps
-            else f"stopped at step {final}, but"
-        )
+    )
+    if skipped and final >= max_steps:
         raise CheckFailed(
-            f"training {ran} evaluations were skipped (only at steps {evaluated}): "
-            "by default train_and_evaluate evaluates at most every 10 minutes "
+            f"training ran to max_steps={max_steps} and evaluations were skipped (only at steps "
+            f"{evaluated}): by default train_and_evaluate evaluates at most every 10 minutes "
+            "(section 'Trap 4: evaluations skipped by `throttle_secs`')"
+        )
+    if skipped:
+        raise CheckFailed(
+            f"training stopped at step {final}, but evaluations were skipped (only at steps "
+            f"{evaluated}): by default train_and_evaluate evaluates at most every 10 minutes "
             "(section 'Trap 4: evaluations skipped by `throttle_secs`')"
         )
     if final != every + patience + 1:

@@ -100,30 +100,7 @@ def first_wrong_digit(answer, labels, classes) -> None:
     wrong = np.flatnonzero(classes != labels)
     first, answer = int(wrong[0]), int(answer)
     if answer != first:
-        if answer == first + 1:
-            hint = "one past it: positions count from 0, as in test_labels"
-        elif answer == len(wrong):
-            hint = (
-                "that is how many test digits are wrong; the exercise asks where the first one is"
-            )
-        elif not 0 <= answer < len(labels):
-            hint = f"there is no test digit {answer}: positions run from 0 to {len(labels) - 1}"
-        elif answer == int(wrong[-1]):
-            hint = "that is the last digit the model gets wrong: stop at the first"
-        elif classes[answer] == labels[answer]:
-            if answer < 10 and answer in (int(labels[first]), int(classes[first])):
-                hint = (
-                    f"the model gets test digit {answer} right; a class "
-                    "or a label is not a position in the test set"
-                )
-            else:
-                hint = (
-                    f"the model classifies test digit {answer} "
-                    f"correctly (as a {int(classes[answer])})"
-                )
-        else:
-            hint = f"the model gets test digit {answer} wrong, but an earlier one too"
-        raise CheckFailed(f"`first_wrong` is {answer}: {hint}")
+        raise CheckFailed(_wrong_position(answer, first, wrong, labels, classes))
     if tf.compat.v1.get_default_graph().finalized:
         raise CheckFailed(
             "the position is right, but the prediction graph is still TensorFlow's "
@@ -133,4 +110,39 @@ def first_wrong_digit(answer, labels, classes) -> None:
     correct(
         f"test digit {first} is the first the model gets wrong (a {int(labels[first])} read as "
         f"a {int(classes[first])}), and no prediction graph was left open"
+    )
+
+
+def _wrong_position(answer: int, first: int, wrong, labels, classes) -> str:
+    """What is wrong with ``first_wrong`` = ``answer`` (``first``: the right position, ``wrong``:
+    the positions the model gets wrong)."""
+    if answer == first + 1:
+        return f"`first_wrong` is {answer}, one past it: positions count from 0, as in test_labels"
+    if answer == len(wrong):
+        return (
+            f"`first_wrong` is {answer}, which is how many test digits are wrong; the exercise "
+            "asks where the first one is"
+        )
+    if not 0 <= answer < len(labels):
+        last = len(labels) - 1
+        return (
+            f"`first_wrong` is {answer}, but there is no test digit {answer}: positions run from "
+            f"0 to {last}"
+        )
+    if answer == int(wrong[-1]):
+        return f"`first_wrong` is {answer}, the last digit the model gets wrong: stop at the first"
+    if classes[answer] != labels[answer]:
+        return (
+            f"`first_wrong` is {answer}: the model gets test digit {answer} wrong, but an "
+            "earlier one too"
+        )
+    if answer < 10 and answer in (int(labels[first]), int(classes[first])):
+        return (
+            f"`first_wrong` is {answer}, but the model gets test digit {answer} right; a class or "
+            "a label is not a position in the test set"
+        )
+    predicted = int(classes[answer])
+    return (
+        f"`first_wrong` is {answer}, but the model classifies test digit {answer} correctly (as "
+        f"a {predicted})"
     )

@@ -97,13 +97,7 @@ def late_workers_rule(answer) -> None:
             "`late_workers` should be a function of (workers, seconds), such as "
             "`def late_workers(workers, seconds): ...`"
         )
-    from tensorflow_estimator.python.estimator import training
-
-    per_worker, most = training._DELAY_SECS_PER_WORKER, training._MAX_DELAY_SECS
-
-    def waits(index):
-        return min(most, (index + 1) * per_worker)
-
+    per_worker, most = _delays()
     for workers, seconds in LATE_CASES:
         call = f"late_workers({workers}, {seconds})"
         try:
@@ -116,32 +110,56 @@ def late_workers_rule(answer) -> None:
                 f"{call} returned {value!r}: return the indexes of the late workers, "
                 "a list of whole numbers such as [3, 4]"
             )
-        want = [index for index in range(workers) if waits(index) > seconds]
+        want = [index for index in range(workers) if _waits(index) > seconds]
         if got == want:
             continue
-        if got and (min(got) < 0 or max(got) >= workers):
-            hint = f"worker indexes run from 0 to {workers - 1}: the chief is not among them"
-        elif got == [index for index in range(workers) if index * per_worker > seconds]:
-            hint = (
-                "the first worker (index 0) already waits: each "
-                "wait is one step longer than the index says"
-            )
-        elif got == [index for index in range(workers) if (index + 1) * per_worker > seconds]:
-            hint = f"no worker waits more than {most} s, however high its index"
-        elif got == [index for index in range(workers) if waits(index) >= seconds]:
-            hint = (
-                f"a worker whose wait is exactly {seconds} s has started at {seconds} s: only "
-                "a longer wait makes it late"
-            )
-        elif got == [index for index in range(workers) if waits(index) <= seconds]:
-            hint = "those are the workers that have started; the question is which have not"
-        elif len(got) < len(want):
-            hint = "a worker is missing: check the waits of the highest indexes"
-        else:
-            hint = "some of those workers have already started"
-        raise CheckFailed(f"{call} returned {got}: {hint}")
-    late = len([index for index in range(13) if waits(index) > 40])
+        raise CheckFailed(_wrong_workers(call, got, want, workers, seconds))
+    late = len([index for index in range(13) if _waits(index) > 40])
     correct(
         f"a worker with index i starts after min({most}, (i + 1) × {per_worker}) s: after 40 "
         f"s, {late} of 13 workers are still waiting, and after {most} s none is"
     )
+
+
+def _delays() -> tuple:
+    """(seconds each worker index adds, the longest wait): train_and_evaluate's own constants."""
+    from tensorflow_estimator.python.estimator import training
+
+    return training._DELAY_SECS_PER_WORKER, training._MAX_DELAY_SECS
+
+
+def _waits(index: int) -> float:
+    """How long the worker of ``index`` waits before it starts."""
+    per_worker, most = _delays()
+    return min(most, (index + 1) * per_worker)
+
+
+def _wrong_workers(call: str, got: list, want: list, workers: int, seconds) -> str:
+    """What is wrong with ``got``, which ``call`` returned instead of ``want``."""
+    per_worker, most = _delays()
+    last = workers - 1
+    if got and (min(got) < 0 or max(got) >= workers):
+        return (
+            f"{call} returned {got}: worker indexes run from 0 to {last}: the chief is not among "
+            "them"
+        )
+    if got == [index for index in range(workers) if index * per_worker > seconds]:
+        return (
+            f"{call} returned {got}: the first worker (index 0) already waits: each wait is one "
+            "step longer than the index says"
+        )
+    if got == [index for index in range(workers) if (index + 1) * per_worker > seconds]:
+        return f"{call} returned {got}: no worker waits more than {most} s, however high its index"
+    if got == [index for index in range(workers) if _waits(index) >= seconds]:
+        return (
+            f"{call} returned {got}: a worker whose wait is exactly {seconds} s has started at "
+            f"{seconds} s: only a longer wait makes it late"
+        )
+    if got == [index for index in range(workers) if _waits(index) <= seconds]:
+        return (
+            f"{call} returned {got}: those are the workers that have started; the question is "
+            "which have not"
+        )
+    if len(got) < len(want):
+        return f"{call} returned {got}: a worker is missing: check the waits of the highest indexes"
+    return f"{call} returned {got}: some of those workers have already started"

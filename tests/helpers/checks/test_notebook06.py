@@ -215,6 +215,33 @@ def _only_last_update(labels, predictions):
     return {"precision": (tf.reduce_mean(tf.stack([v for v, _ in pairs])), pairs[-1][1])}
 
 
+def _only_update_of(digit):
+    """Ten binary precisions averaged, with the update op of one digit only."""
+
+    def metric_fn(labels, predictions):
+        pairs = [
+            tf.compat.v1.metrics.precision(
+                labels=tf.equal(labels, k), predictions=tf.equal(predictions["classes"], k)
+            )
+            for k in range(10)
+        ]
+        return {"precision": (tf.reduce_mean(tf.stack([v for v, _ in pairs])), pairs[digit][1])}
+
+    return metric_fn
+
+
+def test_one_update_op_is_named_and_points_to_tf_group():
+    """Issue 32: returning the last of the ten update ops passed as "none of the usual slips"."""
+    message = failure(checks.macro_precision_metric, _only_last_update)
+    assert message == (
+        "on two batches of ten-class labels your precision is 0.0000 where the macro precision is "
+        "0.5767, and 0.0000 is the mean of ten per-digit precisions of which only one digit's "
+        "counts were ever updated: the update op you return must run the updates of all ten "
+        "digits, grouped into one op with tf.group (section 'A metric is a `(value, update_op)` "
+        "pair')"
+    )
+
+
 def _raising(labels, predictions):
     raise ValueError("a learner's own bug")
 
@@ -259,7 +286,8 @@ WRONG_EX1 = [
     (_predicted_only, "a mean over the digits that were predicted"),
     (_per_digit(digits=range(1, 10)), "none of the usual slips"),
     (_f1, "none of the usual slips"),
-    (_only_last_update, "none of the usual slips"),
+    (_only_last_update, "of which only one digit's counts were ever updated"),
+    (_only_update_of(0), "of which only one digit's counts were ever updated"),
 ]
 IDS_EX1 = [
     "blank",
@@ -282,7 +310,8 @@ IDS_EX1 = [
     "predicted only",
     "nine digits",
     "f1",
-    "one update",
+    "last update only",
+    "first update only",
 ]
 
 
@@ -304,12 +333,20 @@ def test_a_solution_that_raises_shows_the_learners_error():
 def test_macro_precision_binary_names_the_cause_and_the_section():
     """The break-it cell's message, as the learner reads it."""
     assert failure(checks.macro_precision_metric, _binary) == (
-        "on two batches of ten-class labels your precision is 0.9444; the macro precision is "
-        "0.5767. 0.9444 is the precision of 'the digit is not 0': tf.compat.v1.metrics.precision "
-        "casts labels and predictions to bool, so on the class ids themselves it sees two classes, "
-        'not ten (section "The source article\'s metrics dict, run on this model"); give it one '
-        "digit at a time"
+        "on two batches of ten-class labels your precision is 0.9444 where the macro precision is "
+        "0.5767, and 0.9444 is the precision of 'the digit is not 0': "
+        "tf.compat.v1.metrics.precision casts labels and predictions to bool, so on the class ids "
+        "themselves it sees two classes, not ten (section \"The source article's metrics dict, "
+        'run on this model"); give it one digit at a time'
     )
+
+
+def test_every_mistake_is_one_whole_template():
+    """Each message is one template with named values, formatted once (no glued fragments)."""
+    for key, template in notebook06.MISTAKES.items():
+        message = template.format(result=0.25, expected=0.5)
+        assert message.startswith("on two batches of ten-class labels your precision is 0.2500")
+        assert "{" not in message and "\n" not in message, key
 
 
 def test_the_sections_the_messages_cite_are_in_the_notebook():
@@ -361,77 +398,155 @@ def test_a_type_error_of_the_learners_own_is_shown_as_it_is():
 
 # --- exercise 2: the training sample's F1 at the test set's best step ----------
 
+# A table like the notebook's, where both runs peak at the last step (as the notebook's training
+# does): on it alone, "the training sample's best" and the right answer are the same number.
 TABLE = pd.DataFrame(
     [
         (".", "loss", 1, 2.3),
         (".", "loss", 101, 0.4),
         ("eval", "accuracy", 100, 0.91),
         ("eval", "accuracy", 200, 0.95),
-        ("eval", "accuracy", 300, 0.94),
         ("eval", "f1_macro", 100, 0.905),
         ("eval", "f1_macro", 200, 0.948),
-        ("eval", "f1_macro", 300, 0.941),
         ("eval_training_sample", "accuracy", 200, 0.963),
         ("eval_training_sample", "f1_macro", 100, 0.912),
         ("eval_training_sample", "f1_macro", 200, 0.96),
-        ("eval_training_sample", "f1_macro", 300, 0.97),
     ],
     columns=["run", "tag", "step", "value"],
 )
 
 
-@pytest.mark.parametrize(
-    "answer", [0.96, np.float64(0.96), np.float32(0.96)], ids=["float", "numpy", "float32"]
-)
+def _f1(table, run):
+    rows = table[(table["run"] == run) & (table["tag"] == "f1_macro")]
+    return rows.set_index("step")["value"].sort_index()
+
+
+def right_pivot(table):
+    """The notebook's solution."""
+    f1_rows = table[table["tag"] == "f1_macro"]
+    by_run = f1_rows.pivot(index="step", columns="run", values="value")
+    return by_run.loc[by_run["eval"].idxmax(), "eval_training_sample"]
+
+
+def right_filters(table):
+    return _f1(table, "eval_training_sample")[_f1(table, "eval").idxmax()]
+
+
+def right_float(table):
+    return float(right_pivot(table))
+
+
+def test_the_checks_table_separates_the_best_steps():
+    """Issue 32: on the check's table the test set peaks at step 200, the training sample at 400,
+    and its last evaluation (500) is neither."""
+    table = notebook06.f1_table()
+    test, sample = _f1(table, "eval"), _f1(table, "eval_training_sample")
+    assert test.idxmax() == 200 and sample.idxmax() == 400 and sample.index.max() == 500
+    assert table["value"].is_unique
+    assert list(table.columns) == ["run", "tag", "step", "value"]
+
+
+@pytest.mark.parametrize("answer", [right_pivot, right_filters, right_float])
 def test_sample_f1_correct(answer, capsys):
     # as events.scalars reads them
     table = TABLE.assign(value=TABLE["value"].astype(np.float32).astype(float))
-    checks.sample_f1_at_best_test_step(
-        answer if isinstance(answer, np.float32) else table.loc[10, "value"], table
-    )
-    assert capsys.readouterr().out.startswith(
-        "Correct: the test set's macro F1 was highest at step 200 (0.9480); "
-        "the training sample's was 0.9600 there"
+    checks.sample_f1_at_best_test_step(answer, table)
+    assert capsys.readouterr().out == (
+        "Correct: the test set's macro F1 was highest at step 200 (0.9480), the training "
+        "sample's was 0.9600 there, and on the check's table, where the two runs peak at "
+        "different steps, your function read the right row too\n"
     )
 
 
 def test_sample_f1_a_tie_accepts_either_step(capsys):
-    tied = TABLE.copy()
-    tied.loc[
-        (tied["run"] == "eval") & (tied["tag"] == "f1_macro") & (tied["step"] == 300), "value"
-    ] = 0.948
-    checks.sample_f1_at_best_test_step(0.97, tied)
-    assert "Correct" in capsys.readouterr().out
+    tied = pd.concat(
+        [
+            TABLE,
+            pd.DataFrame(
+                [("eval", "f1_macro", 300, 0.948), ("eval_training_sample", "f1_macro", 300, 0.97)],
+                columns=TABLE.columns,
+            ),
+        ]
+    )
+
+    def last_of_the_best(table):
+        test, sample = _f1(table, "eval"), _f1(table, "eval_training_sample")
+        return sample[test[test == test.max()].index.max()]
+
+    checks.sample_f1_at_best_test_step(last_of_the_best, tied)
+    assert "highest at step 300 (0.9480), the training sample's was 0.9700" in (
+        capsys.readouterr().out
+    )
+
+
+def sample_best(table):
+    """Issue 32: the training sample's own best, right on the notebook's data."""
+    return _f1(table, "eval_training_sample").max()
+
+
+def from_run(run, tag="f1_macro", where="best"):
+    def answer(table):
+        rows = table[(table["run"] == run) & (table["tag"] == tag)].set_index("step")["value"]
+        steps = {"best": _f1(table, "eval").idxmax(), "first": rows.index.min()}
+        return rows[steps[where]] if where in steps else rows[rows.index.max()]
+
+    return answer
 
 
 WRONG_EX2 = [
     (None, "`sample_f1` is still None"),
     (
-        pd.Series([0.96]),
-        "`sample_f1` is a Series holding one value: take the number out with `.item()`",
+        0.96,
+        "`sample_f1` is a number, but the exercise asks for a function of the event table, "
+        "`def sample_f1(table):`",
     ),
-    ("0.96", "should be one number, not a str"),
+    (np.float32(0.96), "`sample_f1` is a number"),
+    (pd.Series([0.96]), "`sample_f1` is a number"),
+    ("0.96", "should be a function of the event table, `def sample_f1(table):`, not a str"),
     (
-        0.948,
-        "is tag 'f1_macro' of run 'eval' at step 200, the test set's: take the step from run "
-        "'eval', then read the value of run 'eval_training_sample' at that step",
+        lambda table: pd.Series([right_pivot(table)]),
+        "`sample_f1(table)` returned a Series holding one value: return the number itself",
     ),
-    (0.905, "is tag 'f1_macro' of run 'eval' at step 100, the test set's"),
+    (lambda table: str(right_pivot(table)), "`sample_f1(table)` returned a str"),
     (
-        0.97,
-        "is tag 'f1_macro' of run 'eval_training_sample' at step 300 (the training sample's own "
-        "best): the right step is the one where run 'eval', the test set, has its highest "
+        sample_best,
+        "returned 0.7920, tag 'f1_macro' of run 'eval_training_sample' at step 400, the training "
+        "sample's own best: on this table the two runs peak at different steps, and the right "
+        "step is the one where run 'eval', the test set, has its highest 'f1_macro'",
+    ),
+    (
+        lambda table: _f1(table, "eval").max(),
+        "returned 0.7340, tag 'f1_macro' of run 'eval' at step 200, the test set's: take the step "
+        "from run 'eval', then read the value of run 'eval_training_sample' at that step",
+    ),
+    (from_run("eval", where="first"), "of run 'eval' at step 100, the test set's"),
+    (
+        from_run("eval_training_sample", where="last"),
+        "returned 0.7810, tag 'f1_macro' of run 'eval_training_sample' at step 500, the last "
+        "evaluation: the right step",
+    ),
+    (
+        from_run("eval_training_sample", where="first"),
+        "at step 100, the first evaluation: the right step",
+    ),
+    (
+        lambda table: _f1(table, "eval_training_sample")[_f1(table, "eval").idxmax() + 100],
+        "returned 0.7630, tag 'f1_macro' of run 'eval_training_sample' at step 300: the right step",
+    ),
+    (
+        from_run("eval_training_sample", "accuracy"),
+        "tag 'accuracy' of run 'eval_training_sample' at step 200: the macro F1's tag is "
         "'f1_macro'",
     ),
-    (0.912, "of run 'eval_training_sample' at step 100 (the first evaluation): the right step"),
+    (from_run("eval", "accuracy"), "tag 'accuracy' of run 'eval' at step 200: the macro F1's tag"),
     (
-        0.963,
-        "is tag 'accuracy' of run 'eval_training_sample' at step 200: "
-        "the macro F1's tag is 'f1_macro'",
+        from_run("eval_article_metrics"),
+        "tag 'f1_macro' of run 'eval_article_metrics' at step 200: the training sample's "
+        "evaluations are run 'eval_training_sample'",
     ),
-    (0.95, "is tag 'accuracy' of run 'eval' at step 200: the macro F1's tag is 'f1_macro'"),
-    (0.4, "is tag 'loss' of run '.' at step 101"),
-    (0.5, "is not a value in the event files"),
+    (lambda table: table["value"].iloc[0], "tag 'loss' of run '.' at step 1"),
+    (lambda table: 0.5, "returned 0.5000, which is no value in the table: the table has one row"),
+    (lambda table: 0.96, "returned 0.9600, which is no value in the table"),
 ]
 
 
@@ -440,94 +555,83 @@ WRONG_EX2 = [
     WRONG_EX2,
     ids=[
         "blank",
-        "series",
+        "the number",
+        "a numpy number",
+        "a series",
         "string",
+        "returns a series",
+        "returns a string",
+        "sample best",
         "test best",
         "test first",
-        "sample best",
+        "sample last",
         "sample first",
+        "one step late",
         "sample accuracy",
         "test accuracy",
+        "the article's run",
         "loss",
         "unknown",
+        "hard-coded",
     ],
 )
 def test_sample_f1_explains_mistakes(answer, words):
     message = failure(checks.sample_f1_at_best_test_step, answer, TABLE)
-    assert words in message
-    # never the answer
-    assert "0.96" not in message.replace(f"{answer}", "") if isinstance(answer, float) else True
+    assert words in message, message
+    assert "0.9600" not in message or "returned 0.9600" in words  # never the answer
+    assert "0.7410" not in message  # nor the answer on the check's table
 
 
 def test_sample_f1_messages_never_contradict_themselves():
     """The old check said "is tag 'f1_macro' of run 'eval' ...:
     the tag of the macro F1 is 'f1_macro'"."""
-    for answer, _ in WRONG_EX2[3:]:
+    for answer, _ in WRONG_EX2[7:]:
         message = failure(checks.sample_f1_at_best_test_step, answer, TABLE)
-        tag = message.split("is tag '")[1].split("'")[0] if "is tag '" in message else None
+        tag = message.split("tag '")[1].split("'")[0] if "tag '" in message else None
         assert not (tag == "f1_macro" and "tag is 'f1_macro'" in message)
+
+
+def test_sample_f1_the_notebooks_table_alone_cannot_tell_the_sample_best():
+    """Why the check has a table of its own: on the learner's table the wrong answer is right."""
+    assert sample_best(TABLE) == right_pivot(TABLE)
+    assert "the training sample's own best" in failure(
+        checks.sample_f1_at_best_test_step, sample_best, TABLE
+    )
+
+
+def test_sample_f1_a_function_right_only_on_the_checks_table():
+    def fixed_steps(table):
+        sample = _f1(table, "eval_training_sample")
+        return sample[200] if 400 in sample.index else sample.iloc[0]
+
+    assert failure(checks.sample_f1_at_best_test_step, fixed_steps, TABLE).startswith(
+        "`sample_f1(scalars)` returned 0.9120, which is not the training sample's macro F1"
+    )
+
+
+def test_sample_f1_the_learners_function_cannot_change_the_checks_table(capsys):
+    def destructive(table):
+        value = right_pivot(table)
+        table.drop(table.index, inplace=True)
+        return value
+
+    checks.sample_f1_at_best_test_step(destructive, TABLE)
+    assert "Correct" in capsys.readouterr().out
+    assert len(TABLE) == 9
 
 
 def test_sample_f1_without_the_runs():
     with pytest.raises(CheckFailed, match="has no 'f1_macro' in run 'eval'"):
-        checks.sample_f1_at_best_test_step(0.9, TABLE[TABLE["run"] == "."])
+        checks.sample_f1_at_best_test_step(right_pivot, TABLE[TABLE["run"] == "."])
     with pytest.raises(CheckFailed, match="has no 'f1_macro' in run 'eval_training_sample'"):
-        checks.sample_f1_at_best_test_step(0.9, TABLE[TABLE["run"] != "eval_training_sample"])
-
-
-# Five evaluations: the training sample's best (step 400) is neither its first nor its last, and
-# its value at step 300 is none of those either.
-LONGER_TABLE = pd.DataFrame(
-    [
-        ("eval", "f1_macro", step, value)
-        for step, value in ((100, 0.905), (200, 0.948), (300, 0.941), (400, 0.93), (500, 0.935))
-    ]
-    + [
-        ("eval_training_sample", "f1_macro", step, value)
-        for step, value in ((100, 0.912), (200, 0.96), (300, 0.955), (400, 0.975), (500, 0.965))
-    ],
-    columns=["run", "tag", "step", "value"],
-)
-
-
-@pytest.mark.parametrize(
-    "answer, ending",
-    [
-        (0.965, "at step 500 (the last evaluation): the right step"),
-        (0.975, "at step 400 (the training sample's own best): the right step"),
-        (0.955, "at step 300: the right step"),
-    ],
-    ids=["last evaluation", "own best", "one step late"],
-)
-def test_sample_f1_names_which_step_it_read(answer, ending):
-    message = failure(checks.sample_f1_at_best_test_step, answer, LONGER_TABLE)
-    assert f"is tag 'f1_macro' of run 'eval_training_sample' {ending}" in message, message
-
-
-def test_sample_f1_of_another_evaluation_names_the_run_to_read():
-    """The notebook's table has a third evaluation, 'eval_article_metrics'."""
-    table = pd.concat(
-        [
-            TABLE,
-            pd.DataFrame([("eval_article_metrics", "f1_macro", 200, 0.93)], columns=TABLE.columns),
-        ]
-    )
-    assert failure(checks.sample_f1_at_best_test_step, 0.93, table) == (
-        "0.9300 is tag 'f1_macro' of run 'eval_article_metrics' at step 200: the training "
-        "sample's evaluations are run 'eval_training_sample'"
-    )
+        checks.sample_f1_at_best_test_step(
+            right_pivot, TABLE[TABLE["run"] != "eval_training_sample"]
+        )
 
 
 def test_sample_f1_a_value_found_twice_is_named_by_its_f1_row():
-    """Macro F1 and accuracy can print the same number: the F1 row is the one the learner read."""
-    table = pd.concat(
-        [
-            pd.DataFrame([("eval_training_sample", "accuracy", 100, 0.97)], columns=TABLE.columns),
-            TABLE,
-        ]
-    )
-    message = failure(checks.sample_f1_at_best_test_step, 0.97, table)
-    assert "0.9700 is tag 'f1_macro' of run 'eval_training_sample' at step 300" in message, message
+    """Values in the check's table are unique, so the row a function read is never ambiguous."""
+    assert notebook06.f1_table()["value"].is_unique
 
 
 # --- exercise 3: the most common mistake in a confusion matrix ------------------

@@ -11,6 +11,7 @@ is reached in a second or two. Each plausible wrong answer is one case of
 
 from tests import ROOT
 
+import inspect
 import json
 import re
 
@@ -31,7 +32,7 @@ def test_exercise_1_correct(capsys):
     out = capsys.readouterr().out
     assert out.startswith("Correct: the best evaluation counted is at step 1200")
     assert "at step 1800 it is 600 steps old, so the hook asks to stop there" in out
-    assert "training ends at 1801" in out
+    assert "training ends at step 1801" in out
 
 
 def test_exercise_1_judges_the_table_the_learner_reads():
@@ -76,18 +77,24 @@ def test_exercise_1_accepts_whole_floats(capsys):
             {"best_step": 1200, "stops_after": 1800.5},
             "decision['stops_after'] should be a global step",
         ),
-        ({"best_step": 600, "stops_after": 1200}, "is below min_steps=1000"),
+        ({"best_step": 600, "stops_after": 1200}, "an evaluation below min_steps=1000"),
         ({"best_step": 1600, "stops_after": None}, "an equal value is not an increase"),
         ({"best_step": 2000, "stops_after": None}, "an equal value is not an increase"),
         ({"best_step": 2200, "stops_after": None}, "the hook asks to stop before step 2200"),
         ({"best_step": 1300, "stops_after": 1800}, "there is no evaluation at step 1300"),
-        ({"best_step": 1000, "stops_after": 1600}, "decision['best_step']: 1000 is not it"),
+        (
+            {"best_step": 1000, "stops_after": 1600},
+            "decision['best_step'] is 1000, which is not the hook's best",
+        ),
         # the step it stops at, seen but not the best
-        ({"best_step": 1800, "stops_after": 1800}, "decision['best_step']: 1800 is not it"),
-        ({"best_step": 1200, "stops_after": 1801}, "1801 is where training ends"),
+        (
+            {"best_step": 1800, "stops_after": 1800},
+            "decision['best_step'] is 1800, which is not the hook's best",
+        ),
+        ({"best_step": 1200, "stops_after": 1801}, "is 1801, the step where training ends"),
         ({"best_step": 1200, "stops_after": 2000}, "reaching it is enough"),
         ({"best_step": 1200, "stops_after": None}, "the hook does stop"),
-        ({"best_step": 1200, "stops_after": 1600}, "1600 is not it"),
+        ({"best_step": 1200, "stops_after": 1600}, "is 1600, which is not where the hook stops"),
     ],
 )
 def test_exercise_1_messages(answer, message):
@@ -100,28 +107,60 @@ def test_exercise_1_messages(answer, message):
 
 
 def test_exercise_1_other_scenario(capsys):
-    scenario = {
-        "timeline": {100: 0.5, 200: 0.6, 300: 0.6, 400: 0.55},
-        "patience": 200,
-        "min_steps": 0,
-    }
-    checks.hook_decision({"best_step": 200, "stops_after": 400}, scenario=scenario)
-    assert "training ends at 401" in capsys.readouterr().out
+    checks.judge_decision(
+        {"best_step": 200, "stops_after": 400},
+        timeline={100: 0.5, 200: 0.6, 300: 0.6, 400: 0.55},
+        patience=200,
+        min_steps=0,
+    )
+    assert "training ends at step 401" in capsys.readouterr().out
 
 
 def test_exercise_1_never_stops_where_ties_would_keep_it_going():
     """Counting the tie at 300 as an increase, the hook would stop at 500, not never."""
-    scenario = {
-        "timeline": {100: 0.5, 200: 0.6, 300: 0.6, 400: 0.55, 500: 0.55},
-        "patience": 200,
-        "min_steps": 0,
-    }
     message = failure(
-        checks.hook_decision, {"best_step": 200, "stops_after": None}, scenario=scenario
+        checks.judge_decision,
+        {"best_step": 200, "stops_after": None},
+        timeline={100: 0.5, 200: 0.6, 300: 0.6, 400: 0.55, 500: 0.55},
+        patience=200,
+        min_steps=0,
     )
     assert_names_the_mistake(
-        message, "the hook does stop; count the steps since the best", ("400",)
+        message, "but the hook does stop: count the steps since the best", ("400",)
     )
+
+
+# A timeline on which the hook never stops: no evaluation is 300 steps after the best (200).
+NEVER = {"timeline": {100: 0.5, 200: 0.6, 300: 0.55, 400: 0.58}, "patience": 300, "min_steps": 0}
+
+
+def test_exercise_1_a_hook_that_never_stops_is_judged_not_crashed(capsys):
+    """stop_after gives None: the right answer is None, and the check says so (no TypeError)."""
+    checks.judge_decision({"best_step": 200, "stops_after": None}, **NEVER)
+    out = capsys.readouterr().out
+    assert out.startswith("Correct: the best evaluation counted is at step 200"), out
+    assert "so the hook never asks to stop and training runs to max_steps" in out
+
+
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        (
+            {"best_step": 200, "stops_after": 400},
+            "decision['stops_after'] is 400, but no evaluation is 300 steps after the best one, "
+            "so the hook never asks to stop",
+        ),
+        ({"best_step": 200, "stops_after": 401}, "decision['stops_after'] is 401, but no"),
+        ({"best_step": 400, "stops_after": None}, "decision['best_step'] is 400, which is not"),
+    ],
+)
+def test_exercise_1_a_hook_that_never_stops_names_each_mistake(answer, words):
+    assert_names_the_mistake(failure(checks.judge_decision, answer, **NEVER), words)
+
+
+def test_exercise_1_has_no_parameter_for_tests():
+    """The learner's check takes the answer only; other timelines go to judge_decision."""
+    assert list(inspect.signature(checks.hook_decision).parameters) == ["answer"]
 
 
 # --- exercise 2: the fixed hook and the run it stopped --------------------------------
@@ -258,7 +297,7 @@ WRONG_HOOKS = {
         lambda e: tf.estimator.experimental.make_early_stopping_hook(
             e, lambda: False, run_every_secs=None, run_every_steps=EVERY
         ),
-        "should be what stop_if_no_increase_hook returns, not _StopOnPredicateHook",
+        "`fixed_hook` is a _StopOnPredicateHook that does not read a metric of the evaluations",
     ),
     "the hook's should_stop_fn": (
         lambda e: good_hook(e)._should_stop_fn,
@@ -362,3 +401,51 @@ def test_exercise_2_messages_never_give_the_answer():
     start = source.index("def _hook_problem")
     # in EXERCISE_2 only
     assert "precision_'" not in source[start:] and '"precision_"' not in source[start:]
+
+
+def test_exercise_2_observes_the_hook_without_its_private_attributes():
+    """The check runs a copy of the hook (after_run) on evaluations and a clock of its own: it
+    reads none of TensorFlow's private attributes, and leaves the learner's hook as it was."""
+    source = (ROOT / "helpers" / "checks" / "notebook07.py").read_text(encoding="utf-8")
+    for private in ("._timer", "_every_secs", "_every_steps", "getclosurevars", "_should_stop_fn"):
+        assert private not in source, private
+
+
+def test_exercise_2_leaves_the_learners_hook_as_it_was(stopped, capsys):
+    hook = good_hook(stopped)
+    before = {
+        key: vars(value).copy()
+        for key, value in vars(hook).items()
+        if hasattr(value, "__dict__") and not callable(value)
+    }
+    check(stopped, hook)
+    assert "Correct" in capsys.readouterr().out
+    after = {
+        key: vars(value).copy()
+        for key, value in vars(hook).items()
+        if hasattr(value, "__dict__") and not callable(value)
+    }
+    assert after == before
+
+
+@pytest.mark.parametrize("every_steps", [EVERY, 7])
+def test_exercise_2_a_hook_that_looks_at_every_evaluation_or_more_often_passes(
+    stopped, every_steps, capsys
+):
+    check(stopped, good_hook(stopped, run_every_steps=every_steps))
+    assert "Correct" in capsys.readouterr().out
+
+
+def test_exercise_2_a_timer_of_many_seconds_is_measured(stopped):
+    message = failure(check, stopped, good_hook(stopped, run_every_secs=7, run_every_steps=None))
+    assert message.startswith("`fixed_hook` looks every 7 seconds"), message
+
+
+def test_exercise_2_a_hook_that_looks_very_rarely(stopped):
+    message = failure(check, stopped, good_hook(stopped, run_every_steps=5000))
+    assert message.startswith("`fixed_hook` looks less often than every 1000 steps"), message
+
+
+def test_exercise_2_a_patience_beyond_any_run(stopped):
+    message = failure(check, stopped, good_hook(stopped, max_steps_without_increase=10**8))
+    assert message.startswith("`fixed_hook` never asks to stop, even 10000000 steps"), message

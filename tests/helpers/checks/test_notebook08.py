@@ -196,8 +196,8 @@ WRONG_ANSWERS = {
     "a string": ("12", "should be a whole number"),
     "True for 'there is one'": (True, "should be a whole number"),
     "counted from 1": (13, "one past it: positions count from 0"),
-    "how many are wrong": (2, "that is how many test digits are wrong"),
-    "the last wrong digit": (14, "that is the last digit the model gets wrong"),
+    "how many are wrong": (2, "is 2, which is how many test digits are wrong"),
+    "the last wrong digit": (14, "is 14, the last digit the model gets wrong: stop at the first"),
     "the true label of that digit": (
         9,
         "the model gets test digit 9 right; a class or a label is not a position",
