@@ -1,20 +1,26 @@
 """``start()``, the first code cell of every notebook (introduced in notebook 00).
 
 It checks the kernel can run the course (Python 3.9–3.11, TensorFlow 2.15 with ``tf.estimator``;
-else one line saying what to install), quiets the logs, seeds, reads fast mode and prints the
-versions.
+else one line saying what to install), makes ``models/tmp`` the temporary folder, quiets the logs,
+seeds, reads fast mode and prints the versions.
 """
 
 from __future__ import annotations
 
+import os
 import platform
 import sys
+import tempfile
 from importlib import metadata
+from pathlib import Path
 from types import SimpleNamespace
 
 from .logs import install_noise_filter, quiet_native_logs
+from .paths import MODELS_DIR
 from .problems import EnvironmentProblem
-from .settings import FAST_ENV, SEED, fast_mode, seed_everything, use_course_temp_dir
+from .settings import FAST_ENV, SEED, fast_mode, seed_everything
+
+TEMP_DIR = MODELS_DIR / "tmp"
 
 SUPPORTED_PYTHON = ((3, 9), (3, 11))
 TENSORFLOW_SERIES = (2, 15)
@@ -67,6 +73,19 @@ def versions() -> dict:
     table = {"python": platform.python_version()}
     table.update({name: _installed(name) or "-" for name in names})
     return table
+
+
+def use_course_temp_dir() -> Path:
+    """Make ``models/tmp`` the temporary folder of this process and of the processes it starts.
+
+    AutoGraph writes a ``__autograph_generated_file*.py`` there for each function it converts
+    and deletes them when the process exits; a process that is killed instead (a cluster's
+    parameter server, a kernel that does not answer its shutdown) leaves them. Here they stay
+    inside ``models/``, which ``make clean-models`` empties, not in the system's folder."""
+    TEMP_DIR.mkdir(parents=True, exist_ok=True)
+    os.environ["TMPDIR"] = str(TEMP_DIR)  # read by tempfile in the processes started from here
+    tempfile.tempdir = str(TEMP_DIR)  # this process: tempfile.gettempdir() caches its first answer
+    return TEMP_DIR
 
 
 def start(seed: int = SEED, show: bool = True) -> SimpleNamespace:

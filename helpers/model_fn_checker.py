@@ -10,15 +10,11 @@ import contextlib
 import functools
 import html
 import inspect
-import linecache
 import logging
 import re
-import sys
 import textwrap
-import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import NamedTuple
 from unittest import mock
 
@@ -28,10 +24,11 @@ import tensorflow as tf
 from tensorflow.python.util import function_utils
 from tensorflow_estimator.python.estimator import model_fn as model_fn_lib
 
+from .language import all_of
+from .learner_code import Line, error_text, learner_line, op_line, where
 from .logs import logger_level
-from .model_graph import call_like_estimator, estimator_graph, shorten_graph_message, tiny_batch
+from .model_graph import call_like_estimator, estimator_graph, tiny_batch
 from .problems import WorkbookProblem, similar_names
-from .settings import PROJECT_ROOT
 
 ModeKeys = tf.estimator.ModeKeys
 
@@ -39,16 +36,10 @@ MODES = (("PREDICT", ModeKeys.PREDICT), ("EVAL", ModeKeys.EVAL), ("TRAIN", ModeK
 ACCEPTED_ARGS = ("features", "labels", "mode", "params", "config")
 FIX_GLOBAL_STEP = "optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())"
 FIX_TRAINING_FLAG = "training=(mode == tf.estimator.ModeKeys.TRAIN)"
-FIX_ARGMAX = "reduces over axis 0, the batch: write `tf.argmax(logits, axis=1)`"
 FEATURES_IN = 'features {"image": float32 [batch, 28, 28]}'
 LABELS_IN = "labels int32 [batch] (class ids, not one-hot)"
 # how a string compared with `mode` starts -> the mode it meant ("TRAIN", "training" -> TRAIN)
 _MODE_PREFIXES = (("train", "TRAIN"), ("eval", "EVAL"), ("pred", "PREDICT"), ("infer", "PREDICT"))
-# Frames in this file or under these folders are not the learner's.
-_CHECKER_FILE = str(Path(__file__).resolve())
-_LIBRARY_DIRS = tuple(
-    sorted({str(Path(p).resolve()) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)})
-)
 
 
 class Finding(NamedTuple):
@@ -107,6 +98,18 @@ def _shapes(named: dict) -> str:
 
 
 TABLE_COLUMNS = ("returned", "predictions", "export_outputs", "loss", "eval_metric_ops", "train_op")
+# (problems, warnings), each 0, 1 or 2 for more -> the report's verdict
+VERDICTS = {
+    (0, 0): "OK: Estimator can train, evaluate and predict with it",
+    (0, 1): "OK: Estimator can train, evaluate and predict with it (1 warning)",
+    (0, 2): "OK: Estimator can train, evaluate and predict with it ({warnings} warnings)",
+    (1, 0): "1 problem to fix",
+    (1, 1): "1 problem to fix (1 warning)",
+    (1, 2): "1 problem to fix ({warnings} warnings)",
+    (2, 0): "{problems} problems to fix",
+    (2, 1): "{problems} problems to fix (1 warning)",
+    (2, 2): "{problems} problems to fix ({warnings} warnings)",
+}
 
 
 @dataclass
@@ -150,18 +153,22 @@ class ModelFnReport:
 
     def headline(self) -> str:
         problems, warnings = len(self.findings), len(self.warnings)
-        verdict = (
-            "OK: Estimator can train, evaluate and predict with it"
-            if self.ok
-            else f"{problems} problem{'s' if problems != 1 else ''} to fix"
+        verdict = VERDICTS[(min(problems, 2), min(warnings, 2))].format(
+            problems=problems, warnings=warnings
         )
-        verdict += f" ({warnings} warning{'s' if warnings != 1 else ''})" if warnings else ""
-        size = (
-            f", {self.trainable_parameters:,} trainable parameters"
-            if self.trainable_parameters is not None
-            else ""
+        if self.trainable_parameters is None:
+            return "model_fn check of {name} on a batch of {batch_size}: {verdict}".format(
+                name=self.name, batch_size=self.batch_size, verdict=verdict
+            )
+        return (
+            "model_fn check of {name} on a batch of {batch_size}, {parameters:,} trainable "
+            "parameters: {verdict}"
+        ).format(
+            name=self.name,
+            batch_size=self.batch_size,
+            parameters=self.trainable_parameters,
+            verdict=verdict,
         )
-        return f"model_fn check of {self.name} on a batch of {self.batch_size}{size}: {verdict}"
 
     def __repr__(self) -> str:
         lines = [
@@ -221,6 +228,23 @@ def _wrong_mode_sentence(mode_name: str, compared: str) -> str:
     )
 
 
+SIGNATURE_PROBLEMS = {  # what Estimator refuses -> the finding
+    "features": (
+        "the model_fn has no parameter named `features`: Estimator passes the features by that "
+        "name, so call the first parameter `features`"
+    ),
+    "params": (
+        "params are given but the model_fn has no `params` parameter: add `params` to its "
+        "signature to receive them"
+    ),
+    "unexpected": (
+        "Estimator does not pass {names}: it accepts only the parameter names {accepted}, so "
+        "rename {names}"
+    ),
+}
+ESTIMATOR_RAISES = "{finding} (Estimator raises `ValueError: {error}`)"
+
+
 def check_signature(model_fn: Callable, params: dict | None, report: ModelFnReport) -> bool:
     """Judge the parameter names by Estimator's rule; True when Estimator would call it."""
     args, estimator_error = list(function_utils.fn_args(model_fn)), None
@@ -230,29 +254,21 @@ def check_signature(model_fn: Callable, params: dict | None, report: ModelFnRepo
             model_fn_lib.verify_model_fn_args(model_fn, params)
         except ValueError as error:
             estimator_error = re.sub(r" at 0x[0-9a-fA-F]+", "", str(error))  # no memory address
-    quote = f" (Estimator raises `ValueError: {estimator_error}`)" if estimator_error else ""
-    if "features" not in args:
-        report.problem(
-            "signature",
-            "the model_fn has no parameter named `features`: Estimator passes the features "
-            "by that name, so call the first parameter `features`" + quote,
-        )
-        quote = ""
-    if unexpected := [name for name in args if name not in ACCEPTED_ARGS and name != "self"]:
-        names = ", ".join(f"`{name}`" for name in unexpected)
-        report.problem(
-            "signature",
-            f"Estimator does not pass {names}: it accepts only the parameter names "
-            f"{', '.join(ACCEPTED_ARGS)}, so rename {'it' if len(unexpected) == 1 else 'them'}"
-            + quote,
-        )
-        quote = ""
-    if params is not None and "params" not in args:
-        report.problem(
-            "signature",
-            "params are given but the model_fn has no `params` parameter: add `params` to "
-            "its signature to receive them" + quote,
-        )
+    unexpected = [name for name in args if name not in ACCEPTED_ARGS and name != "self"]
+    refused = {  # in the order Estimator checks them: the first is the one it raises for
+        "features": "features" not in args,
+        "params": params is not None and "params" not in args,
+        "unexpected": bool(unexpected),
+    }
+    raised_for = next((kind for kind, refuses in refused.items() if refuses), None)
+    names = _listed([f"`{name}`" for name in unexpected], limit=len(unexpected))
+    for kind in ("features", "unexpected", "params"):
+        if not refused[kind]:
+            continue
+        finding = SIGNATURE_PROBLEMS[kind].format(names=names, accepted=", ".join(ACCEPTED_ARGS))
+        if kind == raised_for and estimator_error:
+            finding = ESTIMATOR_RAISES.format(finding=finding, error=estimator_error)
+        report.problem("signature", finding)
     if "labels" not in args:
         report.problem(
             "signature",
@@ -453,20 +469,24 @@ def check_softmax_logits(loss: tf.Tensor, found: ModelFnReport) -> None:
             source = source.inputs[0].op
         if source is None or source.type != "Softmax":
             continue
-        frame = _learner_frame([_Frame(f.filename, f.lineno, f.name, {}) for f in source.traceback])
         classes = source.outputs[0].shape[-1]  # the lowest loss: all probability on the right class
-        floor = f" (with {classes} classes, above {np.log(np.e + classes - 1) - 1:.2f})"
+        floor = (
+            "with {classes} classes, above {floor:.2f}".format(
+                classes=classes, floor=np.log(np.e + classes - 1) - 1
+            )
+            if classes
+            else "above 0 for any number of classes"
+        )
         return found.warn(
             "TRAIN",
             (
-                f"the loss's logits are the output of a softmax{_place(frame)}, and the "
-                "cross-entropy loss applies softmax again, so it gets probabilities (0 to 1) "
-                "where it expects logits: the loss stays high however right the classes "
-                f"are{floor if classes else ''} and its gradients are weak, so the model learns "
-                "more slowly and ends less accurate: give the loss the last layer's output before "
-                "the softmax (no `activation=tf.nn.softmax`), and apply `tf.nn.softmax(logits)` "
-                "only for the predicted probabilities"
-            ),
+                "the loss's logits are the output of a softmax ({at}), and the cross-entropy loss "
+                "applies softmax again, so it gets probabilities (0 to 1) where it expects logits: "
+                "the loss stays high however right the classes are ({floor}) and its gradients are "
+                "weak, so the model learns more slowly and ends less accurate: give the loss the "
+                "last layer's output before the softmax (no `activation=tf.nn.softmax`), and apply "
+                "`tf.nn.softmax(logits)` only for the predicted probabilities"
+            ).format(at=_at(op_line(source)), floor=floor),
         )
 
 
@@ -500,7 +520,7 @@ def check_moving_averages(
     ]
     if not unchanged:
         return
-    names = " and ".join(f"`{variable.op.name}`" for variable in unchanged[:4])
+    names = _listed([f"`{variable.op.name}`" for variable in unchanged], limit=4)
     collected = set(tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS))
     if all(op in collected for variable in unchanged for op in skipped[variable]):
         fix = (
@@ -518,9 +538,8 @@ def check_moving_averages(
     found.warn(
         "TRAIN",
         (
-            "the train_op does not run the update ops of "
-            f"{names}{' and more' if len(unchanged) > 4 else ''}, so these moving averages stay at "
-            "their initial values (unchanged after a training step) while EVAL and PREDICT "
+            f"the train_op does not run the update ops of {names}, so these moving averages stay "
+            "at their initial values (unchanged after a training step) while EVAL and PREDICT "
             f"normalize with them: {fix}"
         ),
     )
@@ -543,15 +562,17 @@ def check_predictions(
     branch.export_outputs = tuple(sorted(spec.export_outputs or {}))
     for key, shape in branch.predictions.items():
         if len(shape) == 0 or shape[0] != batch_size:
+            template = (
+                "{name} has shape {shape} for a batch of {batch_size}: every prediction needs the "
+                "batch as its first dimension; `tf.argmax(logits)` without `axis` reduces over "
+                "axis 0, the batch: write `tf.argmax(logits, axis=1)`"
+                if _is_argmax_over_batch(predictions[key])
+                else "{name} has shape {shape} for a batch of {batch_size}: every prediction "
+                "needs the batch as its first dimension"
+            )
             found.problem(
                 "PREDICT",
-                f"{where[key]} has shape {tuple(shape)} for a batch of {batch_size}: every "
-                "prediction needs the batch as its first dimension"
-                + (
-                    f"; `tf.argmax(logits)` without `axis` {FIX_ARGMAX}"
-                    if _is_argmax_over_batch(predictions[key])
-                    else ""
-                ),
+                template.format(name=where[key], shape=tuple(shape), batch_size=batch_size),
             )
     named = {where[key]: tensor for key, tensor in predictions.items()}
     if found.findings or check_repeatable(session, named, "PREDICT", found) or batch_size < 3:
@@ -571,10 +592,11 @@ def check_batch_independence(
         return found.warn(
             "PREDICT",
             (
-                f"PREDICT works on a batch of {found.batch_size} but not on 2 examples, where it "
-                f"raised {_run_error(error)}, so the model assumes a batch size and the last, "
-                "smaller batch of an input would fail: write -1 (or `tf.shape(...)[0]`) for the "
-                "batch dimension"
+                "PREDICT works on a batch of {batch_size} but not on 2 examples, where it raised "
+                "{error} ({at}), so the model assumes a batch size and the last, smaller batch of "
+                "an input would fail: write -1 (or `tf.shape(...)[0]`) for the batch dimension"
+            ).format(
+                batch_size=found.batch_size, error=error_text(error), at=_at(learner_line(error))
             ),
         )
     key, change = _largest_change({key: value[:2] for key, value in whole.items()}, part)
@@ -630,15 +652,57 @@ def check_bool_casts(session: tf.compat.v1.Session, spec, found: ModelFnReport) 
             found.warn(
                 "EVAL",
                 (
-                    f"eval_metric_ops[{key!r}] casts class ids to bool (values "
-                    f"{int(values.min())} to {int(values.max())} on the checker's batch), as "
-                    f"{f'`tf.compat.v1.metrics.{function}`' if function else 'it'} does, so on "
-                    'ten classes it measures "digit is not 0", not a multi-class score: build it '
-                    "per class, e.g. with "
+                    "eval_metric_ops[{key!r}] casts class ids to bool (values {low} to {high} on "
+                    "the checker's batch), as {who} does, so on ten classes it measures "
+                    '"digit is not 0", not a multi-class score: build it per class, e.g. with '
                     "`helpers.metrics.precision_recall_f1(labels, classes, num_classes=10)` "
                     "(notebook 06)"
+                ).format(
+                    key=key,
+                    low=int(values.min()),
+                    high=int(values.max()),
+                    who=f"`tf.compat.v1.metrics.{function}`" if function else "the metric",
                 ),
             )
+
+
+OTHER_VARIABLES = {  # built twice? -> the finding for a branch with other variables than TRAIN's
+    False: (
+        "the {mode} branch builds other trainable variables than {reference} ({differences}), "
+        "but Estimator restores the weights trained in TRAIN into it by name: build the same "
+        "network in every mode (compute the logits once, before branching on `mode`)"
+    ),
+    True: (
+        "the {mode} branch builds other trainable variables than {reference} ({differences}) "
+        "because it builds the network twice (its {count} variables are the same {half} shapes "
+        "two times), but Estimator restores the weights trained in TRAIN into it by name: build "
+        "the same network in every mode (compute the logits once, before branching on `mode`)"
+    ),
+}
+UNTRAINED_PREDICTING = {  # built twice? -> the finding for predictions from untrained variables
+    False: (
+        "the predictions use {names}, which training never changes because the TRAIN loss does "
+        "not depend on them: compute the logits once and use them for the predictions and the loss"
+    ),
+    True: (
+        "the predictions use {names}, which training never changes because the TRAIN loss does "
+        "not depend on them: the TRAIN branch builds the network twice (its {count} variables are "
+        "the same {half} shapes two times), so compute the logits once and use them for the "
+        "predictions and the loss"
+    ),
+}
+UNTRAINED = {  # built twice? -> the warning for variables the TRAIN loss does not depend on
+    False: (
+        "the TRAIN loss does not depend on {untrained} of the {count} trainable variables "
+        "({names}), so training never changes them: build the network once and use its logits"
+    ),
+    True: (
+        "the TRAIN loss does not depend on {untrained} of the {count} trainable variables "
+        "({names}), so training never changes them: the TRAIN branch builds the network twice "
+        "(its {count} variables are the same {half} shapes two times), so build it once and use "
+        "its logits"
+    ),
+}
 
 
 def check_variables(report: ModelFnReport) -> None:
@@ -651,15 +715,14 @@ def check_variables(report: ModelFnReport) -> None:
     for branch in (built.get("PREDICT") if not untrained_used else None, built.get("EVAL")):
         if branch is None or branch is reference or branch.variables == reference.variables:
             continue
-        report.problem(
-            branch.mode,
-            (
-                f"the {branch.mode} branch builds other trainable variables than {reference.mode} "
-                f"({_differences(branch, reference)}){_twice(branch)}, but Estimator restores the "
-                "weights trained in TRAIN into it by name: build the same network in every mode "
-                "(compute the logits once, before branching on `mode`)"
-            ),
+        sentence = OTHER_VARIABLES[_twice(branch)].format(
+            mode=branch.mode,
+            reference=reference.mode,
+            differences=_differences(branch, reference),
+            count=len(branch.variables),
+            half=len(branch.variables) // 2,
         )
+        report.problem(branch.mode, sentence)
 
 
 def check_untrained(report: ModelFnReport, train: Branch | None, predict: Branch | None) -> bool:
@@ -667,24 +730,20 @@ def check_untrained(report: ModelFnReport, train: Branch | None, predict: Branch
     untrained_used = set(train.untrained) & predict.used_variables if train and predict else set()
     if untrained_used:  # restored by name, these are the weights training never changed
         names = [name for name in train.variables if name in untrained_used]
-        report.problem(
-            "PREDICT",
-            (
-                f"the predictions use {_listed(names, train.variables)}, which training never "
-                f"changes because the TRAIN loss does not depend on them{_twice(train)}: compute "
-                "the logits once and use them for the predictions and the loss"
-            ),
+        sentence = UNTRAINED_PREDICTING[_twice(train)].format(
+            names=_with_shapes(names, train.variables),
+            count=len(train.variables),
+            half=len(train.variables) // 2,
         )
+        report.problem("PREDICT", sentence)
     elif train is not None and train.untrained:
-        report.warn(
-            "TRAIN",
-            (
-                f"the TRAIN loss does not depend on {len(train.untrained)} of the "
-                f"{len(train.variables)} trainable variables "
-                f"({_listed(train.untrained, train.variables)}), so training never changes "
-                f"them{_twice(train)}: build the network once and use its logits"
-            ),
+        sentence = UNTRAINED[_twice(train)].format(
+            untrained=len(train.untrained),
+            names=_with_shapes(train.untrained, train.variables),
+            count=len(train.variables),
+            half=len(train.variables) // 2,
         )
+        report.warn("TRAIN", sentence)
     return bool(untrained_used)
 
 
@@ -693,30 +752,41 @@ def _differences(branch: Branch, reference: Branch) -> str:
     here, there, parts = branch.variables, reference.variables, []
     for one, other in ((branch, reference), (reference, branch)):
         if only := [n for n in one.variables if n not in other.variables]:
-            parts.append(f"only in {one.mode}: {_listed(only, one.variables)}")
+            parts.append(
+                "only in {mode}: {names}".format(
+                    mode=one.mode, names=_with_shapes(only, one.variables)
+                )
+            )
     if reshaped := [n for n in here if n in there and here[n] != there[n]]:
-        shapes = ", ".join(
-            f"{n} {here[n]} in {branch.mode}, {there[n]} in {reference.mode}" for n in reshaped[:3]
-        )
-        parts.append("other shapes: " + shapes)
+        shapes = [
+            "{name} {here} in {mode}, {there} in {reference}".format(
+                name=n, here=here[n], mode=branch.mode, there=there[n], reference=reference.mode
+            )
+            for n in reshaped
+        ]
+        parts.append("other shapes: {shapes}".format(shapes=_listed(shapes)))
     return "; ".join(parts)
 
 
-def _listed(names, shapes: dict) -> str:
-    """The first three of ``names`` with their shapes, and how many more."""
-    first = ", ".join(f"{name} {shapes[name]}" for name in list(names)[:3])
-    return first + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+def _with_shapes(names, shapes: dict) -> str:
+    """``dense/kernel (784, 10), dense/bias (10,) and 2 more``: names with their shapes."""
+    return _listed([f"{name} {shapes[name]}" for name in names])
 
 
-def _twice(branch: Branch) -> str:
-    """A note when the branch's variable shapes are one list repeated, else ""."""
-    shapes, half = list(branch.variables.values()), len(branch.variables) // 2
-    if half and len(shapes) % 2 == 0 and shapes[:half] == shapes[half:]:
-        return (
-            f" (the {branch.mode} branch builds the network twice: its {len(shapes)} variables "
-            f"are the same {half} shapes two times)"
+def _listed(items: list, limit: int = 3) -> str:
+    """``a, b and c``; beyond ``limit`` items, ``a, b, c and 2 more``."""
+    items = list(items)
+    if len(items) > limit:
+        return "{first} and {more} more".format(
+            first=", ".join(items[:limit]), more=len(items) - limit
         )
-    return ""
+    return all_of(items)
+
+
+def _twice(branch: Branch) -> bool:
+    """True when the branch's variable shapes are one list repeated (the network built twice)."""
+    shapes, half = list(branch.variables.values()), len(branch.variables) // 2
+    return bool(half) and len(shapes) % 2 == 0 and shapes[:half] == shapes[half:]
 
 
 def wrong_mode_comparisons(model_fn: Callable) -> dict:
@@ -745,85 +815,123 @@ def wrong_mode_comparisons(model_fn: Callable) -> dict:
     return wrong
 
 
+BUILD_ERRORS = {  # why building a branch failed -> the finding
+    "labels": (
+        "building the {mode} branch raised {error} ({at}); in PREDICT, Estimator passes "
+        "labels=None, and with labels the branch builds: return the EstimatorSpec before anything "
+        "uses the labels"
+    ),
+    "tf1": (
+        "building the {mode} branch raised {error} ({at}); that is a TensorFlow 1 name, which "
+        "TensorFlow 2 keeps as `{name}`: write that"
+    ),
+    "inputs": (
+        "building the {mode} branch raised {error} ({at}); the course's input functions deliver "
+        "{delivered}: make that line accept them"
+    ),
+    "other": "building the {mode} branch raised {error} ({at}): fix that line",
+}
+ONE_HOT_INTO_SPARSE = (
+    "the labels that reach the sparse softmax cross-entropy ({at}) are one-hot, shape [batch, "
+    "{classes}], as the article's `tf.argmax(labels)` implies, but that loss takes class ids, "
+    "shape [batch] (TensorFlow raised {error}): turn them into class ids with "
+    "`tf.argmax(labels, axis=1)`, or keep them one-hot and use "
+    "`tf.compat.v1.losses.softmax_cross_entropy(onehot_labels=labels, logits=logits)`"
+)
+
+
 def explain_build_error(
     mode_name: str, error: Exception, params: dict | None, needs_labels: bool
 ) -> str:
     """The sentence for an exception raised while the model_fn built a branch."""
-    lines = str(error).replace(str(PROJECT_ROOT) + "/", "").strip().splitlines()
-    message = (lines or [""])[0].strip()
+    said = (str(error).strip().splitlines() or [""])[0].strip()
     for pattern, sentence in SPEC_ERRORS:
-        if match := re.search(pattern, message):
+        if match := re.search(pattern, said):
             return sentence(mode_name, match)
-    # the learner's frame with its names (for a NameError)
-    frame = _learner_frame(
-        [
-            _Frame(f.f_code.co_filename, line, f.f_code.co_name, {**f.f_globals, **f.f_locals})
-            for f, line in traceback.walk_tb(error.__traceback__)
-        ]
-    )
-    if sentence := _missing_name_or_key(mode_name, error, frame, params):
+    line = learner_line(error)
+    if sentence := _missing_name_or_key(mode_name, error, line, params):
         return sentence
-    place = _place(frame)
-    raised = f"building the {mode_name} branch raised {type(error).__name__}: {message}{place}"
+    values = {"mode": mode_name, "error": error_text(error), "at": _at(line)}
+    if classes := _one_hot_classes(str(error)):
+        return ONE_HOT_INTO_SPARSE.format(classes=classes, **values)
     if needs_labels:
-        return raised + (
-            "; in PREDICT, Estimator passes labels=None, and with labels the branch builds: "
-            "return the EstimatorSpec before anything uses the labels"
-        )
-    if v1_name := _tf1_name(message) if isinstance(error, AttributeError) else None:
-        return raised + (
-            f"; that is a TensorFlow 1 name, which TensorFlow 2 keeps as `{v1_name}`: write that"
-        )
-    line = frame.source if frame else ""
+        return BUILD_ERRORS["labels"].format(**values)
+    if v1_name := _tf1_name(said) if isinstance(error, AttributeError) else None:
+        return BUILD_ERRORS["tf1"].format(name=v1_name, **values)
+    code = line.source if line else ""
     if given := [
         text
         for word, text in (("features", FEATURES_IN), ("labels", LABELS_IN))
-        if isinstance(error, (ValueError, TypeError)) and re.search(rf"\b{word}\b", line)
+        if isinstance(error, (ValueError, TypeError)) and re.search(rf"\b{word}\b", code)
     ]:
-        delivered = " and ".join(given)
-        return raised + (
-            f"; the course's input functions deliver {delivered}: make that line accept them"
-        )
-    return raised + ": fix that line"
+        return BUILD_ERRORS["inputs"].format(delivered=" and ".join(given), **values)
+    return BUILD_ERRORS["other"].format(**values)
+
+
+def _one_hot_classes(message: str) -> int | None:
+    """The number of classes when TensorFlow's ``message`` says that a sparse softmax
+    cross-entropy got one-hot labels, [batch, classes] (at build: a rank error; Keras's
+    ``sparse_categorical_crossentropy`` at run time: batch × classes labels), else None."""
+    if rank := re.search(
+        r"labels\.shape=\((?:None|\d+), (\d+)\) of rank 2 and "
+        r"logits\.shape=\((?:None|\d+), (\d+)\) of rank 2",
+        message,
+    ):
+        return int(rank[1]) if rank[1] == rank[2] else None
+    if flat := re.search(r"got logits shape \[(\d+),(\d+)\] and labels shape \[(\d+)\]", message):
+        batch, classes, labels = (int(number) for number in flat.groups())
+        return classes if labels == batch * classes else None
+    return None
+
+
+MISSING = {  # a name or key the model_fn reads that is not there -> the finding
+    "typo": (
+        "the name `{name}` ({at}) is not defined, a typo for `{close}`?: correct the spelling at "
+        "that line"
+    ),
+    "name": (
+        "the name `{name}` ({at}) is not defined: define it before that line, or correct its "
+        "spelling"
+    ),
+    "params": (
+        "the model_fn reads params[{key!r}] ({at}), but the params given have no such key (keys: "
+        "{have}): pass it, as `Estimator(params=...)` would, e.g. "
+        "`check_model_fn(model_fn, params={{{key!r}: ...}})`, or use `params.get({key!r}, default)`"
+    ),
+    "features": (
+        "the model_fn reads features[{key!r}] ({at}), but the course's input functions deliver "
+        "{features}: use the key 'image'"
+    ),
+    "key": "building the {mode} branch raised KeyError: {key!r} ({at}): that key is missing there",
+}
 
 
 def _missing_name_or_key(
-    mode_name: str, error: Exception, frame: _Frame | None, params: dict | None
+    mode_name: str, error: Exception, line: Line | None, params: dict | None
 ) -> str | None:
-    """The sentence for a NameError or a KeyError raised at the learner's ``frame``, else None."""
-    place, line = _place(frame), frame.source if frame else ""
+    """The sentence for a NameError or a KeyError raised at the learner's ``line``, else None."""
+    at, code = _at(line), line.source if line else ""
     if isinstance(error, NameError) and getattr(error, "name", None):
         known = set(dir(__builtins__) if not isinstance(__builtins__, dict) else __builtins__)
-        known |= set(frame.namespace if frame else {})
+        known |= set(line.namespace if line else {})
         if close := similar_names(error.name, known, limit=1):
-            return (
-                f"the name `{error.name}`{place} is not defined, a typo for `{close[0]}`?: correct "
-                "the spelling at that line"
-            )
-        return (
-            f"the name `{error.name}`{place} is not defined: define it before that line, or "
-            "correct its spelling"
-        )
+            return MISSING["typo"].format(name=error.name, at=at, close=close[0])
+        return MISSING["name"].format(name=error.name, at=at)
     if not isinstance(error, KeyError) or not error.args:
         return None
     key = error.args[0]
-    if re.search(r"\bparams\s*\[", line):
+    if re.search(r"\bparams\s*\[", code):
         have = ", ".join(repr(k) for k in (params or {})) or "none"
-        return (
-            f"the model_fn reads params[{key!r}]{place}, but the params given have no such key "
-            f"(keys: {have}): pass it, as `Estimator(params=...)` would, e.g. "
-            f"`check_model_fn(model_fn, params={{{key!r}: ...}})`, or use "
-            f"`params.get({key!r}, default)`"
-        )
-    if re.search(r"\bfeatures\s*\[", line):
-        return (
-            f"the model_fn reads features[{key!r}]{place}, but the course's input functions "
-            f"deliver {FEATURES_IN}: use the key 'image'"
-        )
-    return (
-        f"building the {mode_name} branch raised KeyError: {key!r}{place}: that key is missing "
-        "there"
-    )
+        return MISSING["params"].format(key=key, at=at, have=have)
+    if re.search(r"\bfeatures\s*\[", code):
+        return MISSING["features"].format(key=key, at=at, features=FEATURES_IN)
+    return MISSING["key"].format(mode=mode_name, key=key, at=at)
+
+
+FEATURES_AS_TENSOR = (
+    "{who} is used as a tensor ({at}), but Estimator passes the input function's features as a "
+    "dict, {features}: take the tensor out of it, {take} (TensorFlow raised `{error}`)"
+)
 
 
 def features_as_tensor(
@@ -833,34 +941,30 @@ def features_as_tensor(
     if not isinstance(error, (TypeError, AttributeError, ValueError)):
         return None
     message = (str(error).strip().splitlines() or [""])[0]
-    frame = _learner_frame(
-        [
-            _Frame(f.f_code.co_filename, line, f.f_code.co_name, f.f_locals)
-            for f, line in traceback.walk_tb(error.__traceback__)
-        ]
-    )
+    line = learner_line(error)
     on_the_dict = getattr(error, "obj", None) is features  # 'dict' object has no attribute …
     about_a_dict = on_the_dict or re.search(r"\bdict\b|non-tensor type|\{'", message)
-    name = _tensor_use(features, frame) if about_a_dict else None
+    name = _tensor_use(features, line) if about_a_dict else None
     if name is None and not on_the_dict and not _builds_with_a_tensor(model_fn, mode, params):
         return None
     name = name or "features"
-    who = f"`{name}`" if name == "features" else f"`{name}` (the model_fn's `features`)"
-    take = " or ".join(f'`{name}["{key}"]`' for key in features)
     first_sentence = re.sub(r"^(.{20,}?\.)\s.*$", r"\1", message)
-    return (
-        f"{who} is used as a tensor{_place(frame)}, but Estimator passes the input function's "
-        f"features as a dict, {_describe(features)}: take the tensor out of it, {take} "
-        f"(TensorFlow raised `{type(error).__name__}: {first_sentence}`)"
+    return FEATURES_AS_TENSOR.format(
+        who=f"`{name}`" if name == "features" else f"`{name}` (the model_fn's `features`)",
+        at=_at(line),
+        features=_describe(features),
+        take=" or ".join(f'`{name}["{key}"]`' for key in features),
+        error=f"{type(error).__name__}: {first_sentence}",
     )
 
 
-def _tensor_use(features: dict, frame: _Frame | None) -> str | None:
-    """The name that ``frame``'s line uses as a tensor while it holds the ``features`` dict."""
+def _tensor_use(features: dict, line: Line | None) -> str | None:
+    """The name that ``line`` uses as a tensor while it holds the ``features`` dict."""
     try:
-        nodes = list(ast.walk(ast.parse(frame.source))) if frame else []
+        nodes = list(ast.walk(ast.parse(line.source))) if line else []
     except SyntaxError:  # a line of a statement that spans several lines
         return None
+    namespace = line.namespace if line else {}
     key = (ast.Constant, ast.Name)
     as_dict = {
         id(node.value)
@@ -876,7 +980,7 @@ def _tensor_use(features: dict, frame: _Frame | None) -> str | None:
             for node in nodes
             if isinstance(node, ast.Name)
             and id(node) not in as_dict
-            and frame.namespace.get(node.id) is features
+            and namespace.get(node.id) is features
         ),
         None,
     )
@@ -908,20 +1012,47 @@ def _describe(features: dict) -> str:
     )
 
 
+RUN_ERRORS = {  # why running a branch failed -> the finding
+    "argmax": (
+        "running the {mode} branch on a batch of {batch_size} raised {error} ({at}); it uses "
+        "`tf.argmax(logits)` without `axis`, which reduces over axis 0, the batch: write "
+        "`tf.argmax(logits, axis=1)`"
+    ),
+    "inputs": (
+        "running the {mode} branch on a batch of {batch_size} raised {error} ({at}); it ran on "
+        "{given}: make that line work on them"
+    ),
+    "other": (
+        "running the {mode} branch on a batch of {batch_size} raised {error} ({at}): fix that line"
+    ),
+    "unplaced": (
+        "running the {mode} branch on a batch of {batch_size} raised {error}, and TensorFlow did "
+        "not record which line built the op that failed: look for the line of the model_fn that "
+        "builds it"
+    ),
+}
+
+
 def explain_run_error(mode_name: str, error: tf.errors.OpError, batch_size: int) -> str:
     """The sentence for an error TensorFlow raised running a branch: cause, where, and a hint."""
-    sentence = (
-        f"running the {mode_name} branch on a batch of {batch_size} raised {_run_error(error)}"
-    )
+    line = learner_line(error)
+    values = {
+        "mode": mode_name,
+        "batch_size": batch_size,
+        "error": error_text(error),
+        "at": _at(line),
+    }
+    if classes := _one_hot_classes(error.message):
+        return ONE_HOT_INTO_SPARSE.format(classes=classes, **values)
     ancestors = _ancestors([getattr(error, "op", None)])
     if any(_is_argmax_over_batch(a.outputs[0]) for a in ancestors if a.type == "ArgMax"):
-        return sentence + f"; it uses `tf.argmax(logits)` without `axis`, which {FIX_ARGMAX}"
+        return RUN_ERRORS["argmax"].format(**values)
     names = {a.name for a in ancestors if a.type == "PlaceholderWithDefault"}
     if given := [
         text for name, text in (("image", FEATURES_IN), ("labels", LABELS_IN)) if name in names
     ]:
-        return sentence + f"; it ran on {' and '.join(given)}: make that line work on them"
-    return sentence + ": fix that line"
+        return RUN_ERRORS["inputs"].format(given=" and ".join(given), **values)
+    return RUN_ERRORS["other" if line else "unplaced"].format(**values)
 
 
 SPEC_ERRORS = (  # EstimatorSpec's own ValueError -> the sentence
@@ -1048,39 +1179,9 @@ def _is_argmax_over_batch(tensor: tf.Tensor) -> bool:
     return axis is not None and int(axis) == 0
 
 
-class _Frame(NamedTuple):  # one line of the learner's code: where an error or an op comes from
-    filename: str
-    lineno: int
-    name: str
-    namespace: dict  # the frame's globals and locals (empty for an op's traceback)
-
-    @property
-    def source(self) -> str:
-        return linecache.getline(self.filename, self.lineno).strip()
-
-
-def _learner_frame(frames: list[_Frame]) -> _Frame | None:
-    """The innermost of ``frames`` (outermost first) that is the learner's code."""
-    for frame in reversed(frames):
-        path = str(Path(frame.filename).resolve())
-        installed = frame.filename.startswith("<frozen") or re.search(
-            r"(site|dist)-packages", frame.filename
-        )
-        if not installed and path != _CHECKER_FILE and not path.startswith(_LIBRARY_DIRS):
-            return frame
-    return None
-
-
-def _place(frame: _Frame | None) -> str:
-    """`` (line 5 of `model_fn`: `code`)``; the file is named only when it lies in the project."""
-    if frame is None:
-        return ""
-    path = Path(frame.filename).resolve()
-    inside = path.is_relative_to(PROJECT_ROOT) and path.exists()
-    where = f" in {path.relative_to(PROJECT_ROOT).as_posix()}" if inside else ""
-    line = frame.source.replace("`", "'")
-    line = line[:77] + "…" if len(line) > 80 else line
-    return f" (line {frame.lineno} of `{frame.name}`{where}{': `' + line + '`' if line else ''})"
+def _at(line: Line | None) -> str:
+    """Where a finding happened: the learner's line, or that it is unknown."""
+    return where(line) if line else "line unknown"
 
 
 def _tf1_name(message: str) -> str | None:
@@ -1093,24 +1194,3 @@ def _tf1_name(message: str) -> str | None:
     parts = [part for part in path.split(".") if part] + [match.group(2)]
     target = functools.reduce(lambda module, part: getattr(module, part, None), parts, tf.compat.v1)
     return None if target is None else "tf.compat.v1." + ".".join(parts)
-
-
-def _run_error(error: tf.errors.OpError) -> str:
-    """``InvalidArgumentError: <cause> (line …)``: the line TensorFlow puts after its header and the
-    node's traceback, and the learner's line that built the op (from the op's traceback, else from
-    the frames the message lists).
-    """
-    lines = shorten_graph_message(error.message.replace(str(PROJECT_ROOT) + "/", "")).splitlines()
-    causes = [re.sub(r"\s*\[\[\{\{node [^}]*\}\}\]\].*$", "", line).strip() for line in lines]
-    cause = next(
-        (c for c in causes if c and c != "Graph execution error:" and not c.startswith("Node: ")),
-        None,
-    )
-    cause = cause.rstrip(".") if cause else (error.message.strip().splitlines() or [""])[0].strip()
-    op_frames = getattr(getattr(error, "op", None), "traceback", None) or []
-    # the frames the message lists after "Detected at node …"
-    listed = re.findall(r'File "([^"]+)", line (\d+), in (\S+)', str(error.message))
-    frame = _learner_frame(
-        [_Frame(f.filename, f.lineno, f.name, {}) for f in op_frames]
-    ) or _learner_frame([_Frame(path, int(line), name, {}) for path, line, name in listed])
-    return f"{type(error).__name__}: {cause}{_place(frame)}"

@@ -102,18 +102,3 @@ def tiny_batch(batch_size: int = 4, with_labels: bool = True) -> tuple[dict, tf.
         return {"image": image}, None
     ids = (np.arange(batch_size) % 10).astype(np.int32)
     return {"image": image}, tf.compat.v1.placeholder_with_default(ids, [None], name="labels")
-
-
-def shorten_graph_message(message: str) -> str:
-    """``message`` without its "Detected at node … defined at (most recent call last)" line and the
-    file lines under it."""
-    kept, skipping = [], False
-    for line in message.splitlines():
-        if line.startswith("Detected at node") and "defined at" in line:
-            skipping = True
-        elif skipping and (not line.strip() or line.lstrip().startswith("File ")):
-            continue  # a tf.function's error puts a blank line after each file line
-        else:
-            skipping = False
-            kept.append(line)
-    return "\n".join(kept).strip()

@@ -1,7 +1,8 @@
-"""Paths, fast and grading modes (step counts chosen by ``steps``), seeds, fresh model folders.
+"""What a notebook's code sets: fast and grading modes (step counts chosen by ``steps``, lessons
+asserted by ``expect``), the seed, a fresh model folder per run.
 
-Introduced in notebook 00 and used by every notebook. Imports no TensorFlow, so the
-data loader and the tests can use it cheaply.
+Introduced in notebook 00 and used by every notebook. Imports no TensorFlow. Where the course's
+folders are and how messages name paths: ``helpers.paths``.
 """
 
 from __future__ import annotations
@@ -10,21 +11,15 @@ import os
 import random
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
+from . import paths
 from .problems import UsageProblem
-
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-DATA_DIR = PROJECT_ROOT / "data"
-MODELS_DIR = PROJECT_ROOT / "models"
-TEMP_DIR = MODELS_DIR / "tmp"
 
 SEED = 42
 
 FAST_ENV = "WORKBOOK_FAST"
 GRADING_ENV = "WORKBOOK_GRADING"  # set by nbgrader_config.py (tools/nbgrader_course.py)
-DATASETS_ENV = "WORKBOOK_DATASETS"
 
 
 def _switched_on(variable: str) -> bool:
@@ -81,55 +76,13 @@ def seed_everything(seed: int = SEED) -> int:
     return seed
 
 
-def use_course_temp_dir() -> Path:
-    """Make ``models/tmp`` the temporary folder of this process and of the processes it starts.
-
-    AutoGraph writes a ``__autograph_generated_file*.py`` there for each function it converts
-    and deletes them when the process exits; a process that is killed instead (a cluster's
-    parameter server, a kernel that does not answer its shutdown) leaves them. Here they stay
-    inside ``models/``, which ``make clean-models`` empties, not in the system's folder."""
-    TEMP_DIR.mkdir(parents=True, exist_ok=True)
-    os.environ["TMPDIR"] = str(TEMP_DIR)  # read by tempfile in the processes started from here
-    tempfile.tempdir = str(TEMP_DIR)  # this process: tempfile.gettempdir() caches its first answer
-    return TEMP_DIR
-
-
-def _inside(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
-
-
-def usable_path(path: str | os.PathLike) -> str:
-    """``path`` as a program can open it, short: relative under the working directory or inside
-    the project while working in it (``../models/03_cnn`` from a notebook), else absolute."""
-    path = Path(path).expanduser().resolve()
-    cwd = Path.cwd().resolve()
-    if _inside(path, cwd) or (_inside(path, PROJECT_ROOT) and _inside(cwd, PROJECT_ROOT)):
-        try:
-            return os.path.relpath(path)
-        except ValueError:  # another drive on Windows
-            return str(path)
-    return str(path)
-
-
-def display_path(path: str | os.PathLike) -> str:
-    """How a message names ``path``: as ``usable_path`` gives it, but ``~/…`` for an absolute
-    path under home (a message only: TensorFlow and open() do not expand ``~``)."""
-    shown = usable_path(path)
-    if not os.path.isabs(shown):
-        return shown
-    home = Path.home().resolve()
-    if _inside(Path(shown), home) and home != Path(Path(shown).anchor):
-        return str(Path("~") / Path(shown).relative_to(home))
-    return shown
-
-
 def fresh_model_dir(name: str) -> str:
     """Empty ``models/<name>`` (only inside models/) and return it relative to the working
     directory, so running a notebook twice trains from nothing both times."""
     if not name or Path(name).is_absolute() or ".." in Path(name).parts:
         raise UsageProblem(f"fresh_model_dir({name!r}): give a plain name such as '03_cnn'")
-    target = (MODELS_DIR / name).resolve()
-    if MODELS_DIR.resolve() not in target.parents:
+    target = (paths.MODELS_DIR / name).resolve()
+    if paths.MODELS_DIR.resolve() not in target.parents:
         raise UsageProblem(f"fresh_model_dir({name!r}) would leave the models/ folder")
     # Estimator keeps one open event writer per folder, which re-creates its file on its next
     # flush: close them all before the folder goes, or a write races with the removal.
@@ -141,4 +94,4 @@ def fresh_model_dir(name: str) -> str:
     elif target.exists() or target.is_symlink():
         target.unlink()
     target.parent.mkdir(parents=True, exist_ok=True)
-    return usable_path(target)
+    return paths.usable_path(target)

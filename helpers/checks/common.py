@@ -6,35 +6,22 @@ and 06).
 from __future__ import annotations
 
 import functools
-import linecache
 import numbers
-import os
 import re
 import sys
-import sysconfig
 import traceback
 
+from ..learner_code import error_text, learner_line, where
 from ..problems import CheckFailed, WorkbookProblem
 
-# Code that is not the learner's: the helpers package, and Python's and the environment's libraries.
-_LIBRARIES = tuple(
-    sorted(
-        {
-            os.path.realpath(path) + os.sep
-            for path in (
-                os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                sys.prefix,
-                sys.base_prefix,
-                sys.exec_prefix,
-                *(
-                    sysconfig.get_paths().get(key)
-                    for key in ("stdlib", "platstdlib", "purelib", "platlib")
-                ),
-            )
-            if path
-        }
-    )
-)
+
+def _raised(error: BaseException, not_learners=()) -> str:
+    """``NameError: name 'x' is not defined, at line 2: `share = x```: the error, and the learner's
+    line it came from when there is one."""
+    line = learner_line(error, not_learners)
+    if line is None:
+        return error_text(error)
+    return "{error}, at {line}".format(error=error_text(error), line=where(line))
 
 
 def require_answer(answer, name: str) -> None:
@@ -45,82 +32,13 @@ def require_answer(answer, name: str) -> None:
         error = solution_cell_error(name)
         if error is not None and not isinstance(error, NotImplementedError):
             raise CheckFailed(
-                f"`{name}` is still None because the cell that sets it raised "
-                f"{describe_error(error)}: fix that line and run the cell again"
+                f"`{name}` is still None because the cell that sets it raised {_raised(error)}: "
+                "fix that line and run the cell again"
             )
         raise CheckFailed(
             f"`{name}` is still None: write your code where the exercise says "
             "`# YOUR CODE HERE` (and remove `raise NotImplementedError()`)"
         )
-
-
-def is_learners(filename: str) -> bool:
-    """Whether code from ``filename`` is the learner's: a notebook cell, or a file outside the
-    helpers and the installed libraries (a test's answers, a learner's own module).
-    """
-    if filename.startswith("<"):
-        # IPython's cells without ipykernel's file names
-        return filename.startswith("<ipython-input-")
-    if "__autograph_generated" in filename:
-        return False
-    return not os.path.realpath(filename).startswith(_LIBRARIES)
-
-
-def _learner_frames(error: BaseException, not_learners=()) -> list:
-    """(filename, line number, function) of the learner's frames an error came through, outermost
-    first: for an error TensorFlow raised while running a graph, those where the failing op was
-    built; else its traceback's. Frames of the code objects in ``not_learners`` (the check's own)
-    are not the learner's, wherever they are.
-    """
-    # tf.errors.OpError: the op's creation stack holds the learner's line
-    op = getattr(error, "op", None)
-    try:
-        built = (
-            [(f.filename, f.lineno, f.name) for f in op.traceback if is_learners(f.filename)]
-            if op
-            else []
-        )
-    except Exception:  # noqa: BLE001 - an op without a creation stack: use the traceback
-        built = []
-    frames = [
-        (frame.f_code.co_filename, lineno, frame.f_code.co_name)
-        for frame, lineno in traceback.walk_tb(error.__traceback__)
-        if frame.f_code not in not_learners
-    ]
-    # the line that does not parse
-    if isinstance(error, SyntaxError) and error.filename and error.lineno:
-        frames.append((error.filename, error.lineno, "<module>"))
-    return built or [frame for frame in frames if is_learners(frame[0])]
-
-
-def learner_line(error: BaseException, not_learners=()) -> str | None:
-    """``line 3 of macro_precision: `return metric.…``` — the innermost learner's line the
-    error came from."""
-    frames = _learner_frames(error, not_learners)
-    if not frames:
-        return None
-    filename, lineno, function = frames[-1]
-    line = linecache.getline(filename, lineno).strip()
-    return (
-        f"line {lineno}"
-        + ("" if function == "<module>" else f" of {function}")
-        + (f": `{line}`" if line else "")
-    )
-
-
-# TensorFlow's graph errors start with lines about where; the first other line says what.
-_TF_PREAMBLE = re.compile(r"^(Graph execution error:|Detected at node|File |Node: )")
-
-
-def describe_error(error: BaseException, not_learners=()) -> str:
-    """The error's type and first line that says what, and the learner's line it came from, in
-    one line."""
-    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    text = next((line for line in lines if not _TF_PREAMBLE.match(line)), lines[0] if lines else "")
-    text = text if len(text) <= 200 else text[:199] + "…"
-    described = f"{type(error).__name__}: {text}" if text else type(error).__name__
-    where = learner_line(error, not_learners)
-    return f"{described}, at {where}" if where else described
 
 
 def reporting_learner_errors(check):
@@ -138,10 +56,10 @@ def reporting_learner_errors(check):
         except WorkbookProblem:
             raise
         except Exception as error:
-            if not _learner_frames(error, own):
+            if learner_line(error, own) is None:
                 raise
             raise CheckFailed(
-                f"your code raised {describe_error(error, own)}: fix it and run its cell again"
+                f"your code raised {_raised(error, own)}: fix it and run its cell again"
             ) from None
 
     return checked

@@ -125,8 +125,7 @@ def test_the_dataset_command_and_variable_exist():
     assert "$env:WORKBOOK_DATASETS" in WINDOWS
     assert (
         "WORKBOOK_DATASETS"
-        in (ROOT / "helpers" / "paths.py").read_text()
-        + (ROOT / "helpers" / "data.py").read_text()
+        in (ROOT / "helpers" / "paths.py").read_text() + (ROOT / "helpers" / "data.py").read_text()
     )
 
 

@@ -10,6 +10,8 @@ What is tested:
 * ``course_setup.start`` in this (good) environment: what it returns and prints, and
   that calling it twice leaves one ``NoiseFilter`` on TensorFlow's logger; with
   a wrong TensorFlow it stops before importing anything.
+* ``course_setup.use_course_temp_dir``: ``models/tmp`` becomes the temporary folder of the
+  process and of the processes it starts.
 
 Every test that reads ``WORKBOOK_FAST`` sets or removes it first, because
 ``make test`` runs the suite with ``WORKBOOK_FAST=1``.
@@ -23,7 +25,7 @@ import sys
 
 import pytest
 
-from helpers import course_setup, logs, settings
+from helpers import course_setup, logs, paths, settings
 from helpers.problems import EnvironmentProblem, WorkbookProblem
 
 FAST = settings.FAST_ENV  # "WORKBOOK_FAST"
@@ -209,3 +211,40 @@ def test_the_python_named_is_its_version_without_the_release_level():
 def test_start_shows_the_versions_by_default(clean_env, capsys):
     course_setup.start()
     assert capsys.readouterr().out.startswith("python")
+
+
+# course_setup.use_course_temp_dir
+
+
+def test_course_temp_dir_is_the_temporary_folder_here_and_in_children(tmp_path, monkeypatch):
+    import subprocess
+    import tempfile
+
+    folder = tmp_path / "models" / "tmp"
+    # the conftest restores TMPDIR and tempdir
+    monkeypatch.setattr(course_setup, "TEMP_DIR", folder)
+    assert course_setup.use_course_temp_dir() == folder and folder.is_dir()
+    assert tempfile.gettempdir() == str(folder)
+    child = subprocess.run(
+        [sys.executable, "-c", "import tempfile; print(tempfile.gettempdir())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert child.stdout.strip() == str(folder)
+
+
+def test_a_second_start_finds_the_course_temp_dir_already_there(tmp_path, monkeypatch):
+    monkeypatch.setattr(course_setup, "TEMP_DIR", tmp_path / "models" / "tmp")
+    course_setup.use_course_temp_dir()
+    assert course_setup.use_course_temp_dir() == tmp_path / "models" / "tmp"
+
+
+@pytest.fixture(scope="module")
+def course_temp_dir():
+    """TEMP_DIR as imported (module-wide: before the conftest gives each test its own)."""
+    return course_setup.TEMP_DIR
+
+
+def test_the_course_temp_dir_is_inside_models_which_make_clean_models_empties(course_temp_dir):
+    assert course_temp_dir.parent == paths.MODELS_DIR

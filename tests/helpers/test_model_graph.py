@@ -1,12 +1,10 @@
-"""helpers.model_graph: a model_fn's graph built as Estimator builds it, and TensorFlow's graph
-error messages without their file lines."""
+"""helpers.model_graph: a model_fn's graph built as Estimator builds it (TensorFlow's graph error
+messages without their file lines: ``test_learner_code.py``)."""
 
 import numpy as np
-import pytest
 import tensorflow as tf
 
 from helpers import model_graph, models
-from helpers.model_graph import shorten_graph_message
 
 ModeKeys = tf.estimator.ModeKeys
 SMALL = {"filters": (8, 16), "dense_units": 32}
@@ -78,79 +76,6 @@ def test_tiny_batch_delivers_what_the_course_inputs_deliver():
     # noise over the whole range of the course's scaled pixels, not one grey
     assert images.min() < 0.01 and images.max() > 0.99
     assert ids.tolist() == [0, 1, 2, 3, 4]
-
-
-def _session_error() -> tf.errors.OpError:
-    """A real error of a graph run in a session (as Estimator runs one)."""
-    with tf.Graph().as_default():
-        a = tf.compat.v1.placeholder(tf.float32, [None, None])
-        b = tf.compat.v1.placeholder(tf.float32, [None, None])
-        product = tf.matmul(a, b)
-        with tf.compat.v1.Session() as session:
-            try:
-                session.run(product, {a: [[1, 2, 3]], b: [[1, 2]]})
-            except tf.errors.OpError as error:
-                return error
-    raise AssertionError("the product of a [1, 3] and a [1, 2] matrix ran")
-
-
-@tf.function(input_signature=[tf.TensorSpec([None, None]), tf.TensorSpec([None, None])])
-def _product(a, b):
-    return tf.matmul(a, b)
-
-
-def _function_error() -> tf.errors.OpError:
-    """A real error of a tf.function (its file lines have blank lines between them)."""
-    try:
-        _product(tf.ones([2, 3]), tf.ones([4, 5]))
-    except tf.errors.OpError as error:
-        return error
-    raise AssertionError("the product of a [2, 3] and a [4, 5] matrix ran")
-
-
-@pytest.mark.parametrize("make_error", [_session_error, _function_error])
-def test_shorten_graph_message_drops_the_file_lines_only(make_error):
-    message = make_error().message
-    assert "Detected at node" in message and 'File "' in message  # what there is to shorten
-    short = shorten_graph_message(message)
-    assert "Detected at node" not in short and "File " not in short and __file__ not in short
-    assert short.startswith("Graph execution error:")
-    assert "Matrix size-incompatible: In[0]:" in short
-
-
-def test_shorten_graph_message_leaves_a_plain_message_alone():
-    assert shorten_graph_message("Matrix size-incompatible: In[0]: [50,1568]") == (
-        "Matrix size-incompatible: In[0]: [50,1568]"
-    )
-
-
-def test_shorten_graph_message_line_by_line():
-    message = "\n".join(
-        [
-            'File "notes.txt" is not a file line of a trace: the message starts with it',
-            "Graph execution error:",
-            "",
-            "Detected at node 'MatMul' defined at (most recent call last):",
-            '  File "train.py", line 1, in <module>',
-            "",
-            '  File "model.py", line 2, in model_fn',
-            "Node: 'MatMul'",
-            "the tensors defined at the top stay",
-            "",
-            "Detected at node 'Other' (no file lines follow)",
-            "  File-like text stays",
-        ]
-    )
-    assert shorten_graph_message(message).splitlines() == [
-        'File "notes.txt" is not a file line of a trace: the message starts with it',
-        "Graph execution error:",
-        "",
-        "Node: 'MatMul'",
-        "the tensors defined at the top stay",
-        "",
-        "Detected at node 'Other' (no file lines follow)",
-        "  File-like text stays",
-    ]
 
 
 def test_tiny_batch_defaults_to_4_labelled_images():

@@ -6,12 +6,10 @@ What is tested:
   ``WORKBOOK_FAST`` at call time), the default tenth, and bad step counts.
 * ``settings.fresh_model_dir``: returns a relative path, empties the folder,
   and refuses names that would leave ``models/`` without deleting anything.
-* ``settings.seed_everything`` and ``settings.display_path``.
+* ``settings.seed_everything``.
 * grading mode (``WORKBOOK_GRADING``, set by the course's nbgrader config): ``steps``
   gives a demonstration its ``grading`` count and every other count its fast one, and
   ``expect`` asserts a lesson outside grading mode and says it is skipped in it.
-* ``settings.use_course_temp_dir``: ``models/tmp`` becomes the temporary folder of the
-  process and of the processes it starts.
 
 Every test that reads ``WORKBOOK_FAST`` sets or removes it first, because
 ``make test`` runs the suite with ``WORKBOOK_FAST=1``.
@@ -27,7 +25,7 @@ import types
 import numpy as np
 import pytest
 
-from helpers import settings
+from helpers import paths, settings
 from helpers.problems import UsageProblem
 
 FAST = settings.FAST_ENV  # "WORKBOOK_FAST"
@@ -100,7 +98,7 @@ def test_steps_below_one_raise(monkeypatch, fast_env, full):
 def models(tmp_path, monkeypatch):
     """``MODELS_DIR`` is ``<tmp>/models`` and the working directory is ``<tmp>``."""
     models_dir = tmp_path / "models"
-    monkeypatch.setattr(settings, "MODELS_DIR", models_dir)
+    monkeypatch.setattr(paths, "MODELS_DIR", models_dir)
     monkeypatch.chdir(tmp_path)
     return models_dir
 
@@ -122,13 +120,13 @@ def test_fresh_model_dir_outside_the_working_directory_is_absolute_never_under_t
     and would write into a folder named ``~`` under the working directory."""
     course, elsewhere = tmp_path / "home" / "course", tmp_path / "home" / "ada" / "student"
     elsewhere.mkdir(parents=True)
-    monkeypatch.setattr(settings, "PROJECT_ROOT", course)
-    monkeypatch.setattr(settings, "MODELS_DIR", course / "models")
+    monkeypatch.setattr(paths, "PROJECT_ROOT", course)
+    monkeypatch.setattr(paths, "MODELS_DIR", course / "models")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.chdir(elsewhere)
     path = settings.fresh_model_dir("03_cnn")
     assert path == str((course / "models" / "03_cnn").resolve())
-    assert settings.display_path(path) == os.path.join("~", "course", "models", "03_cnn")
+    assert paths.display_path(path) == os.path.join("~", "course", "models", "03_cnn")
 
 
 def test_fresh_model_dir_removes_earlier_contents(models):
@@ -191,7 +189,7 @@ def test_fresh_model_dir_does_not_follow_a_symlink_out(models, tmp_path):
 
 
 # --------------------------------------------------------------------------
-# settings.seed_everything and settings.display_path
+# settings.seed_everything
 # --------------------------------------------------------------------------
 
 
@@ -228,21 +226,6 @@ def test_seed_everything_default_is_the_course_seed(monkeypatch):
     assert settings.seed_everything() == settings.SEED == 42
 
 
-def test_display_path_inside_cwd_is_relative(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    assert settings.display_path(tmp_path / "models" / "x") == os.path.join("models", "x")
-    assert settings.display_path(str(tmp_path / "data" / "mnist")) == os.path.join("data", "mnist")
-    assert settings.display_path(tmp_path) == "."
-
-
-def test_display_path_from_a_notebook_folder(tmp_path, monkeypatch):
-    """Notebooks run in notebooks/, so project files show as ../something."""
-    (tmp_path / "notebooks").mkdir()
-    monkeypatch.setattr(settings, "PROJECT_ROOT", tmp_path)
-    monkeypatch.chdir(tmp_path / "notebooks")
-    assert settings.display_path(tmp_path / "data" / "mnist") == os.path.join("..", "data", "mnist")
-
-
 def test_steps_rejects_a_fast_count_below_one(monkeypatch):
     monkeypatch.setenv(settings.FAST_ENV, "1")
     with pytest.raises(ValueError, match="at least 1"):
@@ -250,10 +233,10 @@ def test_steps_rejects_a_fast_count_below_one(monkeypatch):
 
 
 def test_fresh_model_dir_replaces_a_file_of_that_name(models):
-    (settings.MODELS_DIR / "run").parent.mkdir(parents=True, exist_ok=True)
-    (settings.MODELS_DIR / "run").write_text("not a folder")
+    (paths.MODELS_DIR / "run").parent.mkdir(parents=True, exist_ok=True)
+    (paths.MODELS_DIR / "run").write_text("not a folder")
     settings.fresh_model_dir("run")
-    assert not (settings.MODELS_DIR / "run").exists()
+    assert not (paths.MODELS_DIR / "run").exists()
 
 
 def test_fresh_model_dir_closes_cached_event_writers(models):
@@ -331,80 +314,10 @@ def test_expect_says_it_skips_the_lesson_in_grading_mode(monkeypatch, capsys):
     ]
 
 
-# --------------------------------------------------------------------------
-# settings.use_course_temp_dir
-# --------------------------------------------------------------------------
-
-
-def test_course_temp_dir_is_the_temporary_folder_here_and_in_children(tmp_path, monkeypatch):
-    import subprocess
-    import tempfile
-
-    folder = tmp_path / "models" / "tmp"
-    monkeypatch.setattr(settings, "TEMP_DIR", folder)  # the conftest restores TMPDIR and tempdir
-    assert settings.use_course_temp_dir() == folder and folder.is_dir()
-    assert tempfile.gettempdir() == str(folder)
-    child = subprocess.run(
-        [sys.executable, "-c", "import tempfile; print(tempfile.gettempdir())"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert child.stdout.strip() == str(folder)
-
-
-def test_a_second_start_finds_the_course_temp_dir_already_there(tmp_path, monkeypatch):
-    monkeypatch.setattr(settings, "TEMP_DIR", tmp_path / "models" / "tmp")
-    settings.use_course_temp_dir()
-    assert settings.use_course_temp_dir() == tmp_path / "models" / "tmp"
-
-
-# --------------------------------------------------------------------------
-# the folders and variables the Makefile and the docs name
-# --------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def course_temp_dir():
-    """settings.TEMP_DIR as imported (module-wide: before the conftest gives each test its own)."""
-    return settings.TEMP_DIR
-
-
-def test_the_folders_are_the_ones_the_makefile_fills_and_cleans(course_temp_dir):
-    from tests import ROOT
-
-    assert settings.PROJECT_ROOT == ROOT
-    assert (settings.DATA_DIR / "README.md").is_file()  # data/, where make data fetches to
-    makefile = (ROOT / "Makefile").read_text()
-    assert f"rm -rf {settings.MODELS_DIR.relative_to(ROOT)}\n" in makefile  # make clean-models
-    assert course_temp_dir.parent == settings.MODELS_DIR  # emptied with models/ too
-    assert f"export {settings.DATASETS_ENV} := " in makefile  # make lab DATASETS=...
-
-
 def test_a_step_count_below_one_names_the_argument(monkeypatch):
     monkeypatch.setenv(settings.FAST_ENV, "1")
     with pytest.raises(ValueError, match=r"^steps\(fast=0\): a step count must be at least 1$"):
         settings.steps(100, 0)
-
-
-def test_usable_path_on_another_drive_is_absolute(tmp_path, monkeypatch):
-    """Windows: relpath raises ValueError between drives."""
-    monkeypatch.chdir(tmp_path)
-
-    def other_drive(path, start=None):
-        raise ValueError("path is on mount 'D:', start on mount 'C:'")
-
-    monkeypatch.setattr(os.path, "relpath", other_drive)
-    assert settings.usable_path(tmp_path / "models") == str(tmp_path / "models")
-
-
-def test_display_path_outside_home_and_the_working_folder_is_absolute(tmp_path, monkeypatch):
-    (tmp_path / "home").mkdir()
-    (tmp_path / "work").mkdir()
-    monkeypatch.setattr(settings.Path, "home", classmethod(lambda cls: tmp_path / "home"))
-    monkeypatch.chdir(tmp_path / "work")
-    assert settings.display_path(tmp_path / "elsewhere" / "x") == str(tmp_path / "elsewhere" / "x")
-    assert settings.display_path(tmp_path / "home" / "x") == os.path.join("~", "x")
 
 
 @pytest.mark.parametrize("name", ["", "/abs", "../escape", "a/../../b"])

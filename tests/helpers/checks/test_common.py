@@ -116,8 +116,8 @@ def test_a_typo_that_hits_another_global_is_one_line_naming_it_and_the_learners_
     assert isinstance(error, CheckFailed)
     assert str(error) == (
         "your code raised AttributeError: 'dict' object has no attribute 'accuracy', at line 3 "
-        "of accuracy_ops: `return {'accuracy': metric.accuracy(labels, classes)}`: fix it and run "
-        "its cell again"
+        "of `accuracy_ops`: `return {'accuracy': metric.accuracy(labels, classes)}`: fix it and "
+        "run its cell again"
     )
     assert error.__suppress_context__ and error._render_traceback_() == [f"CheckFailed: {error}"]
 
@@ -131,9 +131,10 @@ def test_a_name_error_in_a_learners_function_names_the_line():
     assert str(raised.value).startswith(
         "your code raised NameError: name 'metrics' is not defined, at line "
     )
-    assert str(raised.value).endswith(
-        ' of accuracy_ops: `return {"accuracy": metrics.accuracy(labels, classes)}  '
-        "# noqa: F821 - the typo`: fix it and run its cell again"
+    assert str(raised.value).endswith(  # a file of the project is named
+        ' of `accuracy_ops` in tests/helpers/checks/test_common.py: `return {"accuracy": '
+        "metrics.accuracy(labels, classes)}  # noqa: F821 - the typo`: fix it and run its cell "
+        "again"
     )
 
 
@@ -177,7 +178,7 @@ def test_an_error_tensorflow_raises_while_running_the_graph_names_the_line_that_
     assert str(raised.value) == (
         "your code raised GraphExecutionError: assertion failed: [labels must be 0 or 1] "
         "[Condition x < y did not hold], at line "
-        f"{code.co_firstlineno + 1} of accuracy_ops: "
+        f"{code.co_firstlineno + 1} of `accuracy_ops` in tests/helpers/checks/test_common.py: "
         "`check = labels_below(2)  # the learner's line that builds the failing op`: fix "
         "it and run its cell again"
     )

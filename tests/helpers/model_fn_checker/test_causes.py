@@ -14,7 +14,7 @@ import pytest
 import tensorflow as tf
 
 from helpers import metrics
-from helpers.model_fn_checker import check_model_fn
+from helpers.model_fn_checker import check_model_fn, explain_run_error
 
 from tests.support.model_fns import (
     dense_logits,
@@ -133,7 +133,7 @@ def test_variables_only_in_one_mode_are_named():
         return tf.estimator.EstimatorSpec(mode, predictions={"classes": tf.argmax(logits, axis=1)})
 
     sentence = finding_with_branch("PREDICT", predict_branch)
-    assert "only in PREDICT: dense_1/kernel (16, 10), dense_1/bias (10,)" in sentence
+    assert "only in PREDICT: dense_1/kernel (16, 10) and dense_1/bias (10,)" in sentence
     assert "other shapes: dense/kernel (784, 16) in PREDICT, (784, 10) in TRAIN" in sentence
 
 
@@ -145,10 +145,10 @@ def test_a_network_built_twice_in_predict_only():
         )
 
     sentence = finding_with_branch("PREDICT", predict_branch)
-    assert "only in PREDICT: dense_1/kernel (784, 10), dense_1/bias (10,)" in sentence
+    assert "only in PREDICT: dense_1/kernel (784, 10) and dense_1/bias (10,)" in sentence
     assert (
-        "(the PREDICT branch builds the network twice: its 4 variables are the same 2 shapes two "
-        "times)" in sentence
+        "because it builds the network twice (its 4 variables are the same 2 shapes two times)"
+        in sentence
     )
 
 
@@ -166,7 +166,7 @@ def test_predictions_from_a_second_untrained_copy_of_the_network():
     report = check_model_fn(model_fn)
     sentence = only_finding(report, "PREDICT")
     assert sentence.startswith(
-        "the predictions use dense/kernel (784, 10), dense/bias (10,), which training "
+        "the predictions use dense/kernel (784, 10) and dense/bias (10,), which training "
         "never changes because the TRAIN loss does not depend on them"
     )
     assert "builds the network twice" in sentence
@@ -183,9 +183,9 @@ def test_an_unused_second_network_is_a_warning():
     assert report.ok
     assert len(report.warnings) == 1 and report.warnings[0].mode == "TRAIN"
     assert report.warnings[0].sentence.startswith(
-        "the TRAIN loss does not depend on 2 of the 4 trainable variables (dense/kernel (784, 10), "
-        "dense/bias (10,)), so training never changes them (the TRAIN branch builds the network "
-        "twice"
+        "the TRAIN loss does not depend on 2 of the 4 trainable variables (dense/kernel (784, 10) "
+        "and dense/bias (10,)), so training never changes them: the TRAIN branch builds the "
+        "network twice"
     )
 
 
@@ -480,7 +480,6 @@ def test_a_line_in_a_notebook_cell_is_named_without_its_path():
 
 
 def test_the_line_is_read_from_the_error_message_when_the_op_has_no_traceback():
-    from helpers.model_fn_checker import _run_error
 
     message = (
         "Graph execution error:\n\nDetected at node 'Reshape' defined at (most recent call last):\n"
@@ -488,7 +487,89 @@ def test_the_line_is_read_from_the_error_message_when_the_op_has_no_traceback():
         "Node: 'Reshape'\nInput to reshape is a tensor with 3136 values\n\t [[{{node Reshape}}]]"
     )
     error = tf.errors.InvalidArgumentError(None, None, message)  # no op, so no op traceback
-    assert _run_error(error).startswith(
-        "InvalidArgumentError: Input to reshape is a tensor with 3136 values (line 3 of "
-        f"`model_fn` in {HERE}"
+    assert explain_run_error("EVAL", error, 4).startswith(
+        "running the EVAL branch on a batch of 4 raised InvalidArgumentError: Input to reshape is "
+        f"a tensor with 3136 values (line 3 of `model_fn` in {HERE}"
+    )
+
+
+# --------------------------------------------------------------------------- one-hot labels into
+# the course's sparse loss (issue 32)
+
+ONE_HOT_WAYS_OUT = (
+    "are one-hot, shape [batch, 10], as the article's `tf.argmax(labels)` implies, but that loss "
+    "takes class ids, shape [batch] (TensorFlow raised ValueError: "
+)
+ONE_HOT_FIX = (
+    ": turn them into class ids with `tf.argmax(labels, axis=1)`, or keep them one-hot and use "
+    "`tf.compat.v1.losses.softmax_cross_entropy(onehot_labels=labels, logits=logits)`"
+)
+
+
+def _one_hot_model_fn(features, labels, mode, params):
+    """The article's labels (one-hot, which its `tf.argmax(labels)` implies) into the course's
+    sparse loss."""
+    logits = dense_logits(features)
+    classes = tf.argmax(logits, axis=1, output_type=tf.int32)
+    if mode == ModeKeys.PREDICT:
+        return tf.estimator.EstimatorSpec(mode, predictions={"classes": classes})
+    labels = tf.one_hot(labels, 10)  # as the article's input delivers them
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
+    if mode == ModeKeys.EVAL:
+        accuracy = tf.compat.v1.metrics.accuracy(tf.argmax(labels, axis=1), classes)
+        return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops={"acc": accuracy})
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=minimize(loss))
+
+
+def test_one_hot_labels_into_the_sparse_loss_are_named_with_the_two_ways_out():
+    report = check_model_fn(_one_hot_model_fn)
+    assert [finding.mode for finding in report.findings] == ["EVAL", "TRAIN"]
+    line = _line_of(_one_hot_model_fn, "loss = tf.compat.v1.losses.sparse_softmax")
+    for finding in report.findings:
+        assert finding.sentence.startswith(
+            "the labels that reach the sparse softmax cross-entropy "
+            f"(line {line} of `_one_hot_model_fn` in {HERE}: "
+            "`loss = tf.compat.v1.losses.sparse_softmax_cross_entropy("
+        )
+        assert ONE_HOT_WAYS_OUT + "`labels.shape.rank` must equal" in finding.sentence
+        assert finding.sentence.endswith(ONE_HOT_FIX)
+
+
+def test_one_hot_labels_into_keras_sparse_loss_are_named_when_the_branch_runs():
+    """Keras's sparse loss builds on one-hot labels (it flattens them to batch × 10 ids) and fails
+    only when it runs."""
+
+    def model_fn(features, labels, mode, params):
+        logits = dense_logits(features)
+        if mode == ModeKeys.PREDICT:
+            return tf.estimator.EstimatorSpec(mode, predictions={"classes": tf.argmax(logits, 1)})
+        one_hot = tf.one_hot(labels, 10)
+        loss = tf.reduce_mean(
+            tf.keras.losses.sparse_categorical_crossentropy(one_hot, logits, from_logits=True)
+        )
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=minimize(loss))
+
+    report = check_model_fn(model_fn)
+    assert [finding.mode for finding in report.findings] == ["EVAL", "TRAIN"]
+    for finding in report.findings:
+        assert ONE_HOT_WAYS_OUT.replace("ValueError: ", "InvalidArgumentError: ") in (
+            finding.sentence
+        )
+        assert "got logits shape [4,10] and labels shape [40])" in finding.sentence
+        assert finding.sentence.endswith(ONE_HOT_FIX)
+
+
+def test_labels_of_another_rank_into_the_sparse_loss_are_not_called_one_hot():
+    def model_fn(features, labels, mode, params):
+        logits = dense_logits(features)
+        if mode == ModeKeys.PREDICT:
+            return tf.estimator.EstimatorSpec(mode, predictions={"classes": tf.argmax(logits, 1)})
+        pairs = tf.stack([labels, labels], axis=1)  # [batch, 2]: not one-hot
+        loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=pairs, logits=logits)
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=minimize(loss))
+
+    report = check_model_fn(model_fn)
+    assert report.findings and not any("are one-hot" in f.sentence for f in report.findings)
+    assert report.findings[0].sentence.startswith(
+        "building the EVAL branch raised ValueError: `labels.shape.rank` must equal"
     )

@@ -14,6 +14,7 @@ from helpers.model_fn_checker import (
     _differences,
     _listed,
     _twice,
+    _with_shapes,
     check_variables,
 )
 
@@ -165,20 +166,27 @@ def test_variables_of_another_shape_or_only_in_one_branch_are_named_in_one_sente
     )
     train = Branch("TRAIN", variables={**DENSE, "global_scale": ()})
     assert _differences(predict, train) == (
-        "only in PREDICT: dense_1/kernel (16, 10), dense_1/bias (10,); "
+        "only in PREDICT: dense_1/kernel (16, 10) and dense_1/bias (10,); "
         "only in TRAIN: global_scale (); "
-        "other shapes: dense/kernel (784, 16) in PREDICT, (784, 10) in TRAIN, "
+        "other shapes: dense/kernel (784, 16) in PREDICT, (784, 10) in TRAIN and "
         "dense/bias (16,) in PREDICT, (10,) in TRAIN"
     )
 
 
 def test_long_lists_of_variables_are_cut_to_three():
     shapes = {f"conv{i}/kernel": (3, 3, i, i + 1) for i in range(1, 6)}
-    assert _listed(list(shapes)[:3], shapes) == (
-        "conv1/kernel (3, 3, 1, 2), conv2/kernel (3, 3, 2, 3), conv3/kernel (3, 3, 3, 4)"
+    assert _with_shapes(list(shapes)[:3], shapes) == (
+        "conv1/kernel (3, 3, 1, 2), conv2/kernel (3, 3, 2, 3) and conv3/kernel (3, 3, 3, 4)"
     )
-    assert _listed(list(shapes)[:4], shapes).endswith("conv3/kernel (3, 3, 3, 4) and 1 more")
-    assert _listed(list(shapes), shapes).endswith(" and 2 more")
+    assert _with_shapes(list(shapes)[:4], shapes).endswith("conv3/kernel (3, 3, 3, 4) and 1 more")
+    assert _with_shapes(list(shapes), shapes).endswith(" and 2 more")
+    assert [_listed(["a"] * n) for n in range(5)] == [
+        "",
+        "a",
+        "a and a",
+        "a, a and a",
+        "a, a, a and 1 more",
+    ]
     other = Branch("EVAL", variables={name: (1,) for name in shapes})
     reshaped = _differences(other, Branch("TRAIN", variables=shapes))
     assert reshaped.count(" in EVAL, ") == 3 and "conv4" not in reshaped
@@ -186,13 +194,10 @@ def test_long_lists_of_variables_are_cut_to_three():
 
 def test_a_network_built_twice_is_noted_only_when_the_shapes_repeat():
     twice = Branch("TRAIN", variables={**DENSE, "dense_1/kernel": (784, 10), "dense_1/bias": (10,)})
-    assert _twice(twice) == (
-        " (the TRAIN branch builds the network twice: its 4 variables are the same 2 shapes two "
-        "times)"
-    )
-    assert _twice(Branch("TRAIN", variables=DENSE)) == ""
-    assert _twice(Branch("TRAIN", variables={"scale": ()})) == ""
-    assert _twice(Branch("TRAIN")) == ""  # no variables: nothing built twice
+    assert _twice(twice) is True
+    assert _twice(Branch("TRAIN", variables=DENSE)) is False
+    assert _twice(Branch("TRAIN", variables={"scale": ()})) is False
+    assert _twice(Branch("TRAIN")) is False  # no variables: nothing built twice
 
 
 def test_an_eval_branch_with_another_network_is_compared_with_train():
@@ -205,7 +210,7 @@ def test_an_eval_branch_with_another_network_is_compared_with_train():
     assert [f.mode for f in report.findings] == ["EVAL"]
     assert report.findings[0].sentence.startswith(
         "the EVAL branch builds other trainable variables than TRAIN (other shapes: dense/kernel "
-        "(784, 32) in EVAL, (784, 10) in TRAIN, dense/bias (32,) in EVAL, (10,) in TRAIN), but "
+        "(784, 32) in EVAL, (784, 10) in TRAIN and dense/bias (32,) in EVAL, (10,) in TRAIN), but "
         "Estimator restores the weights trained in TRAIN into it by name"
     )
 
@@ -238,8 +243,8 @@ def test_a_second_network_built_after_predict_returns_is_reported_once():
     check_variables(report)
     assert [f.mode for f in report.findings] == ["PREDICT"]
     assert report.findings[0].sentence.startswith(
-        "the predictions use dense/kernel (784, 10), dense/bias (10,), which training never "
-        "changes because the TRAIN loss does not depend on them (the TRAIN branch builds the "
+        "the predictions use dense/kernel (784, 10) and dense/bias (10,), which training never "
+        "changes because the TRAIN loss does not depend on them: the TRAIN branch builds the "
         "network twice"
     )
     assert report.warnings == []
