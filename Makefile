@@ -19,8 +19,9 @@ ifneq ($(strip $(DATASETS)),)
 export WORKBOOK_DATASETS := $(abspath $(DATASETS))
 endif
 NOTEBOOKS := $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
-# make test also runs one notebook of the zh-TW edition: its code runs from its own folder.
-ZH_TW_RUN := notebooks/zh-TW/00_setup_and_data.ipynb
+# make test also runs every notebook of the zh-TW edition: each from its own folder, where the
+# helpers speak zh_TW (helpers/language.py).
+ZH_TW_RUN := $(sort $(wildcard notebooks/zh-TW/[0-9][0-9]_*.ipynb))
 PYTEST_ARGS ?=
 NBVAL_ARGS := --nbval-lax --nbval-current-env --nbval-cell-timeout=1200 \
 	--nbval-sanitize-with=tests/nbval_sanitize.cfg -p tests.nbval_plugin
@@ -69,7 +70,9 @@ lab: setup ## open the course in JupyterLab
 	cd notebooks && ../$(VENV)/bin/jupyter lab $(ROOT_FLAG) $(LAB_ARGS)
 
 test: setup teacher hub ## every test and every notebook in fast mode, as CI runs them
-	WORKBOOK_FAST=1 $(PY) -m pytest --durations=15 $(NBVAL_ARGS) $(PYTEST_ARGS) tests $(NOTEBOOKS) $(ZH_TW_RUN)
+	@# WORKBOOK_LANGUAGE empty: each notebook's folder chooses the helpers' language.
+	WORKBOOK_FAST=1 WORKBOOK_LANGUAGE= $(PY) -m pytest --durations=15 $(NBVAL_ARGS) $(PYTEST_ARGS) \
+		tests $(NOTEBOOKS) $(ZH_TW_RUN)
 
 # Without the notebooks and the tests tests/conftest.py calls slow (training for real,
 # kernels, Jupyter servers, nbgrader), in UNIT_WORKERS processes (pytest-xdist; 1: in
@@ -98,28 +101,37 @@ lib: $(INSTALLED) ## write the notebooks' #@save cells into their helpers module
 
 notebooks: setup lib ## re-execute, in full mode, the notebooks whose code or helpers changed
 	$(PY) -m tools.run_notebooks $(NOTEBOOKS)
-	@# The zh-TW edition shows the English notebooks' outputs: rebuild it with the new ones.
+	@# The zh-TW edition runs the English code: a zh-TW notebook whose code or helpers changed
+	@# is rebuilt without its run stamp (tools/edition.py), then executed from notebooks/zh-TW/.
+	@# The student copies (no outputs) are make sync's.
 	$(PY) -m tools.edition
+	$(PY) -m tools.run_notebooks $(ZH_TW_NOTEBOOKS)
 
 # Every generated file brought up to date, in order (CONTRIBUTING.md, "A one-line change"): the
 # #@save blocks (make lib), the notebooks whose code or helpers changed (re-executed in full
 # mode), the run-time lines from benchmarks/results.json, the English student copies, the
-# catalogues, the zh-TW edition and its student copies. Each step writes only a file whose text
-# changes, so with nothing changed it writes nothing. One sub-make per step: in this order even
-# under make -j (the edition needs the merged catalogues).
+# catalogues, the zh-TW edition and its student copies, then the zh-TW notebooks the edition left
+# stale (code or helpers changed: no run stamp) executed in full mode from notebooks/zh-TW/, where
+# the helpers speak zh_TW, and their student copies again from the executed notebooks. Each step
+# writes only a file whose text changes, so with nothing changed it writes nothing. One sub-make
+# per step: in this order even under make -j (the edition needs the merged catalogues).
 sync: teacher lib ## bring every generated file up to date, in order; only what changed
 	$(PY) -m tools.run_notebooks $(NOTEBOOKS)
 	$(PY) -m tools.run_times
 	@$(MAKE) --no-print-directory student
 	@$(MAKE) --no-print-directory po
 	@$(MAKE) --no-print-directory zh-tw
+	$(PY) -m tools.run_notebooks $(ZH_TW_NOTEBOOKS)
+	$(PY_TEACHER) -m tools.make_student $(ZH_TW_NOTEBOOKS)
 
 student: .venv-teacher/.installed ## write the student copies of the English notebooks
 	$(PY_TEACHER) -m tools.make_student $(NOTEBOOKS)
 
 # The zh-TW edition (translations/README.md). make po merges the English into the gettext
 # catalogues (changed blocks fuzzy, removed ones obsolete, new ones empty); make zh-tw builds the
-# edition from the English and the catalogues, then its student copies as make student does.
+# edition from the English and the catalogues, then its student copies as make student does. It
+# keeps each zh-TW notebook's outputs from its own run while its code and helpers are unchanged,
+# else it gives it the English outputs and no run stamp: make sync then executes it in zh-TW.
 ZH_TW_NOTEBOOKS := $(patsubst notebooks/%,notebooks/zh-TW/%,$(NOTEBOOKS))
 .PHONY: po zh-tw
 po: .venv-teacher/.installed ## merge the changed English into the zh-TW catalogues, check them

@@ -1,18 +1,22 @@
 """Re-execute notebooks in place, so committed outputs are the committed code's output.
 
     python -m tools.run_notebooks notebooks/00_setup_and_data.ipynb ...
+    python -m tools.run_notebooks notebooks/zh-TW/00_setup_and_data.ipynb ...   # the zh-TW edition
     python -m tools.run_notebooks --force ...     # even when nothing changed
     python -m tools.run_notebooks --fast ...      # WORKBOOK_FAST=1 (not for committing)
     python -m tools.run_notebooks --fast --out /tmp/fast ...   # write copies elsewhere (timing)
 
-`make sync` and `make notebooks` call this in full mode. Each notebook runs top to bottom in
-its own kernel with the working directory `notebooks/` (cells tagged
-`nbval-skip` are left unexecuted), stream outputs are
-coalesced (one block per training cell, not hundreds), widget metadata is
-removed, and a hash of the code cells and of the `helpers/` files the notebook
-runs (tools/helpers_deps.py) is stored in the notebook's metadata. A notebook
-whose hashes are unchanged is skipped, so running the target twice does no work
-twice. The tests compare the stored hashes with today's code and helpers
+`make sync` and `make notebooks` call this in full mode, on the English notebooks and then on the
+zh-TW edition's. Each notebook runs top to bottom in its own kernel with the working directory
+its own folder (cells tagged `nbval-skip` are left unexecuted), in the language the helpers
+speak there (helpers/language.py: zh_TW in a `zh-TW` folder, else English; set for the kernel
+with WORKBOOK_LANGUAGE, so a value in the caller's environment does not leak into committed
+outputs). Stream outputs are coalesced (one block per training cell, not hundreds), widget
+metadata is removed, and a run stamp is stored in the notebook's metadata (``workbook``): a hash
+of the code cells, a hash of the `helpers/` files the notebook runs (tools/helpers_deps.py), for
+a zh-TW notebook also of the helpers' catalogue it speaks from, the mode, and (when not
+English) the language. A notebook whose stamp is current is skipped, so running the target
+twice does no work twice. The tests compare the stored hashes with today's code and helpers
 (tests/notebooks/hygiene.py, tests/notebooks/test_helpers_hash.py), so a notebook edited, or run
 with helpers that have changed since, fails the tests until it is re-executed.
 """
@@ -20,7 +24,9 @@ with helpers that have changed since, fails the tests until it is re-executed.
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
+import json
 import os
 import sys
 import time
@@ -32,6 +38,13 @@ from nbclient import NotebookClient
 from tools import helpers_deps, notebook_code
 
 KERNEL_NAME = "estimator-workbook"
+LANGUAGE_ENV = "WORKBOOK_LANGUAGE"  # helpers/language.py's
+ENGLISH = "en"
+# The folder whose notebooks speak zh_TW, and the catalogue the helpers translate their messages
+# from (helpers/language.py's CATALOGUES / language / DOMAIN.po; tests/tools/test_run_notebooks.py
+# checks that the two agree).
+LANGUAGE_FOLDERS = {"zh-TW": "zh_TW"}
+HELPERS_CATALOGUE = "translations/{language}/helpers.po"
 KERNEL_DISPLAY_NAME = "Estimator workbook (TF 2.15)"
 CELL_TIMEOUT_SECONDS = 1800
 
@@ -44,10 +57,70 @@ def code_hash(notebook) -> str:
     return digest.hexdigest()
 
 
-def helpers_stamp(notebook) -> dict:
-    """The helpers files this notebook runs, each with its SHA-256, and one hash of them all."""
-    files = helpers_deps.file_digests(notebook_code.code_sources(notebook))
+def notebook_language(path: Path) -> str:
+    """The language the helpers speak in a kernel run from ``path``'s folder: ``"zh_TW"`` in a
+    ``zh-TW`` folder (notebooks/zh-TW/ and its student/), else ``"en"``."""
+    for folder in reversed(Path(path).resolve().parent.parts):
+        if folder in LANGUAGE_FOLDERS:
+            return LANGUAGE_FOLDERS[folder]
+    return ENGLISH
+
+
+def helpers_stamp(notebook, language: str = ENGLISH) -> dict:
+    """The helpers files this notebook runs, each with its SHA-256, and one hash of them all; in
+    another language than English, the helpers' catalogue of that language too (when it exists
+    and the notebook runs helpers/language.py): a hash of the translations its outputs can show
+    (:func:`catalogue_digest`)."""
+    root = helpers_deps.ROOT
+    files = helpers_deps.file_digests(notebook_code.code_sources(notebook), root)
+    catalogue = root / HELPERS_CATALOGUE.format(language=language)
+    if language != ENGLISH and "helpers/language.py" in files and catalogue.is_file():
+        said = frozenset(files)
+        text = catalogue.read_text(encoding="utf-8")
+        files[catalogue.relative_to(root).as_posix()] = catalogue_digest(text, said)
     return {"helpers_sha256": helpers_deps.combined_hash(files), "helpers_files": files}
+
+
+@functools.lru_cache(maxsize=64)
+def catalogue_digest(text: str, files: frozenset) -> str:
+    """SHA-256 of the translations of the catalogue ``text`` that a run of the helpers ``files``
+    can show: each entry translated and not fuzzy (what helpers/language.py uses) and said in one
+    of those files (its ``#:`` references; an entry that names none counts for every run). The
+    references' line numbers, comments, untranslated and fuzzy entries and the layout do not
+    count: a line moved in helpers/cluster.py or a translation of a sentence of notebook 05's
+    checks leaves the other notebooks' runs current."""
+    import polib
+
+    shown = []
+    for entry in polib.pofile(text, wrapwidth=0).translated_entries():
+        said = {where for where, _ in entry.occurrences}
+        if said and not said & files:
+            continue
+        plural = sorted((int(k), v) for k, v in entry.msgstr_plural.items())
+        shown.append([entry.msgctxt, entry.msgid, entry.msgid_plural, entry.msgstr, plural])
+    shown.sort(key=json.dumps)
+    return hashlib.sha256(json.dumps(shown, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+def run_stamp(notebook, language: str = ENGLISH, fast: bool = False) -> dict:
+    """What a run of ``notebook`` today, in ``language`` and mode, stores in its metadata."""
+    stamp = {
+        "code_sha256": code_hash(notebook),
+        **helpers_stamp(notebook, language),
+        "mode": "fast" if fast else "full",
+    }
+    if language != ENGLISH:
+        stamp["language"] = language
+    return stamp
+
+
+def stamp_is_current(stamp: dict, notebook, language: str) -> bool:
+    """Whether ``stamp`` is that of a run of ``notebook``'s code with today's helpers (and
+    catalogue) in ``language``, in either mode."""
+    today = run_stamp(notebook, language)
+    return {k: v for k, v in (stamp or {}).items() if k != "mode"} == {
+        k: v for k, v in today.items() if k != "mode"
+    }
 
 
 def clean_metadata(notebook) -> None:
@@ -66,15 +139,14 @@ def clean_metadata(notebook) -> None:
 def execute(path: Path, fast: bool, force: bool, out: Path | None = None) -> bool:
     """Execute one notebook (in place, or into ``out``); return False when it was up to date."""
     notebook = nbformat.read(path, as_version=4)
-    stamp = {
-        "code_sha256": code_hash(notebook),
-        **helpers_stamp(notebook),
-        "mode": "fast" if fast else "full",
-    }
+    language = notebook_language(path)
+    stamp = run_stamp(notebook, language, fast)
     if not force and notebook.metadata.get("workbook", {}) == stamp:
         print(f"{path.name}: up to date, skipped")
         return False
+    # The kernel inherits these: the mode, and the language its folder speaks.
     os.environ["WORKBOOK_FAST"] = "1" if fast else "0"
+    os.environ[LANGUAGE_ENV] = language
     started = time.perf_counter()
     client = NotebookClient(
         notebook,
@@ -94,8 +166,8 @@ def execute(path: Path, fast: bool, force: bool, out: Path | None = None) -> boo
     seconds = time.perf_counter() - started
     size_kb = target.stat().st_size / 1024
     print(
-        f"{path.name}: executed in {'fast' if fast else 'full'} mode in {seconds:.0f} s, "
-        f"{size_kb:.0f} KB"
+        f"{path.name}: executed in {'fast' if fast else 'full'} mode ({language}) in "
+        f"{seconds:.0f} s, {size_kb:.0f} KB"
     )
     return True
 

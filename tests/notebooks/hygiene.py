@@ -258,16 +258,13 @@ def nbgrader_problems(notebook, prefix: str) -> list:
 
 def notebook_problems(notebook, size_bytes: int) -> list:
     """Everything that keeps this notebook from being committed, one line each."""
-    problems = []
-    if size_bytes >= MAX_BYTES:
-        problems.append(
-            f"{size_bytes / 1e6:.2f} MB: keep it under 1 MB (fewer or smaller plots, shorter logs)"
-        )
-    if "widgets" in notebook.metadata:
-        problems.append(
-            "metadata.widgets present: GitHub refuses to render it (use plain-text tqdm)"
-        )
+    return structure_problems(notebook) + run_problems(notebook, size_bytes)
 
+
+def structure_problems(notebook) -> list:
+    """The template's frame: the title with its run time, the headings, the set-up cell first, an
+    exercise (an English notebook's; the zh-TW edition translates them)."""
+    problems = []
     markdown = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
     first = notebook.cells[0] if notebook.cells else None
     if first is None or first.cell_type != "markdown" or not first.source.startswith("# "):
@@ -283,7 +280,25 @@ def notebook_problems(notebook, size_bytes: int) -> list:
         problems.append("the first code cell must call course_setup.start()")
     if not any("### BEGIN SOLUTION" in c.source for c in code_cells):
         problems.append("no exercise solution (### BEGIN SOLUTION) found")
+    return problems
 
+
+def run_problems(notebook, size_bytes: int, language: str = "en") -> list:
+    """What keeps the notebook's outputs from being committed: its size, widgets, cells not run or
+    out of order, noise, errors and per-run values in the outputs, and a run stamp that is not of
+    this code, in full mode, in ``language`` (tools/run_notebooks.py's stamp names a language
+    other than English; the zh-TW edition's notebooks are run in ``"zh_TW"``)."""
+    problems = []
+    if size_bytes >= MAX_BYTES:
+        problems.append(
+            f"{size_bytes / 1e6:.2f} MB: keep it under 1 MB (fewer or smaller plots, shorter logs)"
+        )
+    if "widgets" in notebook.metadata:
+        problems.append(
+            "metadata.widgets present: GitHub refuses to render it (use plain-text tqdm)"
+        )
+
+    code_cells = [c for c in notebook.cells if c.cell_type == "code" and c.source.strip()]
     counts = []
     for index, cell in enumerate(code_cells):
         tags = cell.metadata.get("tags", [])
@@ -318,8 +333,14 @@ def notebook_problems(notebook, size_bytes: int) -> list:
     problems.extend(output_problems(notebook))
 
     stamp = notebook.metadata.get("workbook", {})
+    ran_in = stamp.get("language", "en")
     if stamp.get("code_sha256") != code_hash(notebook):
         problems.append("the outputs are not from this code: re-execute it with `make sync`")
     elif stamp.get("mode") != "full":
         problems.append("executed in fast mode: commit the full-mode outputs (`make sync`)")
+    elif ran_in != language:
+        problems.append(
+            f"the outputs are in {ran_in}, but this notebook's helpers speak {language}: "
+            "re-execute it with `make sync`"
+        )
     return problems

@@ -6,7 +6,9 @@ its cells import (read by ``tools/notebook_code.py``) and everything they
 import, found by ``tools/helpers_deps.py`` — and one hash of them all. Here the
 stored hash is compared with today's files: after a helper changes, the
 notebooks that run it fail until they are re-executed, and the message names the
-files that changed. The search itself is tried on a small made-up package.
+files that changed. The zh-TW edition's notebooks are run in zh_TW: their stamp
+covers the helpers' catalogue too, whose sentences their outputs show. The search
+itself is tried on a small made-up package.
 """
 
 from __future__ import annotations
@@ -18,15 +20,16 @@ import nbformat
 import pytest
 
 from tools import helpers_deps
-from tools.run_notebooks import helpers_stamp
+from tools.run_notebooks import HELPERS_CATALOGUE, helpers_stamp, notebook_language
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+ZH_TW_NOTEBOOKS = sorted((ROOT / "notebooks" / "zh-TW").glob("[0-9][0-9]_*.ipynb"))
 
 
-def stale_helpers(notebook, number: str) -> str | None:
+def stale_helpers(notebook, number: str, language: str = "en") -> str | None:
     """Why this notebook's outputs are not from today's helpers, in one line; None when they are."""
     stored = notebook.metadata.get("workbook", {})
-    today = helpers_stamp(notebook)
+    today = helpers_stamp(notebook, language)
     if stored.get("helpers_sha256") == today["helpers_sha256"]:
         return None
     fix = f"re-execute notebook {number} with make sync"
@@ -40,9 +43,12 @@ def stale_helpers(notebook, number: str) -> str | None:
     )
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", NOTEBOOKS + ZH_TW_NOTEBOOKS, ids=lambda p: p.relative_to(ROOT / "notebooks").as_posix()
+)
 def test_outputs_were_made_with_todays_helpers(path):
-    problem = stale_helpers(nbformat.read(path, as_version=4), path.name[:2])
+    number = f"zh-TW/{path.name[:2]}" if "zh-TW" in path.parts else path.name[:2]
+    problem = stale_helpers(nbformat.read(path, as_version=4), number, notebook_language(path))
     assert problem is None, problem
 
 
@@ -64,6 +70,65 @@ def test_a_changed_helper_is_named_with_the_fix():
     )
     edited.metadata["workbook"] = {"helpers_sha256": "old"}
     assert "re-execute notebook 00 with make sync" in stale_helpers(edited, "00")
+
+
+CATALOGUE_ENTRIES = """\
+#: helpers/logs.py:3
+msgid "Quiet, {name}."
+msgstr "{name}，安靜。"
+
+#: helpers/cluster.py:9 helpers/cluster_task.py:2
+msgid "A worker stopped."
+msgstr "有個 worker 停了。"
+
+#, fuzzy
+#: helpers/logs.py:5
+msgid "Loud."
+msgstr "大聲。"
+"""
+
+
+def test_a_zh_tw_run_s_stamp_covers_the_translations_it_can_show(package, monkeypatch):
+    """A changed translation of a sentence a notebook's helpers say changes its zh-TW outputs, not
+    an English notebook's, nor a notebook whose helpers never say it; a moved line, a fuzzy entry
+    (shown in English) or another layout changes nothing."""
+    (package / "helpers" / "language.py").write_text("import gettext\n")
+    (package / "helpers" / "logs.py").write_text("from . import language\n")
+    catalogue = package / HELPERS_CATALOGUE.format(language="zh_TW")
+    catalogue.parent.mkdir(parents=True)
+    catalogue.write_text(CATALOGUE_ENTRIES, encoding="utf-8")
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell("from helpers import course_setup")]
+    )
+    monkeypatch.setattr(helpers_deps, "ROOT", package)
+    english, chinese = helpers_stamp(notebook), helpers_stamp(notebook, "zh_TW")
+    assert set(chinese["helpers_files"]) - set(english["helpers_files"]) == {
+        "translations/zh_TW/helpers.po"
+    }
+
+    def stamp_after(old, new):
+        catalogue.write_text(CATALOGUE_ENTRIES.replace(old, new), encoding="utf-8")
+        assert helpers_stamp(notebook) == english
+        return helpers_stamp(notebook, "zh_TW")["helpers_sha256"]
+
+    before = chinese["helpers_sha256"]
+    assert (
+        stamp_after("{name}，安靜。", "{name}，請安靜。") != before
+    )  # said by logs.py, which it runs
+    assert (
+        stamp_after("有個 worker 停了。", "一個 worker 停止了。") == before
+    )  # cluster.py: not run
+    assert stamp_after("logs.py:3", "logs.py:30") == before  # a moved line
+    assert stamp_after('msgstr "大聲。"', 'msgstr "很大聲。"') == before  # fuzzy: shown in English
+    assert stamp_after('msgstr "{name}，安靜。"', 'msgstr ""\n"{name}，安靜。"') == before  # layout
+    (package / "helpers" / "logs.py").write_text("import os\n")  # language.py no longer run
+    assert helpers_stamp(notebook, "zh_TW")["helpers_files"].keys() == {
+        "helpers/__init__.py",
+        "helpers/logs.py",
+        "helpers/course_setup.py",
+        "helpers/data.py",
+        "helpers/problems.py",
+    }
 
 
 def test_the_notebooks_run_the_helpers_they_import():

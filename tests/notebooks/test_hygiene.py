@@ -19,9 +19,13 @@ from tests.notebooks.hygiene import (
     nbgrader_problems,
     notebook_problems,
     output_problems,
+    run_problems,
 )
+from tools.run_notebooks import notebook_language, run_stamp
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+# The zh-TW edition's notebooks: the English code, run from notebooks/zh-TW/ (make sync).
+ZH_TW_NOTEBOOKS = sorted((ROOT / "notebooks" / "zh-TW").glob("[0-9][0-9]_*.ipynb"))
 
 
 def test_there_are_notebooks():
@@ -32,6 +36,33 @@ def test_there_are_notebooks():
 def test_committed_notebook_is_clean(path):
     notebook = nbformat.read(path, as_version=4)
     assert notebook_problems(notebook, path.stat().st_size) == []
+
+
+@pytest.mark.parametrize("path", ZH_TW_NOTEBOOKS, ids=lambda p: p.name)
+def test_committed_zh_tw_notebook_is_clean_and_was_run_in_zh_tw(path):
+    """Its outputs are its own run's, in zh_TW: the helpers' and the checks' messages Chinese."""
+    notebook = nbformat.read(path, as_version=4)
+    problems = run_problems(notebook, path.stat().st_size, notebook_language(path))
+    assert problems == [], f"{path.relative_to(ROOT)}: " + "; ".join(problems)
+
+
+def test_a_zh_tw_notebook_with_the_english_run_s_outputs_is_refused(good):
+    """The zh-TW edition has the English outputs (and no stamp) until make sync runs it in zh_TW;
+    a stamp of a run in English, or in fast mode, is refused too."""
+    assert notebook_language(ROOT / "notebooks" / "zh-TW" / "00_x.ipynb") == "zh_TW"
+    assert run_problems(good, 10_000) == []  # the template's stamp: a full run in English
+    problems = run_problems(good, 10_000, "zh_TW")
+    assert problems == [
+        "the outputs are in en, but this notebook's helpers speak zh_TW: re-execute it with "
+        "`make sync`"
+    ]
+    notebook = copy.deepcopy(good)
+    notebook.metadata["workbook"] = run_stamp(notebook, "zh_TW")
+    assert run_problems(notebook, 10_000, "zh_TW") == []
+    notebook.metadata["workbook"] = run_stamp(notebook, "zh_TW", fast=True)
+    assert any("fast mode" in p for p in run_problems(notebook, 10_000, "zh_TW"))
+    notebook.metadata.pop("workbook")
+    assert any("not from this code" in p for p in run_problems(notebook, 10_000, "zh_TW"))
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
