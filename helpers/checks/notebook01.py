@@ -5,6 +5,7 @@ from __future__ import annotations
 import numbers
 import re
 
+from ..language import _
 from ..problems import CheckFailed
 from .common import correct, reporting_learner_errors, require_answer
 
@@ -21,20 +22,24 @@ def logged_seconds(answer, lines: list[str]) -> None:
     require_answer(answer, "logged_seconds")
     if isinstance(answer, (str, bytes)):
         raise CheckFailed(
-            "`logged_seconds` is the text {answer!r}: turn the numbers into floats with "
-            "float(...)".format(answer=answer)
+            _(
+                "`logged_seconds` is the text {answer!r}: turn the numbers into floats with "
+                "float(...)"
+            ).format(answer=answer)
         )
     if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
         raise CheckFailed(
-            "`logged_seconds` should be a number of seconds, not {kind}".format(
+            _("`logged_seconds` should be a number of seconds, not {kind}").format(
                 kind=type(answer).__name__
             )
         )
     timed = [float(match["seconds"]) for match in map(SECONDS.match, map(str, lines)) if match]
     if not timed:
         raise CheckFailed(
-            "the log passed to the check has no 'loss = …, step = … (x.xxx sec)' line: run the "
-            "training cell, whose `lines` hold the training log"
+            _(
+                "the log passed to the check has no 'loss = …, step = … (x.xxx sec)' line: run the "
+                "training cell, whose `lines` hold the training log"
+            )
         )
     expected = sum(timed)
     answer = float(answer)
@@ -42,37 +47,45 @@ def logged_seconds(answer, lines: list[str]) -> None:
     rates = [float(match["rate"]) for match in map(RATE.match, map(str, lines)) if match]
     if near(expected):
         correct(
-            "the {count} timed loss lines add up to {total:.3f} s; the step-0 line has no time, "
-            "because no earlier line started the clock".format(count=len(timed), total=expected)
+            _(
+                "the {count} timed loss lines add up to {total:.3f} s; the step-0 line has no "
+                "time, because no earlier line started the clock"
+            ).format(count=len(timed), total=expected)
         )
     elif near(timed[-1]) or near(timed[0]):
         raise CheckFailed(
-            "{answer} is the time on one loss line: each line times only the steps since the line "
-            "before, so add them all".format(answer=answer)
+            _(
+                "{answer} is the time on one loss line: each line times only the steps since the "
+                "line before, so add them all"
+            ).format(answer=answer)
         )
     elif near(expected / len(timed)):
         raise CheckFailed(
-            "{answer} is the mean time per line: the exercise asks for the total".format(
+            _("{answer} is the mean time per line: the exercise asks for the total").format(
                 answer=answer
             )
         )
     elif rates and (near(sum(rates)) or near(sum(rates) / len(rates))):
         raise CheckFailed(
-            "{answer} comes from the global_step/sec lines, which are rates, not times: take the "
-            "seconds in parentheses on the loss lines".format(answer=answer)
+            _(
+                "{answer} comes from the global_step/sec lines, which are rates, not times: take "
+                "the seconds in parentheses on the loss lines"
+            ).format(answer=answer)
         )
     elif near(len(timed)) or near(len(timed) + 1):
         raise CheckFailed(
-            "{answer} is a count of lines: add the seconds they show".format(answer=answer)
+            _("{answer} is a count of lines: add the seconds they show").format(answer=answer)
         )
     elif abs(answer - expected) < 0.05:
         raise CheckFailed(
-            "{answer} is close but rounded: keep every digit the log shows".format(answer=answer)
+            _("{answer} is close but rounded: keep every digit the log shows").format(answer=answer)
         )
     else:
         raise CheckFailed(
-            "{answer} is not it: find the loss lines that end with '(… sec)' and add the numbers "
-            "in the parentheses (section 'The training log, line by line')".format(answer=answer)
+            _(
+                "{answer} is not it: find the loss lines that end with '(… sec)' and add the "
+                "numbers in the parentheses (section 'The training log, line by line')"
+            ).format(answer=answer)
         )
 
 
@@ -82,35 +95,43 @@ def fixed_input_fn(answer, steps: int) -> None:
     require_answer(answer, "fixed_estimator")
     if isinstance(answer, type):
         raise CheckFailed(
-            "`fixed_estimator` should be the Estimator you trained, not {kind} (a class)".format(
+            _("`fixed_estimator` should be the Estimator you trained, not {kind} (a class)").format(
                 kind=type(answer).__name__
             )
         )
     if not callable(getattr(answer, "latest_checkpoint", None)):
         raise CheckFailed(
-            "`fixed_estimator` should be the Estimator you trained, not {kind}".format(
+            _("`fixed_estimator` should be the Estimator you trained, not {kind}").format(
                 kind=type(answer).__name__
             )
         )
     if answer.latest_checkpoint() is None:
         raise CheckFailed(
-            "`fixed_estimator` has no checkpoint yet, so it has not trained: train() needs the "
-            "input function that the factory returns, not the factory (section 'The input "
-            "function')"
+            _(
+                "`fixed_estimator` has no checkpoint yet, so it has not trained: train() needs the "
+                "input function that the factory returns, not the factory (section 'The input "
+                "function')"
+            )
         )
     reached = int(answer.get_variable_value("global_step"))
     if reached > steps:
         raise CheckFailed(
-            "`fixed_estimator` is at global step {reached}, not {steps}: steps add up when "
-            "train() runs more than once on one model_dir; run the exercise's first cell again "
-            "(it starts a fresh model_dir), then train once".format(reached=reached, steps=steps)
+            _(
+                "`fixed_estimator` is at global step {reached}, not {steps}: steps add up when "
+                "train() runs more than once on one model_dir; run the exercise's first cell again "
+                "(it starts a fresh model_dir), then train once"
+            ).format(reached=reached, steps=steps)
         )
     if reached < steps:
         raise CheckFailed(
-            "`fixed_estimator` is at global step {reached}, not {steps}: train it with "
-            "steps=EXERCISE_STEPS".format(reached=reached, steps=steps)
+            _(
+                "`fixed_estimator` is at global step {reached}, not {steps}: train it with "
+                "steps=EXERCISE_STEPS"
+            ).format(reached=reached, steps=steps)
         )
     correct(
-        "trained to global step {reached}: train() got the input function that "
-        "make_train_input_fn() returns, not the factory itself".format(reached=reached)
+        _(
+            "trained to global step {reached}: train() got the input function that "
+            "make_train_input_fn() returns, not the factory itself"
+        ).format(reached=reached)
     )

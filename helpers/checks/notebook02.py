@@ -6,6 +6,7 @@ import math
 import numbers
 import sys
 
+from ..language import _
 from ..problems import CheckFailed
 from .common import correct, reporting_learner_errors, require_answer
 
@@ -19,7 +20,7 @@ def steps_for_epochs(answer, examples: int = 60000, batch_size: int = 256, epoch
     require_answer(answer, "steps_for_three_epochs")
     if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
         raise CheckFailed(
-            "`steps_for_three_epochs` should be a number, not {kind}".format(
+            _("`steps_for_three_epochs` should be a number, not {kind}").format(
                 kind=type(answer).__name__
             )
         )
@@ -27,8 +28,10 @@ def steps_for_epochs(answer, examples: int = 60000, batch_size: int = 256, epoch
     expected = math.ceil(total / batch_size)
     if not float(answer).is_integer():
         raise CheckFailed(
-            "{answer:.3f} is not a whole number of steps: each step trains one batch, and a last, "
-            "shorter batch is a step too, so round up".format(answer=float(answer))
+            _(
+                "{answer:.3f} is not a whole number of steps: each step trains one batch, and a "
+                "last, shorter batch is a step too, so round up"
+            ).format(answer=float(answer))
         )
     answer = int(answer)
     per_epoch = math.ceil(examples / batch_size)
@@ -37,41 +40,52 @@ def steps_for_epochs(answer, examples: int = 60000, batch_size: int = 256, epoch
     )
     if answer == expected and total % batch_size:
         correct(
-            "{epochs} × {examples} examples, repeated and then batched by {batch_size}, make "
-            "{steps} steps; only the very last batch is short ({short} examples)".format(
-                short=total % batch_size, **values
-            )
+            _(
+                "{epochs} × {examples} examples, repeated and then batched by {batch_size}, make "
+                "{steps} steps; only the very last batch is short ({short} examples)"
+            ).format(short=total % batch_size, **values)
         )
     elif answer == expected:
         correct(
-            "{epochs} × {examples} examples, repeated and then batched by {batch_size}, make "
-            "{steps} steps".format(**values)
+            _(
+                "{epochs} × {examples} examples, repeated and then batched by {batch_size}, make "
+                "{steps} steps"
+            ).format(**values)
         )
     elif answer == epochs * per_epoch:
         raise CheckFailed(
-            "{answer} counts a short batch at the end of every epoch, which is what "
-            "batch-then-repeat gives; this input function repeats first (section "
-            "'`repeat`')".format(**values)
+            _(
+                "{answer} counts a short batch at the end of every epoch, which is what "
+                "batch-then-repeat gives; this input function repeats first (section "
+                "'`repeat`')"
+            ).format(**values)
         )
     elif answer == total // batch_size:
         raise CheckFailed(
-            "{answer} leaves out the last, shorter batch: without drop_remainder=True it is a "
-            "step too, so round up".format(**values)
+            _(
+                "{answer} leaves out the last, shorter batch: without drop_remainder=True it is a "
+                "step too, so round up"
+            ).format(**values)
         )
     elif answer in (per_epoch, examples // batch_size):
         raise CheckFailed(
-            "{answer} is about one epoch: the input function goes through the data {epochs} "
-            "times".format(**values)
+            _(
+                "{answer} is about one epoch: the input function goes through the data {epochs} "
+                "times"
+            ).format(**values)
         )
     elif answer in (examples, total):
         raise CheckFailed(
-            "{answer} is a number of examples: one step trains a whole batch of "
-            "{batch_size}".format(**values)
+            _(
+                "{answer} is a number of examples: one step trains a whole batch of {batch_size}"
+            ).format(**values)
         )
     else:
         raise CheckFailed(
-            "{answer} is not it: count the examples all the epochs hold together, then the "
-            "batches they make".format(**values)
+            _(
+                "{answer} is not it: count the examples all the epochs hold together, then the "
+                "batches they make"
+            ).format(**values)
         )
 
 
@@ -83,14 +97,14 @@ def _dataset_of(answer, name: str, watched=frozenset()):
 
     if isinstance(answer, tf.data.Dataset):
         raise CheckFailed(
-            "`{name}` is a Dataset: give the function that returns it (`def {name}(): ...`), "
-            "because the Estimator calls the input_fn itself, inside its own graph".format(
-                name=name
-            )
+            _(
+                "`{name}` is a Dataset: give the function that returns it (`def {name}(): ...`), "
+                "because the Estimator calls the input_fn itself, inside its own graph"
+            ).format(name=name)
         )
     if not callable(answer):
         raise CheckFailed(
-            "`{name}` should be a function that returns a tf.data.Dataset, not {kind}".format(
+            _("`{name}` should be a function that returns a tf.data.Dataset, not {kind}").format(
                 name=name, kind=type(answer).__name__
             )
         )
@@ -106,7 +120,7 @@ def _dataset_of(answer, name: str, watched=frozenset()):
         dataset = answer()
     except Exception as error:  # the learner's code: report it in one line
         raise CheckFailed(
-            "calling `{name}()` raised {kind}: {first_line}".format(
+            _("calling `{name}()` raised {kind}: {first_line}").format(
                 name=name, kind=type(error).__name__, first_line=_first_line(error)
             )
         ) from None
@@ -114,7 +128,7 @@ def _dataset_of(answer, name: str, watched=frozenset()):
         sys.setprofile(previous)
     if not isinstance(dataset, tf.data.Dataset):
         raise CheckFailed(
-            "`{name}()` returned a {kind}: return a tf.data.Dataset".format(
+            _("`{name}()` returned a {kind}: return a tf.data.Dataset").format(
                 name=name, kind=type(dataset).__name__
             )
         )
@@ -132,30 +146,32 @@ def _batches(dataset, name: str, limit: int):
                 break
     except Exception as error:  # reading the files or a map function failed
         raise CheckFailed(
-            "reading the batches of `{name}()` raised {kind}: {first_line}".format(
+            _("reading the batches of `{name}()` raised {kind}: {first_line}").format(
                 name=name, kind=type(error).__name__, first_line=_first_line(error)
             )
         ) from None
     if not read:
         raise CheckFailed(
-            "`{name}()` returned an empty dataset: it yields no batch at all".format(name=name)
+            _("`{name}()` returned an empty dataset: it yields no batch at all").format(name=name)
         )
     for pixels, classes in read[:1]:
         if len(pixels) != len(classes):
             raise CheckFailed(
-                "the first batch has {images} images but {labels} labels: zip them one to "
-                "one".format(images=len(pixels), labels=len(classes))
+                _(
+                    "the first batch has {images} images but {labels} labels: zip them one to one"
+                ).format(images=len(pixels), labels=len(classes))
             )
         if pixels.max() > 1.0:
             raise CheckFailed(
-                "the pixels go up to {highest:.4g}: the model wants them between 0 and 1".format(
+                _("the pixels go up to {highest:.4g}: the model wants them between 0 and 1").format(
                     highest=float(pixels.max())
                 )
             )
         if pixels.min() < 0.0:
             raise CheckFailed(
-                "some pixels are negative ({lowest:.2f}): the model wants them between 0 and "
-                "1".format(lowest=float(pixels.min()))
+                _(
+                    "some pixels are negative ({lowest:.2f}): the model wants them between 0 and 1"
+                ).format(lowest=float(pixels.min()))
             )
     return read
 
@@ -177,17 +193,18 @@ def eval_input_fn(
     data, used_helper = _dataset_of(answer, name, helper)
     if used_helper:
         raise CheckFailed(
-            "`{name}()` gets its batches from inputs.make_eval_input_fn, which the exercise asks "
-            "you to do without: build them yourself from inputs.image_dataset and the steps this "
-            "notebook took on it (section 'The course's input functions are exactly this')".format(
-                name=name
-            )
+            _(
+                "`{name}()` gets its batches from inputs.make_eval_input_fn, which the exercise "
+                "asks you to do without: build them yourself from inputs.image_dataset and the "
+                "steps this notebook took on it "
+                "(section 'The course's input functions are exactly this')"
+            ).format(name=name)
         )
     _check_element_spec(data.element_spec, name)
     expected = np.asarray(dataset.test_labels)
     read = _batches(data, name, limit=len(expected))
-    labels = np.concatenate([classes for _, classes in read])
-    sizes = [len(classes) for _, classes in read]
+    labels = np.concatenate([classes for _pixels, classes in read])
+    sizes = [len(classes) for _pixels, classes in read]
     values = dict(
         name=name,
         test_images=len(expected),
@@ -203,45 +220,59 @@ def eval_input_fn(
         labels[: len(expected)], dataset.train_labels[: len(expected)]
     ):
         raise CheckFailed(
-            "`{name}()` yields more than the {test_images} test images (the training split): an "
-            "evaluation input makes one pass over the test split, or evaluate() never "
-            "returns".format(**values)
+            _(
+                "`{name}()` yields more than the {test_images} test images (the training split): "
+                "an evaluation input makes one pass over the test split, or evaluate() never "
+                "returns"
+            ).format(**values)
         )
     if len(labels) > len(expected):
         raise CheckFailed(
-            "`{name}()` yields more than the {test_images} test images (it repeats): an "
-            "evaluation input makes one pass over the test split, or evaluate() never "
-            "returns".format(**values)
+            _(
+                "`{name}()` yields more than the {test_images} test images (it repeats): an "
+                "evaluation input makes one pass over the test split, or evaluate() never "
+                "returns"
+            ).format(**values)
         )
     if sizes[0] != batch_size:
         raise CheckFailed(
-            "the first batch holds {first} images: the exercise asks for batches of "
-            "{batch_size}".format(**values)
+            _(
+                "the first batch holds {first} images: the exercise asks for batches of "
+                "{batch_size}"
+            ).format(**values)
         )
     if len(labels) < len(expected):
         raise CheckFailed(
-            "`{name}()` yields {yielded} of the {test_images} test images: an evaluation that "
-            "leaves out images (drop_remainder=True, take) measures less than the test "
-            "set".format(**values)
+            _(
+                "`{name}()` yields {yielded} of the {test_images} test images: an evaluation that "
+                "leaves out images (drop_remainder=True, take) measures less than the test "
+                "set"
+            ).format(**values)
         )
     if np.array_equal(labels, expected):
         correct(
-            "{batches} batches of {batch_size} (the last of {last}), every test image once and in "
-            "order: evaluate() returns after one pass".format(**values)
+            _(
+                "{batches} batches of {batch_size} (the last of {last}), every test image once and "
+                "in order: evaluate() returns after one pass"
+            ).format(**values)
         )
     elif np.array_equal(labels, np.asarray(other.test_labels)[: len(labels)]):
         raise CheckFailed(
-            "these are the labels of {other}'s test split: read {dataset}'s".format(**values)
+            _("these are the labels of {other}'s test split: read {dataset}'s").format(**values)
         )
     elif np.array_equal(np.sort(labels), np.sort(expected)):
         raise CheckFailed(
-            "every test image is there but in another order: an evaluation input does not "
-            "shuffle (section 'Train, evaluate and predict: three input functions')"
+            _(
+                "every test image is there but in another order: an evaluation input does not "
+                "shuffle (section 'Train, evaluate and predict: three input functions')"
+            )
         )
     else:
         raise CheckFailed(
-            "the labels are not those of {dataset}'s test split: read its test split, in the "
-            "order of its files".format(**values)
+            _(
+                "the labels are not those of {dataset}'s test split: read its test split, in the "
+                "order of its files"
+            ).format(**values)
         )
 
 
@@ -256,32 +287,42 @@ def class_id_input_fn(answer, one_hot_input_fn, name: str = "class_id_input_fn")
     data, used_given = _dataset_of(answer, name, {given} if given else frozenset())
     if given and not used_given:
         raise CheckFailed(
-            "`{name}()` never calls one_hot_input_fn(): the exercise asks for its batches as they "
-            "are, read inside your function, with each one-hot label turned back into its class "
-            "id".format(name=name)
+            _(
+                "`{name}()` never calls one_hot_input_fn(): the exercise asks for its batches as "
+                "they are, read inside your function, with each one-hot label turned back into its "
+                "class id"
+            ).format(name=name)
         )
     _check_element_spec(data.element_spec, name)
     features, labels = data.element_spec
     if labels.shape.rank == 1 and labels.shape[0] == 10 and features["image"].shape[0] != 10:
         raise CheckFailed(
-            "the labels are 10 numbers whatever the batch size: tf.argmax reduced over the batch "
-            "(its default axis 0), not over each label's ten classes"
+            _(
+                "the labels are 10 numbers whatever the batch size: tf.argmax reduced over the "
+                "batch (its default axis 0), not over each label's ten classes"
+            )
         )
     pixels, classes = _batches(data, name, limit=1)[0]
     reference = next(iter(one_hot_input_fn()))[1].numpy()
     if len(classes) != len(reference):
         raise CheckFailed(
-            "the first batch holds {labels} labels, one_hot_input_fn()'s {given}: keep its "
-            "batches as they are".format(labels=len(classes), given=len(reference))
+            _(
+                "the first batch holds {labels} labels, one_hot_input_fn()'s {given}: keep its "
+                "batches as they are"
+            ).format(labels=len(classes), given=len(reference))
         )
     if not np.array_equal(classes, reference.argmax(axis=1)):
         raise CheckFailed(
-            "the labels of the first batch are not the classes of one_hot_input_fn()'s first "
-            "batch: convert its labels, in its order"
+            _(
+                "the labels of the first batch are not the classes of one_hot_input_fn()'s first "
+                "batch: convert its labels, in its order"
+            )
         )
     correct(
-        "`{name}()` yields the same batches with {dtype} class ids, shape [batch]: what the "
-        "model's loss reads".format(name=name, dtype=classes.dtype.name)
+        _(
+            "`{name}()` yields the same batches with {dtype} class ids, shape [batch]: what the "
+            "model's loss reads"
+        ).format(name=name, dtype=classes.dtype.name)
     )
 
 
@@ -296,71 +337,85 @@ def _check_element_spec(spec, name: str) -> None:
 
     if isinstance(spec, dict):
         raise CheckFailed(
-            "each element of `{name}()` is a dict only, with no labels beside it: yield "
-            "(features, labels) pairs, because cnn_model_fn takes the labels as its own "
-            "argument".format(name=name)
+            _(
+                "each element of `{name}()` is a dict only, with no labels beside it: yield "
+                "(features, labels) pairs, because cnn_model_fn takes the labels as its own "
+                "argument"
+            ).format(name=name)
         )
     if not isinstance(spec, tuple) or len(spec) != 2:
         raise CheckFailed(
-            "each element of `{name}()` should be a pair (features, labels), not {spec}".format(
+            _("each element of `{name}()` should be a pair (features, labels), not {spec}").format(
                 name=name, spec=spec
             )
         )
     features, labels = spec
     if isinstance(features, tf.TensorSpec):
         raise CheckFailed(
-            "the features are a bare tensor, but the model_fn reads features['image'] from a dict "
-            "(section 'What an input function returns')"
+            _(
+                "the features are a bare tensor, but the model_fn reads features['image'] from a "
+                "dict (section 'What an input function returns')"
+            )
         )
     if not isinstance(features, dict):
         raise CheckFailed(
-            "the features should be a dict {{'image': images}}, not {features}".format(
+            _("the features should be a dict {{'image': images}}, not {features}").format(
                 features=features
             )
         )
     if "image" not in features:
         raise CheckFailed(
-            "the features dict has the keys {keys}: the model_fn reads features['image']".format(
+            _("the features dict has the keys {keys}: the model_fn reads features['image']").format(
                 keys=sorted(features)
             )
         )
     image = features["image"]
     if not isinstance(image, tf.TensorSpec):
-        raise CheckFailed("features['image'] should be one tensor, not {image}".format(image=image))
+        raise CheckFailed(
+            _("features['image'] should be one tensor, not {image}").format(image=image)
+        )
     if image.dtype != tf.float32:
         raise CheckFailed(
-            "features['image'] is {dtype}: the model wants float32 pixels (cast, then divide by "
-            "255)".format(dtype=image.dtype.name)
+            _(
+                "features['image'] is {dtype}: the model wants float32 pixels (cast, then divide "
+                "by 255)"
+            ).format(dtype=image.dtype.name)
         )
     if image.shape.rank == 2 and image.shape[-2:] == (28, 28):
         raise CheckFailed(
-            "the elements are single images of shape (28, 28): batch them (for example "
-            ".batch(100)), because the Estimator runs one training step per element"
+            _(
+                "the elements are single images of shape (28, 28): batch them (for example "
+                ".batch(100)), because the Estimator runs one training step per element"
+            )
         )
     if image.shape.rank != 3 or image.shape[1:] != (28, 28):
         raise CheckFailed(
-            "features['image'] has shape {shape}: the model wants [batch, 28, 28]".format(
+            _("features['image'] has shape {shape}: the model wants [batch, 28, 28]").format(
                 shape=image.shape
             )
         )
     if not isinstance(labels, tf.TensorSpec):
         raise CheckFailed(
-            "the labels should be one tensor of class ids, not {labels}".format(labels=labels)
+            _("the labels should be one tensor of class ids, not {labels}").format(labels=labels)
         )
     if labels.shape.rank == 2 and labels.shape[-1] == 10:
         raise CheckFailed(
-            "the labels are one-hot, shape {shape} {dtype}, but the model's loss wants one "
-            "integer class id per image, shape [batch] (section 'What an input function "
-            "returns')".format(shape=labels.shape, dtype=labels.dtype.name)
+            _(
+                "the labels are one-hot, shape {shape} {dtype}, but the model's loss wants one "
+                "integer class id per image, shape [batch] (section 'What an input function "
+                "returns')"
+            ).format(shape=labels.shape, dtype=labels.dtype.name)
         )
     if not labels.dtype.is_integer:
         raise CheckFailed(
-            "the labels are {dtype}: the model wants integer class ids (tf.int32)".format(
+            _("the labels are {dtype}: the model wants integer class ids (tf.int32)").format(
                 dtype=labels.dtype.name
             )
         )
     if labels.shape.rank != 1:
         raise CheckFailed(
-            "the labels have shape {shape}: the model wants one class id per image, shape "
-            "[batch]".format(shape=labels.shape)
+            _(
+                "the labels have shape {shape}: the model wants one class id per image, shape "
+                "[batch]"
+            ).format(shape=labels.shape)
         )

@@ -6,17 +6,29 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..language import _
 from ..problems import CheckFailed
 from .common import correct, reporting_learner_errors, require_answer, run_metric_pair
 
 __all__ = ["clipped_training_step", "top_predictions_per_example", "error_rate_metric_ops"]
 
-# the sections of notebook 03 the messages send the learner to
-PAIR_SECTION = "What a `(value, update_op)` pair does"
-BRANCHES = "One forward pass, then three branches by `mode`"
 # exercise 1: one step of gradient descent at this rate, on gradients clipped to norm 1
 LEARNING_RATE = 0.1
 CLIP_NORM = 1.0
+
+
+# the sections of notebook 03 the messages send the learner to (functions: the heading is looked
+# up in the catalogue when a message is made)
+def pair_section() -> str:
+    """The heading of notebook 03's section on ``(value, update_op)`` pairs, as the learner's
+    edition of the notebook writes it."""
+    return _("What a `(value, update_op)` pair does")
+
+
+def branches_section() -> str:
+    """The heading of notebook 03's section on the three branches, as the learner's edition of the
+    notebook writes it."""
+    return _("One forward pass, then three branches by `mode`")
 
 
 def _train_once(model_fn):
@@ -36,14 +48,16 @@ def _train_once(model_fn):
             )
         except Exception as error:
             raise CheckFailed(
-                "building the TRAIN branch raised {kind}: {first_line}".format(
+                _("building the TRAIN branch raised {kind}: {first_line}").format(
                     kind=type(error).__name__, first_line=_first_line(error)
                 )
             ) from None
         if not isinstance(spec, tf.estimator.EstimatorSpec) or spec.train_op is None:
             raise CheckFailed(
-                "the TRAIN branch should return an EstimatorSpec with a train_op: the clipped step "
-                "belongs there (section '{section}', TRAIN)".format(section=BRANCHES)
+                _(
+                    "the TRAIN branch should return an EstimatorSpec with a train_op: the clipped "
+                    "step belongs there (section '{section}', TRAIN)"
+                ).format(section=branches_section())
             )
         pairs = [
             (gradient, variable)
@@ -54,8 +68,8 @@ def _train_once(model_fn):
             if gradient is not None
         ]
         if not pairs:
-            raise CheckFailed("the loss of the TRAIN branch depends on no trainable variable")
-        gradients, variables = [g for g, _ in pairs], [v for _, v in pairs]
+            raise CheckFailed(_("the loss of the TRAIN branch depends on no trainable variable"))
+        gradients, variables = [g for g, _v in pairs], [v for _g, v in pairs]
         with tf.compat.v1.Session() as session:
             session.run(tf.compat.v1.global_variables_initializer())
             start = session.run(global_step)
@@ -64,7 +78,7 @@ def _train_once(model_fn):
                 session.run(spec.train_op)
             except Exception as error:
                 raise CheckFailed(
-                    "running the train_op raised {kind}: {first_line}".format(
+                    _("running the train_op raised {kind}: {first_line}").format(
                         kind=type(error).__name__, first_line=_first_line(error)
                     )
                 ) from None
@@ -81,7 +95,7 @@ def clipped_training_step(model_fn) -> None:
     require_answer(model_fn, "fixed_model_fn")
     if not callable(model_fn):
         raise CheckFailed(
-            "`fixed_model_fn` should be a model_fn (a function), not {kind}".format(
+            _("`fixed_model_fn` should be a model_fn (a function), not {kind}").format(
                 kind=type(model_fn).__name__
             )
         )
@@ -89,60 +103,66 @@ def clipped_training_step(model_fn) -> None:
     rate, clip = LEARNING_RATE, CLIP_NORM
     if end == start:
         raise CheckFailed(
-            "one run of your train_op leaves the global step at {end}, so Estimator never counts "
-            "a step: the op that applies the gradients does not know the global step it should "
-            "advance (section '{section}', TRAIN)".format(end=end, section=BRANCHES)
+            _(
+                "one run of your train_op leaves the global step at {end}, so Estimator never "
+                "counts a step: the op that applies the gradients does not know the global step it "
+                "should advance (section '{section}', TRAIN)"
+            ).format(end=end, section=branches_section())
         )
     if end != start + 1:
         raise CheckFailed(
-            "one run of your train_op moves the global step from {start} to {end}: a training "
-            "step must advance it by exactly one (is it advanced twice?)".format(
-                start=start, end=end
-            )
+            _(
+                "one run of your train_op moves the global step from {start} to {end}: a training "
+                "step must advance it by exactly one (is it advanced twice?)"
+            ).format(start=start, end=end)
         )
     # learning rate × the gradient the step used
     moves = [old - new for old, new in zip(before, after)]
     if not any(np.any(move != 0) for move in moves):
         raise CheckFailed(
-            "one run of your train_op changed no weight: it should apply the clipped gradients"
+            _("one run of your train_op changed no weight: it should apply the clipped gradients")
         )
     used = [move / LEARNING_RATE for move in moves]
     if all(np.allclose(u, g, rtol=1e-3, atol=1e-6) for u, g in zip(used, grads)):
         raise CheckFailed(
-            "the step used the gradients as they are (the kernel's has norm {norm:.1f}): clip "
-            "them to a norm of at most {clip:g} between computing and applying them".format(
-                norm=float(np.linalg.norm(grads[0])), clip=clip
-            )
+            _(
+                "the step used the gradients as they are (the kernel's has norm {norm:.1f}): clip "
+                "them to a norm of at most {clip:g} between computing and applying them"
+            ).format(norm=float(np.linalg.norm(grads[0])), clip=clip)
         )
     if all(
         np.allclose(u, np.clip(g, -CLIP_NORM, CLIP_NORM), rtol=1e-3, atol=1e-6)
         for u, g in zip(used, grads)
     ):
         raise CheckFailed(
-            "each gradient *value* was clipped to [-1, 1]: the norm of each "
-            "gradient, the length of the whole vector, is what should be at most 1"
+            _(
+                "each gradient *value* was clipped to [-1, 1]: the norm of each "
+                "gradient, the length of the whole vector, is what should be at most 1"
+            )
         )
     for name, u, g in zip(names, used, grads):
         norm, expected = float(np.linalg.norm(u)), min(float(np.linalg.norm(g)), CLIP_NORM)
         direction = float(np.sum(u * g))
         if norm > CLIP_NORM * (1 + 1e-3) or direction <= 0:
             raise CheckFailed(
-                "the step moved {name} by {moved:.3g}: gradient descent at learning rate {rate:g} "
-                "on gradients of norm at most {clip:g} moves each variable by at most {most:g}, "
-                "against its gradient (which optimizer, which learning rate?)".format(
-                    name=name, moved=norm * rate, rate=rate, clip=clip, most=rate * clip
-                )
+                _(
+                    "the step moved {name} by {moved:.3g}: gradient descent at learning rate "
+                    "{rate:g} on gradients of norm at most {clip:g} moves each variable by at most "
+                    "{most:g}, against its gradient (which optimizer, which learning rate?)"
+                ).format(name=name, moved=norm * rate, rate=rate, clip=clip, most=rate * clip)
             )
         if norm < expected * 0.5 * (1 - 1e-3) and name.endswith("kernel"):
             raise CheckFailed(
-                "the step moved {name} by only {moved:.3g}: clip to a norm of {clip:g}, with "
-                "learning rate {rate:g}".format(name=name, moved=norm * rate, clip=clip, rate=rate)
+                _(
+                    "the step moved {name} by only {moved:.3g}: clip to a norm of {clip:g}, with "
+                    "learning rate {rate:g}"
+                ).format(name=name, moved=norm * rate, clip=clip, rate=rate)
             )
     correct(
-        "one run moves the global step from {start} to {end}, and each weight by at most "
-        "{most:g} (the kernel's gradient had norm {norm:.1f})".format(
-            start=start, end=end, most=rate * clip, norm=float(np.linalg.norm(grads[0]))
-        )
+        _(
+            "one run moves the global step from {start} to {end}, and each weight by at most "
+            "{most:g} (the kernel's gradient had norm {norm:.1f})"
+        ).format(start=start, end=end, most=rate * clip, norm=float(np.linalg.norm(grads[0])))
     )
 
 
@@ -167,20 +187,22 @@ def _run_predictions(function):
             predictions = function(logits)
         except Exception as error:
             raise CheckFailed(
-                "top_predictions(logits) raised {kind}: {first_line}".format(
+                _("top_predictions(logits) raised {kind}: {first_line}").format(
                     kind=type(error).__name__, first_line=_first_line(error)
                 )
             ) from None
         if not isinstance(predictions, dict):
             raise CheckFailed(
-                "top_predictions returned a {kind}: return the predictions dict, "
-                '{{"top_2": …, "confidence": …}}'.format(kind=type(predictions).__name__)
+                _(
+                    "top_predictions returned a {kind}: return the predictions dict, "
+                    '{{"top_2": …, "confidence": …}}'
+                ).format(kind=type(predictions).__name__)
             )
         if sorted(predictions) != ["confidence", "top_2"]:
             raise CheckFailed(
-                "the predictions have the keys {keys}: use exactly 'top_2' and 'confidence'".format(
-                    keys=sorted(map(str, predictions))
-                )
+                _(
+                    "the predictions have the keys {keys}: use exactly 'top_2' and 'confidence'"
+                ).format(keys=sorted(map(str, predictions)))
             )
         with tf.compat.v1.Session() as session:
             return {
@@ -196,7 +218,7 @@ def top_predictions_per_example(function) -> None:
     require_answer(function, "top_predictions")
     if not callable(function):
         raise CheckFailed(
-            "`top_predictions` should be a function of the logits, not {kind}".format(
+            _("`top_predictions` should be a function of the logits, not {kind}").format(
                 kind=type(function).__name__
             )
         )
@@ -207,53 +229,55 @@ def top_predictions_per_example(function) -> None:
     order = np.argsort(-probabilities, axis=1)
     for key, shape in (("top_2", (batch, 2)), ("confidence", (batch,))):
         got = values[key].shape
-        found = dict(key=key, got=got, batch=batch, shape=shape, section=BRANCHES)
+        found = dict(key=key, got=got, batch=batch, shape=shape, section=branches_section())
         if got != shape and got in ((), (10,), (2,)):
             raise CheckFailed(
-                "'{key}' has shape {got} for a batch of {batch} (it reduced over the batch, axis "
-                "0): Estimator needs the batch first, and '{key}' should have shape {shape} "
-                "(section '{section}', PREDICT)".format(**found)
+                _(
+                    "'{key}' has shape {got} for a batch of {batch} (it reduced over the batch, "
+                    "axis 0): Estimator needs the batch first, and '{key}' should have shape "
+                    "{shape} (section '{section}', PREDICT)"
+                ).format(**found)
             )
         if got != shape:
             raise CheckFailed(
-                "'{key}' has shape {got} for a batch of {batch}: Estimator needs the batch first, "
-                "and '{key}' should have shape {shape} (section '{section}', PREDICT)".format(
-                    **found
-                )
+                _(
+                    "'{key}' has shape {got} for a batch of {batch}: Estimator needs the batch "
+                    "first, and '{key}' should have shape {shape} (section '{section}', PREDICT)"
+                ).format(**found)
             )
     top_2 = values["top_2"]
     if not np.issubdtype(top_2.dtype, np.integer):
         raise CheckFailed(
-            "'top_2' holds {dtype} values: it should hold class ids, whole numbers 0–9".format(
+            _("'top_2' holds {dtype} values: it should hold class ids, whole numbers 0–9").format(
                 dtype=top_2.dtype
             )
         )
     if np.array_equal(top_2, order[:, ::-1][:, :2]):
         raise CheckFailed(
-            "'top_2' holds the two *least* probable classes of each example: sort the other way"
+            _("'top_2' holds the two *least* probable classes of each example: sort the other way")
         )
     if np.array_equal(top_2, order[:, [1, 0]]):
         raise CheckFailed(
-            "'top_2' has the right two classes in the wrong order: the most probable comes first"
+            _("'top_2' has the right two classes in the wrong order: the most probable comes first")
         )
     if not np.array_equal(top_2, order[:, :2]):
         raise CheckFailed(
-            "'top_2' is not the two most probable classes of each example, most probable first"
+            _("'top_2' is not the two most probable classes of each example, most probable first")
         )
     confidence = values["confidence"]
     if np.allclose(confidence, EXERCISE_2_LOGITS.max(axis=1), atol=1e-5):
         raise CheckFailed(
-            "'confidence' is the highest *logit* of each example: it should be a probability"
+            _("'confidence' is the highest *logit* of each example: it should be a probability")
         )
     if not np.allclose(confidence, probabilities.max(axis=1), atol=1e-5):
         raise CheckFailed(
-            "'confidence' is not the probability of each example's most probable class"
+            _("'confidence' is not the probability of each example's most probable class")
         )
     correct(
-        "'top_2' has shape {top_2} and 'confidence' shape {confidence} for a batch of {batch}: "
-        "per example, its two most probable classes and the probability of the first".format(
-            top_2=top_2.shape, confidence=confidence.shape, batch=batch
-        )
+        _(
+            "'top_2' has shape {top_2} and 'confidence' shape {confidence} for a batch of {batch}: "
+            "per example, its two most probable classes and the probability of the first"
+        ).format(top_2=top_2.shape, confidence=confidence.shape, batch=batch)
     )
 
 
@@ -264,7 +288,7 @@ def error_rate_metric_ops(metric_fn) -> None:
     require_answer(metric_fn, "error_rate_ops")
     if not callable(metric_fn):
         raise CheckFailed(
-            "`error_rate_ops` should be a function of (labels, classes), not {kind}".format(
+            _("`error_rate_ops` should be a function of (labels, classes), not {kind}").format(
                 kind=type(metric_fn).__name__
             )
         )
@@ -276,44 +300,52 @@ def error_rate_metric_ops(metric_fn) -> None:
                 "error_rate_ops",
                 "error_rate",
                 batches,
-                # common.run_metric_pair's hints, each the end of its message
-                keras_hint="a (value, update_op) pair (section '{section}')".format(
-                    section=PAIR_SECTION
-                ),
-                pair_hint=" (section '{section}')".format(section=PAIR_SECTION),
-                value_hint=" (section '{section}')".format(section=PAIR_SECTION),
+                section=pair_section(),  # cited at the end of run_metric_pair's messages
             )
         )
     except CheckFailed:
         raise
     except Exception as error:  # the learner's function failed (a typo, a wrong argument): one line
         raise CheckFailed(
-            "running error_rate_ops(labels, classes) on two batches raised {kind}: "
-            "{first_line}".format(kind=type(error).__name__, first_line=_first_line(error))
+            _(
+                "running error_rate_ops(labels, classes) on two batches raised {kind}: {first_line}"
+            ).format(kind=type(error).__name__, first_line=_first_line(error))
         ) from None
     # the values of plausible mistakes, each with its whole message
     wrong = {
-        0.5: "after two batches the value is {value:.4f}, the second batch alone: the update op "
-        "must add each batch to running totals (section '{section}')",
-        0.375: "after two batches the value is {value:.4f}, the mean of the two batches' error "
-        "rates (1/4 and 1/2), which weighs the batch of 2 like the batch of 4: count wrong "
-        "examples and all examples over the batches, then divide (section '{section}')",
-        4 / 6: "after two batches the value is {value:.4f}, the accuracy, the fraction of "
-        "examples *right* (section '{section}')",
-        0.25: "after two batches the value is {value:.4f}, the first batch alone: the value must "
-        "read totals that every update adds to (section '{section}')",
+        0.5: _(
+            "after two batches the value is {value:.4f}, the second batch alone: the update op "
+            "must add each batch to running totals (section '{section}')"
+        ),
+        0.375: _(
+            "after two batches the value is {value:.4f}, the mean of the two batches' error "
+            "rates (1/4 and 1/2), which weighs the batch of 2 like the batch of 4: count wrong "
+            "examples and all examples over the batches, then divide (section '{section}')"
+        ),
+        4 / 6: _(
+            "after two batches the value is {value:.4f}, the accuracy, the fraction of "
+            "examples *right* (section '{section}')"
+        ),
+        0.25: _(
+            "after two batches the value is {value:.4f}, the first batch alone: the value must "
+            "read totals that every update adds to (section '{section}')"
+        ),
     }
     for value, message in wrong.items():
         if abs(result - value) < 1e-6:
-            raise CheckFailed(message.format(value=result, section=PAIR_SECTION))
+            raise CheckFailed(message.format(value=result, section=pair_section()))
     if abs(result - 2 / 6) > 1e-6:
         raise CheckFailed(
-            "after two batches with 2 of 6 classes wrong the value is {value:.4f}: compare "
-            "`labels` with `classes` and count the examples where they differ".format(value=result)
+            _(
+                "after two batches with 2 of 6 classes wrong the value is {value:.4f}: compare "
+                "`labels` with `classes` and count the examples where they differ"
+            ).format(value=result)
         )
     correct(
-        "after two batches (1 of 4 wrong, then 1 of 2) the error rate is 2/6 = 0.3333: "
-        "the update op accumulates, the value reads the totals"
+        _(
+            "after two batches (1 of 4 wrong, then 1 of 2) the error rate is 2/6 = 0.3333: "
+            "the update op accumulates, the value reads the totals"
+        )
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from ..language import _
 from ..problems import CheckFailed
 from .common import correct, is_whole_number, reporting_learner_errors, require_answer
 
@@ -33,15 +34,15 @@ def global_steps_after(answer, calls=EXERCISE_1_CALLS) -> None:
     require_answer(answer, "global_steps")
     if not isinstance(answer, (list, tuple)) or not all(is_whole_number(v) for v in answer):
         raise CheckFailed(
-            "`global_steps` should be a list of {calls} whole numbers, one per train() call".format(
-                calls=len(calls)
-            )
+            _(
+                "`global_steps` should be a list of {calls} whole numbers, one per train() call"
+            ).format(calls=len(calls))
         )
     if len(answer) != len(calls):
         raise CheckFailed(
-            "`global_steps` has {given} numbers: give one per train() call, {calls} in all".format(
-                given=len(answer), calls=len(calls)
-            )
+            _(
+                "`global_steps` has {given} numbers: give one per train() call, {calls} in all"
+            ).format(given=len(answer), calls=len(calls))
         )
     ranges = train_ranges(calls)
     for index, ((kind, count), got, run) in enumerate(zip(calls, map(int, answer), ranges)):
@@ -50,26 +51,36 @@ def global_steps_after(answer, calls=EXERCISE_1_CALLS) -> None:
         call = dict(number=index + 1, kind=kind, count=count, got=got, before=run.start)
         if kind == "max_steps" and got == run.start + count:
             raise CheckFailed(
-                "call {number}, train(..., {kind}={count}): max_steps is not a number of steps "
-                "to add but the global step to stop at; the model was at {before}".format(**call)
+                _(
+                    "call {number}, train(..., {kind}={count}): max_steps is not a number of steps "
+                    "to add but the global step to stop at; the model was at {before}"
+                ).format(**call)
             )
         if kind == "max_steps" and count < run.start and got == count:
             raise CheckFailed(
-                "call {number}, train(..., {kind}={count}): training never goes back; with the "
-                "model already at {before}, max_steps={count} does nothing".format(**call)
+                _(
+                    "call {number}, train(..., {kind}={count}): training never goes back; with the "
+                    "model already at {before}, max_steps={count} does nothing"
+                ).format(**call)
             )
         if kind == "steps" and got == count:
             raise CheckFailed(
-                "call {number}, train(..., {kind}={count}): steps counts from where the model is "
-                "({before}), not from 0".format(**call)
+                _(
+                    "call {number}, train(..., {kind}={count}): steps counts from where the model "
+                    "is ({before}), not from 0"
+                ).format(**call)
             )
         raise CheckFailed(
-            "call {number}, train(..., {kind}={count}): {got} is not it; the model was at "
-            "{before} before this call".format(**call)
+            _(
+                "call {number}, train(..., {kind}={count}): {got} is not it; the model was at "
+                "{before} before this call"
+            ).format(**call)
         )
     correct(
-        "the global steps are {steps}: `steps` adds, `max_steps` stops at a global step and "
-        "never goes back".format(steps=[run.stop for run in ranges])
+        _(
+            "the global steps are {steps}: `steps` adds, `max_steps` stops at a global step and "
+            "never goes back"
+        ).format(steps=[run.stop for run in ranges])
     )
 
 
@@ -86,13 +97,14 @@ def steps_after_rerun(answer, scenario: dict | None = None) -> None:
     )
     if not isinstance(answer, dict) or set(answer) != {"steps", "max_steps"}:
         raise CheckFailed(
-            "`after_rerun` should be a dict with the two keys 'steps' and 'max_steps'"
+            _("`after_rerun` should be a dict with the two keys 'steps' and 'max_steps'")
         )
     for key, value in answer.items():
         if not is_whole_number(value):
             raise CheckFailed(
-                "after_rerun[{key!r}] should be a whole number (a global step), not "
-                "{value!r}".format(key=key, value=value)
+                _(
+                    "after_rerun[{key!r}] should be a whole number (a global step), not {value!r}"
+                ).format(key=key, value=value)
             )
     restored = (crash_at // every) * every  # the scenario never crashes on a saving step
     with_steps, with_max = int(answer["steps"]), int(answer["max_steps"])
@@ -107,26 +119,36 @@ def steps_after_rerun(answer, scenario: dict | None = None) -> None:
     if with_steps != restored + count:
         if with_steps == crash_at + count:
             raise CheckFailed(
-                "after_rerun['steps']: the re-run does not start at {crash_at}, where it "
-                "crashed: it starts from the last checkpoint".format(**values)
+                _(
+                    "after_rerun['steps']: the re-run does not start at {crash_at}, where it "
+                    "crashed: it starts from the last checkpoint"
+                ).format(**values)
             )
         if with_steps == count:
             raise CheckFailed(
-                "after_rerun['steps']: steps={count} adds {count} steps to the restored model; "
-                "where does the re-run start?".format(**values)
+                _(
+                    "after_rerun['steps']: steps={count} adds {count} steps to the restored model; "
+                    "where does the re-run start?"
+                ).format(**values)
             )
         raise CheckFailed(
-            "after_rerun['steps']: {with_steps} is not it; find the last checkpoint written "
-            "before the crash, then add {count}".format(**values)
+            _(
+                "after_rerun['steps']: {with_steps} is not it; find the last checkpoint written "
+                "before the crash, then add {count}"
+            ).format(**values)
         )
     if with_max != count:
         raise CheckFailed(
-            "after_rerun['max_steps']: {with_max} is not it; max_steps={count} is the global step "
-            "where training stops, wherever it restarts".format(**values)
+            _(
+                "after_rerun['max_steps']: {with_max} is not it; max_steps={count} is the global "
+                "step where training stops, wherever it restarts"
+            ).format(**values)
         )
     correct(
-        "the re-run restores step {restored} (the last checkpoint before the crash at "
-        "{crash_at}); steps={count} ends at {ended}, max_steps={count} at {count}".format(**values)
+        _(
+            "the re-run restores step {restored} (the last checkpoint before the crash at "
+            "{crash_at}); steps={count} ends at {ended}, max_steps={count} at {count}"
+        ).format(**values)
     )
 
 
@@ -142,40 +164,48 @@ def fixed_estimator(
 
     if not isinstance(answer, tf.estimator.Estimator):
         raise CheckFailed(
-            "`fixed_estimator` should be a tf.estimator.Estimator, not {kind}".format(
+            _("`fixed_estimator` should be a tf.estimator.Estimator, not {kind}").format(
                 kind=type(answer).__name__
             )
         )
     if os.path.realpath(str(answer.model_dir)) == os.path.realpath(str(old_model_dir)):
         raise CheckFailed(
-            "`fixed_estimator` still uses the old model_dir, so it restores the old "
-            "checkpoint: give it a fresh one with settings.fresh_model_dir(...)"
+            _(
+                "`fixed_estimator` still uses the old model_dir, so it restores the old "
+                "checkpoint: give it a fresh one with settings.fresh_model_dir(...)"
+            )
         )
     given = answer.params or {}
     for key, value in params.items():
         if key not in given:
             raise CheckFailed(
-                "`fixed_estimator` builds {key}=the default, not the changed model's "
-                "{key}={value}: pass params=widened".format(key=key, value=value)
+                _(
+                    "`fixed_estimator` builds {key}=the default, not the changed model's "
+                    "{key}={value}: pass params=widened"
+                ).format(key=key, value=value)
             )
         if tuple(np.ravel(given[key])) != tuple(np.ravel(value)):
             raise CheckFailed(
-                "`fixed_estimator` builds {key}={built}, not the changed model's {key}={value}: "
-                "pass params=widened".format(key=key, built=given[key], value=value)
+                _(
+                    "`fixed_estimator` builds {key}={built}, not the changed model's "
+                    "{key}={value}: pass params=widened"
+                ).format(key=key, built=given[key], value=value)
             )
     state = tf.train.get_checkpoint_state(str(answer.model_dir))
     if state is None or not state.all_model_checkpoint_paths:
         raise CheckFailed(
-            "`fixed_estimator` has no checkpoint yet: it has not trained the {steps} steps the "
-            "exercise asks for".format(steps=steps)
+            _(
+                "`fixed_estimator` has no checkpoint yet: it has not trained the {steps} steps the "
+                "exercise asks for"
+            ).format(steps=steps)
         )
     reached = int(answer.get_variable_value("global_step"))
     if reached != steps:
         raise CheckFailed(
-            "`fixed_estimator` is at global step {reached}, expected {steps}: train it once with "
-            "steps={steps} (a warm start begins at global step 0)".format(
-                reached=reached, steps=steps
-            )
+            _(
+                "`fixed_estimator` is at global step {reached}, expected {steps}: train it once "
+                "with steps={steps} (a warm start begins at global step 0)"
+            ).format(reached=reached, steps=steps)
         )
     source = tf.train.load_variable(str(old_model_dir), warm_variable)
     oldest = state.all_model_checkpoint_paths[0]
@@ -186,13 +216,15 @@ def fixed_estimator(
         else float(np.mean(np.abs(start - source))) < WARM_TOLERANCE
     ):
         raise CheckFailed(
-            "`fixed_estimator` started {variable} from new random values, so nothing was "
-            "warm-started from the old model: only layers whose shapes did not change can be "
-            '(section "Warm start: begin with another model\'s weights")'.format(
-                variable=warm_variable
-            )
+            _(
+                "`fixed_estimator` started {variable} from new random values, so nothing was "
+                "warm-started from the old model: only layers whose shapes did not change can be "
+                '(section "Warm start: begin with another model\'s weights")'
+            ).format(variable=warm_variable)
         )
     correct(
-        "the changed model trained to step {steps} in its own model_dir, and {variable} started "
-        "from the old model's values".format(steps=steps, variable=warm_variable)
+        _(
+            "the changed model trained to step {steps} in its own model_dir, and {variable} "
+            "started from the old model's values"
+        ).format(steps=steps, variable=warm_variable)
     )

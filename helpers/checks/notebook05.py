@@ -6,6 +6,7 @@ from __future__ import annotations
 import inspect
 import tempfile
 
+from ..language import _
 from ..problems import CheckFailed
 from .common import correct, is_whole_number, reporting_learner_errors, require_answer
 from .notebook04 import train_ranges
@@ -21,58 +22,69 @@ EXERCISE_1_EXPECTED = {
 # Exercise 3: the train() calls, in order, on a fresh model_dir, and the hook's every_n_iter.
 EXERCISE_3_CALLS = (("steps", 100), ("max_steps", 150))
 EXERCISE_3_EVERY = 40
-# the sections of notebook 05 the messages send the learner to
-NAMING_SECTION = "Naming tensors so a hook can find them"
-HANDLE_SECTION = "A variable's name is not its value"
+
+
+# the sections of notebook 05 the messages send the learner to (functions: the heading is looked
+# up in the catalogue when a message is made)
+def naming_section() -> str:
+    """The heading of notebook 05's section on naming tensors, as the learner's edition of the
+    notebook writes it."""
+    return _("Naming tensors so a hook can find them")
+
+
+def handle_section() -> str:
+    """The heading of notebook 05's section on a variable's handle, as the learner's edition of the
+    notebook writes it."""
+    return _("A variable's name is not its value")
 
 
 def _which_tensor(tag: str, tensor) -> str:
     """The message for ``tensor`` given for ``tag``: what is wrong with it, in words that do not
     name the right tensor."""
     op, shape = tensor.op, tuple(tensor.shape.as_list()) if tensor.shape.rank is not None else None
-    found = dict(tag=tag, name=tensor.name, op=op.type, shape=shape, section=NAMING_SECTION)
+    found = dict(tag=tag, name=tensor.name, op=op.type, shape=shape, section=naming_section())
     if tag == "logits" and op.type == "Softmax":
-        message = (
+        message = _(
             "output_tensors[{tag!r}]: '{name}' (a {op} op, shape {shape}) is the probabilities: "
             "the logits are what the softmax is applied to (section '{section}')"
         )
     elif tag == "logits" and shape == (None, 10) and op.type == "MatMul":
-        message = (
+        message = _(
             "output_tensors[{tag!r}]: '{name}' (a {op} op, shape {shape}) comes before the output "
             "layer adds its bias (section '{section}')"
         )
     elif tag == "logits" and shape and len(shape) == 2 and shape[-1] != 10:
-        message = (
+        message = _(
             "output_tensors[{tag!r}]: '{name}' (a {op} op, shape {shape}) belongs to the hidden "
             "layer: the logits are the output layer's, one per class (section '{section}')"
         )
     elif tag == "logits":
-        message = (
+        message = _(
             "output_tensors[{tag!r}]: '{name}' (a {op} op, shape {shape}) is not the output "
             "layer's result, the ten numbers per example the softmax reads (section '{section}')"
         )
     elif shape and shape[0] is None:
-        message = (
+        message = _(
             "output_tensors[{tag!r}]: '{name}' (a {op} op, shape {shape}) has one row per example: "
             "the bias is a variable, the same for every example (section '{section}')"
         )
     elif shape == (10,):
-        message = (
+        message = _(
             "output_tensors[{tag!r}]: '{name}' (a {op} op, shape {shape}) has the bias's shape but "
             "is not its value as a hook reads it (section '{section}')"
         )
     elif shape and len(shape) == 2:
-        message = (
+        message = _(
             "output_tensors[{tag!r}]: '{name}' (a {op} op, shape {shape}) is a kernel, a matrix of "
             "weights: the bias is the vector added after it (section '{section}')"
         )
     elif shape and shape[0] != 10:
-        message = (
+        message = _(
             "output_tensors[{tag!r}]: '{name}' (a {op} op, shape {shape}) is the hidden layer's, "
             "not the output layer's (one per class) (section '{section}')"
         )
     else:
-        message = (
+        message = _(
             "output_tensors[{tag!r}]: '{name}' (a {op} op, shape {shape}) is not the value of the "
             "output layer's bias (section '{section}')"
         )
@@ -91,34 +103,40 @@ def output_layer_tensors(
 
     if not isinstance(answer, dict):
         raise CheckFailed(
-            "`output_tensors` should be a dict {tag: tensor name}, like the one a hook is given"
+            _("`output_tensors` should be a dict {tag: tensor name}, like the one a hook is given")
         )
     if set(answer) != set(expected):
         raise CheckFailed(
-            "`output_tensors` should have the tags {tags}, not {given}: a hook logs each tag's "
-            "tensor under that tag".format(tags=sorted(expected), given=sorted(map(str, answer)))
+            _(
+                "`output_tensors` should have the tags {tags}, not {given}: a hook logs each tag's "
+                "tensor under that tag"
+            ).format(tags=sorted(expected), given=sorted(map(str, answer)))
         )
     graph = build_graph(model_fn, params)
     for tag, name in answer.items():
         if not isinstance(name, str):
             raise CheckFailed(
-                "output_tensors[{tag!r}] should be a tensor *name* (a string), as a hook is "
-                "given".format(tag=tag)
+                _(
+                    "output_tensors[{tag!r}] should be a tensor *name* (a string), as a hook is "
+                    "given"
+                ).format(tag=tag)
             )
         try:
             tensor = resolve_tensors([name], graph)[name]
         except VariableHandle:
             raise CheckFailed(
-                "output_tensors[{tag!r}] = {name!r} names a variable: a hook would get its handle "
-                "(dtype resource), not its value (section '{section}')".format(
-                    tag=tag, name=name, section=HANDLE_SECTION
-                )
+                _(
+                    "output_tensors[{tag!r}] = {name!r} names a variable: a hook would get its "
+                    "handle (dtype resource), not its value (section '{section}')"
+                ).format(tag=tag, name=name, section=handle_section())
             ) from None
         except MissingTensor:
             raise CheckFailed(
-                "output_tensors[{tag!r}] = {name!r} names no tensor in the CNN's graph, so a hook "
-                "would fail when training starts: tensor_table lists the names there (section "
-                "'{section}')".format(tag=tag, name=name, section=NAMING_SECTION)
+                _(
+                    "output_tensors[{tag!r}] = {name!r} names no tensor in the CNN's graph, so a "
+                    "hook would fail when training starts: tensor_table lists the names there "
+                    "(section '{section}')"
+                ).format(tag=tag, name=name, section=naming_section())
             ) from None
         if tensor.name not in expected[tag]:
             raise CheckFailed(_which_tensor(tag, tensor))
@@ -129,7 +147,7 @@ def output_layer_tensors(
         )
         for tag in expected
     )
-    correct("both names are in the graph: {found}".format(found=found))
+    correct(_("both names are in the graph: {found}").format(found=found))
 
 
 # exercise 2: the tiny model's loss 0.98**(2t) at global step t is first below it at t = 18
@@ -157,20 +175,21 @@ def _watching(hook):
             for fetch in fetches:
                 if isinstance(fetch, tf.Operation):
                     raise CheckFailed(
-                        "your hook's before_run asks for the operation {name!r} rather than one of "
-                        "its tensors, so the value it gets back is None: fetch the op's output, "
-                        "the tensor named '{name}:0' (section '{section}')".format(
-                            name=fetch.name, section=NAMING_SECTION
-                        )
+                        _(
+                            "your hook's before_run asks for the operation {name!r} rather than "
+                            "one of its tensors, so the value it gets back is None: fetch the op's "
+                            "output, the tensor named '{name}:0' (section '{section}')"
+                        ).format(name=fetch.name, section=naming_section())
                     )
                 if isinstance(fetch, str) and ":" not in fetch and self._names_an_op(fetch):
                     raise CheckFailed(
-                        "your hook's before_run asks for {name!r}, the name of an operation, not "
-                        "of a tensor, so the value it gets back is None: a tensor's name ends in "
-                        "the index of the op's output, '{name}:0' for its first, or look the "
-                        "tensor up by the name as the notebook does (section '{section}')".format(
-                            name=fetch, section=NAMING_SECTION
-                        )
+                        _(
+                            "your hook's before_run asks for {name!r}, the name of an operation, "
+                            "not of a tensor, so the value it gets back is None: a tensor's name "
+                            "ends in the index of the op's output, '{name}:0' for its first, or "
+                            "look the tensor up by the name as the notebook does (section "
+                            "'{section}')"
+                        ).format(name=fetch, section=naming_section())
                     )
             return args
 
@@ -220,7 +239,7 @@ def _train_tiny(hook, **how_long) -> int:
                 raise
             except Exception as error:  # the learner's hook failed: say so in one line
                 raise CheckFailed(
-                    "training with your hook raised {kind}: {first_line}".format(
+                    _("training with your hook raised {kind}: {first_line}").format(
                         kind=type(error).__name__, first_line=_first_line(error)
                     )
                 ) from None
@@ -241,24 +260,28 @@ def stop_below_hook(answer, threshold: float = STOP_THRESHOLD, steps: int = 100)
 
     if isinstance(answer, tf.estimator.SessionRunHook):
         raise CheckFailed(
-            "`StopBelow` should be the class itself, not an instance of it (the check makes its "
-            "own)"
+            _(
+                "`StopBelow` should be the class itself, not an instance of it (the check makes "
+                "its own)"
+            )
         )
     if not inspect.isclass(answer) or not issubclass(answer, tf.estimator.SessionRunHook):
         raise CheckFailed(
-            "`StopBelow` should be a class that subclasses tf.estimator.SessionRunHook"
+            _("`StopBelow` should be a class that subclasses tf.estimator.SessionRunHook")
         )
     try:
         hook = answer(TINY_LOSS, threshold)
     except TypeError as error:
         raise CheckFailed(
-            "StopBelow({name!r}, {threshold}) failed ({error}): it should take the tensor's name "
-            "and the threshold".format(name=TINY_LOSS, threshold=threshold, error=error)
+            _(
+                "StopBelow({name!r}, {threshold}) failed ({error}): it should take the tensor's "
+                "name and the threshold"
+            ).format(name=TINY_LOSS, threshold=threshold, error=error)
         ) from None
     # a typo in the learner's __init__: one line, not a traceback through here
     except Exception as error:
         raise CheckFailed(
-            "StopBelow({name!r}, {threshold}) raised {kind}: {first_line}".format(
+            _("StopBelow({name!r}, {threshold}) raised {kind}: {first_line}").format(
                 name=TINY_LOSS,
                 threshold=threshold,
                 kind=type(error).__name__,
@@ -280,41 +303,53 @@ def stop_below_hook(answer, threshold: float = STOP_THRESHOLD, steps: int = 100)
     )
     if last == expected:
         correct(
-            "on a model whose loss falls below {threshold} in the step that starts at global step "
-            "{first_below}, training should end at global step {expected}, and it did: the run "
-            "ended without an error after the first step below the threshold".format(**values)
+            _(
+                "on a model whose loss falls below {threshold} in the step that starts at global "
+                "step {first_below}, training should end at global step {expected}, and it did: "
+                "the run ended without an error after the first step below the threshold"
+            ).format(**values)
         )
         return
     if last == steps:
         raise CheckFailed(
-            "training ran all {steps} steps: on a model whose loss falls below {threshold} in the "
-            "step that starts at global step {first_below}, training should end at global step "
-            "{expected}; the hook never ended the run (the table of the five methods says how a "
-            "hook ends it)".format(**values)
+            _(
+                "training ran all {steps} steps: on a model whose loss falls below {threshold} in "
+                "the step that starts at global step {first_below}, training should end at global "
+                "step {expected}; the hook never ended the run (the table of the five methods says "
+                "how a hook ends it)"
+            ).format(**values)
         )
     if last == 1:
         raise CheckFailed(
-            "training ended after the first step, whose loss {first_loss:g} is above {threshold}: "
-            "the comparison is the wrong way round".format(**values)
+            _(
+                "training ended after the first step, whose loss {first_loss:g} is above "
+                "{threshold}: the comparison is the wrong way round"
+            ).format(**values)
         )
     if last == expected + 1:
         raise CheckFailed(
-            "training ended at global step {last}, one step late: on a model whose loss falls "
-            "below {threshold} in the step that starts at global step {first_below}, training "
-            "should end at global step {expected}; ask to stop in the run that computed the "
-            "value, when its result arrives".format(**values)
+            _(
+                "training ended at global step {last}, one step late: on a model whose loss falls "
+                "below {threshold} in the step that starts at global step {first_below}, training "
+                "should end at global step {expected}; ask to stop in the run that computed the "
+                "value, when its result arrives"
+            ).format(**values)
         )
     if last < expected:
         raise CheckFailed(
-            "training ended at global step {last}, too early: on a model whose loss falls below "
-            "{threshold} in the step that starts at global step {first_below}, training should "
-            "end at global step {expected}; compare the value that the step itself fetched, not "
-            "one read in a run of its own or after the update".format(**values)
+            _(
+                "training ended at global step {last}, too early: on a model whose loss falls "
+                "below {threshold} in the step that starts at global step {first_below}, training "
+                "should end at global step {expected}; compare the value that the step itself "
+                "fetched, not one read in a run of its own or after the update"
+            ).format(**values)
         )
     raise CheckFailed(
-        "training ended at global step {last}: on a model whose loss falls below {threshold} in "
-        "the step that starts at global step {first_below}, training should end at global step "
-        "{expected}".format(**values)
+        _(
+            "training ended at global step {last}: on a model whose loss falls below {threshold} "
+            "in the step that starts at global step {first_below}, training should end at global "
+            "step {expected}"
+        ).format(**values)
     )
 
 
@@ -324,8 +359,10 @@ def logged_steps(answer, calls=EXERCISE_3_CALLS, every_n_iter: int = EXERCISE_3_
     require_answer(answer, "logged_steps")
     if not isinstance(answer, (list, tuple)) or not all(is_whole_number(value) for value in answer):
         raise CheckFailed(
-            "`logged_steps` should be a list of whole numbers: the values of `step` the hook "
-            "logs, in order"
+            _(
+                "`logged_steps` should be a list of whole numbers: the values of `step` the hook "
+                "logs, in order"
+            )
         )
     answer = [int(value) for value in answer]
     # for each call: the global steps its runs read (before their updates)
@@ -334,33 +371,40 @@ def logged_steps(answer, calls=EXERCISE_3_CALLS, every_n_iter: int = EXERCISE_3_
     expected = [step for call in logged for step in call]
     if answer == expected:
         correct(
-            "the hook logs at steps {expected}: every {every} of its own runs, starting with the "
-            "first run of each train() call".format(expected=expected, every=every_n_iter)
+            _(
+                "the hook logs at steps {expected}: every {every} of its own runs, starting with "
+                "the first run of each train() call"
+            ).format(expected=expected, every=every_n_iter)
         )
         return
     if answer == list(range(0, runs[-1].stop, every_n_iter)):
         raise CheckFailed(
-            "every_n_iter counts the hook's own runs, and they start again from 0 in every "
-            "train() call: the global step does not decide when it logs"
+            _(
+                "every_n_iter counts the hook's own runs, and they start again from 0 in every "
+                "train() call: the global step does not decide when it logs"
+            )
         )
     if answer == [step for call in logged for step in call[1:]]:
         raise CheckFailed(
-            "the hook also logs on its first run, the first step of every train() call"
+            _("the hook also logs on its first run, the first step of every train() call")
         )
     if answer == [step + 1 for step in expected]:
         raise CheckFailed(
-            "`step` is read in the same run as the update, so it is the global step before it: a "
-            "fresh model's first line says step = 0"
+            _(
+                "`step` is read in the same run as the update, so it is the global step before it: "
+                "a fresh model's first line says step = 0"
+            )
         )
     # one item per call, each a whole clause, in a list
-    described = "; ".join(
-        "call {number}, train(..., {kind}={count}), runs at global steps {first} to {last}".format(
-            number=index + 1, kind=kind, count=count, first=run[0], last=run[-1]
-        )
+    # TRANSLATORS: the separator of the clauses, one per train() call: a full-width semicolon
+    described = _("; ").join(
+        _(
+            "call {number}, train(..., {kind}={count}), runs at global steps {first} to {last}"
+        ).format(number=index + 1, kind=kind, count=count, first=run[0], last=run[-1])
         if run
-        else "call {number}, train(..., {kind}={count}), does not train at all".format(
+        else _("call {number}, train(..., {kind}={count}), does not train at all").format(
             number=index + 1, kind=kind, count=count
         )
         for index, ((kind, count), run) in enumerate(zip(calls, runs))
     )
-    raise CheckFailed("{answer} is not it: {calls}".format(answer=answer, calls=described))
+    raise CheckFailed(_("{answer} is not it: {calls}").format(answer=answer, calls=described))

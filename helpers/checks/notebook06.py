@@ -7,6 +7,7 @@ import numbers
 
 import numpy as np
 
+from ..language import _
 from ..problems import CheckFailed
 from .common import correct, reporting_learner_errors, require_answer, run_metric_pair
 
@@ -24,8 +25,6 @@ BATCHES = (
     ([9, 0, 3, 0, 0, 1, 8, 3, 4], [5, 3, 3, 0, 0, 1, 8, 3, 4]),
 )
 TOLERANCE = 1e-6
-PAIR_SECTION = "section 'A metric is a `(value, update_op)` pair'"
-AVERAGES_SECTION = "section 'Every metric of the trained model'"
 
 
 def precisions(labels, classes) -> dict:
@@ -52,56 +51,94 @@ def precisions(labels, classes) -> dict:
     return found
 
 
-# What the learner's value is when it is not the macro precision, each a whole message with the
-# named values {result} (the learner's value) and {expected} (the macro precision).
-_ON_TWO_BATCHES = (
-    "on two batches of ten-class labels your precision is {result:.4f} where the macro precision "
-    "is {expected:.4f}, and "
+# The mistakes whose value the learner's may be, when it is not the macro precision.
+MISTAKE_KEYS = (
+    "is_not_0",
+    "micro",
+    "weighted",
+    "recall",
+    "predicted_only",
+    "one_update",
+    "mean_of_batches",
+    "second_batch",
+    "first_batch",
+    "none",
 )
-MISTAKES = {
-    "is_not_0": _ON_TWO_BATCHES
-    + "{result:.4f} is the precision of 'the digit is not 0': tf.compat.v1.metrics.precision "
-    "casts labels and predictions to bool, so on the class ids themselves it sees two classes, "
-    'not ten (section "The source article\'s metrics dict, run on this model"); give it one '
-    "digit at a time",
-    "micro": _ON_TWO_BATCHES
-    + "{result:.4f} is the micro precision, which equals the accuracy on single-label data: the "
-    "exercise asks for the plain mean of the ten per-digit precisions (" + AVERAGES_SECTION + ")",
-    "weighted": _ON_TWO_BATCHES
-    + "{result:.4f} is the weighted average, by each digit's number of labels: the macro average "
-    "weighs every digit the same (" + AVERAGES_SECTION + ")",
-    "recall": _ON_TWO_BATCHES
-    + "{result:.4f} is the macro recall, the share of each true digit that was found (what you get "
-    "when labels and predictions trade places, or from "
-    "tf.compat.v1.metrics.mean_per_class_accuracy): precision divides by how often each digit "
-    "was predicted",
-    "predicted_only": _ON_TWO_BATCHES
-    + "{result:.4f} is a mean over the digits that were predicted: a digit never predicted has "
-    "precision 0 (as with zero_division=0) and still counts, one of ten",
-    "one_update": _ON_TWO_BATCHES
-    + "{result:.4f} is the mean of ten per-digit precisions of which only one digit's counts were "
-    "ever updated: the update op you return must run the updates of all ten digits, grouped into "
-    "one op with tf.group (" + PAIR_SECTION + ")",
-    "mean_of_batches": _ON_TWO_BATCHES
-    + "{result:.4f} is the mean of the two batches' own precisions: the update op must add each "
-    "batch's counts to running totals, and the value divide those totals once ("
-    + PAIR_SECTION
-    + ")",
-    "second_batch": _ON_TWO_BATCHES
-    + "{result:.4f} is the second batch alone: the update op must add each batch to running "
-    "totals (" + PAIR_SECTION + ")",
-    "first_batch": _ON_TWO_BATCHES
-    + "{result:.4f} is the first batch alone: the value must read totals that every batch's "
-    "update adds to (" + PAIR_SECTION + ")",
-    "none": _ON_TWO_BATCHES
-    + "{result:.4f} is none of the usual slips (a binary, micro, weighted or per-batch precision, "
-    "a recall, one digit's update op): each digit's precision is its true positives over all the "
-    "examples predicted as that digit, counted over both batches; then take the plain mean of ten",
-}
+
+
+def mistakes() -> dict:
+    """Each mistake's message in the learner's language, a whole template with the named values
+    {result} (the learner's value) and {expected} (the macro precision)."""
+    return {
+        "is_not_0": _(
+            "on two batches of ten-class labels your precision is {result:.4f} where the macro "
+            "precision is {expected:.4f}, and {result:.4f} is the precision of 'the digit is not "
+            "0': tf.compat.v1.metrics.precision casts labels and predictions to bool, so on the "
+            "class ids themselves it sees two classes, not ten (section \"The source article's "
+            'metrics dict, run on this model"); give it one digit at a time'
+        ),
+        "micro": _(
+            "on two batches of ten-class labels your precision is {result:.4f} where the macro "
+            "precision is {expected:.4f}, and {result:.4f} is the micro precision, which equals "
+            "the accuracy on single-label data: the exercise asks for the plain mean of the ten "
+            "per-digit precisions (section 'Every metric of the trained model')"
+        ),
+        "weighted": _(
+            "on two batches of ten-class labels your precision is {result:.4f} where the macro "
+            "precision is {expected:.4f}, and {result:.4f} is the weighted average, by each "
+            "digit's number of labels: the macro average weighs every digit the same (section "
+            "'Every metric of the trained model')"
+        ),
+        "recall": _(
+            "on two batches of ten-class labels your precision is {result:.4f} where the macro "
+            "precision is {expected:.4f}, and {result:.4f} is the macro recall, the share of each "
+            "true digit that was found (what you get when labels and predictions trade places, or "
+            "from tf.compat.v1.metrics.mean_per_class_accuracy): precision divides by how often "
+            "each digit was predicted"
+        ),
+        "predicted_only": _(
+            "on two batches of ten-class labels your precision is {result:.4f} where the macro "
+            "precision is {expected:.4f}, and {result:.4f} is a mean over the digits that were "
+            "predicted: a digit never predicted has precision 0 (as with zero_division=0) and "
+            "still counts, one of ten"
+        ),
+        "one_update": _(
+            "on two batches of ten-class labels your precision is {result:.4f} where the macro "
+            "precision is {expected:.4f}, and {result:.4f} is the mean of ten per-digit "
+            "precisions of which only one digit's counts were ever updated: the update op you "
+            "return must run the updates of all ten digits, grouped into one op with tf.group "
+            "(section 'A metric is a `(value, update_op)` pair')"
+        ),
+        "mean_of_batches": _(
+            "on two batches of ten-class labels your precision is {result:.4f} where the macro "
+            "precision is {expected:.4f}, and {result:.4f} is the mean of the two batches' own "
+            "precisions: the update op must add each batch's counts to running totals, and the "
+            "value divide those totals once (section 'A metric is a `(value, update_op)` pair')"
+        ),
+        "second_batch": _(
+            "on two batches of ten-class labels your precision is {result:.4f} where the macro "
+            "precision is {expected:.4f}, and {result:.4f} is the second batch alone: the update "
+            "op must add each batch to running totals (section 'A metric is a "
+            "`(value, update_op)` pair')"
+        ),
+        "first_batch": _(
+            "on two batches of ten-class labels your precision is {result:.4f} where the macro "
+            "precision is {expected:.4f}, and {result:.4f} is the first batch alone: the value "
+            "must read totals that every batch's update adds to (section 'A metric is a "
+            "`(value, update_op)` pair')"
+        ),
+        "none": _(
+            "on two batches of ten-class labels your precision is {result:.4f} where the macro "
+            "precision is {expected:.4f}, and {result:.4f} is none of the usual slips (a binary, "
+            "micro, weighted or per-batch precision, a recall, one digit's update op): each "
+            "digit's precision is its true positives over all the examples predicted as that "
+            "digit, counted over both batches; then take the plain mean of ten"
+        ),
+    }
 
 
 def _mistake(result: float) -> str:
-    """The key in ``MISTAKES`` of the mistake whose value ``result`` is ("none" if none is)."""
+    """The key in ``MISTAKE_KEYS`` of the mistake whose value ``result`` is ("none" if none is)."""
     from sklearn.metrics import precision_score
 
     labels = np.concatenate([b[0] for b in BATCHES])
@@ -111,7 +148,7 @@ def _mistake(result: float) -> str:
     per_digit = precision_score(
         labels, classes, labels=range(NUM_CLASSES), average=None, zero_division=0
     )
-    candidates = [(everything[key], key) for key in MISTAKES if key in everything]
+    candidates = [(everything[key], key) for key in MISTAKE_KEYS if key in everything]
     # one digit's update op returned: its counts cover both batches, the nine others stay 0
     candidates += [(value / NUM_CLASSES, "one_update") for value in per_digit]
     candidates += [
@@ -131,8 +168,9 @@ def macro_precision_metric(metric_fn) -> None:
     require_answer(metric_fn, "macro_precision")
     if not callable(metric_fn):
         raise CheckFailed(
-            "`macro_precision` should be a function of (labels, predictions), not "
-            f"{type(metric_fn).__name__}"
+            _("`macro_precision` should be a function of (labels, predictions), not {kind}").format(
+                kind=type(metric_fn).__name__
+            )
         )
     import tensorflow as tf
 
@@ -144,8 +182,10 @@ def macro_precision_metric(metric_fn) -> None:
         except TypeError as error:
             if "argument" in str(error):
                 raise CheckFailed(
-                    "your function must take two arguments, (labels, predictions), like the "
-                    "metric_fn of tf.estimator.add_metrics"
+                    _(
+                        "your function must take two arguments, (labels, predictions), like the "
+                        "metric_fn of tf.estimator.add_metrics"
+                    )
                 ) from None
             raise
 
@@ -153,8 +193,10 @@ def macro_precision_metric(metric_fn) -> None:
     measured = run_metric_pair(build, "macro_precision", "precision", BATCHES)
     if measured.size != 1:
         raise CheckFailed(
-            f"the value has shape {measured.shape}, one number per class: average them (macro) "
-            "into one number"
+            _(
+                "the value has shape {shape}, one number per class: average them (macro) into one "
+                "number"
+            ).format(shape=measured.shape)
         )
     result = float(measured.reshape(()))
     expected = precisions(
@@ -162,12 +204,14 @@ def macro_precision_metric(metric_fn) -> None:
     )["macro"]
     if abs(result - expected) <= TOLERANCE:
         correct(
-            f"on two batches of ten-class labels your precision is {result:.4f}, the mean of the "
-            "ten per-digit precisions, as scikit-learn's precision_score(average='macro', "
-            "zero_division=0) gives"
+            _(
+                "on two batches of ten-class labels your precision is {result:.4f}, the mean of "
+                "the ten per-digit precisions, as scikit-learn's precision_score(average='macro', "
+                "zero_division=0) gives"
+            ).format(result=result)
         )
         return
-    raise CheckFailed(MISTAKES[_mistake(result)].format(result=result, expected=expected))
+    raise CheckFailed(mistakes()[_mistake(result)].format(result=result, expected=expected))
 
 
 # Exercise 2's own event table, in the columns of events.scalars: the test set's macro F1 peaks at
@@ -183,7 +227,6 @@ F1_TABLE_VALUES = {
     ("eval_article_metrics", "f1_macro"): (0.598, 0.702, 0.695, 0.688, 0.707),
 }
 F1_TABLE_LOSS = ((1, 2.3), (101, 1.21), (201, 0.98), (301, 0.87), (401, 0.81), (500, 0.79))
-TABLE_SECTION = "section 'Event files as a pandas table'"
 
 
 def f1_table():
@@ -210,12 +253,16 @@ def _is_one_number(answer, call: str) -> float:
         and not isinstance(answer, np.generic)
     ):
         raise CheckFailed(
-            f"`{call}` returned a {type(answer).__name__} holding one value: return the number "
-            "itself, with `.item()`"
+            _(
+                "`{call}` returned a {kind} holding one value: return the number itself, with "
+                "`.item()`"
+            ).format(call=call, kind=type(answer).__name__)
         )
     if isinstance(answer, bool) or not isinstance(answer, (numbers.Real, np.generic)):
         raise CheckFailed(
-            f"`{call}` returned a {type(answer).__name__}: it should return one number"
+            _("`{call}` returned a {kind}: it should return one number").format(
+                call=call, kind=type(answer).__name__
+            )
         )
     return float(answer)
 
@@ -227,8 +274,10 @@ def _f1_runs(table) -> tuple:
         rows = table[(table["run"] == run) & (table["tag"] == "f1_macro")].sort_values("step")
         if rows.empty:
             raise CheckFailed(
-                f"the table has no 'f1_macro' in run '{run}': pass the table of "
-                "events.scalars(estimator.model_dir) after the training above"
+                _(
+                    "the table has no 'f1_macro' in run '{run}': pass the table of "
+                    "events.scalars(estimator.model_dir) after the training above"
+                ).format(run=run)
             )
         runs.append(rows)
     return tuple(runs)
@@ -248,51 +297,52 @@ def _wrong_row(value: float) -> str:
     table = f1_table()
     same = table[np.isclose(table["value"], value, rtol=0, atol=1e-9)]
     if same.empty:
-        return (
-            f"on a table of the check's, `sample_f1(table)` returned {value:.4f}, which is no "
-            f"value in the table: the table has one row per run, tag and step ({TABLE_SECTION})"
-        )
+        return _(
+            "on a table of the check's, `sample_f1(table)` returned {value:.4f}, which is no value "
+            "in the table: the table has one row per run, tag and step (section 'Event files as a "
+            "pandas table')"
+        ).format(value=value)
     run, tag, step = same.iloc[0][["run", "tag", "step"]]
     sample = table[(table["run"] == "eval_training_sample") & (table["tag"] == "f1_macro")]
     found = dict(value=value, run=run, tag=tag, step=int(step))
     if tag != "f1_macro":
-        template = (
+        template = _(
             "on a table of the check's, `sample_f1(table)` returned {value:.4f}, tag {tag!r} of "
             "run {run!r} at step {step}: the macro F1's tag is 'f1_macro'"
         )
     elif run == "eval":
-        template = (
+        template = _(
             "on a table of the check's, `sample_f1(table)` returned {value:.4f}, tag 'f1_macro' "
             "of run 'eval' at step {step}, the test set's: take the step from run 'eval', then "
             "read the value of run 'eval_training_sample' at that step"
         )
     elif run != "eval_training_sample":
-        template = (
+        template = _(
             "on a table of the check's, `sample_f1(table)` returned {value:.4f}, tag 'f1_macro' "
             "of run {run!r} at step {step}: the training sample's evaluations are run "
             "'eval_training_sample'"
         )
     elif value == sample["value"].max():
-        template = (
+        template = _(
             "on a table of the check's, `sample_f1(table)` returned {value:.4f}, tag 'f1_macro' "
             "of run 'eval_training_sample' at step {step}, the training sample's own best: on "
             "this table the two runs peak at different steps, and the right step is the one "
             "where run 'eval', the test set, has its highest 'f1_macro'"
         )
     elif step == sample["step"].max():
-        template = (
+        template = _(
             "on a table of the check's, `sample_f1(table)` returned {value:.4f}, tag 'f1_macro' "
             "of run 'eval_training_sample' at step {step}, the last evaluation: the right step is "
             "the one where run 'eval', the test set, has its highest 'f1_macro'"
         )
     elif step == sample["step"].min():
-        template = (
+        template = _(
             "on a table of the check's, `sample_f1(table)` returned {value:.4f}, tag 'f1_macro' "
             "of run 'eval_training_sample' at step {step}, the first evaluation: the right step "
             "is the one where run 'eval', the test set, has its highest 'f1_macro'"
         )
     else:
-        template = (
+        template = _(
             "on a table of the check's, `sample_f1(table)` returned {value:.4f}, tag 'f1_macro' "
             "of run 'eval_training_sample' at step {step}: the right step is the one where run "
             "'eval', the test set, has its highest 'f1_macro'"
@@ -310,14 +360,18 @@ def sample_f1_at_best_test_step(answer, table) -> None:
         hasattr(answer, "shape") and getattr(answer, "size", None) == 1
     ):
         raise CheckFailed(
-            "`sample_f1` is a number, but the exercise asks for a function of the event table, "
-            "`def sample_f1(table):`, which the check runs on a table of its own as well as on "
-            "`scalars`"
+            _(
+                "`sample_f1` is a number, but the exercise asks for a function of the event "
+                "table, `def sample_f1(table):`, which the check runs on a table of its own as "
+                "well as on `scalars`"
+            )
         )
     if not callable(answer):
         raise CheckFailed(
-            f"`sample_f1` should be a function of the event table, `def sample_f1(table):`, not "
-            f"a {type(answer).__name__}"
+            _(
+                "`sample_f1` should be a function of the event table, `def sample_f1(table):`, "
+                "not a {kind}"
+            ).format(kind=type(answer).__name__)
         )
     test, sample = _f1_runs(table)  # the learner's table has both runs
     value = _is_one_number(answer(f1_table()), "sample_f1(table)")
@@ -326,17 +380,21 @@ def sample_f1_at_best_test_step(answer, table) -> None:
     yours = _is_one_number(answer(table.copy()), "sample_f1(scalars)")
     if not _right_value(table, yours):
         raise CheckFailed(
-            f"`sample_f1(scalars)` returned {yours:.4f}, which is not the training sample's macro "
-            "F1 at the step where run 'eval' has its highest 'f1_macro', though your function "
-            "found it in the check's table: read the steps from the table it is given"
+            _(
+                "`sample_f1(scalars)` returned {value:.4f}, which is not the training sample's "
+                "macro F1 at the step where run 'eval' has its highest 'f1_macro', though your "
+                "function found it in the check's table: read the steps from the table it is given"
+            ).format(value=yours)
         )
     best = test["value"].max()
     read = sample[np.isclose(sample["value"], yours, rtol=0, atol=1e-9)]
     step = int(read["step"][read["step"].isin(test.loc[test["value"] == best, "step"])].iloc[0])
     correct(
-        f"the test set's macro F1 was highest at step {step} ({best:.4f}), the training "
-        f"sample's was {yours:.4f} there, and on the check's table, where the two runs peak at "
-        "different steps, your function read the right row too"
+        _(
+            "the test set's macro F1 was highest at step {step} ({best:.4f}), the training "
+            "sample's was {value:.4f} there, and on the check's table, where the two runs peak at "
+            "different steps, your function read the right row too"
+        ).format(step=step, best=best, value=yours)
     )
 
 
@@ -351,34 +409,47 @@ def most_confused_pair(answer, matrix) -> None:
         or not all(isinstance(x, numbers.Integral) and not isinstance(x, bool) for x in answer)
     ):
         raise CheckFailed(
-            "`most_confused` should be a pair of two class numbers, (true, "
-            "predicted), for example (4, 9)"
+            _(
+                "`most_confused` should be a pair of two class numbers, (true, predicted), for "
+                "example (4, 9)"
+            )
         )
     true, predicted = (int(x) for x in answer)
     size = matrix.shape[0]
     if not (0 <= true < size and 0 <= predicted < size):
-        raise CheckFailed(f"classes run from 0 to {size - 1}; ({true}, {predicted}) is outside")
+        raise CheckFailed(
+            _("classes run from 0 to {last}; ({true}, {predicted}) is outside").format(
+                last=size - 1, true=true, predicted=predicted
+            )
+        )
     if true == predicted:
         raise CheckFailed(
-            f"({true}, {predicted}) is on the diagonal: those are the correct "
-            "predictions; leave the diagonal out"
+            _(
+                "({true}, {predicted}) is on the diagonal: those are the correct predictions; "
+                "leave the diagonal out"
+            ).format(true=true, predicted=predicted)
         )
     top = max(matrix[row, column] for row in range(size) for column in range(size) if row != column)
     count = matrix[true, predicted]
     if count == top:
         correct(
-            f"true {true} predicted as {predicted}: {count:g} test images, the most common mistake"
+            _(
+                "true {true} predicted as {predicted}: {count:g} test images, the most common "
+                "mistake"
+            ).format(true=true, predicted=predicted, count=count)
         )
         return
     if matrix[predicted, true] == top:
         raise CheckFailed(
-            f"a {true} read as a {predicted} happened {count:g} times, "
-            "fewer than the most common mistake: the pair is (true "
-            "digit, predicted digit), and the matrix's rows are the true "
-            "digit, its columns the predicted one: check which is which"
+            _(
+                "a {true} read as a {predicted} happened {count:g} times, fewer than the most "
+                "common mistake: the pair is (true digit, predicted digit), and the matrix's rows "
+                "are the true digit, its columns the predicted one: check which is which"
+            ).format(true=true, predicted=predicted, count=count)
         )
     raise CheckFailed(
-        f"true {true} predicted as {predicted} happened {count:g} "
-        f"times; the most common mistake happened {top:g} times: "
-        "look for the largest count off the diagonal"
+        _(
+            "true {true} predicted as {predicted} happened {count:g} times; the most common "
+            "mistake happened {top:g} times: look for the largest count off the diagonal"
+        ).format(true=true, predicted=predicted, count=count, top=top)
     )

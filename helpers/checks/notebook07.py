@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from unittest import mock
 
+from ..language import _
 from ..logs import logger_level
 from ..problems import CheckFailed
 from .common import correct, is_whole_number, reporting_learner_errors, require_answer
@@ -51,37 +52,39 @@ def judge_decision(answer, timeline: dict, patience: int, min_steps: int) -> Non
 
     if not isinstance(answer, dict) or set(answer) != {"best_step", "stops_after"}:
         raise CheckFailed(
-            "`decision` should be a dict with the two keys 'best_step' and 'stops_after'"
+            _("`decision` should be a dict with the two keys 'best_step' and 'stops_after'")
         )
     for key, value in sorted(answer.items()):
         if not (is_whole_number(value) or (key == "stops_after" and value is None)):
             raise CheckFailed(
-                "decision[{key!r}] should be a global step (a whole number), not {value!r}".format(
-                    key=key, value=value
-                )
+                _(
+                    "decision[{key!r}] should be a global step (a whole number), not {value!r}"
+                ).format(key=key, value=value)
             )
     got_best = int(answer["best_step"])
     got_stop = None if answer["stops_after"] is None else int(answer["stops_after"])
     stop = stop_after(timeline, patience, True, min_steps)
     seen = {step: value for step, value in timeline.items() if stop is None or step <= stop}
-    best_at, _ = best_step(seen, True, min_steps)  # the best when the hook stops
+    best_at = best_step(seen, True, min_steps)[0]  # the best when the hook stops
     if got_best != best_at:
         _wrong_best_step(got_best, best_at, stop, timeline, min_steps)
     if got_stop != stop:
         _wrong_stop(got_stop, stop, timeline, patience, min_steps)
     if stop is None:
         correct(
-            f"the best evaluation counted is at step {best_at} (those below "
-            f"min_steps={min_steps} are skipped, equal values do not count), and no later "
-            f"evaluation is {patience} steps after it, so the hook never asks to stop and "
-            "training runs to max_steps"
+            _(
+                "the best evaluation counted is at step {best} (those below min_steps={min_steps} "
+                "are skipped, equal values do not count), and no later evaluation is {patience} "
+                "steps after it, so the hook never asks to stop and training runs to max_steps"
+            ).format(best=best_at, min_steps=min_steps, patience=patience)
         )
         return
-    age = stop - best_at
     correct(
-        f"the best evaluation counted is at step {best_at} (those below min_steps={min_steps} "
-        f"are skipped, equal values do not count); at step {stop} it is {age} steps old, so "
-        f"the hook asks to stop there, and training ends at step {stop + 1}"
+        _(
+            "the best evaluation counted is at step {best} (those below min_steps={min_steps} are "
+            "skipped, equal values do not count); at step {stop} it is {age} steps old, so the "
+            "hook asks to stop there, and training ends at step {end}"
+        ).format(best=best_at, min_steps=min_steps, stop=stop, age=stop - best_at, end=stop + 1)
     )
 
 
@@ -91,26 +94,36 @@ def _wrong_best_step(got_best, best_at, stop, timeline, min_steps) -> None:
 
     if got_best == best_step(timeline, True, 0)[0]:  # min_steps ignored
         raise CheckFailed(
-            f"decision['best_step'] is {got_best}, an evaluation below min_steps={min_steps}, "
-            "and the hook skips every evaluation below min_steps: it cannot be the best"
+            _(
+                "decision['best_step'] is {got}, an evaluation below min_steps={min_steps}, and "
+                "the hook skips every evaluation below min_steps: it cannot be the best"
+            ).format(got=got_best, min_steps=min_steps)
         )
     if got_best in timeline and got_best > best_at and timeline[got_best] == timeline[best_at]:
         raise CheckFailed(
-            f"decision['best_step'] is {got_best}, whose value only equals the best so far, and "
-            "an equal value is not an increase: the best stays at the earlier step"
+            _(
+                "decision['best_step'] is {got}, whose value only equals the best so far, and an "
+                "equal value is not an increase: the best stays at the earlier step"
+            ).format(got=got_best)
         )
     if got_best not in timeline:
         raise CheckFailed(
-            f"decision['best_step'] is {got_best}, but there is no evaluation at step {got_best}"
+            _("decision['best_step'] is {got}, but there is no evaluation at step {got}").format(
+                got=got_best
+            )
         )
     if stop is not None and got_best > stop:
         raise CheckFailed(
-            f"decision['best_step'] is {got_best}, but the hook asks to stop before step "
-            f"{got_best}, so it never sees that evaluation: the best is the best when it stops"
+            _(
+                "decision['best_step'] is {got}, but the hook asks to stop before step {got}, so "
+                "it never sees that evaluation: the best is the best when it stops"
+            ).format(got=got_best)
         )
     raise CheckFailed(
-        f"decision['best_step'] is {got_best}, which is not the hook's best: go through the "
-        "evaluations in order from min_steps on, keeping the best so far, until the hook stops"
+        _(
+            "decision['best_step'] is {got}, which is not the hook's best: go through the "
+            "evaluations in order from min_steps on, keeping the best so far, until the hook stops"
+        ).format(got=got_best)
     )
 
 
@@ -121,21 +134,27 @@ def _wrong_stop(got_stop, stop, timeline, patience, min_steps) -> None:
 
     if stop is None:
         raise CheckFailed(
-            f"decision['stops_after'] is {got_stop}, but no evaluation is {patience} steps after "
-            "the best one, so the hook never asks to stop: give None"
+            _(
+                "decision['stops_after'] is {got}, but no evaluation is {patience} steps after "
+                "the best one, so the hook never asks to stop: give None"
+            ).format(got=got_stop, patience=patience)
         )
     if got_stop == stop + 1:
         raise CheckFailed(
-            f"decision['stops_after'] is {got_stop}, the step where training ends, one step "
-            "after the hook's request: give the step of the evaluation after which the hook "
-            "asks to stop"
+            _(
+                "decision['stops_after'] is {got}, the step where training ends, one step after "
+                "the hook's request: give the step of the evaluation after which the hook asks to "
+                "stop"
+            ).format(got=got_stop)
         )
     # waiting for more than the patience
     if got_stop == stop_after(timeline, patience + 1, True, min_steps):
         raise CheckFailed(
-            f"decision['stops_after'] is {got_stop}, but the hook stops as soon as step - "
-            f"best_step >= max_steps_without_increase ({patience}): reaching it is enough, it "
-            "need not be exceeded"
+            _(
+                "decision['stops_after'] is {got}, but the hook stops as soon as step - best_step "
+                ">= max_steps_without_increase ({patience}): reaching it is enough, it need not be "
+                "exceeded"
+            ).format(got=got_stop, patience=patience)
         )
     # an equal value counted as an increase: (value, step) pairs, of equal values the later
     # compares higher
@@ -143,12 +162,16 @@ def _wrong_stop(got_stop, stop, timeline, patience, min_steps) -> None:
         {step: (value, step) for step, value in timeline.items()}, patience, True, min_steps
     ):
         raise CheckFailed(
-            f"decision['stops_after'] is {got_stop}, but the hook does stop: count the steps "
-            "since the best evaluation (an equal value is not an increase)"
+            _(
+                "decision['stops_after'] is {got}, but the hook does stop: count the steps since "
+                "the best evaluation (an equal value is not an increase)"
+            ).format(got=got_stop)
         )
     raise CheckFailed(
-        f"decision['stops_after'] is {got_stop}, which is not where the hook stops: it stops at "
-        f"the first evaluation at least {patience} steps after the best one"
+        _(
+            "decision['stops_after'] is {got}, which is not where the hook stops: it stops at the "
+            "first evaluation at least {patience} steps after the best one"
+        ).format(got=got_stop, patience=patience)
     )
 
 
@@ -259,11 +282,11 @@ def _hook_problem(hook, estimator, eval_name: str, every: int, patience: int) ->
     """The first way ``hook`` differs from the exercise's, observed by running a copy of it."""
     import tensorflow as tf
 
-    from ..paths import display_path
-
     kind = type(hook).__name__
     if not isinstance(hook, tf.compat.v1.train.SessionRunHook):
-        return f"`fixed_hook` should be what stop_if_no_increase_hook returns, not {kind}"
+        return _("`fixed_hook` should be what stop_if_no_increase_hook returns, not {kind}").format(
+            kind=kind
+        )
     probe = _HookProbe(hook)
     with probe.running():
         try:
@@ -271,10 +294,10 @@ def _hook_problem(hook, estimator, eval_name: str, every: int, patience: int) ->
         except Exception:  # noqa: BLE001 - a hook that cannot run this way is not the exercise's
             rises = None
         if rises is None or not probe.keys_read:
-            return (
-                f"`fixed_hook` is a {kind} that does not read a metric of the evaluations: "
-                "make it with stop_if_no_increase_hook"
-            )
+            return _(
+                "`fixed_hook` is a {kind} that does not read a metric of the evaluations: make it "
+                "with stop_if_no_increase_hook"
+            ).format(kind=kind)
         name = probe.keys_read[0]
         waited = probe.smallest(lambda gap: probe.stops_on({_FAR: 0.9, _FAR + gap: 0.5}))
         skipped = probe.smallest(
@@ -282,66 +305,78 @@ def _hook_problem(hook, estimator, eval_name: str, every: int, patience: int) ->
         )
         still = probe.looks(_STEPS_DRIVEN, 0.0)
         timed = probe.looks(_STEPS_DRIVEN, 1.0)
-    reads = probe.folders[0]
+    return _watch_problem(rises, name, waited, skipped, every, patience) or _look_problem(
+        probe.folders[0], estimator, eval_name, still, timed, every
+    )
+
+
+def _watch_problem(rises, name, waited, skipped, every: int, patience: int) -> str | None:
+    """What the hook watches and how long it waits, against the exercise's; None when both fit."""
     if rises:
-        return (
+        return _(
             "`fixed_hook` waits for a decrease, as for a loss: the exercise keeps "
             "stop_if_no_increase_hook, for a metric that should rise"
         )
     if name != EXERCISE_2["metric"] and name in EXERCISE_2["other_results"]:
-        return (
-            f"`fixed_hook` watches {name!r}, another of the model's results: the exercise stops "
-            "on its macro precision"
-        )
+        return _(
+            "`fixed_hook` watches {name!r}, another of the model's results: the exercise stops on "
+            "its macro precision"
+        ).format(name=name)
     if name != EXERCISE_2["metric"]:
-        return (
-            f"`fixed_hook` watches {name!r}, which is not among this model's evaluation results "
+        return _(
+            "`fixed_hook` watches {name!r}, which is not among this model's evaluation results "
             "(the hook raises KeyError once it reads one): find the name its metric_fn gives the "
             "precision (section 'Trap 2: a metric name that evaluation does not produce')"
-        )
+        ).format(name=name)
     if waited is None:
-        return (
-            f"`fixed_hook` never asks to stop, even {_FAR} steps after the best evaluation: keep "
-            f"PATIENCE_DEMO, {patience} steps, as max_steps_without_increase"
-        )
+        return _(
+            "`fixed_hook` never asks to stop, even {far} steps after the best evaluation: keep "
+            "PATIENCE_DEMO, {patience} steps, as max_steps_without_increase"
+        ).format(far=_FAR, patience=patience)
     if waited * every == patience:
-        return (
-            f"`fixed_hook` has max_steps_without_increase={waited}: keep PATIENCE_DEMO, "
-            f"{patience} steps (patience counts global steps, not evaluations)"
-        )
+        return _(
+            "`fixed_hook` has max_steps_without_increase={waited}: keep PATIENCE_DEMO, {patience} "
+            "steps (patience counts global steps, not evaluations)"
+        ).format(waited=waited, patience=patience)
     if waited != patience:
-        return (
-            f"`fixed_hook` has max_steps_without_increase={waited}: keep PATIENCE_DEMO, "
-            f"{patience} steps"
-        )
+        return _(
+            "`fixed_hook` has max_steps_without_increase={waited}: keep PATIENCE_DEMO, {patience} "
+            "steps"
+        ).format(waited=waited, patience=patience)
     if skipped:
-        return (
-            f"`fixed_hook` has min_steps={skipped}: it skips the first evaluations and stops late"
-        )
+        return _(
+            "`fixed_hook` has min_steps={skipped}: it skips the first evaluations and stops late"
+        ).format(skipped=skipped)
+    return None
+
+
+def _look_problem(reads, estimator, eval_name: str, still, timed, every: int) -> str | None:
+    """Which folder the hook reads and how often it looks, against the exercise's."""
+    from ..paths import display_path
+
     expected = estimator.eval_dir(eval_name)
     if os.path.realpath(str(reads)) != os.path.realpath(str(expected)):
-        return (
-            f"`fixed_hook` reads {display_path(reads)}, but fixed_estimator's "
-            f"EvalSpec(name={eval_name!r}) writes to {display_path(expected)} (section 'Trap 1: "
-            "a named evaluation, and a hook that never fires')"
-        )
+        return _(
+            "`fixed_hook` reads {reads}, but fixed_estimator's EvalSpec(name={eval_name!r}) "
+            "writes to {expected} (section 'Trap 1: a named evaluation, and a hook that never "
+            "fires')"
+        ).format(reads=display_path(reads), eval_name=eval_name, expected=display_path(expected))
     if len(still) < 2 and len(timed) >= 2:
         seconds = timed[1] - timed[0]
-        return (
-            f"`fixed_hook` looks every {seconds} seconds: a run of a few seconds gets one look, "
+        return _(
+            "`fixed_hook` looks every {seconds} seconds: a run of a few seconds gets one look, "
             "before any evaluation (section 'Trap 3: the 60-second timer')"
-        )
+        ).format(seconds=seconds)
     if len(still) < 2:
-        return (
-            f"`fixed_hook` looks less often than every {_STEPS_DRIVEN} steps, while evaluation "
-            f"runs every {every}: it stops late"
-        )
+        return _(
+            "`fixed_hook` looks less often than every {driven} steps, while evaluation runs every "
+            "{every}: it stops late"
+        ).format(driven=_STEPS_DRIVEN, every=every)
     if still[1] - still[0] > every:
-        looks = still[1] - still[0]
-        return (
-            f"`fixed_hook` looks every {looks} steps, less often than evaluation runs (every "
-            f"{every}): it stops late"
-        )
+        return _(
+            "`fixed_hook` looks every {looks} steps, less often than evaluation runs (every "
+            "{every}): it stops late"
+        ).format(looks=still[1] - still[0], every=every)
     return None
 
 
@@ -358,19 +393,26 @@ def stopped_early(
 
     if not isinstance(answer, tf.compat.v1.estimator.Estimator):  # add_metrics returns the v1 class
         raise CheckFailed(
-            f"`fixed_estimator` should be a tf.estimator.Estimator, not {type(answer).__name__}"
+            _("`fixed_estimator` should be a tf.estimator.Estimator, not {kind}").format(
+                kind=type(answer).__name__
+            )
         )
     if problem := _hook_problem(hook, answer, eval_name, every, patience):
         raise CheckFailed(problem)
     if os.path.realpath(str(answer.model_dir)) == os.path.realpath(str(broken_model_dir)):
         raise CheckFailed(
-            "`fixed_estimator` uses the broken run's model_dir, whose old "
-            "evaluations and checkpoint the hook would read, so it stops at once "
-            "(section 'Trap 5: running the same cell again')"
+            _(
+                "`fixed_estimator` uses the broken run's model_dir, whose old evaluations and "
+                "checkpoint the hook would read, so it stops at once (section 'Trap 5: running the "
+                "same cell again')"
+            )
         )
     if tf.train.latest_checkpoint(str(answer.model_dir)) is None:
         raise CheckFailed(
-            "`fixed_estimator` has no checkpoint yet: run tf.estimator.train_and_evaluate with it"
+            _(
+                "`fixed_estimator` has no checkpoint yet: run tf.estimator.train_and_evaluate "
+                "with it"
+            )
         )
     final, folder = int(answer.get_variable_value("global_step")), Path(answer.eval_dir(eval_name))
     evaluated = sorted(read_eval_metrics(str(folder)))
@@ -378,38 +420,48 @@ def stopped_early(
         others = sorted(path.name for path in Path(answer.model_dir).glob("eval*") if path.is_dir())
         if not others:
             raise CheckFailed(
-                f"fixed_estimator's model_dir has no evaluation folder, and no evaluations in "
-                f"{folder.name}/: keep EvalSpec(name={eval_name!r}), the exercise's evaluation set"
+                _(
+                    "fixed_estimator's model_dir has no evaluation folder, and no evaluations in "
+                    "{folder}/: keep EvalSpec(name={eval_name!r}), the exercise's evaluation set"
+                ).format(folder=folder.name, eval_name=eval_name)
             )
-        found = ", ".join(others)
         raise CheckFailed(
-            f"no evaluations in {folder.name}/ (found: {found}): keep "
-            f"EvalSpec(name={eval_name!r}), the exercise's evaluation set"
+            _(
+                "no evaluations in {folder}/ (found: {found}): keep EvalSpec(name={eval_name!r}), "
+                "the exercise's evaluation set"
+            ).format(folder=folder.name, found=", ".join(others), eval_name=eval_name)
         )
     skipped = [step for step in evaluated if step % every == 0 and step < final] != list(
         range(every, final, every)
     )
     if skipped and final >= max_steps:
         raise CheckFailed(
-            f"training ran to max_steps={max_steps} and evaluations were skipped (only at steps "
-            f"{evaluated}): by default train_and_evaluate evaluates at most every 10 minutes "
-            "(section 'Trap 4: evaluations skipped by `throttle_secs`')"
+            _(
+                "training ran to max_steps={max_steps} and evaluations were skipped (only at steps "
+                "{evaluated}): by default train_and_evaluate evaluates at most every 10 minutes "
+                "(section 'Trap 4: evaluations skipped by `throttle_secs`')"
+            ).format(max_steps=max_steps, evaluated=evaluated)
         )
     if skipped:
         raise CheckFailed(
-            f"training stopped at step {final}, but evaluations were skipped (only at steps "
-            f"{evaluated}): by default train_and_evaluate evaluates at most every 10 minutes "
-            "(section 'Trap 4: evaluations skipped by `throttle_secs`')"
+            _(
+                "training stopped at step {final}, but evaluations were skipped (only at steps "
+                "{evaluated}): by default train_and_evaluate evaluates at most every 10 minutes "
+                "(section 'Trap 4: evaluations skipped by `throttle_secs`')"
+            ).format(final=final, evaluated=evaluated)
         )
     if final != every + patience + 1:
         raise CheckFailed(
-            f"training ended at step {final}, and a working hook stops this "
-            f"model at step {every + patience + 1}: run train_and_evaluate "
-            "with fixed_hook in the TrainSpec, with the broken run's "
-            "metric_fn (a run that raised ends at its last checkpoint)"
+            _(
+                "training ended at step {final}, and a working hook stops this model at step "
+                "{expected}: run train_and_evaluate with fixed_hook in the TrainSpec, with the "
+                "broken run's metric_fn (a run that raised ends at its last checkpoint)"
+            ).format(final=final, expected=every + patience + 1)
         )
     correct(
-        f"the hook watched the macro precision in {folder.name}/, looked after each "
-        f"evaluation, and stopped training at step {final}, {patience} steps after the first "
-        f"evaluation, before max_steps={max_steps}"
+        _(
+            "the hook watched the macro precision in {folder}/, looked after each evaluation, and "
+            "stopped training at step {final}, {patience} steps after the first evaluation, "
+            "before max_steps={max_steps}"
+        ).format(folder=folder.name, final=final, patience=patience, max_steps=max_steps)
     )

@@ -7,6 +7,7 @@ import types
 
 import numpy as np
 
+from ..language import _
 from ..problems import CheckFailed
 from .common import correct, reporting_learner_errors, require_answer
 
@@ -23,53 +24,67 @@ def fixed_serving_export(answer, images, classes, client_key: str = "pixels") ->
     answer = answer.decode() if isinstance(answer, bytes) else answer
     if not isinstance(answer, (str, os.PathLike)):
         raise CheckFailed(
-            "`fixed_export_dir` should be the export directory (the path "
-            f"export_saved_model returns), not a {type(answer).__name__}"
+            _(
+                "`fixed_export_dir` should be the export directory (the path export_saved_model "
+                "returns), not a {kind}"
+            ).format(kind=type(answer).__name__)
         )
     if not os.path.isfile(os.path.join(answer, "saved_model.pb")):
         raise CheckFailed(
-            f"there is no saved_model.pb in {answer!s}: give the path that "
-            "export_saved_model returned"
+            _(
+                "there is no saved_model.pb in {folder}: give the path that export_saved_model "
+                "returned"
+            ).format(folder=str(answer))
         )
     loaded = tf.saved_model.load(str(answer))
     if "serving_default" not in loaded.signatures:
         raise CheckFailed(
-            "the SavedModel has no serving_default signature: export the course CNN's model_fn"
+            _("the SavedModel has no serving_default signature: export the course CNN's model_fn")
         )
     signature = loaded.signatures["serving_default"]
-    _, keyword_inputs = signature.structured_input_signature
+    keyword_inputs = signature.structured_input_signature[1]
     if len(keyword_inputs) != 1:
         raise CheckFailed(
-            f"the serving signature takes {len(keyword_inputs)} inputs "
-            f"({sorted(keyword_inputs)}): give it one, the images"
+            _(
+                "the serving signature takes {count} inputs ({names}): give it one, the images"
+            ).format(count=len(keyword_inputs), names=sorted(keyword_inputs))
         )
     ((key, spec),) = keyword_inputs.items()
     if spec.dtype != tf.float32 or spec.shape.as_list()[1:] != [28, 28]:
         raise CheckFailed(
-            f"the serving input {key!r} is {spec.dtype.name} {spec.shape}: it should "
-            "take raw images, float32 [None, 28, 28]"
+            _(
+                "the serving input {key!r} is {dtype} {shape}: it should take raw images, float32 "
+                "[None, 28, 28]"
+            ).format(key=key, dtype=spec.dtype.name, shape=spec.shape)
         )
     if key != client_key:
         raise CheckFailed(
-            f"the serving input is called {key!r}, but the clients send "
-            f"{client_key!r} and must not have to change: the name the caller uses "
-            "and the feature the model reads are two things"
+            _(
+                "the serving input is called {key!r}, but the clients send {client_key!r} and "
+                "must not have to change: the name the caller uses and the feature the model "
+                "reads are two things"
+            ).format(key=key, client_key=client_key)
         )
     outputs = signature(**{key: tf.constant(np.asarray(images, dtype=np.float32))})
     if "classes" not in outputs:
         raise CheckFailed(
-            f"the signature returns {sorted(outputs)}, not 'classes': export the course CNN"
+            _("the signature returns {names}, not 'classes': export the course CNN").format(
+                names=sorted(outputs)
+            )
         )
     got, classes = outputs["classes"].numpy(), np.asarray(classes)
     if not np.array_equal(got, classes):
         raise CheckFailed(
-            "the SavedModel predicts a different class for "
-            f"{int(np.sum(got != classes))} of {len(got)} test digits: export the "
-            "trained `estimator` (not a new one)"
+            _(
+                "the SavedModel predicts a different class for {count} of {total} test digits: "
+                "export the trained `estimator` (not a new one)"
+            ).format(count=int(np.sum(got != classes)), total=len(got))
         )
     correct(
-        f"the serving input {key!r} feeds the model's feature 'image'; the SavedModel predicts "
-        f"the Estimator's classes on all {len(got)} digits"
+        _(
+            "the serving input {key!r} feeds the model's feature 'image'; the SavedModel predicts "
+            "the Estimator's classes on all {total} digits"
+        ).format(key=key, total=len(got))
     )
 
 
@@ -83,19 +98,26 @@ def first_wrong_digit(answer, labels, classes) -> None:
     labels, classes = np.asarray(labels), np.asarray(classes)
     if isinstance(answer, types.GeneratorType):
         raise CheckFailed(
-            "`first_wrong` is a generator: predict only runs when you read it; read "
-            "it until the first mistake and keep that digit's position"
+            _(
+                "`first_wrong` is a generator: predict only runs when you read it; read it until "
+                "the first mistake and keep that digit's position"
+            )
         )
     if isinstance(answer, dict):
         raise CheckFailed(
-            f"`first_wrong` is a prediction (a dict with the keys {sorted(answer)}): "
-            "keep the position of the digit in the test set instead"
+            _(
+                "`first_wrong` is a prediction (a dict with the keys {keys}): keep the position of "
+                "the digit in the test set instead"
+            ).format(keys=sorted(answer))
         )
     if isinstance(answer, np.ndarray) and answer.size == 1:
         answer = answer.item()
     if isinstance(answer, bool) or not isinstance(answer, (int, np.integer)):
         raise CheckFailed(
-            f"`first_wrong` should be a whole number, the position of a test digit, not {answer!r}"
+            _(
+                "`first_wrong` should be a whole number, the position of a test digit, not "
+                "{answer!r}"
+            ).format(answer=answer)
         )
     wrong = np.flatnonzero(classes != labels)
     first, answer = int(wrong[0]), int(answer)
@@ -103,13 +125,17 @@ def first_wrong_digit(answer, labels, classes) -> None:
         raise CheckFailed(_wrong_position(answer, first, wrong, labels, classes))
     if tf.compat.v1.get_default_graph().finalized:
         raise CheckFailed(
-            "the position is right, but the prediction graph is still TensorFlow's "
-            "default graph, finalized: a generator you stopped reading is still "
-            'open (section "`predict` is a generator")'
+            _(
+                "the position is right, but the prediction graph is still TensorFlow's default "
+                "graph, finalized: a generator you stopped reading is still open (section "
+                '"`predict` is a generator")'
+            )
         )
     correct(
-        f"test digit {first} is the first the model gets wrong (a {int(labels[first])} read as "
-        f"a {int(classes[first])}), and no prediction graph was left open"
+        _(
+            "test digit {first} is the first the model gets wrong (a {label} read as a "
+            "{predicted}), and no prediction graph was left open"
+        ).format(first=first, label=int(labels[first]), predicted=int(classes[first]))
     )
 
 
@@ -117,32 +143,34 @@ def _wrong_position(answer: int, first: int, wrong, labels, classes) -> str:
     """What is wrong with ``first_wrong`` = ``answer`` (``first``: the right position, ``wrong``:
     the positions the model gets wrong)."""
     if answer == first + 1:
-        return f"`first_wrong` is {answer}, one past it: positions count from 0, as in test_labels"
+        return _(
+            "`first_wrong` is {answer}, one past it: positions count from 0, as in test_labels"
+        ).format(answer=answer)
     if answer == len(wrong):
-        return (
-            f"`first_wrong` is {answer}, which is how many test digits are wrong; the exercise "
-            "asks where the first one is"
-        )
+        return _(
+            "`first_wrong` is {answer}, which is how many test digits are wrong; the exercise asks "
+            "where the first one is"
+        ).format(answer=answer)
     if not 0 <= answer < len(labels):
-        last = len(labels) - 1
-        return (
-            f"`first_wrong` is {answer}, but there is no test digit {answer}: positions run from "
-            f"0 to {last}"
-        )
+        return _(
+            "`first_wrong` is {answer}, but there is no test digit {answer}: positions run from 0 "
+            "to {last}"
+        ).format(answer=answer, last=len(labels) - 1)
     if answer == int(wrong[-1]):
-        return f"`first_wrong` is {answer}, the last digit the model gets wrong: stop at the first"
+        return _(
+            "`first_wrong` is {answer}, the last digit the model gets wrong: stop at the first"
+        ).format(answer=answer)
     if classes[answer] != labels[answer]:
-        return (
-            f"`first_wrong` is {answer}: the model gets test digit {answer} wrong, but an "
-            "earlier one too"
-        )
+        return _(
+            "`first_wrong` is {answer}: the model gets test digit {answer} wrong, but an earlier "
+            "one too"
+        ).format(answer=answer)
     if answer < 10 and answer in (int(labels[first]), int(classes[first])):
-        return (
-            f"`first_wrong` is {answer}, but the model gets test digit {answer} right; a class or "
-            "a label is not a position in the test set"
-        )
-    predicted = int(classes[answer])
-    return (
-        f"`first_wrong` is {answer}, but the model classifies test digit {answer} correctly (as "
-        f"a {predicted})"
-    )
+        return _(
+            "`first_wrong` is {answer}, but the model gets test digit {answer} right; a class or a "
+            "label is not a position in the test set"
+        ).format(answer=answer)
+    return _(
+        "`first_wrong` is {answer}, but the model classifies test digit {answer} correctly (as a "
+        "{predicted})"
+    ).format(answer=answer, predicted=int(classes[answer]))

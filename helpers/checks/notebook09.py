@@ -6,6 +6,7 @@ import json
 import os
 from unittest import mock
 
+from ..language import _
 from ..logs import logger_level
 from ..problems import CheckFailed
 from .common import correct, is_whole_number, reporting_learner_errors, require_answer
@@ -35,39 +36,57 @@ def second_worker_config(answer) -> None:
     try:
         answer = json.loads(answer) if isinstance(answer, str) else answer
     except ValueError:
-        raise CheckFailed("`fixed_config` is a string but not JSON: give the dict itself") from None
+        raise CheckFailed(
+            _("`fixed_config` is a string but not JSON: give the dict itself")
+        ) from None
     if not isinstance(answer, dict) or set(answer) != {"cluster", "task"}:
-        raise CheckFailed("`fixed_config` should be a dict with the two keys 'cluster' and 'task'")
+        raise CheckFailed(
+            _("`fixed_config` should be a dict with the two keys 'cluster' and 'task'")
+        )
     if answer["cluster"] != EXERCISE_1_CLUSTER:
         raise CheckFailed(
-            "the cluster was right: every task of a job gets the same 'cluster'; "
-            "change only the 'task' part"
+            _(
+                "the cluster was right: every task of a job gets the same 'cluster'; change only "
+                "the 'task' part"
+            )
         )
     task = answer["task"]
     if not isinstance(task, dict) or set(task) != {"type", "index"}:
-        raise CheckFailed("'task' should be a dict with the keys 'type' and 'index'")
+        raise CheckFailed(_("'task' should be a dict with the keys 'type' and 'index'"))
     if task["type"] != "worker":
         raise CheckFailed(
-            f"the task type should be 'worker', not {task['type']!r}: the chief is "
-            "its own job type, and the second worker is a 'worker'"
+            _(
+                "the task type should be 'worker', not {kind!r}: the chief is its own job type, "
+                "and the second worker is a 'worker'"
+            ).format(kind=task["type"])
         )
     index = task["index"]
     if not is_whole_number(index):
-        raise CheckFailed(f"the task index should be a whole number, not {index!r}")
+        raise CheckFailed(
+            _("the task index should be a whole number, not {index!r}").format(index=index)
+        )
     if index == 0:
         raise CheckFailed(
-            "index 0 is the first worker (trainer-worker-0): the second one is index 1"
+            _("index 0 is the first worker (trainer-worker-0): the second one is index 1")
         )
     if index != 1:
         raise CheckFailed(
-            f"index {index} is not the second worker: indexes count from 0 within "
-            "the 'worker' list, and the chief is not in that list"
+            _(
+                "index {index} is not the second worker: indexes count from 0 within the "
+                "'worker' list, and the chief is not in that list"
+            ).format(index=index)
         )
     config = _run_config_under(answer)  # the checks above catch everything RunConfig refuses
     correct(
-        f"RunConfig reads task_type={config.task_type!r}, task_id={config.task_id}, "
-        f"is_chief={config.is_chief}, num_worker_replicas={config.num_worker_replicas} "
-        "(the chief counts as a worker replica)"
+        _(
+            "RunConfig reads task_type={task_type!r}, task_id={task_id}, is_chief={is_chief}, "
+            "num_worker_replicas={replicas} (the chief counts as a worker replica)"
+        ).format(
+            task_type=config.task_type,
+            task_id=config.task_id,
+            is_chief=config.is_chief,
+            replicas=config.num_worker_replicas,
+        )
     )
 
 
@@ -94,8 +113,10 @@ def late_workers_rule(answer) -> None:
     require_answer(answer, "late_workers")
     if not callable(answer):
         raise CheckFailed(
-            "`late_workers` should be a function of (workers, seconds), such as "
-            "`def late_workers(workers, seconds): ...`"
+            _(
+                "`late_workers` should be a function of (workers, seconds), such as "
+                "`def late_workers(workers, seconds): ...`"
+            )
         )
     per_worker, most = _delays()
     for workers, seconds in LATE_CASES:
@@ -103,12 +124,18 @@ def late_workers_rule(answer) -> None:
         try:
             value = answer(workers, seconds)
         except Exception as error:  # the learner's function failed: say where
-            raise CheckFailed(f"{call} raised {type(error).__name__}: {error}") from None
+            raise CheckFailed(
+                _("{call} raised {kind}: {error}").format(
+                    call=call, kind=type(error).__name__, error=error
+                )
+            ) from None
         got = _as_indexes(value)
         if got is None:
             raise CheckFailed(
-                f"{call} returned {value!r}: return the indexes of the late workers, "
-                "a list of whole numbers such as [3, 4]"
+                _(
+                    "{call} returned {value!r}: return the indexes of the late workers, a list of "
+                    "whole numbers such as [3, 4]"
+                ).format(call=call, value=value)
             )
         want = [index for index in range(workers) if _waits(index) > seconds]
         if got == want:
@@ -116,8 +143,10 @@ def late_workers_rule(answer) -> None:
         raise CheckFailed(_wrong_workers(call, got, want, workers, seconds))
     late = len([index for index in range(13) if _waits(index) > 40])
     correct(
-        f"a worker with index i starts after min({most}, (i + 1) × {per_worker}) s: after 40 "
-        f"s, {late} of 13 workers are still waiting, and after {most} s none is"
+        _(
+            "a worker with index i starts after min({most}, (i + 1) × {per_worker}) s: after 40 "
+            "s, {late} of 13 workers are still waiting, and after {most} s none is"
+        ).format(most=most, per_worker=per_worker, late=late)
     )
 
 
@@ -137,29 +166,34 @@ def _waits(index: int) -> float:
 def _wrong_workers(call: str, got: list, want: list, workers: int, seconds) -> str:
     """What is wrong with ``got``, which ``call`` returned instead of ``want``."""
     per_worker, most = _delays()
-    last = workers - 1
     if got and (min(got) < 0 or max(got) >= workers):
-        return (
-            f"{call} returned {got}: worker indexes run from 0 to {last}: the chief is not among "
+        return _(
+            "{call} returned {got}: worker indexes run from 0 to {last}: the chief is not among "
             "them"
-        )
+        ).format(call=call, got=got, last=workers - 1)
     if got == [index for index in range(workers) if index * per_worker > seconds]:
-        return (
-            f"{call} returned {got}: the first worker (index 0) already waits: each wait is one "
+        return _(
+            "{call} returned {got}: the first worker (index 0) already waits: each wait is one "
             "step longer than the index says"
-        )
+        ).format(call=call, got=got)
     if got == [index for index in range(workers) if (index + 1) * per_worker > seconds]:
-        return f"{call} returned {got}: no worker waits more than {most} s, however high its index"
+        return _(
+            "{call} returned {got}: no worker waits more than {most} s, however high its index"
+        ).format(call=call, got=got, most=most)
     if got == [index for index in range(workers) if _waits(index) >= seconds]:
-        return (
-            f"{call} returned {got}: a worker whose wait is exactly {seconds} s has started at "
-            f"{seconds} s: only a longer wait makes it late"
-        )
+        return _(
+            "{call} returned {got}: a worker whose wait is exactly {seconds} s has started at "
+            "{seconds} s: only a longer wait makes it late"
+        ).format(call=call, got=got, seconds=seconds)
     if got == [index for index in range(workers) if _waits(index) <= seconds]:
-        return (
-            f"{call} returned {got}: those are the workers that have started; the question is "
+        return _(
+            "{call} returned {got}: those are the workers that have started; the question is "
             "which have not"
-        )
+        ).format(call=call, got=got)
     if len(got) < len(want):
-        return f"{call} returned {got}: a worker is missing: check the waits of the highest indexes"
-    return f"{call} returned {got}: some of those workers have already started"
+        return _(
+            "{call} returned {got}: a worker is missing: check the waits of the highest indexes"
+        ).format(call=call, got=got)
+    return _("{call} returned {got}: some of those workers have already started").format(
+        call=call, got=got
+    )

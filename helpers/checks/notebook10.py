@@ -6,6 +6,7 @@ import functools
 
 import numpy as np
 
+from ..language import _
 from ..problems import CheckFailed
 from .common import correct, reporting_learner_errors, require_answer
 
@@ -17,7 +18,6 @@ PRECISION_TOLERANCE = 1e-5
 # exercise 2: float32 schedules against TensorFlow's own piecewise_constant
 RATE_RELATIVE_TOLERANCE = 1e-5
 EXERCISE_2 = {"boundaries": (500, 1000), "values": (2e-3, 1e-3, 5e-4)}  # the colleague's schedule
-SECTION = "section 'Metrics: from `eval_metric_ops` to `keras.metrics`'"
 CALL = "precision_macro(labels, probabilities)"
 
 
@@ -69,35 +69,53 @@ def _per_class_precision(one_hot, predicted) -> np.ndarray:
     )
 
 
-_ON_CHECK_DATA = "`" + CALL + "` returned {value:.4f} on the check's data, which is "
-# Each a whole message, formatted with the named values {value} (and {k} for one class alone).
-READINGS = {
-    "micro": _ON_CHECK_DATA
-    + "the precision of all classes counted together (the micro average, which equals the "
-    "accuracy when each digit has one label): compute one precision per class, then average them",
-    "above_half_flat": _ON_CHECK_DATA
-    + "a precision that counts every probability above 0.5 as a prediction, over all ten columns "
-    "at once: a digit is predicted as its most probable class, and the macro average is taken "
-    "over the classes",
-    "above_half_macro": _ON_CHECK_DATA
-    + "the average of per-class precisions that count a class as predicted when its probability "
-    "passes 0.5 (the metrics' default threshold), not when it is the largest of the ten",
-    "recall": _ON_CHECK_DATA
-    + "the macro recall: precision divides by the times a class was predicted, recall by the "
-    "times it was the true class",
-    "weighted": _ON_CHECK_DATA
-    + "the weighted average of the per-class precisions: the macro average gives every class "
-    "the same weight",
-    "f1": _ON_CHECK_DATA
-    + "the macro F1, the harmonic mean of each class's precision and recall, averaged: the "
-    "exercise asks for the precision alone, which on this data lies far from the F1",
-    "one_class": _ON_CHECK_DATA
-    + "the precision of class {k} alone: the macro precision averages all ten",
-}
+def readings() -> dict:
+    """What the learner's number is when it is not the macro precision: each a whole message in the
+    learner's language, formatted with the named values {value} (and {k} for one class alone)."""
+    return {
+        "micro": _(
+            "`precision_macro(labels, probabilities)` returned {value:.4f} on the check's data, "
+            "which is the precision of all classes counted together (the micro average, which "
+            "equals the accuracy when each digit has one label): compute one precision per class, "
+            "then average them"
+        ),
+        "above_half_flat": _(
+            "`precision_macro(labels, probabilities)` returned {value:.4f} on the check's data, "
+            "which is a precision that counts every probability above 0.5 as a prediction, over "
+            "all ten columns at once: a digit is predicted as its most probable class, and the "
+            "macro average is taken over the classes"
+        ),
+        "above_half_macro": _(
+            "`precision_macro(labels, probabilities)` returned {value:.4f} on the check's data, "
+            "which is the average of per-class precisions that count a class as predicted when "
+            "its probability passes 0.5 (the metrics' default threshold), not when it is the "
+            "largest of the ten"
+        ),
+        "recall": _(
+            "`precision_macro(labels, probabilities)` returned {value:.4f} on the check's data, "
+            "which is the macro recall: precision divides by the times a class was predicted, "
+            "recall by the times it was the true class"
+        ),
+        "weighted": _(
+            "`precision_macro(labels, probabilities)` returned {value:.4f} on the check's data, "
+            "which is the weighted average of the per-class precisions: the macro average gives "
+            "every class the same weight"
+        ),
+        "f1": _(
+            "`precision_macro(labels, probabilities)` returned {value:.4f} on the check's data, "
+            "which is the macro F1, the harmonic mean of each class's precision and recall, "
+            "averaged: the exercise asks for the precision alone, which on this data lies far "
+            "from the F1"
+        ),
+        "one_class": _(
+            "`precision_macro(labels, probabilities)` returned {value:.4f} on the check's data, "
+            "which is the precision of class {k} alone: the macro precision averages all ten"
+        ),
+    }
 
 
 def _readings(labels, probabilities) -> list:
-    """(key in READINGS, the number that mistake gives, the class it concerns or None)."""
+    """(key in ``readings()``, the number that mistake gives, the class it concerns or None)."""
     from sklearn.metrics import f1_score, precision_score, recall_score
 
     classes = probabilities.argmax(axis=1)
@@ -120,27 +138,41 @@ def _readings(labels, probabilities) -> list:
 def _one_number(answer, call: str) -> float:
     """What ``call`` returned, as a float, or a one-line failure naming what it is instead."""
     if hasattr(answer, "update_state") and hasattr(answer, "result"):
-        raise CheckFailed(f"`{call}` returned a metric object: return the number, its `result()`")
+        raise CheckFailed(
+            _("`{call}` returned a metric object: return the number, its `result()`").format(
+                call=call
+            )
+        )
     try:
         if isinstance(answer, (str, bytes)):
             raise TypeError(answer)
         array = np.asarray(answer, dtype=np.float64)
     except (TypeError, ValueError):
         raise CheckFailed(
-            f"`{call}` returned a {type(answer).__name__}: it should return one number"
+            _("`{call}` returned a {kind}: it should return one number").format(
+                call=call, kind=type(answer).__name__
+            )
         ) from None
     if array.size == 10:
         raise CheckFailed(
-            f"`{call}` returned {array.size} values, one per class: the macro precision is one "
-            "number, their average"
+            _(
+                "`{call}` returned {count} values, one per class: the macro precision is one "
+                "number, their average"
+            ).format(call=call, count=array.size)
         )
     if array.size != 1:
         raise CheckFailed(
-            f"`{call}` returned an array of shape {array.shape}: it should return one number"
+            _("`{call}` returned an array of shape {shape}: it should return one number").format(
+                call=call, shape=array.shape
+            )
         )
     value = float(array.reshape(()))
     if not np.isfinite(value):
-        raise CheckFailed(f"`{call}` returned {value}: the metric got no valid data")
+        raise CheckFailed(
+            _("`{call}` returned {value}: the metric got no valid data").format(
+                call=call, value=value
+            )
+        )
     return value
 
 
@@ -152,25 +184,32 @@ def keras_macro_precision(answer, labels, probabilities) -> None:
     require_answer(answer, "precision_macro")
     if hasattr(answer, "update_state") and hasattr(answer, "result"):
         raise CheckFailed(
-            "`precision_macro` is a metric object, but the exercise asks for a function, "
-            "`def precision_macro(labels, probabilities):`, that returns the number"
+            _(
+                "`precision_macro` is a metric object, but the exercise asks for a function, "
+                "`def precision_macro(labels, probabilities):`, that returns the number"
+            )
         )
     if not callable(answer):
         raise CheckFailed(
-            f"`precision_macro` is a {type(answer).__name__}, but the exercise asks for a "
-            "function, `def precision_macro(labels, probabilities):`, which the check runs on "
-            "data of its own as well as on test_labels and probabilities"
+            _(
+                "`precision_macro` is a {kind}, but the exercise asks for a function, "
+                "`def precision_macro(labels, probabilities):`, which the check runs on data of "
+                "its own as well as on test_labels and probabilities"
+            ).format(kind=type(answer).__name__)
         )
     own_labels, own_probabilities = check_data()
     value = _one_number(answer(own_labels.copy(), own_probabilities.copy()), CALL)
     if abs(value - _macro_precision(own_labels, own_probabilities)) > PRECISION_TOLERANCE:
         for key, reading, k in _readings(own_labels, own_probabilities.astype(np.float64)):
             if abs(value - reading) <= PRECISION_TOLERANCE:
-                raise CheckFailed(READINGS[key].format(value=value, k=k))
+                raise CheckFailed(readings()[key].format(value=value, k=k))
         raise CheckFailed(
-            f"`{CALL}` returned {value:.4f} on the check's data, which is not the macro precision "
-            "of its predictions: one precision per class, where a digit counts for the class "
-            f"with its largest probability, averaged ({SECTION})"
+            _(
+                "`precision_macro(labels, probabilities)` returned {value:.4f} on the check's "
+                "data, which is not the macro precision of its predictions: one precision per "
+                "class, where a digit counts for the class with its largest probability, averaged "
+                "(section 'Metrics: from `eval_metric_ops` to `keras.metrics`')"
+            ).format(value=value)
         )
     labels, probabilities = np.asarray(labels), np.asarray(probabilities)
     yours = _one_number(
@@ -178,15 +217,19 @@ def keras_macro_precision(answer, labels, probabilities) -> None:
     )
     if abs(yours - _macro_precision(labels, probabilities)) > PRECISION_TOLERANCE:
         raise CheckFailed(
-            f"`precision_macro(test_labels, probabilities)` returned {yours:.4f}, which is not "
-            "the macro precision of those predictions, though your function found it on the "
-            "check's data: compute it from the labels and probabilities it is given"
+            _(
+                "`precision_macro(test_labels, probabilities)` returned {value:.4f}, which is not "
+                "the macro precision of those predictions, though your function found it on the "
+                "check's data: compute it from the labels and probabilities it is given"
+            ).format(value=yours)
         )
     correct(
-        f"your function gives the Estimator's predictions a macro precision of {yours:.6f}, "
-        f"as scikit-learn's precision_score(average='macro') does to within "
-        f"{PRECISION_TOLERANCE:g}, and on the check's data, where the macro F1 lies far from "
-        "it, your function gave the precision too"
+        _(
+            "your function gives the Estimator's predictions a macro precision of {yours:.6f}, as "
+            "scikit-learn's precision_score(average='macro') does to within {tolerance:g}, and on "
+            "the check's data, where the macro F1 lies far from it, your function gave the "
+            "precision too"
+        ).format(yours=yours, tolerance=PRECISION_TOLERANCE)
     )
 
 
@@ -208,8 +251,9 @@ def piecewise_schedule(
     require_answer(answer, "schedule")
     if not callable(answer):
         raise CheckFailed(
-            f"`schedule` should be a learning-rate schedule (called with a step), "
-            f"not a {type(answer).__name__}"
+            _(
+                "`schedule` should be a learning-rate schedule (called with a step), not a {kind}"
+            ).format(kind=type(answer).__name__)
         )
     near_boundaries = [b + d for b in boundaries for d in (-1, 0, 1)]
     steps = sorted({0, 1, *near_boundaries, 2 * boundaries[-1], 10 * boundaries[-1]})
@@ -219,7 +263,9 @@ def piecewise_schedule(
             got[step] = float(np.asarray(answer(step)))
         except Exception as error:  # noqa: BLE001 - report any failure in one sentence
             raise CheckFailed(
-                f"calling `schedule({step})` failed with {type(error).__name__}: {error}"
+                _("calling `schedule({step})` failed with {kind}: {error}").format(
+                    step=step, kind=type(error).__name__, error=error
+                )
             ) from None
     want = {step: _piecewise(step, boundaries, values) for step in steps}
 
@@ -229,26 +275,45 @@ def piecewise_schedule(
     wrong = [step for step in steps if not same(got[step], want[step])]
     if not wrong:
         return correct(
-            f"{got[0]:g} up to step {boundaries[0]}, then "
-            f"{', '.join(f'{v:g}' for v in values[1:])}: the same rate as "
-            "piecewise_constant at every step checked"
+            _(
+                "{first:g} up to step {boundary}, then {later}: the same rate as "
+                "piecewise_constant at every step checked"
+            ).format(
+                first=got[0],
+                boundary=boundaries[0],
+                later=", ".join(f"{value:g}" for value in values[1:]),
+            )
         )
     step = wrong[0]
     if not same(got[0], values[0]):
-        raise CheckFailed(f"at step 0 the rate is {got[0]:.3g}, not the first value, {values[0]:g}")
+        raise CheckFailed(
+            _("at step 0 the rate is {rate:.3g}, not the first value, {first:g}").format(
+                rate=got[0], first=values[0]
+            )
+        )
     if not same(got[1], got[0]):
         raise CheckFailed(
-            f"the rate moves from {got[0]:.3g} at step 0 to {got[1]:.3g} at step 1: "
-            "it should stay constant between two boundaries"
+            _(
+                "the rate moves from {start:.3g} at step 0 to {next:.3g} at step 1: it should "
+                "stay constant between two boundaries"
+            ).format(start=got[0], next=got[1])
         )
     if any(same(got[b], want[b + 1]) and not same(got[b], want[b]) for b in boundaries):
         raise CheckFailed(
-            f"at step {step} the rate has already changed to {got[step]:.3g}: "
-            "piecewise_constant keeps a value up to and including its boundary"
+            _(
+                "at step {step} the rate has already changed to {rate:.3g}: piecewise_constant "
+                "keeps a value up to and including its boundary"
+            ).format(step=step, rate=got[step])
         )
     if step > boundaries[-1]:
         raise CheckFailed(
-            f"at step {step} the rate is {got[step]:.3g}: after the last boundary it "
-            f"should stay at the last value, {values[-1]:g}"
+            _(
+                "at step {step} the rate is {rate:.3g}: after the last boundary it should stay at "
+                "the last value, {last:g}"
+            ).format(step=step, rate=got[step], last=values[-1])
         )
-    raise CheckFailed(f"at step {step} the rate is {got[step]:.3g}, not {want[step]:g}")
+    raise CheckFailed(
+        _("at step {step} the rate is {rate:.3g}, not {want:g}").format(
+            step=step, rate=got[step], want=want[step]
+        )
+    )

@@ -13,6 +13,7 @@ import pytest
 
 from helpers.checks import notebook01 as checks
 from helpers.problems import CheckFailed
+from tests.helpers.checks.test_notebook00 import zh_tw  # noqa: F401 (the fixture)
 
 # A training log as logs.captured_log() collects it (LOG_EVERY = 100, 300 steps).
 LINES = [
@@ -177,3 +178,14 @@ def test_seconds_off_by_more_than_rounding_are_not_called_rounded():
 def test_estimator_that_is_no_class_gets_no_class_note():
     message = _fails(checks.fixed_input_fn, 42, 300, match="should be the Estimator")
     assert message.endswith("not int")
+
+
+def test_a_zh_tw_learner_reads_the_message_in_chinese(zh_tw):
+    template = (
+        "{answer} is not it: find the loss lines that end with '(… sec)' and add the numbers in "
+        "the parentheses (section 'The training log, line by line')"
+    )
+    with pytest.raises(CheckFailed) as raised:
+        checks.logged_seconds(5.0, LINES)
+    assert str(raised.value) == zh_tw[template].format(answer=5.0)
+    assert "「訓練日誌逐行解讀」" in str(raised.value)  # notebook 01's zh-TW heading

@@ -14,6 +14,7 @@ import tensorflow as tf
 from helpers.checks import notebook02 as checks
 from helpers.data import Arrays
 from helpers.problems import CheckFailed
+from tests.helpers.checks.test_notebook00 import zh_tw  # noqa: F401 (the fixture)
 
 
 def fails(check, answer, *words, **kwargs):
@@ -542,3 +543,11 @@ def test_the_sections_the_messages_cite_are_headings_of_notebook_02():
     }
     assert all(title in source for title in cited)  # each on one line of the module
     assert cited <= headings, cited - headings
+
+
+def test_a_zh_tw_learner_reads_the_message_in_chinese(zh_tw):
+    template = "{answer} is a number of examples: one step trains a whole batch of {batch_size}"
+    with pytest.raises(CheckFailed) as raised:
+        checks.steps_for_epochs(60000)
+    assert str(raised.value) == zh_tw[template].format(answer=60000, batch_size=256)
+    assert "60000 是樣本數" in str(raised.value)

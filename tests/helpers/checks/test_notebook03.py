@@ -19,6 +19,7 @@ from helpers.problems import CheckFailed
 from tests.support.checks import assert_names_the_mistake, failure
 from tests import ROOT
 from tests.support.model_fns import variant
+from tests.helpers.checks.test_notebook00 import zh_tw  # noqa: F401 (the fixture)
 
 GD = tf.compat.v1.train.GradientDescentOptimizer
 
@@ -579,3 +580,21 @@ def test_exercise_3_messages_cite_a_section_of_the_notebook():
 def test_the_banks_are_counted():
     """The closing note of notebook 03 counts these banks: keep it in step."""
     assert (len(EXERCISE_1_WRONG), len(EXERCISE_2_WRONG), len(EXERCISE_3_WRONG)) == (16, 16, 13)
+
+
+def test_a_zh_tw_learner_reads_the_message_in_chinese(zh_tw):
+    """The message, and the section it cites under the heading of the zh-TW notebook 03."""
+    import polib
+
+    template = (
+        "after two batches the value is {value:.4f}, the second batch alone: the update op must "
+        "add each batch to running totals (section '{section}')"
+    )
+    heading = "What a `(value, update_op)` pair does"
+    notebook = polib.pofile(
+        str(ROOT / "translations" / "zh_TW" / "03_model_fn_and_estimatorspec.po")
+    )
+    zh_heading = notebook.find(f"### {heading}").msgstr.lstrip("# ")
+    assert notebook03.pair_section() == zh_tw[heading] == zh_heading
+    message = failure(checks.error_rate_metric_ops, _last_batch)
+    assert message == zh_tw[template].format(value=0.5, section=zh_heading)

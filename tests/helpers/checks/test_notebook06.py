@@ -12,13 +12,14 @@ import re
 
 import numpy as np
 import pandas as pd
+import polib
 import pytest
 import tensorflow as tf
 from sklearn.metrics import precision_score, recall_score
 
-from helpers import metrics
+from helpers import language, metrics
 from helpers.checks import notebook06 as checks
-from helpers.checks import notebook06
+from helpers.checks import notebook06, notebook07, notebook08, notebook09, notebook10
 from helpers.problems import CheckFailed
 from tests import ROOT
 from tests.support.checks import assert_names_the_mistake, failure
@@ -343,7 +344,7 @@ def test_macro_precision_binary_names_the_cause_and_the_section():
 
 def test_every_mistake_is_one_whole_template():
     """Each message is one template with named values, formatted once (no glued fragments)."""
-    for key, template in notebook06.MISTAKES.items():
+    for key, template in notebook06.mistakes().items():
         message = template.format(result=0.25, expected=0.5)
         assert message.startswith("on two batches of ten-class labels your precision is 0.2500")
         assert "{" not in message and "\n" not in message, key
@@ -696,3 +697,64 @@ def test_the_bank_is_counted_in_the_closing_note():
     text = "".join("".join(cell["source"]) for cell in json.loads(notebook.read_text())["cells"])
     count = len(WRONG_EX1) + len(WRONG_EX2) + len(WRONG_EX3)
     assert f"tried on {count} wrong answers" in text
+
+
+# --- the checks of notebooks 06 to 10 in the learner's language -------------------------------
+
+ZH_TW = ROOT / "translations" / "zh_TW"
+# one wrong answer per notebook, and the start of its English message
+WRONG_PER_NOTEBOOK = {
+    "06": (lambda: notebook06.most_confused_pair((2, 2), np.eye(3)), "(2, 2) is on the diagonal"),
+    "07": (
+        lambda: notebook07.hook_decision({"best_step": 1.5, "stops_after": None}),
+        "decision['best_step'] should be a global step (a whole number), not 1.5",
+    ),
+    "08": (
+        lambda: notebook08.first_wrong_digit(2, [0, 1, 2], [0, 2, 2]),
+        "`first_wrong` is 2, one past it",
+    ),
+    "09": (
+        lambda: notebook09.second_worker_config(
+            {"cluster": notebook09.EXERCISE_1_CLUSTER, "task": {"type": "chief", "index": 1}}
+        ),
+        "the task type should be 'worker', not 'chief'",
+    ),
+    "10": (
+        lambda: notebook10.keras_macro_precision("precision", None, None),
+        "`precision_macro` is a str, but the exercise asks for a function",
+    ),
+}
+
+
+def zh_tw_sentences() -> dict:
+    """The zh-TW sentences of the helpers: helpers.po's translated entries, and those of
+    .pending/*.json still to be merged into it."""
+    found = {entry.msgid: entry.msgstr for entry in polib.pofile(str(ZH_TW / "helpers.po"))}
+    for pending in sorted((ZH_TW / ".pending").glob("*.json")):
+        found.update(json.loads(pending.read_text(encoding="utf-8")))
+    return {msgid: msgstr for msgid, msgstr in found.items() if msgstr}
+
+
+@pytest.fixture
+def zh_tw(tmp_path, monkeypatch):
+    """The learner's language is zh_TW, with a catalogue of the helpers' zh-TW sentences."""
+    po = polib.POFile()
+    po.metadata = {"Content-Type": "text/plain; charset=UTF-8", "Language": "zh_TW"}
+    for msgid, msgstr in zh_tw_sentences().items():
+        po.append(polib.POEntry(msgid=msgid, msgstr=msgstr))
+    (tmp_path / "zh_TW").mkdir()
+    po.save(str(tmp_path / "zh_TW" / "helpers.po"))
+    monkeypatch.setattr(language, "CATALOGUES", tmp_path)
+    monkeypatch.setenv(language.LANGUAGE_ENV, "zh_TW")
+    language.translations.cache_clear()
+    yield
+    language.translations.cache_clear()
+
+
+@pytest.mark.parametrize("notebook", sorted(WRONG_PER_NOTEBOOK))
+def test_a_wrong_answer_is_told_in_chinese_in_zh_tw(notebook, zh_tw, monkeypatch):
+    check, english = WRONG_PER_NOTEBOOK[notebook]
+    message = failure(check)
+    assert re.search("[\u4e00-\u9fff]", message) and english not in message, message
+    monkeypatch.setenv(language.LANGUAGE_ENV, "en")
+    assert failure(check).startswith(english)

@@ -238,7 +238,7 @@ def test_exercise_1_the_readings_are_distinct():
 
 
 def test_exercise_1_every_reading_is_one_whole_template():
-    for key, template in checks.READINGS.items():
+    for key, template in checks.readings().items():
         message = template.format(value=0.25, k=3)
         assert message.startswith(
             "`precision_macro(labels, probabilities)` returned 0.2500 on the check's data, which "
