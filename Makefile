@@ -136,6 +136,8 @@ ZH_TW_NOTEBOOKS := $(patsubst notebooks/%,notebooks/zh-TW/%,$(NOTEBOOKS))
 .PHONY: po zh-tw
 po: .venv-teacher/.installed ## merge the changed English into the zh-TW catalogues, check them
 	$(PY_TEACHER) -m tools.catalogues
+	@# The helpers' sentences (_("...") in helpers/) into translations/zh_TW/helpers.po.
+	$(PY_TEACHER) -m tools.helpers_messages
 	$(PY_TEACHER) -m tools.zh_tw_style
 
 zh-tw: .venv-teacher/.installed ## build the zh-TW edition and its student copies

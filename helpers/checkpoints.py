@@ -10,7 +10,8 @@ from collections.abc import Iterator
 
 import tensorflow as tf
 
-from .model_graph import shorten_graph_message
+from .language import _
+from .learner_code import shorten_graph_message
 from .problems import NotReady, UsageProblem
 
 
@@ -24,13 +25,20 @@ class CrashAtStep(tf.estimator.SessionRunHook):
 
     def __init__(self, step: int, exception: type[BaseException] = SimulatedCrash):
         if int(step) < 1:
-            raise UsageProblem(f"CrashAtStep({step}): the step must be at least 1")
+            raise UsageProblem(
+                _("CrashAtStep({step}): the step must be at least 1").format(step=step)
+            )
         self.step, self.exception = int(step), exception
 
     def begin(self) -> None:
         self._global_step = tf.compat.v1.train.get_global_step()
         if self._global_step is None:
-            raise NotReady("CrashAtStep needs a global step in the graph (Estimator creates one)")
+            raise NotReady(
+                _(
+                    "CrashAtStep needs a global step in the graph: give it to an Estimator's "
+                    "train(hooks=[...]), which creates one"
+                )
+            )
 
     def before_run(self, run_context) -> tf.estimator.SessionRunArgs:
         return tf.estimator.SessionRunArgs(self._global_step)
@@ -40,7 +48,7 @@ class CrashAtStep(tf.estimator.SessionRunHook):
         if run_values.results + 1 >= self.step:
             now = int(run_context.session.run(self._global_step))
             if now >= self.step:
-                raise self.exception(f"simulated crash at global step {now}")
+                raise self.exception(_("simulated crash at global step {step}").format(step=now))
 
 
 @contextlib.contextmanager

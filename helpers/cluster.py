@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from .language import _
 from .problems import UsageProblem, WorkbookProblem
 
 JOB_ENV = "WORKBOOK_CLUSTER_JOB"  # the job description, as JSON, for each task
@@ -50,7 +51,7 @@ def free_ports(count: int) -> list[int]:
     """``count`` distinct free local TCP ports (bound to port 0, read back, closed)."""
     with contextlib.ExitStack() as stack:
         sockets = [
-            stack.enter_context(socket.create_server(("127.0.0.1", 0))) for _ in range(count)
+            stack.enter_context(socket.create_server(("127.0.0.1", 0))) for _port in range(count)
         ]
         return [sock.getsockname()[1] for sock in sockets]
 
@@ -69,7 +70,11 @@ def tf_configs(
     (chief, workers, ps; the evaluator is none) or None: free local ports.
     """
     if workers < 0 or ps < 0:
-        raise UsageProblem("workers and ps must be 0 or more")
+        raise UsageProblem(
+            _("workers={workers} and ps={ps}: both must be 0 or more").format(
+                workers=workers, ps=ps
+            )
+        )
     members = (
         [("chief", 0)] + [("worker", i) for i in range(workers)] + [("ps", i) for i in range(ps)]
     )
@@ -79,7 +84,10 @@ def tf_configs(
         ports = [ports] * len(members)
     if len(ports) != len(members):
         raise UsageProblem(
-            f"{len(members)} tasks in the cluster need {len(members)} ports, got {len(ports)}"
+            _(
+                "{count} tasks in the cluster need {count} ports, got {given}: give one port per "
+                "task, one for all, or none (free local ports)"
+            ).format(count=len(members), given=len(ports))
         )
     cluster: dict[str, list[str]] = {}
     for (task_type, index), port in zip(members, ports):
@@ -88,7 +96,9 @@ def tf_configs(
         )
     addresses = [address for tasks in cluster.values() for address in tasks]
     if len(set(addresses)) != len(addresses):
-        raise UsageProblem("two tasks share a host and port: give each task its own port or host")
+        raise UsageProblem(
+            _("two tasks share a host and port: give each task its own port or host")
+        )
     tasks = members + ([("evaluator", 0)] if evaluator else [])
     return {
         f"{kind}:{index}": {"cluster": cluster, "task": {"type": kind, "index": index}}
@@ -188,14 +198,18 @@ class _Task:
                 self.peak = max([self.peak, *peaks])
         elif self.process.returncode != 0 and not self.ended:
             self.reader.join(timeout=10.0)  # its last lines
-            tail = [line for _, line in self.lines[-30:]]
+            tail = [line for _time, line in self.lines[-30:]]
             error = next(
                 (text for text in reversed(tail) if ERROR_LINE.search(text)),
                 (tail or ["no output"])[-1],
             )
             raise ClusterProblem(
-                f"{role_label(self.name)} failed (exit code {self.process.returncode}): "
-                f"{error.strip()} -- full log: {self.log_path}"
+                _("{task} failed (exit code {code}): {error} -- full log: {log}").format(
+                    task=role_label(self.name),
+                    code=self.process.returncode,
+                    error=error.strip(),
+                    log=self.log_path,
+                )
             )
 
 
@@ -229,7 +243,7 @@ def _end_by_launcher(tasks: list[_Task], message: str) -> None:
         if task.process.poll() is None:
             task.ended = True
             task.end()
-            _say(message.format(role_label(task.name)))
+            _say(message.format(task=role_label(task.name)))
 
 
 def _follow(
@@ -246,18 +260,22 @@ def _follow(
             trainers_done = time.perf_counter()
             _end_by_launcher(
                 [t for t in tasks if t.name.startswith("ps:")],
-                "training is over: ended {} (a parameter server never exits)",
+                _("training is over: ended {task} (a parameter server never exits)"),
             )
         if trainers_done is not None and time.perf_counter() - trainers_done > evaluator_grace:
             _end_by_launcher(
                 [t for t in tasks if t.name == "evaluator:0"],
-                "the evaluator was still waiting for checkpoints "
-                f"{evaluator_grace:.0f} s after training ended: ended it",
+                _(
+                    "the evaluator was still waiting for checkpoints {seconds:.0f} s after "
+                    "training ended: ended it"
+                ).format(seconds=evaluator_grace),
             )
         if time.perf_counter() - started > timeout:
             raise ClusterProblem(
-                f"the cluster did not finish within {timeout:.0f} s: all its "
-                f"processes were ended -- logs in {log_dir}"
+                _(
+                    "the cluster did not finish within {seconds:.0f} s: all its processes were "
+                    "ended -- logs in {logs}"
+                ).format(seconds=timeout, logs=log_dir)
             )
     for task in tasks:
         task.check()
@@ -281,13 +299,17 @@ def launch(
         pids = ", ".join(f"{role_label(t.name)} (pid {t.process.pid})" for t in tasks)
         # ids change every run: in the log file, not shown
         (log_dir / "launcher.log").write_text(f"[launcher] started {pids}\n")
-        _say("started " + ", ".join(role_label(t.name) for t in tasks))
+        _say(_("started {tasks}").format(tasks=", ".join(role_label(t.name) for t in tasks)))
         _follow(tasks, started, timeout, evaluator_grace, log_dir)
     finally:
         for task in tasks:
             task.end(grace=2.0)
             task.reader.join(timeout=10.0)
-    _say(f"all {len(tasks)} processes have exited; wall time {time.perf_counter() - started:.0f} s")
+    _say(
+        _("all {count} processes have exited; wall time {seconds:.0f} s").format(
+            count=len(tasks), seconds=time.perf_counter() - started
+        )
+    )
     return _result(tasks, Path(job["model_dir"]), time.perf_counter() - started)
 
 
@@ -305,10 +327,10 @@ def _training_rate(lines: list[tuple[float, str]]) -> tuple[float, int]:
 def _trainer_figures(lines: list[tuple[float, str]]) -> dict:
     """A trainer's first and last logged global step, and the steps it ran itself (None: not
     logged)."""
-    steps = [int(match.group(1)) for _, line in lines if (match := LOSS_LINE.match(line))]
+    steps = [int(match.group(1)) for _time, line in lines if (match := LOSS_LINE.match(line))]
     counts = [
         0 if line == SKIPPED_LINE else int(match.group(1))
-        for _, line in lines
+        for _time, line in lines
         if (match := STEPS_RUN_LINE.match(line)) or line == SKIPPED_LINE
     ]
     return {
@@ -332,7 +354,9 @@ def _result(tasks: list[_Task], model_dir: Path, wall: float) -> ClusterResult:
     )
     trainers = [task for task in tasks if task.trainer]
     # the rate of the trainer that logged the most loss lines (a worker may train one step, late)
-    busiest = max(trainers, key=lambda t: sum(bool(LOSS_LINE.match(line)) for _, line in t.lines))
+    busiest = max(
+        trainers, key=lambda t: sum(bool(LOSS_LINE.match(line)) for _time, line in t.lines)
+    )
     seconds, steps = _training_rate(busiest.lines)
     return ClusterResult(
         metrics=metrics,
@@ -392,7 +416,7 @@ def make_strategy(name: str | None, tf):
             tf.distribute.Server(spec, job_name=job, task_index=0, protocol="grpc", start=True)
         resolver = tf.distribute.cluster_resolver.SimpleClusterResolver(spec, rpc_layer="grpc")
         return tf.distribute.experimental.ParameterServerStrategy(resolver)
-    raise UsageProblem(f"unknown strategy {name!r}: use none, ps_v1 or ps_v2")
+    raise UsageProblem(_("unknown strategy {name!r}: use none, ps_v1 or ps_v2").format(name=name))
 
 
 def steps_run_hook(tf):
@@ -491,7 +515,7 @@ def task_main() -> None:
     # The launcher ends a parameter server or an evaluator with SIGTERM: exit through Python so
     # that AutoGraph's files are deleted (atexit); any left go to models/tmp, not the system's.
     signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))
-    from .settings import use_course_temp_dir
+    from .course_setup import use_course_temp_dir
 
     use_course_temp_dir()
     warnings.filterwarnings("ignore")

@@ -14,10 +14,11 @@ from typing import NamedTuple
 
 import tensorflow as tf
 
+from .language import _, all_of, any_of, sentences
 from .logs import logger_level
 from .model_fn_checker import check_branch
 from .problems import WorkbookProblem, similar_names
-from .settings import display_path
+from .paths import display_path
 
 
 class EarlyStoppingProblem(WorkbookProblem):
@@ -53,7 +54,7 @@ def evaluation_results(estimator, batch_size: int = 4) -> dict[str, Result]:
     # add_metrics returns the v1 class
     if not isinstance(estimator, tf.compat.v1.estimator.Estimator):
         raise EarlyStoppingProblem(
-            f"expected a tf.estimator.Estimator, not {type(estimator).__name__}"
+            _("expected a tf.estimator.Estimator, not {kind}").format(kind=type(estimator).__name__)
         )
     specs = []
 
@@ -63,17 +64,18 @@ def evaluation_results(estimator, batch_size: int = 4) -> dict[str, Result]:
 
     # "Calling model_fn." is Estimator's business, not this check's
     with logger_level(logging.WARNING):
-        branch, findings, _ = check_branch(
+        branch, findings, _graph = check_branch(
             recording_model_fn, "EVAL", tf.estimator.ModeKeys.EVAL, None, batch_size
         )
     if findings:
         raise EarlyStoppingProblem(
-            "the EVAL graph could not be built, so the hook has nothing to read: "
-            f"{findings[0].sentence}"
+            _(
+                "the EVAL graph could not be built, so the hook has nothing to read: {finding}"
+            ).format(finding=findings[0].sentence)
         )
     dtypes = {
         name: tf.as_dtype(value.dtype).base_dtype.name
-        for name, (value, _) in (specs[-1].eval_metric_ops or {}).items()
+        for name, (value, _update_op) in (specs[-1].eval_metric_ops or {}).items()
     }
     results = {
         name: Result(tuple(shape), dtypes.get(name, "float32"))
@@ -95,46 +97,59 @@ class PreflightReport:
 
     def __repr__(self) -> str:
         scalars = [name for name, result in self.results.items() if result.readable]
-        return (
-            f"Pre-flight check passed: {self.metric_name!r} is one of the {len(scalars)} scalar "
-            f"evaluation results ({', '.join(scalars)}), and the hook reads "
-            f"{display_path(self.hook_reads)}, where the evaluations are written." + self.steps
+        passed = _(
+            "Pre-flight check passed: {metric!r} is one of the {count} scalar evaluation results "
+            "({names}), and the hook reads {folder}, where the evaluations are written."
+        ).format(
+            metric=self.metric_name,
+            count=len(scalars),
+            names=", ".join(scalars),
+            folder=display_path(self.hook_reads),
         )
+        return sentences(passed, self.steps)
 
 
 def metric_problem(metric_name: str, results: dict[str, Result]) -> str | None:
     """The sentence for a ``metric_name`` the hook could not read, or None."""
     scalars = [name for name, result in results.items() if result.readable]
     listing = ", ".join(scalars)
-    keyerror = (
-        f"so the hook would raise KeyError: {metric_name!r} at its first check after an evaluation"
-    )
     if metric_name not in results:
         close = similar_names(metric_name, scalars)
-        hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
-        return (
-            f"metric_name={metric_name!r} is not among the evaluation results of this model "
-            f"({listing}), {keyerror}, in the middle of training{hint}."
-        )
+        if close:
+            return _(
+                "metric_name={metric!r} is not among the evaluation results of this model "
+                "({names}), so the hook would raise KeyError: {metric!r} at its first check after "
+                "an evaluation, in the middle of training (did you mean {close}?)."
+            ).format(metric=metric_name, names=listing, close=any_of(map(repr, close)))
+        return _(
+            "metric_name={metric!r} is not among the evaluation results of this model ({names}), "
+            "so the hook would raise KeyError: {metric!r} at its first check after an evaluation, "
+            "in the middle of training."
+        ).format(metric=metric_name, names=listing)
     result = results[metric_name]
     if tuple(result.shape) != ():
-        return (
-            f"metric_name={metric_name!r} is an array of shape {tuple(result.shape)}, which "
-            "Estimator writes as a tensor summary that the hook cannot read (it would raise "
-            f"KeyError: {metric_name!r}): choose one of the scalar results, {listing}."
-        )
+        return _(
+            "metric_name={metric!r} is an array of shape {shape}, which Estimator writes as a "
+            "tensor summary that the hook cannot read (it would raise KeyError: {metric!r}): "
+            "choose one of the scalar results, {names}."
+        ).format(metric=metric_name, shape=tuple(result.shape), names=listing)
+    if result.dtype == "string":
+        return _(
+            "metric_name={metric!r} is a string scalar, and Estimator writes only {written} "
+            "scalars to the event file (a string result it parses as a serialized Summary), so "
+            "the hook would raise KeyError: {metric!r} at its first check after an evaluation: "
+            "cast its value in eval_metric_ops with tf.cast(value, tf.float32), or choose one of "
+            "{names}."
+        ).format(metric=metric_name, written=all_of(SCALAR_DTYPES), names=listing)
     if not written_as_scalar(result.dtype):
-        how = (
-            "a string result it parses as a serialized Summary"
-            if result.dtype == "string"
-            else f"a {result.dtype} one it skips with the warning "
-            f"'Skipping summary for {metric_name}'"
-        )
-        return (
-            f"metric_name={metric_name!r} is a {result.dtype} scalar, and Estimator writes only "
-            f"{', '.join(SCALAR_DTYPES[:-1])} and {SCALAR_DTYPES[-1]} scalars to the event file "
-            f"({how}), {keyerror}: cast its value in eval_metric_ops with tf.cast(value, "
-            f"tf.float32), or choose one of {listing}."
+        return _(
+            "metric_name={metric!r} is a {dtype} scalar, and Estimator writes only {written} "
+            "scalars to the event file (a {dtype} one it skips with the warning 'Skipping summary "
+            "for {metric}'), so the hook would raise KeyError: {metric!r} at its first check after "
+            "an evaluation: cast its value in eval_metric_ops with tf.cast(value, tf.float32), or "
+            "choose one of {names}."
+        ).format(
+            metric=metric_name, dtype=result.dtype, written=all_of(SCALAR_DTYPES), names=listing
         )
     return None
 
@@ -145,18 +160,23 @@ def steps_problem(min_steps: int, max_steps: int | None, patience: int | None) -
     if max_steps is None:
         return None
     if min_steps >= max_steps:
-        return (
-            f"min_steps={min_steps} is not below max_steps={max_steps}: the hook ignores every "
-            f"evaluation before global step {min_steps} and training ends at step {max_steps}, so "
+        return _(
+            "min_steps={min_steps} is not below max_steps={max_steps}: the hook ignores every "
+            "evaluation before global step {min_steps} and training ends at step {max_steps}, so "
             "it can never stop training early: lower min_steps (or raise max_steps)."
-        )
+        ).format(min_steps=min_steps, max_steps=max_steps)
     if patience is not None and min_steps + patience >= max_steps:
-        return (
-            f"min_steps + patience = {min_steps} + {patience} = {min_steps + patience} is not "
-            f"below max_steps={max_steps}: the hook's earliest stop is an evaluation {patience} "
-            f"steps after the first one it counts (at step {min_steps} or later), and training "
-            f"ends at step {max_steps}, so it can never stop training early: lower min_steps or "
-            "the patience (or raise max_steps)."
+        return _(
+            "min_steps + patience = {min_steps} + {patience} = {earliest} is not below "
+            "max_steps={max_steps}: the hook's earliest stop is an evaluation {patience} steps "
+            "after the first one it counts (at step {min_steps} or later), and training ends at "
+            "step {max_steps}, so it can never stop training early: lower min_steps or the "
+            "patience (or raise max_steps)."
+        ).format(
+            min_steps=min_steps,
+            patience=patience,
+            earliest=min_steps + patience,
+            max_steps=max_steps,
         )
     return None
 
@@ -165,27 +185,35 @@ def _steps_sentence(min_steps: int, max_steps: int | None, patience: int | None)
     if max_steps is None:
         return ""
     if patience is None:
-        return f" It counts the evaluations from step {min_steps} on, before max_steps={max_steps}."
-    return (
-        f" It can stop training from step {min_steps + patience} on (min_steps + patience), "
-        f"before max_steps={max_steps}."
-    )
+        return _(
+            "It counts the evaluations from step {min_steps} on, before max_steps={max_steps}."
+        ).format(min_steps=min_steps, max_steps=max_steps)
+    return _(
+        "It can stop training from step {earliest} on (min_steps + patience), before "
+        "max_steps={max_steps}."
+    ).format(earliest=min_steps + patience, max_steps=max_steps)
 
 
 def folder_problem(hook_reads, eval_name: str | None, evaluation_writes) -> str | None:
     """The sentence for a hook that reads another folder than evaluation writes to, or None."""
     if os.path.realpath(str(hook_reads)) == os.path.realpath(str(evaluation_writes)):
         return None
-    fix = (
-        f"eval_dir=estimator.eval_dir({eval_name!r})"
-        if eval_name
-        else "eval_dir=estimator.eval_dir() (or leave it out)"
-    )
-    return (
-        f"The hook reads {display_path(hook_reads)}, but EvalSpec(name={eval_name!r}) writes its "
-        f"evaluations to {display_path(evaluation_writes)}, so the hook would never see a result "
-        f"and never stop: pass {fix}."
-    )
+    values = {
+        "reads": display_path(hook_reads),
+        "name": eval_name,
+        "writes": display_path(evaluation_writes),
+    }
+    if eval_name:
+        return _(
+            "The hook reads {reads}, but EvalSpec(name={name!r}) writes its evaluations to "
+            "{writes}, so the hook would never see a result and never stop: pass "
+            "eval_dir=estimator.eval_dir({name!r})."
+        ).format(**values)
+    return _(
+        "The hook reads {reads}, but EvalSpec(name={name!r}) writes its evaluations to {writes}, "
+        "so the hook would never see a result and never stop: pass eval_dir=estimator.eval_dir() "
+        "(or leave it out)."
+    ).format(**values)
 
 
 def preflight(
@@ -203,8 +231,9 @@ def preflight(
     """
     if not isinstance(eval_spec, tf.estimator.EvalSpec):
         raise EarlyStoppingProblem(
-            "expected the tf.estimator.EvalSpec given to train_and_evaluate, "
-            f"not {type(eval_spec).__name__}"
+            _("expected the tf.estimator.EvalSpec given to train_and_evaluate, not {kind}").format(
+                kind=type(eval_spec).__name__
+            )
         )
     results = evaluation_results(estimator)  # first: it refuses what is not an Estimator
     hook_reads = eval_dir if eval_dir is not None else estimator.eval_dir()
@@ -219,7 +248,7 @@ def preflight(
         if problem
     ]
     if problems:
-        raise EarlyStoppingProblem(" ".join(problems))
+        raise EarlyStoppingProblem(sentences(*problems))
     return PreflightReport(
         metric_name, results, str(hook_reads), _steps_sentence(min_steps, max_steps, patience)
     )
@@ -241,7 +270,7 @@ def best_step(values, higher_is_better: bool = True, min_steps: int = 0) -> tupl
     """The hook's best ``(step, value)`` of ``{step: value}`` (the earliest of equals), or
     ``(None, None)``."""
     best_at, best = None, None
-    for _, best_at, best in _best_so_far(values, higher_is_better, min_steps):
+    for _step, best_at, best in _best_so_far(values, higher_is_better, min_steps):
         pass
     return best_at, best
 
@@ -251,7 +280,7 @@ def stop_after(
 ) -> int | None:
     """The first evaluation step at least ``patience`` steps after the best so far (where the
     hook stops), or None."""
-    for step, best_at, _ in _best_so_far(values, higher_is_better, min_steps):
+    for step, best_at, _best in _best_so_far(values, higher_is_better, min_steps):
         if step - best_at >= patience:
             return step
     return None

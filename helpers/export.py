@@ -17,7 +17,7 @@ import tensorflow as tf
 def as_text_path(path: str | bytes | os.PathLike) -> str:
     """``export_saved_model`` returns bytes: the path as text, relative to here (a path to load
     from, so never ``~/…``)."""
-    from .settings import usable_path
+    from .paths import usable_path
 
     return usable_path(path.decode() if isinstance(path, bytes) else path)
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 import tensorflow as tf
 
 from . import data
+from .language import _
 from .problems import UsageProblem
 from .settings import SEED
 
@@ -24,7 +25,7 @@ def _decode_image(record: tf.Tensor) -> tf.Tensor:
 def image_dataset(name: str | data.DatasetSpec = "mnist", split: str = "train") -> tf.data.Dataset:
     """``(image, label)`` pairs of one split, read from the IDX files (fetched, verified first)."""
     if split not in ("train", "test"):
-        raise UsageProblem(f"split must be 'train' or 'test', not {split!r}")
+        raise UsageProblem(_("split must be 'train' or 'test', not {split!r}").format(split=split))
     paths = data.ensure(name)
     images = tf.data.FixedLengthRecordDataset(  # a header of magic, count, rows, columns
         str(paths[f"{split}_images"]), 28 * 28, header_bytes=16, compression_type="GZIP"

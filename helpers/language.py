@@ -12,6 +12,10 @@ so that both editions run the same code:
 
 A sentence the catalogue does not translate yet, or marks fuzzy, stays English, as for the prose.
 The catalogue is read with polib when first needed; no compiled ``.mo`` file is kept.
+
+Whole sentences are joined with ``sentences`` (a space in English, nothing after Chinese
+punctuation), and a list of names or values with ``any_of`` / ``all_of`` ("a, b or c"), whose
+templates the catalogue translates too.
 """
 
 from __future__ import annotations
@@ -50,3 +54,26 @@ def translations(language: str) -> gettext.NullTranslations:
 def _(message: str) -> str:
     """``message`` in the learner's language (English when untranslated)."""
     return translations(current()).gettext(message)
+
+
+def sentences(*parts: str) -> str:
+    """Whole sentences as one text: a space between them in English, none in Chinese (its full
+    stop 。 ends a sentence without one); empty parts are left out."""
+    separator = "" if current() == "zh_TW" else " "
+    return separator.join(part.strip() for part in parts if part and part.strip())
+
+
+def any_of(items) -> str:
+    """``"a, b or c"``: a choice between ``items`` (already formatted, e.g. ``repr``)."""
+    items = [str(item) for item in items]
+    if len(items) < 2:
+        return "".join(items)
+    return _("{items} or {last}").format(items=", ".join(items[:-1]), last=items[-1])
+
+
+def all_of(items) -> str:
+    """``"a, b and c"``: every one of ``items`` (already formatted)."""
+    items = [str(item) for item in items]
+    if len(items) < 2:
+        return "".join(items)
+    return _("{items} and {last}").format(items=", ".join(items[:-1]), last=items[-1])

@@ -16,7 +16,7 @@ import re
 import warnings
 from collections.abc import Iterable, Iterator
 
-from .settings import PROJECT_ROOT
+from .paths import PROJECT_ROOT
 
 DEPRECATION = re.compile(r"is deprecated( and will be removed|\. Please use)")
 DROPPED_PREFIXES = ("Using config: ",)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import tensorflow as tf
 
+from helpers.language import _
 from helpers.problems import MetricsProblem
 
 #: Bins per class of the streaming AUC, equal in log-odds (0.004 wide) over ±LOG_ODDS_RANGE: the
@@ -51,32 +52,49 @@ def _class_ids(values, num_classes: int, what: str) -> tf.Tensor:
     values = tf.convert_to_tensor(values)
     shape = values.shape
     if shape.rank is not None and shape.rank >= 2 and any(d != 1 for d in shape[1:]):
-        kind = (
-            "one-hot"
-            if shape.rank == 2 and shape[1] == num_classes
-            else "more than one value per example"
-        )
-        raise MetricsProblem(
-            f"{what} have shape {shape} ({kind}) but the metrics take one class id per example, "
-            f"shape [batch]: pass tf.argmax({what}, axis=1)"
-            + (", or labels as class ids from the input function" if what == "labels" else "")
-        )
+        one_hot = shape.rank == 2 and shape[1] == num_classes
+        if one_hot and what == "labels":
+            message = _(
+                "{what} have shape {shape} (one-hot) but the metrics take one class id per "
+                "example, shape [batch]: pass tf.argmax({what}, axis=1), or labels as class ids "
+                "from the input function"
+            )
+        elif one_hot:
+            message = _(
+                "{what} have shape {shape} (one-hot) but the metrics take one class id per "
+                "example, shape [batch]: pass tf.argmax({what}, axis=1)"
+            )
+        elif what == "labels":
+            message = _(
+                "{what} have shape {shape} (more than one value per example) but the metrics take "
+                "one class id per example, shape [batch]: pass tf.argmax({what}, axis=1), or "
+                "labels as class ids from the input function"
+            )
+        else:
+            message = _(
+                "{what} have shape {shape} (more than one value per example) but the metrics take "
+                "one class id per example, shape [batch]: pass tf.argmax({what}, axis=1)"
+            )
+        raise MetricsProblem(message.format(what=what, shape=shape))
     ids = tf.reshape(tf.cast(values, tf.int64), [-1])
     top = num_classes - 1
     checks = [
         _assert(
             tf.reduce_all(ids >= 0),
             f"{what}_not_negative",
-            f"{what} must be class ids 0..{top} but one is {{}}: class ids start at 0; "
-            f"remove or renumber the examples with negative {what}",
+            _(
+                "{what} must be class ids 0..{top} but one is {{}}: class ids start at 0; remove "
+                "or renumber the examples with negative {what}"
+            ).format(what=what, top=top),
             tf.reduce_min(ids),
         ),
         _assert(
             tf.reduce_all(ids <= top),
             f"{what}_below_num_classes",
-            f"{what} must be class ids 0..{top} but one is {{}}: pass "
-            f"num_classes=(the largest id + 1) if there are more than {num_classes} classes, "
-            f"or fix the {what}",
+            _(
+                "{what} must be class ids 0..{top} but one is {{}}: pass num_classes=(the largest "
+                "id + 1) if there are more than {num_classes} classes, or fix the {what}"
+            ).format(what=what, top=top, num_classes=num_classes),
             tf.reduce_max(ids),
         ),
     ]
@@ -89,8 +107,10 @@ def _assert_same_count(ids, count, what: str, other: str) -> tf.Operation:
     return _assert(
         tf.equal(tf.size(ids, out_type=tf.int64), tf.cast(count, tf.int64)),
         f"{what}_one_per_example",
-        f"{what} give {{}} values for {{}} {other}: the metrics take one class id per example; "
-        f"one-hot {what}? pass tf.argmax({what}, axis=1)",
+        _(
+            "{what} give {{}} values for {{}} {other}: the metrics take one class id per example; "
+            "one-hot {what}? pass tf.argmax({what}, axis=1)"
+        ).format(what=what, other=other),
         tf.size(ids),
         count,
     )
@@ -139,13 +159,17 @@ def _refuse_probability_shape(shape, num_classes: int) -> None:
     """Refuse probabilities whose known shape is not [batch, num_classes] (graph building)."""
     if shape.rank is not None and shape.rank != 2:
         raise MetricsProblem(
-            f"probabilities must be [batch, num_classes], got shape {shape}: "
-            "pass the softmax output, not the predicted class ids"
+            _(
+                "probabilities must be [batch, num_classes], got shape {shape}: pass the softmax "
+                "output, not the predicted class ids"
+            ).format(shape=shape)
         )
     if shape.rank == 2 and shape[1] is not None and shape[1] != num_classes:
         raise MetricsProblem(
-            f"probabilities have {shape[1]} columns (classes) but num_classes={num_classes}: "
-            f"pass num_classes={shape[1]}, the number of the model's outputs"
+            _(
+                "probabilities have {columns} columns (classes) but num_classes={num_classes}: "
+                "pass num_classes={columns}, the number of the model's outputs"
+            ).format(columns=shape[1], num_classes=num_classes)
         )
 
 
@@ -162,22 +186,29 @@ def _probability_checks(p, tolerance: float) -> list:
         (
             tf.logical_not(tf.reduce_any(nan)),
             "probabilities_not_nan",
-            "probabilities contain NaN ({} of them): the outputs of the model are not numbers; "
-            "look for a NaN loss in training (lower the learning rate) or NaN in the input",
+            _(
+                "probabilities contain NaN ({} of them): the outputs of the model are not "
+                "numbers; look for a NaN loss in training (lower the learning rate) or NaN in the "
+                "input"
+            ),
             [tf.reduce_sum(tf.cast(nan, tf.int64))],
         ),
         (
             tf.reduce_all((p >= 0.0) & (p <= 1.0)),
             "probabilities_in_0_1",
-            "probabilities must be in [0, 1] but range from {} to {}: did you pass logits? "
-            "pass tf.nn.softmax(logits)",
+            _(
+                "probabilities must be in [0, 1] but range from {} to {}: did you pass logits? "
+                "pass tf.nn.softmax(logits)"
+            ),
             [_rounded(tf.reduce_min(p)), _rounded(tf.reduce_max(p))],
         ),
         (
             tf.reduce_all(tf.abs(sums - 1.0) <= tolerance),
             "probabilities_rows_sum_to_1",
-            "each row of probabilities must sum to 1 but rows sum from {} to {}: "
-            "did you pass logits, or one sigmoid per class? pass tf.nn.softmax(logits)",
+            _(
+                "each row of probabilities must sum to 1 but rows sum from {} to {}: did you pass "
+                "logits, or one sigmoid per class? pass tf.nn.softmax(logits)"
+            ),
             [_rounded(tf.reduce_min(sums)), _rounded(tf.reduce_max(sums))],
         ),
     ]
@@ -194,8 +225,10 @@ def _check_probabilities(probabilities, num_classes: int) -> tf.Tensor:
     check = _assert(
         tf.equal(tf.shape(p)[1], num_classes),
         "probabilities_num_classes",
-        f"probabilities have {{}} columns (classes) but num_classes={num_classes}: "
-        "pass num_classes equal to the number of outputs of the model",
+        _(
+            "probabilities have {{}} columns (classes) but num_classes={num_classes}: pass "
+            "num_classes equal to the number of outputs of the model"
+        ).format(num_classes=num_classes),
         tf.shape(p)[1],
     )
     for condition, name, template, values in _probability_checks(p, tolerance):

@@ -8,6 +8,7 @@ import logging
 
 import tensorflow as tf
 
+from .language import _, all_of, any_of
 from .logs import logger_level
 from .model_graph import build_graph
 from .problems import WorkbookProblem, similar_names
@@ -52,15 +53,17 @@ def resolve_tensors(tensors, graph: tf.Graph | None = None) -> dict:
         elif element.dtype == tf.resource:
             op_name = name.partition(":")[0]
             read = f"{op_name}/Read/ReadVariableOp"
-            instead = (
-                f"log '{read}', its value"
-                if _tensor(graph, read) is not None
-                else f"log tf.identity({op_name}) named in the model_fn"
-            )
-            handles.append(
-                f"'{name}' is a variable, and the tensor '{op_name}:0' is its handle (dtype "
-                f"resource), not its value: {instead}"
-            )
+            if _tensor(graph, read) is not None:
+                handle = _(
+                    "'{name}' is a variable, and the tensor '{op}:0' is its handle (dtype "
+                    "resource), not its value: log '{read}', its value"
+                )
+            else:
+                handle = _(
+                    "'{name}' is a variable, and the tensor '{op}:0' is its handle (dtype "
+                    "resource), not its value: log tf.identity({op}) named in the model_fn"
+                )
+            handles.append(handle.format(name=name, op=op_name, read=read))
         else:
             found[tag] = element
     if missing:
@@ -86,9 +89,11 @@ def refuse_bare_name(tensors) -> None:
             ", …" if len(tensors) > 3 else ""
         )
         raise BareName(
-            f"tensors={tensors!r} is one string, which LoggingTensorHook reads as {len(tensors)} "
-            f"tensor names of one character each ({letters}): give a dict {{tag: name}}, "
-            f"e.g. {{{tensors!r}: {tensors!r}}}, or a list [{tensors!r}]"
+            _(
+                "tensors={tensors!r} is one string, which LoggingTensorHook reads as {count} "
+                "tensor names of one character each ({letters}): give a dict {{tag: name}}, e.g. "
+                "{{{tensors!r}: {tensors!r}}}, or a list [{tensors!r}]"
+            ).format(tensors=tensors, count=len(tensors), letters=letters)
         )
 
 
@@ -102,13 +107,16 @@ def _tensor(graph: tf.Graph, name: str) -> tf.Tensor | None:
 def _problem(
     name: str, graph: tf.Graph, candidates: list, mode_graphs: dict, running: str | None
 ) -> str:
-    op_name, _, index = name.partition(":")
+    op_name, _colon, index = name.partition(":")
     if op_name in {op.name for op in graph.get_operations()}:
         outputs = len(graph.get_operation_by_name(op_name).outputs)
-        return (
-            f"the operation '{op_name}' has {outputs} output{'s' if outputs != 1 else ''}, "
-            f"so there is no tensor '{op_name}:{index or 0}'"
-        )
+        if outputs == 1:
+            sentence = _("the operation '{op}' has 1 output, so there is no tensor '{op}:{index}'")
+        else:
+            sentence = _(
+                "the operation '{op}' has {outputs} outputs, so there is no tensor '{op}:{index}'"
+            )
+        return sentence.format(op=op_name, outputs=outputs, index=index or 0)
     modes = [mode for mode, other in mode_graphs.items() if _tensor(other, name) is not None]
     complete = len(mode_graphs) == len(_MODE_NAMES)
     # The running mode's own graph must be there to lack the name too (a name uniquified differently
@@ -120,27 +128,47 @@ def _problem(
         and running not in modes
         and (len(modes) < len(_MODE_NAMES))
     ):
-        where = " and ".join(_MODE_NAMES[mode] for mode in modes) + (
-            " graph" if len(modes) == 1 else " graphs"
-        )
-        here = (
-            f"the {_MODE_NAMES[running]} graph this hook runs in ({_MODE_CALLS[running]}())"
-            if running
-            else "the graph this hook runs in"
-        )
-        give = " or ".join(f"{_MODE_CALLS[mode]}(hooks=[...])" for mode in modes)
-        # a mode whose graph could not be built may have it
-        exists = "exists only in" if complete else "exists in"
-        return (
-            f"'{name}' {exists} the {where} of the model_fn, not in {here}: give the hook to "
-            f"{give}, or build the tensor before the model_fn branches on mode"
-        )
+        values = {
+            "name": name,
+            "modes": all_of(_MODE_NAMES[mode] for mode in modes),
+            "mode": _MODE_NAMES.get(running),
+            "call": _MODE_CALLS.get(running),
+            "calls": any_of(f"{_MODE_CALLS[mode]}(hooks=[...])" for mode in modes),
+        }
+        # a mode whose graph could not be built may have it: "exists in", not "only"
+        if complete and running:
+            sentence = _(
+                "'{name}' exists only in the graph of the model_fn for {modes}, not in the {mode} "
+                "graph this hook runs in ({call}()): give the hook to {calls}, or build the tensor "
+                "before the model_fn branches on mode"
+            )
+        elif complete:
+            sentence = _(
+                "'{name}' exists only in the graph of the model_fn for {modes}, not in the graph "
+                "this hook runs in: give the hook to {calls}, or build the tensor before the "
+                "model_fn branches on mode"
+            )
+        elif running:
+            sentence = _(
+                "'{name}' exists in the graph of the model_fn for {modes}, not in the {mode} "
+                "graph this hook runs in ({call}()): give the hook to {calls}, or build the tensor "
+                "before the model_fn branches on mode"
+            )
+        else:
+            sentence = _(
+                "'{name}' exists in the graph of the model_fn for {modes}, not in the graph this "
+                "hook runs in: give the hook to {calls}, or build the tensor before the model_fn "
+                "branches on mode"
+            )
+        return sentence.format(**values)
     if similar := similar_names(op_name, candidates):
-        return f"no tensor named '{name}' in the graph; similar names: {', '.join(similar)}"
-    return (
-        f"no tensor named '{name}' in the graph, and no similar name: name it in the "
-        f"model_fn, e.g. tf.identity(x, name='{op_name}')"
-    )
+        return _("no tensor named '{name}' in the graph; similar names: {similar}").format(
+            name=name, similar=", ".join(similar)
+        )
+    return _(
+        "no tensor named '{name}' in the graph, and no similar name: name it in the model_fn, "
+        "e.g. tf.identity(x, name='{op}')"
+    ).format(name=name, op=op_name)
 
 
 def _mode_graphs(names: list) -> tuple[str | None, dict]:
@@ -168,7 +196,7 @@ def _mode_graphs(names: list) -> tuple[str | None, dict]:
     if features is None and input_fn is not None:
         try:
             with tf.Graph().as_default(), logger_level(logging.WARNING):
-                features, labels, _ = estimator._get_features_and_labels_from_input_fn(
+                features, labels, _hooks = estimator._get_features_and_labels_from_input_fn(
                     input_fn, running or ModeKeys.EVAL
                 )
         except Exception:  # noqa: BLE001 - then the course's input shapes are tried

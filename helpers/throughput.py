@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import tensorflow as tf
 
+from .language import _
 from .problems import UsageProblem
 
 
@@ -31,7 +32,7 @@ def batch_size_of(element) -> int:
     """The number of examples in one batch: the first dimension of its first tensor."""
     first = tf.nest.flatten(element)[0]
     if not first.shape.rank:
-        raise UsageProblem("this element is a scalar, not a batch: time a batched dataset")
+        raise UsageProblem(_("this element is a scalar, not a batch: time a batched dataset"))
     return int(first.shape[0])
 
 
@@ -44,19 +45,21 @@ def pipeline_rate(
     """Examples delivered by ``batches`` batches of ``dataset`` (after ``warmup`` untimed ones),
     iterated eagerly."""
     if batches < 1:
-        raise UsageProblem(f"batches={batches}: time at least one batch")
+        raise UsageProblem(_("batches={batches}: time at least one batch").format(batches=batches))
     iterator = iter(dataset)
     try:
-        for _ in range(warmup):
+        for _batch in range(warmup):
             next(iterator)
         started = clock()
         # a list, not a generator: StopIteration reaches the except below
-        examples = sum([batch_size_of(next(iterator)) for _ in range(batches)])
+        examples = sum([batch_size_of(next(iterator)) for _batch in range(batches)])
         return Rate(examples, clock() - started)
     except StopIteration:
         raise UsageProblem(
-            f"the dataset ran out before {warmup} + {batches} batches: time fewer batches "
-            "or repeat() the dataset"
+            _(
+                "the dataset ran out before {warmup} + {batches} batches: time fewer batches or "
+                "repeat() the dataset"
+            ).format(warmup=warmup, batches=batches)
         ) from None
 
 
@@ -78,6 +81,6 @@ class StepTimer(tf.estimator.SessionRunHook):
     def rate(self) -> Rate:
         if len(self.times) < 2:
             raise UsageProblem(
-                "StepTimer needs a train() call of at least 2 steps to measure a rate"
+                _("StepTimer needs a train() call of at least 2 steps to measure a rate")
             )
         return Rate(len(self.times) - 1, self.times[-1] - self.times[0])

@@ -33,7 +33,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from helpers import cluster, settings
+from helpers import cluster, course_setup, paths, settings
 from helpers.problems import UsageProblem
 from tests import ROOT
 from tests.support.events import write_eval_events
@@ -299,12 +299,12 @@ def test_children_die_with_a_killed_launcher(tmp_path):
     )
     first = launcher.stdout.readline()
     assert first == "[launcher] started local\n"
-    child = started_pids(settings.MODELS_DIR / "test_cluster_orphan")["local"]
+    child = started_pids(paths.MODELS_DIR / "test_cluster_orphan")["local"]
     time.sleep(1.0)
     launcher.kill()
     launcher.wait()
     assert gone(child)
-    shutil.rmtree(settings.MODELS_DIR / "test_cluster_orphan", ignore_errors=True)
+    shutil.rmtree(paths.MODELS_DIR / "test_cluster_orphan", ignore_errors=True)
 
 
 def test_trainer_figures_from_the_log_lines():
@@ -965,7 +965,7 @@ def task_main_parts(monkeypatch):
             self.target()
 
     monkeypatch.setattr(cluster, "run_task", seen.jobs.append)
-    monkeypatch.setattr(settings, "use_course_temp_dir", lambda: seen.temp_dirs.append(1))
+    monkeypatch.setattr(course_setup, "use_course_temp_dir", lambda: seen.temp_dirs.append(1))
     monkeypatch.setattr(cluster, "threading", SimpleNamespace(Thread=Thread))
     monkeypatch.setattr(cluster, "time", SimpleNamespace(sleep=seen.sleeps.append))
 

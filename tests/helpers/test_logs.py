@@ -32,7 +32,7 @@ import warnings
 
 import pytest
 
-from helpers import logs, settings
+from helpers import logs, paths, settings
 
 
 class ListHandler(logging.Handler):
@@ -203,7 +203,7 @@ def test_malformed_record_is_passed_on():
 
 
 def test_default_root_is_the_project():
-    assert logs.NoiseFilter().root == str(settings.PROJECT_ROOT)
+    assert logs.NoiseFilter().root == str(paths.PROJECT_ROOT)
 
 
 # --------------------------------------------------------------------------
@@ -222,7 +222,7 @@ def test_install_noise_filter_is_idempotent_and_sets_info():
     assert isinstance(first, logs.NoiseFilter)
     assert [f for f in logger.filters if isinstance(f, logs.NoiseFilter)] == [first]
     assert logger.level == logging.INFO
-    assert first.root == str(settings.PROJECT_ROOT)
+    assert first.root == str(paths.PROJECT_ROOT)
 
 
 def test_install_noise_filter_keeps_info_records():
@@ -333,11 +333,11 @@ def test_real_training_log_is_clean(tmp_path):
     }
     env["PYTHONUNBUFFERED"] = "1"
     env["PYTHONPATH"] = os.pathsep.join(
-        filter(None, [str(settings.PROJECT_ROOT), env.get("PYTHONPATH")])
+        filter(None, [str(paths.PROJECT_ROOT), env.get("PYTHONPATH")])
     )
     result = subprocess.run(
         [sys.executable, "-c", TRAIN_SCRIPT, str(tmp_path / "model")],
-        cwd=settings.PROJECT_ROOT,
+        cwd=paths.PROJECT_ROOT,
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

@@ -1,5 +1,7 @@
 """``helpers.plots``: the figures notebooks 06 and 07 draw, checked without looking at pixels."""
 
+import re
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -212,3 +214,96 @@ def test_image_grid_of_fewer_images_scaled_to_1_leaves_the_rest_empty():
     figure = plots.image_grid(faint, rows=1, columns=1)
     assert _shown(figure.axes[0])[1] == (0, 255)  # above 1: bytes, not a scaled image
     plt.close(figure)
+
+
+# --- the Chinese caption under each figure (zh-TW edition) ---------------------------------------
+
+FIGURES = {
+    "image_grid": lambda: plots.image_grid(np.ones((4, 28, 28)), [1, 2, 3, 4], rows=1, columns=4),
+    "curves": lambda: plots.curves(TABLE, {"loss": {"test": ("eval", "loss")}}, title="Curves"),
+    "confusion_matrix": lambda: plots.confusion_matrix(np.eye(3), title="Test set"),
+    "stopping_timeline": lambda: plots.stopping_timeline(
+        {200: 0.9, 400: 0.95, 600: 0.94}, "f1_macro", best=400, stop=601, patience=200
+    ),
+}
+
+
+@pytest.fixture
+def zh_tw(monkeypatch):
+    from helpers import language
+
+    monkeypatch.setenv(language.LANGUAGE_ENV, "zh_TW")
+    language.translations.cache_clear()
+    yield
+    language.translations.cache_clear()
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_in_english_a_figure_prints_nothing(name, monkeypatch, capsys):
+    monkeypatch.setenv("WORKBOOK_LANGUAGE", "en")
+    FIGURES[name]()
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_in_zh_tw_a_figure_prints_one_chinese_line(name, zh_tw, capsys):
+    FIGURES[name]()
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and re.search("[\u4e00-\u9fff]", out)
+    # no English sentence but the figure's own title, quoted
+    assert not re.search(r"[A-Za-z]{4,} [a-z]{3,} [a-z]{3,}", re.sub("「[^」]*」", "", out)), out
+
+
+def test_the_captions_say_what_the_figures_show(zh_tw, capsys):
+    FIGURES["stopping_timeline"]()
+    assert capsys.readouterr().out == (
+        "圖：「Evaluations of f1_macro, and where the hook stopped training」。x 軸是全域步數，"
+        "y 軸是 f1_macro：藍點是每次評估的 f1_macro，綠色星號是最佳值，"
+        "在第 400 步，紅線是訓練停止的步數 601。"
+        "綠色區域是耐心值（patience）：最佳值之後的 200 步。\n"
+    )
+    plots.curves(
+        TABLE,
+        {
+            "loss": {"training": (".", "loss"), "test": ("eval", "loss")},
+            "accuracy": {"test": ("eval", "accuracy")},
+        },
+        xlabel="epoch",
+    )
+    assert capsys.readouterr().out == (
+        "第 1 張子圖「loss」：x 軸是 epoch，y 軸是 loss；線條：training, test。"
+        "第 2 張子圖「accuracy」：x 軸是 epoch，y 軸是 accuracy；線條：test。\n"
+    )
+    plots.image_grid(np.ones((2, 28, 28)), rows=1, columns=3, captions=["a", "b"], title="T.")
+    assert capsys.readouterr().out == (
+        "圖：「T」。2 張 28 × 28 像素的影像，每張上方是程式碼給它的說明文字。\n"
+    )
+
+
+def test_in_ipython_the_caption_waits_for_the_figures_at_the_end_of_the_cell(
+    zh_tw, monkeypatch, capsys
+):
+    """The inline backend shows a cell's figures in its post_execute event: the caption comes
+    after it, once per figure, and the event is registered once."""
+    registered = []
+
+    class Events:
+        def register(self, event, callback):
+            registered.append((event, callback))
+
+    class Shell:
+        events = Events()
+
+    shell = Shell()
+    monkeypatch.setattr(plots, "_shell", lambda: shell)
+    monkeypatch.setattr(plots, "_REGISTERED", [])
+    FIGURES["confusion_matrix"]()
+    FIGURES["image_grid"]()
+    assert capsys.readouterr().out == ""  # not above the figures
+    assert len(registered) == 1 and registered[0][0] == "post_execute"
+    registered[0][1]()  # the cell ends
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("圖：「Test set」。每一列是一個真實類別")
+    assert lines[1].startswith("4 張 28 × 28 像素的影像")
+    registered[0][1]()  # the next cell: nothing left
+    assert capsys.readouterr().out == ""

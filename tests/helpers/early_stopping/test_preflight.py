@@ -186,9 +186,10 @@ def test_an_eval_graph_that_cannot_be_built_is_named(tmp_path):
     estimator = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path))
     with pytest.raises(early_stopping.EarlyStoppingProblem) as caught:
         early_stopping.preflight(estimator, spec(), "accuracy")
+    # the finding after the colon is the model_fn checker's sentence
     assert str(caught.value).startswith(
         "the EVAL graph could not be built, so the hook has nothing to read: building the EVAL "
-        "branch raised ValueError: model_fn should return an EstimatorSpec."
+        "branch raised ValueError: model_fn should return an EstimatorSpec"
     )
     assert "\n" not in str(caught.value)
 

@@ -62,9 +62,9 @@ def test_an_eval_only_tensor_given_to_train_is_said_to_be_eval_only(tmp_path):
     with pytest.raises(tensor_names.MissingTensor) as caught:
         quiet_estimator(tmp_path).train(input_fn, steps=2, hooks=[hook])
     assert str(caught.value) == (
-        "'monitor/eval_loss' exists only in the EVAL graph of the model_fn, not in the TRAIN graph "
-        "this hook runs in (train()): give the hook to evaluate(hooks=[...]), or build the tensor "
-        "before the model_fn branches on mode"
+        "'monitor/eval_loss' exists only in the graph of the model_fn for EVAL, not in the TRAIN "
+        "graph this hook runs in (train()): give the hook to evaluate(hooks=[...]), or build the "
+        "tensor before the model_fn branches on mode"
     )
 
 
@@ -75,7 +75,7 @@ def test_a_train_only_tensor_given_to_evaluate_is_said_to_be_train_only(tmp_path
     with pytest.raises(tensor_names.MissingTensor) as caught:
         estimator.evaluate(input_fn, hooks=[hook])
     assert str(caught.value).startswith(
-        "'monitor/train_loss' exists only in the TRAIN graph of the model_fn, not in the EVAL "
+        "'monitor/train_loss' exists only in the graph of the model_fn for TRAIN, not in the EVAL "
         "graph this hook runs in (evaluate()): give the hook to train(hooks=[...]), or build the "
         "tensor"
     )
@@ -93,7 +93,7 @@ def test_the_course_cnn_accuracy_given_to_train(tmp_path):
         estimator.train(image_input_fn, steps=1, hooks=[hook])
     first, second = str(caught.value).split(" | ")
     assert first.startswith(
-        "'accuracy/value' exists only in the EVAL graph of the model_fn, not in the TRAIN graph"
+        "'accuracy/value' exists only in the graph of the model_fn for EVAL, not in the TRAIN graph"
     )
     assert second == "no tensor named 'sofmax_tensor' in the graph; similar names: softmax_tensor"
 
@@ -107,7 +107,7 @@ def test_without_a_predict_branch_it_does_not_say_only(tmp_path):
     hook = CheckedLoggingTensorHook({"loss": "monitor/eval_loss"}, every_n_iter=1)
     with pytest.raises(
         tensor_names.MissingTensor,
-        match=r"^'monitor/eval_loss' exists in the EVAL graph of the model_fn, "
+        match=r"^'monitor/eval_loss' exists in the graph of the model_fn for EVAL, "
         r"not in the TRAIN graph this hook runs in \(train\(\)\)",
     ):
         quiet_estimator(tmp_path, model_fn=no_predict_model_fn).train(
@@ -118,7 +118,8 @@ def test_without_a_predict_branch_it_does_not_say_only(tmp_path):
 def test_the_collector_says_so_too(tmp_path):
     collector = Collector({"loss": "monitor/eval_loss"}, every_n_steps=1)
     with pytest.raises(
-        tensor_names.MissingTensor, match=r"^'monitor/eval_loss' exists only in the EVAL graph"
+        tensor_names.MissingTensor,
+        match=r"^'monitor/eval_loss' exists only in the graph of the model_fn for EVAL,",
     ):
         quiet_estimator(tmp_path).train(input_fn, steps=2, hooks=[collector])
 
@@ -179,9 +180,9 @@ def test_a_predict_only_tensor_given_to_train_is_said_to_be_predict_only(tmp_pat
         quiet_estimator(tmp_path, model_fn).train(input_fn, steps=2, hooks=[hook])
     first, second = str(caught.value).split(" | ")  # one sentence per name
     assert first == (
-        "'monitor/prediction' exists only in the PREDICT graph of the model_fn, not in the TRAIN "
-        "graph this hook runs in (train()): give the hook to predict(hooks=[...]), or build the "
-        "tensor before the model_fn branches on mode"
+        "'monitor/prediction' exists only in the graph of the model_fn for PREDICT, not in the "
+        "TRAIN graph this hook runs in (train()): give the hook to predict(hooks=[...]), or build "
+        "the tensor before the model_fn branches on mode"
     )
     assert second.startswith("no tensor named 'nope' in the graph")
 
@@ -213,7 +214,8 @@ def test_a_tensor_of_two_other_modes_names_both(tmp_path):
     with pytest.raises(tensor_names.MissingTensor) as caught:
         quiet_estimator(tmp_path, model_fn).train(input_fn, steps=2, hooks=[hook])
     assert str(caught.value) == (
-        "'monitor/not_in_training' exists only in the EVAL and PREDICT graphs of the model_fn, not "
-        "in the TRAIN graph this hook runs in (train()): give the hook to evaluate(hooks=[...]) or "
-        "predict(hooks=[...]), or build the tensor before the model_fn branches on mode"
+        "'monitor/not_in_training' exists only in the graph of the model_fn for EVAL and PREDICT, "
+        "not in the TRAIN graph this hook runs in (train()): give the hook to "
+        "evaluate(hooks=[...]) or predict(hooks=[...]), or build the tensor before the model_fn "
+        "branches on mode"
     )

@@ -1,0 +1,246 @@
+"""The helpers' sentences (``_("...")`` in helpers/, helpers/language.py) in the zh-TW catalogue.
+
+    .venv-teacher/bin/python -m tools.helpers_messages          # merge them into helpers.po
+    .venv-teacher/bin/python -m tools.helpers_messages --check  # exit 1 when it is not merged
+
+(Any environment with Babel and polib will do: the sources are read, not imported, so no
+TensorFlow.)
+
+Babel's Python extractor finds every ``_("...")`` literal in ``helpers/**/*.py``; each sentence is
+one entry of ``translations/zh_TW/helpers.po``, with where it is said (``#: file:line``) and any
+``# TRANSLATORS:`` comment above it (``#.``). Merged as msgmerge does, like the prose catalogues
+(tools/catalogues.py): an unchanged sentence keeps its translation; a changed one keeps the closest
+old translation marked *fuzzy*, its old English as ``#| msgid`` (helpers.language shows English
+until a translator removes the mark); a new one is empty; a removed one becomes obsolete (``#~``).
+
+``--check`` compares what the catalogue says (not its layout, so a catalogue saved by a PO editor
+passes) and names what is not merged: sentences without an entry, entries no longer said, or
+only the ``file:line`` references, which move with the code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import string
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polib
+
+from tools.catalogues import CATALOGUES, ROOT, load, new_catalogue
+from tools.generated_files import update
+
+PACKAGE = ROOT / "helpers"
+CATALOGUE = CATALOGUES / "helpers.po"
+KEYWORDS = {"_": None}  # _("...") only: one literal argument
+COMMENT_TAG = "TRANSLATORS:"
+HEADER = (
+    "The helpers' sentences (check messages, errors, figure captions) in zh-TW.\n"
+    "Merged by `python -m tools.helpers_messages` (make po): translations/README.md."
+)
+# How alike a changed sentence must be to an old one to be offered its translation (fuzzy).
+FUZZY_SIMILARITY = 0.6
+
+
+@dataclass
+class Message:
+    """One sentence and every place that says it."""
+
+    msgid: str
+    occurrences: list = field(default_factory=list)  # (path, line)
+    comments: list = field(default_factory=list)  # the translators' comments
+
+
+def extracted(package: Path = PACKAGE, root: Path = ROOT) -> list[Message]:
+    """Every ``_("...")`` sentence of the ``.py`` files under ``package``, in file and line order,
+    each once, with its places as paths relative to ``root``."""
+    from babel.messages.extract import extract_from_dir
+
+    prefix = Path(package).resolve().relative_to(Path(root).resolve())
+    found: dict[str, Message] = {}
+    for filename, line, msgid, comments, _context in extract_from_dir(
+        str(package),
+        method_map=[("**.py", "python")],
+        keywords=KEYWORDS,
+        comment_tags=(COMMENT_TAG,),
+        strip_comment_tags=True,
+    ):
+        message = found.setdefault(msgid, Message(msgid))
+        message.occurrences.append(((prefix / filename).as_posix(), str(line)))
+        message.comments.extend(c for c in comments if c not in message.comments)
+    return list(found.values())
+
+
+def merged(old: polib.POFile, messages: list[Message]) -> polib.POFile:
+    """A catalogue of ``messages`` that keeps what ``old`` translated (see the module's text)."""
+    catalogue = new_catalogue()
+    catalogue.header = old.header or HEADER
+    catalogue.metadata.update(
+        (key, value) for key, value in old.metadata.items() if key not in catalogue.metadata
+    )
+    previous = sorted((entry for entry in old if entry.msgstr), key=lambda entry: entry.obsolete)
+    exact: dict[str, polib.POEntry] = {}
+    for entry in previous:  # a current entry before an obsolete one of the same English
+        exact.setdefault(entry.msgid, entry)
+    current = {message.msgid for message in messages}
+    used: set = set()
+    for message in messages:
+        entry = polib.POEntry(
+            msgid=message.msgid,
+            msgstr="",
+            occurrences=list(message.occurrences),
+            comment="\n".join(message.comments),
+        )
+        match = exact.get(message.msgid)
+        if match is None:
+            match = _closest(message.msgid, [e for e in previous if e.msgid not in current], used)
+            if match is not None:
+                entry.flags = ["fuzzy"]
+                entry.previous_msgid = match.previous_msgid if match.fuzzy else match.msgid
+        else:
+            entry.flags = list(match.flags)
+            entry.previous_msgid = match.previous_msgid if match.fuzzy else None
+        if match is not None:
+            entry.msgstr, entry.tcomment = match.msgstr, match.tcomment
+            used.add(id(match))
+        catalogue.append(entry)
+    for entry in previous:
+        if id(entry) not in used and entry.msgid not in current:
+            gone = polib.POEntry(msgid=entry.msgid, msgstr=entry.msgstr, tcomment=entry.tcomment)
+            gone.obsolete = True
+            catalogue.append(gone)
+    return catalogue
+
+
+def _closest(msgid: str, candidates: list, used: set) -> polib.POEntry | None:
+    best, score = None, FUZZY_SIMILARITY
+    for old in candidates:
+        if id(old) in used:
+            continue
+        matcher = difflib.SequenceMatcher(None, old.msgid, msgid, autojunk=False)
+        if matcher.real_quick_ratio() > score and matcher.ratio() > score:
+            best, score = old, matcher.ratio()
+    return best
+
+
+def content(catalogue: polib.POFile, references: bool = True) -> Counter:
+    """What a catalogue says, without its layout (header, wrapping, order): each entry's English,
+    translation, fuzzy mark and old English, comments, obsolete mark and, with ``references``,
+    its places."""
+    return Counter(
+        (
+            entry.obsolete,
+            entry.msgid,
+            entry.msgstr,
+            entry.fuzzy,
+            (entry.previous_msgid or "") if entry.fuzzy else "",
+            " ".join((entry.tcomment or "").split()),
+            " ".join((entry.comment or "").split()),
+            tuple(sorted(tuple(place) for place in entry.occurrences)) if references else (),
+        )
+        for entry in catalogue
+    )
+
+
+def problem(catalogue: polib.POFile, messages: list[Message], name: str = "helpers.po"):
+    """Why ``catalogue`` is not merged with ``messages``, as one sentence that says what to do;
+    None when it is (whatever the layout it was saved in)."""
+    said = {message.msgid for message in messages}
+    entries = {entry.msgid for entry in catalogue if not entry.obsolete}
+    new, gone = sorted(said - entries), sorted(entries - said)
+    if new or gone:
+        examples = "; ".join(repr(text[:60]) for text in (new + gone)[:3])
+        return (
+            f"{name} is not merged with the helpers' sentences ({len(new)} sentences have no "
+            f"entry, {len(gone)} entries are no longer said; e.g. {examples}): run "
+            "`python -m tools.helpers_messages` (make po)"
+        )
+    fresh = merged(catalogue, messages)
+    if content(fresh, references=False) != content(catalogue, references=False):
+        changed = len(content(fresh, references=False) - content(catalogue, references=False))
+        return (
+            f"{name}: merging would carry translations into {changed} of its entries (from an "
+            "obsolete entry, or one marked fuzzy): run `python -m tools.helpers_messages` "
+            "(make po)"
+        )
+    if content(fresh) != content(catalogue):
+        moved = len(content(fresh) - content(catalogue))
+        return (
+            f"{name}: the file:line references of {moved} entries are out of date (the code "
+            "moved, no sentence changed): run `python -m tools.helpers_messages` (make po)"
+        )
+    return None
+
+
+def fields(text: str) -> Counter:
+    """The replacement fields of a template as written (``{name!r:.3f}``, ``{}``) and its escaped
+    braces (``{{``, ``}}``), each as often as it is there."""
+    found: Counter = Counter()
+    for literal, name, spec, conversion in string.Formatter().parse(text):
+        found["{{"] += literal.count("{")
+        found["}}"] += literal.count("}")
+        if name is not None:
+            conversion = f"!{conversion}" if conversion else ""
+            found[f"{{{name}{conversion}{':' + spec if spec else ''}}}"] += 1
+    return +found
+
+
+def shown(text: str) -> str:
+    """A template as the style rules read it: each field as ``X`` (a Latin word, as its values
+    mostly are: a name, a number, a path), each escaped brace as one."""
+    parts = []
+    for literal, name, _spec, _conversion in string.Formatter().parse(text):
+        parts.append(literal + ("X" if name is not None else ""))
+    return "".join(parts)
+
+
+def translation_problems(msgid: str, msgstr: str) -> list[str]:
+    """What is wrong with ``msgstr``, the translation of the template ``msgid``: a field dropped,
+    renamed or added (``.format`` would raise ``KeyError`` or lose a value), a template Python
+    cannot parse, or the zh-TW style rules (tools/zh_tw_style.py) broken."""
+    from tools.zh_tw_style import problems
+
+    try:
+        english, translated = fields(msgid), fields(msgstr)
+    except ValueError as error:
+        return [f"not a format template ({error}): write each {{ }} as in the English"]
+    found = []
+    if english != translated:
+        missing = " ".join(sorted((english - translated).elements())) or "none"
+        extra = " ".join(sorted((translated - english).elements())) or "none"
+        found.append(
+            f"its fields are not the English's (missing: {missing}; not in the English: {extra}): "
+            "give back every {field} of the English as it is written"
+        )
+    return found + problems(shown(msgid), shown(msgstr))
+
+
+def run(check: bool = False, package=None, root=None, path=None) -> list[str]:
+    """Merge (or with ``check`` only compare): the files written, or the problems found. By
+    default the course's helpers/ and translations/zh_TW/helpers.po."""
+    package, root, path = package or PACKAGE, root or ROOT, path or CATALOGUE
+    messages = extracted(package, root)
+    old = load(path)
+    if check:
+        reason = problem(old, messages, Path(path).name)
+        return [reason] if reason else []
+    return [str(written) for written in update({path: merged(old, messages).__unicode__()})]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if not merged")
+    args = parser.parse_args(argv)
+    lines = run(check=args.check)
+    if args.check:
+        print("\n".join(lines) if lines else f"{CATALOGUE.name} is merged")
+        return 1 if lines else 0
+    print("\n".join(f"wrote {line}" for line in lines) or f"{CATALOGUE.name} is up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
