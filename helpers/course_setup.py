@@ -11,10 +11,12 @@ import os
 import platform
 import sys
 import tempfile
+import unicodedata
 from importlib import metadata
 from pathlib import Path
 from types import SimpleNamespace
 
+from .language import _
 from .logs import install_noise_filter, quiet_native_logs
 from .paths import MODELS_DIR
 from .problems import EnvironmentProblem
@@ -24,10 +26,15 @@ TEMP_DIR = MODELS_DIR / "tmp"
 
 SUPPORTED_PYTHON = ((3, 9), (3, 11))
 TENSORFLOW_SERIES = (2, 15)
-FIX = (
-    "run `make lab` from the course folder (it gets a Python 3.11 when there is none), or "
-    "`pip install --require-hashes -r requirements.lock` in a Python 3.9–3.11 virtual environment"
-)
+
+
+def how_to_fix() -> str:
+    """What to do about a kernel that cannot run the course (the end of every version error)."""
+    return _(
+        "run `make lab` from the course folder (it gets a Python 3.11 when there is none), or "
+        "`pip install --require-hashes -r requirements.lock` in a Python 3.9–3.11 virtual "
+        "environment"
+    )
 
 
 def _installed(distribution: str) -> str | None:
@@ -43,27 +50,37 @@ def check_versions(python: tuple, tensorflow: str | None, estimator: str | None)
     if not (low <= tuple(python[:2]) <= high):
         found = ".".join(str(part) for part in python[:3])
         raise EnvironmentProblem(
-            f"Python {found} cannot run TensorFlow 2.15 (the last release with tf.estimator "
-            "supports Python 3.9–3.11): " + FIX
+            _(
+                "Python {found} cannot run TensorFlow 2.15 (the last release with tf.estimator "
+                "supports Python 3.9–3.11): {fix}"
+            ).format(found=found, fix=how_to_fix())
         )
     if tensorflow is None:
         raise EnvironmentProblem(
-            "TensorFlow is not installed in this kernel: choose the kernel "
-            "'Estimator workbook (TF 2.15)', or " + FIX
+            _(
+                "TensorFlow is not installed in this kernel: choose the kernel "
+                "'Estimator workbook (TF 2.15)', or {fix}"
+            ).format(fix=how_to_fix())
         )
     series = tuple(int(part) for part in tensorflow.split(".")[:2])
     if series > TENSORFLOW_SERIES:
         raise EnvironmentProblem(
-            f"TensorFlow {tensorflow} has no tf.estimator (removed in 2.16): install "
-            "tensorflow==2.15.1 -- " + FIX
+            _(
+                "TensorFlow {version} has no tf.estimator (removed in 2.16): install "
+                "tensorflow==2.15.1 -- {fix}"
+            ).format(version=tensorflow, fix=how_to_fix())
         )
     if series < TENSORFLOW_SERIES:
         raise EnvironmentProblem(
-            f"TensorFlow {tensorflow} is older than this course (written for 2.15.1): " + FIX
+            _("TensorFlow {version} is older than this course (written for 2.15.1): {fix}").format(
+                version=tensorflow, fix=how_to_fix()
+            )
         )
     if estimator is None:
         raise EnvironmentProblem(
-            "tensorflow-estimator is missing (it normally comes with tensorflow 2.15): " + FIX
+            _(
+                "tensorflow-estimator is missing (it normally comes with tensorflow 2.15): {fix}"
+            ).format(fix=how_to_fix())
         )
 
 
@@ -100,10 +117,18 @@ def start(seed: int = SEED, show: bool = True) -> SimpleNamespace:
     fast = fast_mode()
     found = versions()
     if show:
-        width = max(len(name) for name in found)
-        for name, version in found.items():
-            print(f"{name:<{width}}  {version}")
-        mode = f"fast ({FAST_ENV}=1): step counts scaled down" if fast else "full"
-        print(f"{'mode':<{width}}  {mode}")
-        print(f"{'seed':<{width}}  {seed}")
+        if fast:
+            mode = _("fast ({variable}=1): step counts scaled down").format(variable=FAST_ENV)
+        else:
+            mode = _("full")  # TRANSLATORS: the mode that trains with the notebooks' step counts
+        # TRANSLATORS: labels of start()'s table, under the package names
+        rows = [*found.items(), (_("mode"), mode), (_("seed"), seed)]
+        width = max(_columns(name) for name, _value in rows)
+        for name, value in rows:
+            print(f"{name}{' ' * (width - _columns(name))}  {value}")
     return SimpleNamespace(fast=fast, seed=seed, versions=found)
+
+
+def _columns(text: str) -> int:
+    """How many columns ``text`` takes in a fixed-width font (a Chinese character takes two)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)

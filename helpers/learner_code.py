@@ -19,6 +19,7 @@ from pathlib import Path
 from types import FrameType
 from typing import NamedTuple
 
+from .language import _, current
 from .paths import PROJECT_ROOT
 
 # Code that is not the learner's: the helpers package, and Python's and the environment's libraries.
@@ -119,10 +120,10 @@ def where(line: Line) -> str:
     characters, its backticks replaced."""
     path = Path(line.filename).resolve()
     template = {
-        (True, True): "line {lineno} of `{function}` in {path}",
-        (True, False): "line {lineno} of `{function}`",
-        (False, True): "line {lineno} in {path}",
-        (False, False): "line {lineno}",
+        (True, True): _("line {lineno} of `{function}` in {path}"),
+        (True, False): _("line {lineno} of `{function}`"),
+        (False, True): _("line {lineno} in {path}"),
+        (False, False): _("line {lineno}"),
     }[(line.function != "<module>", path.is_relative_to(PROJECT_ROOT) and path.exists())]
     place = template.format(
         lineno=line.lineno,
@@ -131,7 +132,8 @@ def where(line: Line) -> str:
     )
     code = line.source.replace("`", "'")
     code = code[: _LONGEST_LINE - 3] + "…" if len(code) > _LONGEST_LINE else code
-    return f"{place}: `{code}`" if code else place
+    colon = "：" if current() == "zh_TW" else ": "
+    return f"{place}{colon}`{code}`" if code else place
 
 
 def error_text(error: BaseException) -> str:

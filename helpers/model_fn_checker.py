@@ -24,7 +24,7 @@ import tensorflow as tf
 from tensorflow.python.util import function_utils
 from tensorflow_estimator.python.estimator import model_fn as model_fn_lib
 
-from .language import all_of
+from .language import _, all_of, any_of, current
 from .learner_code import Line, error_text, learner_line, op_line, where
 from .logs import logger_level
 from .model_graph import call_like_estimator, estimator_graph, tiny_batch
@@ -37,7 +37,13 @@ ACCEPTED_ARGS = ("features", "labels", "mode", "params", "config")
 FIX_GLOBAL_STEP = "optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())"
 FIX_TRAINING_FLAG = "training=(mode == tf.estimator.ModeKeys.TRAIN)"
 FEATURES_IN = 'features {"image": float32 [batch, 28, 28]}'
-LABELS_IN = "labels int32 [batch] (class ids, not one-hot)"
+
+
+def labels_in() -> str:
+    """How the course's input functions deliver the labels, in the learner's language."""
+    return _("labels int32 [batch] (class ids, not one-hot)")
+
+
 # how a string compared with `mode` starts -> the mode it meant ("TRAIN", "training" -> TRAIN)
 _MODE_PREFIXES = (("train", "TRAIN"), ("eval", "EVAL"), ("pred", "PREDICT"), ("infer", "PREDICT"))
 
@@ -48,8 +54,19 @@ class Finding(NamedTuple):
     mode: str
     sentence: str
 
+    def label(self) -> str:
+        """What the finding is listed under: its mode, or the signature in the learner's
+        language."""
+        # TRANSLATORS: what a finding about the model_fn's parameter names is listed under
+        return _("signature") if self.mode == "signature" else self.mode
+
     def __str__(self) -> str:
-        return f"{self.mode}: {self.sentence}"
+        return f"{self.label()}{colon()}{self.sentence}"
+
+
+def colon() -> str:
+    """What follows a label: ``": "`` in English, the full-width ``"："`` in Chinese."""
+    return "：" if current() == "zh_TW" else ": "
 
 
 @dataclass
@@ -58,7 +75,7 @@ class Branch:
 
     mode: str
     built: bool = False
-    returned: str = "not built"
+    returned: str = field(default_factory=lambda: _("not built"))
     predictions: dict = field(default_factory=dict)  # key -> evaluated shape
     prediction_values: dict = field(default_factory=dict)  # key -> numpy array
     export_outputs: tuple = ()
@@ -77,9 +94,10 @@ class Branch:
         if self.train_op is None:
             train_op = "-"
         elif self.global_step is None:
-            train_op = "yes, not run"
+            train_op = _("yes, not run")
         else:
-            train_op = "yes, global step {} → {}".format(*self.global_step)
+            before, after = self.global_step
+            train_op = _("yes, global step {before} → {after}").format(before=before, after=after)
         loss = "-" if self.loss_shape is None else _shapes({"": self.loss_shape}).strip()
         return {
             "returned": self.returned,
@@ -93,23 +111,30 @@ class Branch:
 
 def _shapes(named: dict) -> str:
     """``classes (4,), probabilities (4, 10)``: names and shapes, ``scalar`` for a shape ()."""
-    listed = (f"{key} {'scalar' if len(s) == 0 else tuple(s)}" for key, s in named.items())
+    scalar = _("scalar")  # TRANSLATORS: the shape () of a value, in the report's table
+    listed = (f"{key} {scalar if len(s) == 0 else tuple(s)}" for key, s in named.items())
     return ", ".join(listed) or "-"
 
 
 TABLE_COLUMNS = ("returned", "predictions", "export_outputs", "loss", "eval_metric_ops", "train_op")
-# (problems, warnings), each 0, 1 or 2 for more -> the report's verdict
-VERDICTS = {
-    (0, 0): "OK: Estimator can train, evaluate and predict with it",
-    (0, 1): "OK: Estimator can train, evaluate and predict with it (1 warning)",
-    (0, 2): "OK: Estimator can train, evaluate and predict with it ({warnings} warnings)",
-    (1, 0): "1 problem to fix",
-    (1, 1): "1 problem to fix (1 warning)",
-    (1, 2): "1 problem to fix ({warnings} warnings)",
-    (2, 0): "{problems} problems to fix",
-    (2, 1): "{problems} problems to fix (1 warning)",
-    (2, 2): "{problems} problems to fix ({warnings} warnings)",
-}
+
+
+def verdict(problems: int, warnings: int) -> str:
+    """The report's verdict for ``problems`` and ``warnings`` (each counted 0, 1 or more)."""
+    verdicts = {
+        (0, 0): _("OK: Estimator can train, evaluate and predict with it"),
+        (0, 1): _("OK: Estimator can train, evaluate and predict with it (1 warning)"),
+        (0, 2): _("OK: Estimator can train, evaluate and predict with it ({warnings} warnings)"),
+        (1, 0): _("1 problem to fix"),
+        (1, 1): _("1 problem to fix (1 warning)"),
+        (1, 2): _("1 problem to fix ({warnings} warnings)"),
+        (2, 0): _("{problems} problems to fix"),
+        (2, 1): _("{problems} problems to fix (1 warning)"),
+        (2, 2): _("{problems} problems to fix ({warnings} warnings)"),
+    }
+    return verdicts[(min(problems, 2), min(warnings, 2))].format(
+        problems=problems, warnings=warnings
+    )
 
 
 @dataclass
@@ -147,49 +172,57 @@ class ModelFnReport:
         frame = pd.DataFrame(rows, index=list(self.branches), columns=list(TABLE_COLUMNS))
         return frame.rename_axis("mode").fillna("-")
 
+    def shown_table(self) -> pd.DataFrame:
+        """``table()`` with the headings that are words (not code) in the learner's language."""
+        # TRANSLATORS: headings of the model_fn check's table; the other columns are code names
+        headings = {"returned": _("returned")}
+        return self.table().rename(columns=headings).rename_axis(_("mode"))
+
     def raise_if_problems(self) -> None:
         if self.findings:
             raise WorkbookProblem(str(self.findings[0]))
 
     def headline(self) -> str:
-        problems, warnings = len(self.findings), len(self.warnings)
-        verdict = VERDICTS[(min(problems, 2), min(warnings, 2))].format(
-            problems=problems, warnings=warnings
-        )
+        said = verdict(len(self.findings), len(self.warnings))
         if self.trainable_parameters is None:
-            return "model_fn check of {name} on a batch of {batch_size}: {verdict}".format(
-                name=self.name, batch_size=self.batch_size, verdict=verdict
+            return _("model_fn check of {name} on a batch of {batch_size}: {verdict}").format(
+                name=self.name, batch_size=self.batch_size, verdict=said
             )
-        return (
+        return _(
             "model_fn check of {name} on a batch of {batch_size}, {parameters:,} trainable "
             "parameters: {verdict}"
         ).format(
             name=self.name,
             batch_size=self.batch_size,
             parameters=self.trainable_parameters,
-            verdict=verdict,
+            verdict=said,
         )
 
     def __repr__(self) -> str:
+        problem, warning = _("problem  {finding}"), _("warning  {finding}")
         lines = [
             self.headline(),
-            *(f"  problem  {f}" for f in self.findings),
-            *(f"  warning  {f}" for f in self.warnings),
+            *("  " + problem.format(finding=f) for f in self.findings),
+            *("  " + warning.format(finding=f) for f in self.warnings),
         ]
-        return "\n".join(lines + (["", self.table().to_string()] if self.branches else []))
+        if self.branches:  # Chinese characters take two columns of a fixed-width font
+            with pd.option_context("display.unicode.east_asian_width", current() == "zh_TW"):
+                lines += ["", self.shown_table().to_string()]
+        return "\n".join(lines)
 
     def _repr_html_(self) -> str:
         def code(text: str) -> str:  # `code` in backticks becomes <code>code</code>
             return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text, quote=False))
 
         parts = [f"<p><b>{code(self.headline())}</b></p>"]
-        for title, findings in (("Problems", self.findings), ("Warnings", self.warnings)):
+        for title, findings in ((_("Problems:"), self.findings), (_("Warnings:"), self.warnings)):
             if findings:
                 items = "".join(
-                    f"<li><b>{code(f.mode)}</b>: {code(f.sentence)}</li>" for f in findings
+                    f"<li><b>{code(f.label())}</b>{colon()}{code(f.sentence)}</li>"
+                    for f in findings
                 )
-                parts.append(f"<p>{title}:</p><ul>{items}</ul>")
-        return "\n".join(parts + ([self.table().to_html()] if self.branches else []))
+                parts.append(f"<p>{title}</p><ul>{items}</ul>")
+        return "\n".join(parts + ([self.shown_table().to_html()] if self.branches else []))
 
 
 def check_model_fn(
@@ -205,7 +238,7 @@ def check_model_fn(
     for mode_name, mode in MODES:
         if mode != ModeKeys.PREDICT and "labels" not in function_utils.fn_args(model_fn):
             report.branches[mode_name] = Branch(
-                mode_name, returned="not built (no labels parameter)"
+                mode_name, returned=_("not built (no labels parameter)")
             )
             continue
         report.branches[mode_name], findings, warnings = check_branch(
@@ -221,28 +254,29 @@ def check_model_fn(
 
 def _wrong_mode_sentence(mode_name: str, compared: str) -> str:
     """The finding for a branch the model_fn selects by comparing ``mode`` with ``compared``."""
-    return (
-        f"the model_fn compares `mode` with {compared!r}, but in {mode_name} Estimator passes "
-        f"tf.estimator.ModeKeys.{mode_name} == {getattr(ModeKeys, mode_name)!r}, so that branch "
-        f"never runs: compare with `tf.estimator.ModeKeys.{mode_name}`"
-    )
+    return _(
+        "the model_fn compares `mode` with {compared!r}, but in {mode} Estimator passes "
+        "tf.estimator.ModeKeys.{mode} == {key!r}, so that branch never runs: compare with "
+        "`tf.estimator.ModeKeys.{mode}`"
+    ).format(compared=compared, mode=mode_name, key=getattr(ModeKeys, mode_name))
 
 
-SIGNATURE_PROBLEMS = {  # what Estimator refuses -> the finding
-    "features": (
-        "the model_fn has no parameter named `features`: Estimator passes the features by that "
-        "name, so call the first parameter `features`"
-    ),
-    "params": (
-        "params are given but the model_fn has no `params` parameter: add `params` to its "
-        "signature to receive them"
-    ),
-    "unexpected": (
-        "Estimator does not pass {names}: it accepts only the parameter names {accepted}, so "
-        "rename {names}"
-    ),
-}
-ESTIMATOR_RAISES = "{finding} (Estimator raises `ValueError: {error}`)"
+def signature_problems() -> dict:
+    """What Estimator refuses -> the finding (templates in the learner's language)."""
+    return {
+        "features": _(
+            "the model_fn has no parameter named `features`: Estimator passes the features by "
+            "that name, so call the first parameter `features`"
+        ),
+        "params": _(
+            "params are given but the model_fn has no `params` parameter: add `params` to its "
+            "signature to receive them"
+        ),
+        "unexpected": _(
+            "Estimator does not pass {names}: it accepts only the parameter names {accepted}, so "
+            "rename {names}"
+        ),
+    }
 
 
 def check_signature(model_fn: Callable, params: dict | None, report: ModelFnReport) -> bool:
@@ -265,22 +299,28 @@ def check_signature(model_fn: Callable, params: dict | None, report: ModelFnRepo
     for kind in ("features", "unexpected", "params"):
         if not refused[kind]:
             continue
-        finding = SIGNATURE_PROBLEMS[kind].format(names=names, accepted=", ".join(ACCEPTED_ARGS))
+        finding = signature_problems()[kind].format(names=names, accepted=", ".join(ACCEPTED_ARGS))
         if kind == raised_for and estimator_error:
-            finding = ESTIMATOR_RAISES.format(finding=finding, error=estimator_error)
+            finding = _("{finding} (Estimator raises `ValueError: {error}`)").format(
+                finding=finding, error=estimator_error
+            )
         report.problem("signature", finding)
     if "labels" not in args:
         report.problem(
             "signature",
-            "the model_fn has no `labels` parameter: Estimator passes the input_fn's labels in "
-            "training and evaluation (and raises `ValueError: model_fn does not take labels, but "
-            "input_fn returns labels.`), so add `labels`",
+            _(
+                "the model_fn has no `labels` parameter: Estimator passes the input_fn's labels "
+                "in training and evaluation (and raises `ValueError: model_fn does not take "
+                "labels, but input_fn returns labels.`), so add `labels`"
+            ),
         )
     if "mode" not in args:
         report.warn(
             "signature",
-            "the model_fn has no `mode` parameter, so it cannot tell training, evaluation "
-            "and prediction apart: add `mode` and branch on it",
+            _(
+                "the model_fn has no `mode` parameter, so it cannot tell training, evaluation "
+                "and prediction apart: add `mode` and branch on it"
+            ),
         )
     return estimator_error is None
 
@@ -319,7 +359,7 @@ def build_branch(
         with _recording_keras_metrics() as keras_metrics:
             spec = call_like_estimator(model_fn, features, labels, mode, params)
     except Exception as error:  # the learner's code can raise anything
-        branch.returned = f"raised {type(error).__name__}"
+        branch.returned = _("raised {error}").format(error=type(error).__name__)
         if sentence := features_as_tensor(model_fn, error, features, mode, params):
             return found.problem(branch.mode, sentence)
         needs_labels = mode == ModeKeys.PREDICT and _builds_with_labels(
@@ -341,18 +381,24 @@ def _not_a_spec_for(mode: str, spec, branch: Branch) -> str | None:
     """The sentence when ``spec`` is not an EstimatorSpec for ``mode`` (noted in ``branch``)."""
     if not isinstance(spec, tf.estimator.EstimatorSpec):
         branch.returned = type(spec).__name__
-        what = "None (a branch without `return`?)" if spec is None else f"a {type(spec).__name__}"
-        return (
-            f"the model_fn returned {what}, not a tf.estimator.EstimatorSpec: return "
+        if spec is None:
+            return _(
+                "the model_fn returned None (a branch without `return`?), not a "
+                "tf.estimator.EstimatorSpec: return `tf.estimator.EstimatorSpec(mode, ...)` in "
+                "every branch (Estimator raises `ValueError: model_fn should return an "
+                "EstimatorSpec.`)"
+            )
+        return _(
+            "the model_fn returned a {kind}, not a tf.estimator.EstimatorSpec: return "
             "`tf.estimator.EstimatorSpec(mode, ...)` in every branch (Estimator raises "
             "`ValueError: model_fn should return an EstimatorSpec.`)"
-        )
+        ).format(kind=type(spec).__name__)
     if spec.mode != mode:
-        branch.returned = f"EstimatorSpec for {spec.mode!r}"
-        return (
-            f"in {branch.mode} the model_fn returned an EstimatorSpec for mode "
-            f"{spec.mode!r}: give EstimatorSpec the `mode` the model_fn received"
-        )
+        branch.returned = _("EstimatorSpec for {mode!r}").format(mode=spec.mode)
+        return _(
+            "in {mode} the model_fn returned an EstimatorSpec for mode {returned!r}: give "
+            "EstimatorSpec the `mode` the model_fn received"
+        ).format(mode=branch.mode, returned=spec.mode)
     return None
 
 
@@ -381,18 +427,22 @@ def _keras_metric_sentence(key: str, metric: tf.keras.metrics.Metric) -> str:
     changed = {op.inputs[0].op for op in _ancestors([kept]) if op.type in _ASSIGNS and op.inputs}
     unchanged = [v.name.split(":")[0] for v in metric.variables if v.handle.op not in changed]
     if unchanged:
-        names = ", ".join(f"`{name}`" for name in unchanged)
-        effect = f"here it leaves {names} unchanged, so the value is wrong"
-    else:
-        effect = "here it updates every state variable, but for another metric it may not"
-    return (
-        f"eval_metric_ops[{key!r}] is a Keras Metric object: EstimatorSpec turns it into "
+        return _(
+            "eval_metric_ops[{key!r}] is a Keras Metric object: EstimatorSpec turns it into "
+            "`(metric.result(), metric.updates[0])`, and in a graph that one update op is the last "
+            "op the metric's `update_state` built; here it leaves {names} unchanged, so the value "
+            'is wrong (`tf.keras.metrics.F1Score(average="macro")`\'s op only adds to '
+            "`intermediate_weights`, and its F1 stays 0.0): build a (value, update_op) pair with "
+            "`tf.compat.v1.metrics` instead"
+        ).format(key=key, names=", ".join(f"`{name}`" for name in unchanged))
+    return _(
+        "eval_metric_ops[{key!r}] is a Keras Metric object: EstimatorSpec turns it into "
         "`(metric.result(), metric.updates[0])`, and in a graph that one update op is the last op "
-        f"the metric's `update_state` built; {effect} "
-        '(`tf.keras.metrics.F1Score(average="macro")`\'s op only adds to `intermediate_weights`, '
-        "and its F1 stays 0.0): build a (value, update_op) pair with `tf.compat.v1.metrics` "
-        "instead"
-    )
+        "the metric's `update_state` built; here it updates every state variable, but for another "
+        'metric it may not (`tf.keras.metrics.F1Score(average="macro")`\'s op only adds to '
+        "`intermediate_weights`, and its F1 stays 0.0): build a (value, update_op) pair with "
+        "`tf.compat.v1.metrics` instead"
+    ).format(key=key)
 
 
 def run_branch(session: tf.compat.v1.Session, spec, branch: Branch, found: ModelFnReport) -> None:
@@ -405,18 +455,18 @@ def run_branch(session: tf.compat.v1.Session, spec, branch: Branch, found: Model
     if np.prod(branch.loss_shape) != 1:
         found.problem(
             branch.mode,
-            (
-                f"the loss has shape {tuple(branch.loss_shape)}, but Estimator needs one number "
-                "for the batch: reduce it with `tf.reduce_mean`, or use a `tf.compat.v1.losses` "
-                "function, which returns the mean"
-            ),
+            _(
+                "the loss has shape {shape}, but Estimator needs one number for the batch: reduce "
+                "it with `tf.reduce_mean`, or use a `tf.compat.v1.losses` function, which returns "
+                "the mean"
+            ).format(shape=tuple(branch.loss_shape)),
         )
     elif branch.mode == "EVAL":
-        check_repeatable(session, {"the loss": spec.loss}, "EVAL", found)
+        check_repeatable(session, {_("the loss"): spec.loss}, "EVAL", found)
         check_bool_casts(session, spec, found)
         metric_ops = spec.eval_metric_ops or {}
-        session.run([update for _, update in metric_ops.values()])
-        values = session.run({key: value for key, (value, _) in metric_ops.items()})
+        session.run([update for _value, update in metric_ops.values()])
+        values = session.run({key: value for key, (value, _update) in metric_ops.items()})
         branch.metrics = {key: np.shape(value) for key, value in values.items()}
     if branch.mode == "TRAIN":  # one run of train_op must move the global step from 0 to exactly 1
         branch.train_op = spec.train_op is not None
@@ -430,17 +480,19 @@ def run_branch(session: tf.compat.v1.Session, spec, branch: Branch, found: Model
         if after == before:
             found.problem(
                 "TRAIN",
-                (
-                    f"the train_op does not increment the global step (still {after} after one "
+                _(
+                    "the train_op does not increment the global step (still {after} after one "
                     "run), so Estimator's step counting never advances (train(steps=…) would run "
-                    f"until the input runs out): write `{FIX_GLOBAL_STEP}`"
-                ),
+                    "until the input runs out): write `{fix}`"
+                ).format(after=after, fix=FIX_GLOBAL_STEP),
             )
         elif after != before + 1:
             found.problem(
                 "TRAIN",
-                f"one run of the train_op moved the global step from {before} to {after}: pass "
-                "`global_step=` to exactly one minimize call",
+                _(
+                    "one run of the train_op moved the global step from {before} to {after}: "
+                    "pass `global_step=` to exactly one minimize call"
+                ).format(before=before, after=after),
             )
 
 
@@ -470,23 +522,29 @@ def check_softmax_logits(loss: tf.Tensor, found: ModelFnReport) -> None:
         if source is None or source.type != "Softmax":
             continue
         classes = source.outputs[0].shape[-1]  # the lowest loss: all probability on the right class
-        floor = (
-            "with {classes} classes, above {floor:.2f}".format(
-                classes=classes, floor=np.log(np.e + classes - 1) - 1
-            )
-            if classes
-            else "above 0 for any number of classes"
-        )
-        return found.warn(
-            "TRAIN",
-            (
+        if classes:
+            sentence = _(
                 "the loss's logits are the output of a softmax ({at}), and the cross-entropy loss "
                 "applies softmax again, so it gets probabilities (0 to 1) where it expects logits: "
-                "the loss stays high however right the classes are ({floor}) and its gradients are "
-                "weak, so the model learns more slowly and ends less accurate: give the loss the "
-                "last layer's output before the softmax (no `activation=tf.nn.softmax`), and apply "
-                "`tf.nn.softmax(logits)` only for the predicted probabilities"
-            ).format(at=_at(op_line(source)), floor=floor),
+                "the loss stays high however right the classes are (with {classes} classes, above "
+                "{floor:.2f}) and its gradients are weak, so the model learns more slowly and ends "
+                "less accurate: give the loss the last layer's output before the softmax (no "
+                "`activation=tf.nn.softmax`), and apply `tf.nn.softmax(logits)` only for the "
+                "predicted probabilities"
+            )
+        else:
+            sentence = _(
+                "the loss's logits are the output of a softmax ({at}), and the cross-entropy loss "
+                "applies softmax again, so it gets probabilities (0 to 1) where it expects logits: "
+                "the loss stays high however right the classes are (above 0 for any number of "
+                "classes) and its gradients are weak, so the model learns more slowly and ends "
+                "less accurate: give the loss the last layer's output before the softmax (no "
+                "`activation=tf.nn.softmax`), and apply `tf.nn.softmax(logits)` only for the "
+                "predicted probabilities"
+            )
+        floor = np.log(np.e + classes - 1) - 1 if classes else None
+        return found.warn(
+            "TRAIN", sentence.format(at=_at(op_line(source)), classes=classes, floor=floor)
         )
 
 
@@ -523,26 +581,25 @@ def check_moving_averages(
     names = _listed([f"`{variable.op.name}`" for variable in unchanged], limit=4)
     collected = set(tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS))
     if all(op in collected for variable in unchanged for op in skipped[variable]):
-        fix = (
-            "`tf.compat.v1.layers.batch_normalization` puts its update ops in the UPDATE_OPS "
-            "collection, and in Estimator's graph they run only when the train_op asks for "
-            f"them (whatever its deprecation warning says): `{FIX_UPDATE_OPS}`"
-        )
-    else:
-        fix = (
-            "a Keras BatchNormalization layer called in a model_fn keeps its update ops in the "
-            "layer's `.updates` (not in the UPDATE_OPS collection), so keep the layer in a "
-            f"variable and build the train_op under them: `{FIX_KERAS_UPDATES}` (a Keras "
-            "model: `model.updates`)"
-        )
-    found.warn(
-        "TRAIN",
-        (
-            f"the train_op does not run the update ops of {names}, so these moving averages stay "
+        sentence = _(
+            "the train_op does not run the update ops of {names}, so these moving averages stay "
             "at their initial values (unchanged after a training step) while EVAL and PREDICT "
-            f"normalize with them: {fix}"
-        ),
-    )
+            "normalize with them: `tf.compat.v1.layers.batch_normalization` puts its update ops "
+            "in the UPDATE_OPS collection, and in Estimator's graph they run only when the "
+            "train_op asks for them (whatever its deprecation warning says): `{fix}`"
+        )
+        fix = FIX_UPDATE_OPS
+    else:
+        sentence = _(
+            "the train_op does not run the update ops of {names}, so these moving averages stay "
+            "at their initial values (unchanged after a training step) while EVAL and PREDICT "
+            "normalize with them: a Keras BatchNormalization layer called in a model_fn keeps its "
+            "update ops in the layer's `.updates` (not in the UPDATE_OPS collection), so keep the "
+            "layer in a variable and build the train_op under them: `{fix}` (a Keras model: "
+            "`model.updates`)"
+        )
+        fix = FIX_KERAS_UPDATES
+    found.warn("TRAIN", sentence.format(names=names, fix=fix))
 
 
 def check_predictions(
@@ -563,12 +620,16 @@ def check_predictions(
     for key, shape in branch.predictions.items():
         if len(shape) == 0 or shape[0] != batch_size:
             template = (
-                "{name} has shape {shape} for a batch of {batch_size}: every prediction needs the "
-                "batch as its first dimension; `tf.argmax(logits)` without `axis` reduces over "
-                "axis 0, the batch: write `tf.argmax(logits, axis=1)`"
+                _(
+                    "{name} has shape {shape} for a batch of {batch_size}: every prediction needs "
+                    "the batch as its first dimension; `tf.argmax(logits)` without `axis` reduces "
+                    "over axis 0, the batch: write `tf.argmax(logits, axis=1)`"
+                )
                 if _is_argmax_over_batch(predictions[key])
-                else "{name} has shape {shape} for a batch of {batch_size}: every prediction "
-                "needs the batch as its first dimension"
+                else _(
+                    "{name} has shape {shape} for a batch of {batch_size}: every prediction needs "
+                    "the batch as its first dimension"
+                )
             )
             found.problem(
                 "PREDICT",
@@ -591,7 +652,7 @@ def check_batch_independence(
     except tf.errors.OpError as error:
         return found.warn(
             "PREDICT",
-            (
+            _(
                 "PREDICT works on a batch of {batch_size} but not on 2 examples, where it raised "
                 "{error} ({at}), so the model assumes a batch size and the last, smaller batch of "
                 "an input would fail: write -1 (or `tf.shape(...)[0]`) for the batch dimension"
@@ -603,12 +664,11 @@ def check_batch_independence(
     if key is not None:
         found.warn(
             "PREDICT",
-            (
-                f"{where[key]} for the first two examples changes by up to {change:.3g} when the "
-                "other examples of the batch are left out, so a layer uses batch statistics at "
-                "prediction time (batch normalization called with `training=True`?): pass "
-                f"`{FIX_TRAINING_FLAG}`"
-            ),
+            _(
+                "{name} for the first two examples changes by up to {change:.3g} when the other "
+                "examples of the batch are left out, so a layer uses batch statistics at "
+                "prediction time (batch normalization called with `training=True`?): pass `{fix}`"
+            ).format(name=where[key], change=change, fix=FIX_TRAINING_FLAG),
         )
 
 
@@ -620,18 +680,18 @@ def check_repeatable(
     if key is not None:
         found.warn(
             mode_name,
-            (
-                f"{key} differs between two runs of {mode_name} on the same batch (by up to "
-                f"{change:.3g}), so something random is still on in {mode_name}, dropout or "
-                f"another layer called with `training=True`: pass `{FIX_TRAINING_FLAG}`"
-            ),
+            _(
+                "{name} differs between two runs of {mode} on the same batch (by up to "
+                "{change:.3g}), so something random is still on in {mode}, dropout or another "
+                "layer called with `training=True`: pass `{fix}`"
+            ).format(name=key, mode=mode_name, change=change, fix=FIX_TRAINING_FLAG),
         )
     return key is not None
 
 
 def check_bool_casts(session: tf.compat.v1.Session, spec, found: ModelFnReport) -> None:
     """Warn when a metric casts class ids other than 0 and 1 to bool (precision and recall do)."""
-    for key, (_, update) in (spec.eval_metric_ops or {}).items():
+    for key, (_value, update) in (spec.eval_metric_ops or {}).items():
         casts = [
             op
             for op in _ancestors([update])
@@ -649,60 +709,79 @@ def check_bool_casts(session: tf.compat.v1.Session, spec, found: ModelFnReport) 
                 (m.group(1) for op in casts if (m := re.match(r"(precision|recall)", op.name))),
                 None,
             )
-            found.warn(
-                "EVAL",
-                (
+            if function:
+                sentence = _(
                     "eval_metric_ops[{key!r}] casts class ids to bool (values {low} to {high} on "
-                    "the checker's batch), as {who} does, so on ten classes it measures "
+                    "the checker's batch), as `tf.compat.v1.metrics.{function}` does, so on ten "
+                    'classes it measures "digit is not 0", not a multi-class score: build it per '
+                    "class, e.g. with "
+                    "`helpers.metrics.precision_recall_f1(labels, classes, num_classes=10)` "
+                    "(notebook 06)"
+                )
+            else:
+                sentence = _(
+                    "eval_metric_ops[{key!r}] casts class ids to bool (values {low} to {high} on "
+                    "the checker's batch), as the metric does, so on ten classes it measures "
                     '"digit is not 0", not a multi-class score: build it per class, e.g. with '
                     "`helpers.metrics.precision_recall_f1(labels, classes, num_classes=10)` "
                     "(notebook 06)"
-                ).format(
-                    key=key,
-                    low=int(values.min()),
-                    high=int(values.max()),
-                    who=f"`tf.compat.v1.metrics.{function}`" if function else "the metric",
+                )
+            found.warn(
+                "EVAL",
+                sentence.format(
+                    key=key, low=int(values.min()), high=int(values.max()), function=function
                 ),
             )
 
 
-OTHER_VARIABLES = {  # built twice? -> the finding for a branch with other variables than TRAIN's
-    False: (
-        "the {mode} branch builds other trainable variables than {reference} ({differences}), "
-        "but Estimator restores the weights trained in TRAIN into it by name: build the same "
-        "network in every mode (compute the logits once, before branching on `mode`)"
-    ),
-    True: (
-        "the {mode} branch builds other trainable variables than {reference} ({differences}) "
-        "because it builds the network twice (its {count} variables are the same {half} shapes "
-        "two times), but Estimator restores the weights trained in TRAIN into it by name: build "
-        "the same network in every mode (compute the logits once, before branching on `mode`)"
-    ),
-}
-UNTRAINED_PREDICTING = {  # built twice? -> the finding for predictions from untrained variables
-    False: (
+def other_variables(twice: bool) -> str:
+    """The finding for a branch with other trainable variables than TRAIN's (``twice``: the
+    branch builds the network twice)."""
+    if twice:
+        return _(
+            "the {mode} branch builds other trainable variables than {reference} ({differences}) "
+            "because it builds the network twice (its {count} variables are the same {half} "
+            "shapes two times), but Estimator restores the weights trained in TRAIN into it by "
+            "name: build the same network in every mode (compute the logits once, before "
+            "branching on `mode`)"
+        )
+    return _(
+        "the {mode} branch builds other trainable variables than {reference} ({differences}), but "
+        "Estimator restores the weights trained in TRAIN into it by name: build the same network "
+        "in every mode (compute the logits once, before branching on `mode`)"
+    )
+
+
+def untrained_predicting(twice: bool) -> str:
+    """The finding for predictions from variables training never changes (``twice``: TRAIN
+    builds the network twice)."""
+    if twice:
+        return _(
+            "the predictions use {names}, which training never changes because the TRAIN loss "
+            "does not depend on them: the TRAIN branch builds the network twice (its {count} "
+            "variables are the same {half} shapes two times), so compute the logits once and use "
+            "them for the predictions and the loss"
+        )
+    return _(
         "the predictions use {names}, which training never changes because the TRAIN loss does "
         "not depend on them: compute the logits once and use them for the predictions and the loss"
-    ),
-    True: (
-        "the predictions use {names}, which training never changes because the TRAIN loss does "
-        "not depend on them: the TRAIN branch builds the network twice (its {count} variables are "
-        "the same {half} shapes two times), so compute the logits once and use them for the "
-        "predictions and the loss"
-    ),
-}
-UNTRAINED = {  # built twice? -> the warning for variables the TRAIN loss does not depend on
-    False: (
+    )
+
+
+def untrained(twice: bool) -> str:
+    """The warning for variables the TRAIN loss does not depend on (``twice``: TRAIN builds the
+    network twice)."""
+    if twice:
+        return _(
+            "the TRAIN loss does not depend on {untrained} of the {count} trainable variables "
+            "({names}), so training never changes them: the TRAIN branch builds the network twice "
+            "(its {count} variables are the same {half} shapes two times), so build it once and "
+            "use its logits"
+        )
+    return _(
         "the TRAIN loss does not depend on {untrained} of the {count} trainable variables "
         "({names}), so training never changes them: build the network once and use its logits"
-    ),
-    True: (
-        "the TRAIN loss does not depend on {untrained} of the {count} trainable variables "
-        "({names}), so training never changes them: the TRAIN branch builds the network twice "
-        "(its {count} variables are the same {half} shapes two times), so build it once and use "
-        "its logits"
-    ),
-}
+    )
 
 
 def check_variables(report: ModelFnReport) -> None:
@@ -715,7 +794,7 @@ def check_variables(report: ModelFnReport) -> None:
     for branch in (built.get("PREDICT") if not untrained_used else None, built.get("EVAL")):
         if branch is None or branch is reference or branch.variables == reference.variables:
             continue
-        sentence = OTHER_VARIABLES[_twice(branch)].format(
+        sentence = other_variables(_twice(branch)).format(
             mode=branch.mode,
             reference=reference.mode,
             differences=_differences(branch, reference),
@@ -730,14 +809,14 @@ def check_untrained(report: ModelFnReport, train: Branch | None, predict: Branch
     untrained_used = set(train.untrained) & predict.used_variables if train and predict else set()
     if untrained_used:  # restored by name, these are the weights training never changed
         names = [name for name in train.variables if name in untrained_used]
-        sentence = UNTRAINED_PREDICTING[_twice(train)].format(
+        sentence = untrained_predicting(_twice(train)).format(
             names=_with_shapes(names, train.variables),
             count=len(train.variables),
             half=len(train.variables) // 2,
         )
         report.problem("PREDICT", sentence)
     elif train is not None and train.untrained:
-        sentence = UNTRAINED[_twice(train)].format(
+        sentence = untrained(_twice(train)).format(
             untrained=len(train.untrained),
             names=_with_shapes(train.untrained, train.variables),
             count=len(train.variables),
@@ -753,19 +832,20 @@ def _differences(branch: Branch, reference: Branch) -> str:
     for one, other in ((branch, reference), (reference, branch)):
         if only := [n for n in one.variables if n not in other.variables]:
             parts.append(
-                "only in {mode}: {names}".format(
+                _("only in {mode}: {names}").format(
                     mode=one.mode, names=_with_shapes(only, one.variables)
                 )
             )
     if reshaped := [n for n in here if n in there and here[n] != there[n]]:
+        shape = _("{name} {here} in {mode}, {there} in {reference}")
         shapes = [
-            "{name} {here} in {mode}, {there} in {reference}".format(
+            shape.format(
                 name=n, here=here[n], mode=branch.mode, there=there[n], reference=reference.mode
             )
             for n in reshaped
         ]
-        parts.append("other shapes: {shapes}".format(shapes=_listed(shapes)))
-    return "; ".join(parts)
+        parts.append(_("other shapes: {shapes}").format(shapes=_listed(shapes)))
+    return ("；" if current() == "zh_TW" else "; ").join(parts)
 
 
 def _with_shapes(names, shapes: dict) -> str:
@@ -777,7 +857,7 @@ def _listed(items: list, limit: int = 3) -> str:
     """``a, b and c``; beyond ``limit`` items, ``a, b, c and 2 more``."""
     items = list(items)
     if len(items) > limit:
-        return "{first} and {more} more".format(
+        return _("{first} and {more} more").format(
             first=", ".join(items[:limit]), more=len(items) - limit
         )
     return all_of(items)
@@ -815,29 +895,35 @@ def wrong_mode_comparisons(model_fn: Callable) -> dict:
     return wrong
 
 
-BUILD_ERRORS = {  # why building a branch failed -> the finding
-    "labels": (
-        "building the {mode} branch raised {error} ({at}); in PREDICT, Estimator passes "
-        "labels=None, and with labels the branch builds: return the EstimatorSpec before anything "
-        "uses the labels"
-    ),
-    "tf1": (
-        "building the {mode} branch raised {error} ({at}); that is a TensorFlow 1 name, which "
-        "TensorFlow 2 keeps as `{name}`: write that"
-    ),
-    "inputs": (
-        "building the {mode} branch raised {error} ({at}); the course's input functions deliver "
-        "{delivered}: make that line accept them"
-    ),
-    "other": "building the {mode} branch raised {error} ({at}): fix that line",
-}
-ONE_HOT_INTO_SPARSE = (
-    "the labels that reach the sparse softmax cross-entropy ({at}) are one-hot, shape [batch, "
-    "{classes}], as the article's `tf.argmax(labels)` implies, but that loss takes class ids, "
-    "shape [batch] (TensorFlow raised {error}): turn them into class ids with "
-    "`tf.argmax(labels, axis=1)`, or keep them one-hot and use "
-    "`tf.compat.v1.losses.softmax_cross_entropy(onehot_labels=labels, logits=logits)`"
-)
+def build_errors() -> dict:
+    """Why building a branch failed -> the finding (templates in the learner's language)."""
+    return {
+        "labels": _(
+            "building the {mode} branch raised {error} ({at}); in PREDICT, Estimator passes "
+            "labels=None, and with labels the branch builds: return the EstimatorSpec before "
+            "anything uses the labels"
+        ),
+        "tf1": _(
+            "building the {mode} branch raised {error} ({at}); that is a TensorFlow 1 name, which "
+            "TensorFlow 2 keeps as `{name}`: write that"
+        ),
+        "inputs": _(
+            "building the {mode} branch raised {error} ({at}); the course's input functions "
+            "deliver {delivered}: make that line accept them"
+        ),
+        "other": _("building the {mode} branch raised {error} ({at}): fix that line"),
+    }
+
+
+def one_hot_into_sparse() -> str:
+    """The finding for one-hot labels given to a sparse softmax cross-entropy."""
+    return _(
+        "the labels that reach the sparse softmax cross-entropy ({at}) are one-hot, shape [batch, "
+        "{classes}], as the article's `tf.argmax(labels)` implies, but that loss takes class ids, "
+        "shape [batch] (TensorFlow raised {error}): turn them into class ids with "
+        "`tf.argmax(labels, axis=1)`, or keep them one-hot and use "
+        "`tf.compat.v1.losses.softmax_cross_entropy(onehot_labels=labels, logits=logits)`"
+    )
 
 
 def explain_build_error(
@@ -853,19 +939,19 @@ def explain_build_error(
         return sentence
     values = {"mode": mode_name, "error": error_text(error), "at": _at(line)}
     if classes := _one_hot_classes(str(error)):
-        return ONE_HOT_INTO_SPARSE.format(classes=classes, **values)
+        return one_hot_into_sparse().format(classes=classes, **values)
     if needs_labels:
-        return BUILD_ERRORS["labels"].format(**values)
+        return build_errors()["labels"].format(**values)
     if v1_name := _tf1_name(said) if isinstance(error, AttributeError) else None:
-        return BUILD_ERRORS["tf1"].format(name=v1_name, **values)
+        return build_errors()["tf1"].format(name=v1_name, **values)
     code = line.source if line else ""
     if given := [
         text
-        for word, text in (("features", FEATURES_IN), ("labels", LABELS_IN))
+        for word, text in (("features", FEATURES_IN), ("labels", labels_in()))
         if isinstance(error, (ValueError, TypeError)) and re.search(rf"\b{word}\b", code)
     ]:
-        return BUILD_ERRORS["inputs"].format(delivered=" and ".join(given), **values)
-    return BUILD_ERRORS["other"].format(**values)
+        return build_errors()["inputs"].format(delivered=all_of(given), **values)
+    return build_errors()["other"].format(**values)
 
 
 def _one_hot_classes(message: str) -> int | None:
@@ -884,26 +970,32 @@ def _one_hot_classes(message: str) -> int | None:
     return None
 
 
-MISSING = {  # a name or key the model_fn reads that is not there -> the finding
-    "typo": (
-        "the name `{name}` ({at}) is not defined, a typo for `{close}`?: correct the spelling at "
-        "that line"
-    ),
-    "name": (
-        "the name `{name}` ({at}) is not defined: define it before that line, or correct its "
-        "spelling"
-    ),
-    "params": (
-        "the model_fn reads params[{key!r}] ({at}), but the params given have no such key (keys: "
-        "{have}): pass it, as `Estimator(params=...)` would, e.g. "
-        "`check_model_fn(model_fn, params={{{key!r}: ...}})`, or use `params.get({key!r}, default)`"
-    ),
-    "features": (
-        "the model_fn reads features[{key!r}] ({at}), but the course's input functions deliver "
-        "{features}: use the key 'image'"
-    ),
-    "key": "building the {mode} branch raised KeyError: {key!r} ({at}): that key is missing there",
-}
+def missing() -> dict:
+    """A name or key the model_fn reads that is not there -> the finding (templates in the
+    learner's language)."""
+    return {
+        "typo": _(
+            "the name `{name}` ({at}) is not defined, a typo for `{close}`?: correct the spelling "
+            "at that line"
+        ),
+        "name": _(
+            "the name `{name}` ({at}) is not defined: define it before that line, or correct its "
+            "spelling"
+        ),
+        "params": _(
+            "the model_fn reads params[{key!r}] ({at}), but the params given have no such key "
+            "(keys: {have}): pass it, as `Estimator(params=...)` would, e.g. "
+            "`check_model_fn(model_fn, params={{{key!r}: ...}})`, or use "
+            "`params.get({key!r}, default)`"
+        ),
+        "features": _(
+            "the model_fn reads features[{key!r}] ({at}), but the course's input functions "
+            "deliver {features}: use the key 'image'"
+        ),
+        "key": _(
+            "building the {mode} branch raised KeyError: {key!r} ({at}): that key is missing there"
+        ),
+    }
 
 
 def _missing_name_or_key(
@@ -915,23 +1007,18 @@ def _missing_name_or_key(
         known = set(dir(__builtins__) if not isinstance(__builtins__, dict) else __builtins__)
         known |= set(line.namespace if line else {})
         if close := similar_names(error.name, known, limit=1):
-            return MISSING["typo"].format(name=error.name, at=at, close=close[0])
-        return MISSING["name"].format(name=error.name, at=at)
+            return missing()["typo"].format(name=error.name, at=at, close=close[0])
+        return missing()["name"].format(name=error.name, at=at)
     if not isinstance(error, KeyError) or not error.args:
         return None
     key = error.args[0]
     if re.search(r"\bparams\s*\[", code):
-        have = ", ".join(repr(k) for k in (params or {})) or "none"
-        return MISSING["params"].format(key=key, at=at, have=have)
+        # TRANSLATORS: the params' keys when there are none
+        have = ", ".join(repr(k) for k in (params or {})) or _("none")
+        return missing()["params"].format(key=key, at=at, have=have)
     if re.search(r"\bfeatures\s*\[", code):
-        return MISSING["features"].format(key=key, at=at, features=FEATURES_IN)
-    return MISSING["key"].format(mode=mode_name, key=key, at=at)
-
-
-FEATURES_AS_TENSOR = (
-    "{who} is used as a tensor ({at}), but Estimator passes the input function's features as a "
-    "dict, {features}: take the tensor out of it, {take} (TensorFlow raised `{error}`)"
-)
+        return missing()["features"].format(key=key, at=at, features=FEATURES_IN)
+    return missing()["key"].format(mode=mode_name, key=key, at=at)
 
 
 def features_as_tensor(
@@ -949,11 +1036,23 @@ def features_as_tensor(
         return None
     name = name or "features"
     first_sentence = re.sub(r"^(.{20,}?\.)\s.*$", r"\1", message)
-    return FEATURES_AS_TENSOR.format(
-        who=f"`{name}`" if name == "features" else f"`{name}` (the model_fn's `features`)",
+    if name == "features":
+        sentence = _(
+            "`{name}` is used as a tensor ({at}), but Estimator passes the input function's "
+            "features as a dict, {features}: take the tensor out of it, {take} (TensorFlow raised "
+            "`{error}`)"
+        )
+    else:
+        sentence = _(
+            "`{name}` (the model_fn's `features`) is used as a tensor ({at}), but Estimator passes "
+            "the input function's features as a dict, {features}: take the tensor out of it, "
+            "{take} (TensorFlow raised `{error}`)"
+        )
+    return sentence.format(
+        name=name,
         at=_at(line),
         features=_describe(features),
-        take=" or ".join(f'`{name}["{key}"]`' for key in features),
+        take=any_of(f'`{name}["{key}"]`' for key in features),
         error=f"{type(error).__name__}: {first_sentence}",
     )
 
@@ -1012,25 +1111,28 @@ def _describe(features: dict) -> str:
     )
 
 
-RUN_ERRORS = {  # why running a branch failed -> the finding
-    "argmax": (
-        "running the {mode} branch on a batch of {batch_size} raised {error} ({at}); it uses "
-        "`tf.argmax(logits)` without `axis`, which reduces over axis 0, the batch: write "
-        "`tf.argmax(logits, axis=1)`"
-    ),
-    "inputs": (
-        "running the {mode} branch on a batch of {batch_size} raised {error} ({at}); it ran on "
-        "{given}: make that line work on them"
-    ),
-    "other": (
-        "running the {mode} branch on a batch of {batch_size} raised {error} ({at}): fix that line"
-    ),
-    "unplaced": (
-        "running the {mode} branch on a batch of {batch_size} raised {error}, and TensorFlow did "
-        "not record which line built the op that failed: look for the line of the model_fn that "
-        "builds it"
-    ),
-}
+def run_errors() -> dict:
+    """Why running a branch failed -> the finding (templates in the learner's language)."""
+    return {
+        "argmax": _(
+            "running the {mode} branch on a batch of {batch_size} raised {error} ({at}); it uses "
+            "`tf.argmax(logits)` without `axis`, which reduces over axis 0, the batch: write "
+            "`tf.argmax(logits, axis=1)`"
+        ),
+        "inputs": _(
+            "running the {mode} branch on a batch of {batch_size} raised {error} ({at}); it ran "
+            "on {given}: make that line work on them"
+        ),
+        "other": _(
+            "running the {mode} branch on a batch of {batch_size} raised {error} ({at}): fix that "
+            "line"
+        ),
+        "unplaced": _(
+            "running the {mode} branch on a batch of {batch_size} raised {error}, and TensorFlow "
+            "did not record which line built the op that failed: look for the line of the "
+            "model_fn that builds it"
+        ),
+    }
 
 
 def explain_run_error(mode_name: str, error: tf.errors.OpError, batch_size: int) -> str:
@@ -1043,45 +1145,45 @@ def explain_run_error(mode_name: str, error: tf.errors.OpError, batch_size: int)
         "at": _at(line),
     }
     if classes := _one_hot_classes(error.message):
-        return ONE_HOT_INTO_SPARSE.format(classes=classes, **values)
+        return one_hot_into_sparse().format(classes=classes, **values)
     ancestors = _ancestors([getattr(error, "op", None)])
     if any(_is_argmax_over_batch(a.outputs[0]) for a in ancestors if a.type == "ArgMax"):
-        return RUN_ERRORS["argmax"].format(**values)
+        return run_errors()["argmax"].format(**values)
     names = {a.name for a in ancestors if a.type == "PlaceholderWithDefault"}
     if given := [
-        text for name, text in (("image", FEATURES_IN), ("labels", LABELS_IN)) if name in names
+        text for name, text in (("image", FEATURES_IN), ("labels", labels_in())) if name in names
     ]:
-        return RUN_ERRORS["inputs"].format(given=" and ".join(given), **values)
-    return RUN_ERRORS["other" if line else "unplaced"].format(**values)
+        return run_errors()["inputs"].format(given=all_of(given), **values)
+    return run_errors()["other" if line else "unplaced"].format(**values)
 
 
-SPEC_ERRORS = (  # EstimatorSpec's own ValueError -> the sentence
+SPEC_ERRORS = (  # EstimatorSpec's own ValueError -> the sentence (made when it is needed)
     (
         r"^Missing train_op\.",
-        lambda mode, m: (
+        lambda mode, m: _(
             "the EstimatorSpec has no `train_op` (EstimatorSpec raises `ValueError: Missing "
-            f"train_op.`): in TRAIN, return `train_op={FIX_GLOBAL_STEP}`"
-        ),
+            "train_op.`): in TRAIN, return `train_op={fix}`"
+        ).format(fix=FIX_GLOBAL_STEP),
     ),
     (
         r"^Missing loss\.",
-        lambda mode, m: (
-            f"the EstimatorSpec has no `loss` in {mode} (EstimatorSpec raises `ValueError: Missing "
+        lambda mode, m: _(
+            "the EstimatorSpec has no `loss` in {mode} (EstimatorSpec raises `ValueError: Missing "
             "loss.`): EVAL and TRAIN need one, e.g. "
             "`tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)`"
-        ),
+        ).format(mode=mode),
     ),
     (
         r"^Missing predictions\.",
-        lambda mode, m: (
+        lambda mode, m: _(
             "the EstimatorSpec has no `predictions` (EstimatorSpec raises `ValueError: Missing "
             "predictions.`): in PREDICT, return "
-            '`predictions={"classes": ..., "probabilities": ...}`'
-        ),
+            '`predictions={{"classes": ..., "probabilities": ...}}`'
+        ).format(),
     ),
     (
         r"^Loss must be scalar",
-        lambda mode, m: (
+        lambda mode, m: _(
             "the loss is not a scalar (EstimatorSpec raises `ValueError: Loss must be scalar`): "
             "reduce it with `tf.reduce_mean`, or use a `tf.compat.v1.losses` function"
         ),
@@ -1089,22 +1191,24 @@ SPEC_ERRORS = (  # EstimatorSpec's own ValueError -> the sentence
     (
         r"^Values of eval_metric_ops must be \(metric_value, update_op\) tuples, given: .* for "
         r"key: (.+)$",
-        lambda mode, m: (
-            f"eval_metric_ops[{m.group(1)!r}] is not a (value, update_op) pair: give the pair that "
-            "a `tf.compat.v1.metrics` function returns, e.g. "
+        lambda mode, m: _(
+            "eval_metric_ops[{key!r}] is not a (value, update_op) pair: give the pair that a "
+            "`tf.compat.v1.metrics` function returns, e.g. "
             "`tf.compat.v1.metrics.accuracy(labels, classes)`, not the value alone"
-        ),
+        ).format(key=m.group(1)),
     ),
     (
         r"^eval_metric_ops must be a dict",
-        lambda mode, m: "eval_metric_ops is not a dict: give `{name: (value, update_op)}`",
+        lambda mode, m: _(
+            "eval_metric_ops is not a dict: give `{{name: (value, update_op)}}`"
+        ).format(),
     ),
     (
         r"^(loss|train_op|predictions.*) must be (Operation or )?Tensor, given",
-        lambda mode, m: (
-            f"`{m.group(1)}` is not a TensorFlow tensor: return the tensor or op the model built, "
-            "not a Python or NumPy value"
-        ),
+        lambda mode, m: _(
+            "`{name}` is not a TensorFlow tensor: return the tensor or op the model built, not a "
+            "Python or NumPy value"
+        ).format(name=m.group(1)),
     ),
 )
 
@@ -1181,7 +1285,7 @@ def _is_argmax_over_batch(tensor: tf.Tensor) -> bool:
 
 def _at(line: Line | None) -> str:
     """Where a finding happened: the learner's line, or that it is unknown."""
-    return where(line) if line else "line unknown"
+    return where(line) if line else _("line unknown")
 
 
 def _tf1_name(message: str) -> str | None:

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from . import paths
+from .language import _
 from .problems import UsageProblem
 
 SEED = 42
@@ -42,7 +43,11 @@ def steps(full: int, fast: int | None = None, grading: int | None = None) -> int
     ``fast``: what the exercise checks are tested with)."""
     for name, count in (("full", full), ("fast", fast), ("grading", grading)):
         if count is not None and count < 1:
-            raise UsageProblem(f"steps({name}={count}): a step count must be at least 1")
+            raise UsageProblem(
+                _("steps({name}={count}): a step count must be at least 1").format(
+                    name=name, count=count
+                )
+            )
     if not fast_mode():
         return full
     if fast is None:
@@ -57,7 +62,11 @@ def expect(holds: bool, claim: str) -> None:
     stops) that holds only with the notebook's own step counts: in grading mode, where the
     demonstration trains minimally, it is not asserted, and the cell says so."""
     if grading_mode():
-        print(f"grading mode: not asserted (the demonstration trained minimally): {claim}")
+        print(
+            _("grading mode: not asserted (the demonstration trained minimally): {claim}").format(
+                claim=claim
+            )
+        )
     elif not holds:
         raise AssertionError(claim)
 
@@ -80,10 +89,14 @@ def fresh_model_dir(name: str) -> str:
     """Empty ``models/<name>`` (only inside models/) and return it relative to the working
     directory, so running a notebook twice trains from nothing both times."""
     if not name or Path(name).is_absolute() or ".." in Path(name).parts:
-        raise UsageProblem(f"fresh_model_dir({name!r}): give a plain name such as '03_cnn'")
+        raise UsageProblem(
+            _("fresh_model_dir({name!r}): give a plain name such as '03_cnn'").format(name=name)
+        )
     target = (paths.MODELS_DIR / name).resolve()
     if paths.MODELS_DIR.resolve() not in target.parents:
-        raise UsageProblem(f"fresh_model_dir({name!r}) would leave the models/ folder")
+        raise UsageProblem(
+            _("fresh_model_dir({name!r}) would leave the models/ folder").format(name=name)
+        )
     # Estimator keeps one open event writer per folder, which re-creates its file on its next
     # flush: close them all before the folder goes, or a write races with the removal.
     tf = sys.modules.get("tensorflow")

@@ -202,6 +202,8 @@ def _emphasis(english: str, translation: str) -> list[str]:
 
 def _typography(english: str, translation: str) -> list[str]:
     text = prose(without_quotes(translation))
+    if not any(character.isalnum() for character in english):
+        return []  # punctuation only (a separator such as "; "): its translation is too
     if not HAS_CJK.search(text):
         return ["no Chinese in the translation"]
     found = []

@@ -11,6 +11,7 @@ import re
 import sys
 import traceback
 
+from ..language import _
 from ..learner_code import error_text, learner_line, where
 from ..problems import CheckFailed, WorkbookProblem
 
@@ -21,7 +22,7 @@ def _raised(error: BaseException, not_learners=()) -> str:
     line = learner_line(error, not_learners)
     if line is None:
         return error_text(error)
-    return "{error}, at {line}".format(error=error_text(error), line=where(line))
+    return _("{error}, at {line}").format(error=error_text(error), line=where(line))
 
 
 def require_answer(answer, name: str) -> None:
@@ -32,12 +33,16 @@ def require_answer(answer, name: str) -> None:
         error = solution_cell_error(name)
         if error is not None and not isinstance(error, NotImplementedError):
             raise CheckFailed(
-                f"`{name}` is still None because the cell that sets it raised {_raised(error)}: "
-                "fix that line and run the cell again"
+                _(
+                    "`{name}` is still None because the cell that sets it raised {error}: fix "
+                    "that line and run the cell again"
+                ).format(name=name, error=_raised(error))
             )
         raise CheckFailed(
-            f"`{name}` is still None: write your code where the exercise says "
-            "`# YOUR CODE HERE` (and remove `raise NotImplementedError()`)"
+            _(
+                "`{name}` is still None: write your code where the exercise says "
+                "`# YOUR CODE HERE` (and remove `raise NotImplementedError()`)"
+            ).format(name=name)
         )
 
 
@@ -59,7 +64,9 @@ def reporting_learner_errors(check):
             if learner_line(error, own) is None:
                 raise
             raise CheckFailed(
-                f"your code raised {_raised(error, own)}: fix it and run its cell again"
+                _("your code raised {error}: fix it and run its cell again").format(
+                    error=_raised(error, own)
+                )
             ) from None
 
     return checked
@@ -109,8 +116,8 @@ def solution_cell_error(name: str):
 
 
 def correct(message: str) -> None:
-    """Print the one success line of a check."""
-    print(f"Correct: {message}")
+    """Print the one success line of a check (``message``: already in the learner's language)."""
+    print(_("Correct: {message}").format(message=message))
 
 
 def is_whole_number(value) -> bool:
@@ -127,13 +134,11 @@ def run_metric_pair(
     answer: str,
     key: str,
     batches,
-    keras_hint: str = "a (value, update_op) pair",
-    pair_hint: str = "",
-    value_hint: str = "",
+    section: str = "",
 ):
     """Feed ``batches`` through ``build(labels, classes)``'s ``{key: (value, update_op)}`` (a
     learner's metric, notebooks 03 and 06) and return the value; each wrong shape of answer gets one
-    line, plus the ``*_hint``.
+    line, which ends by citing the notebook's ``section`` (its heading) when one is given.
     """
     import numpy as np
     import tensorflow as tf
@@ -144,12 +149,17 @@ def run_metric_pair(
         ops = build(labels, classes)
         if not isinstance(ops, dict):
             raise CheckFailed(
-                f"`{answer}` returned a {type(ops).__name__}: return a dict, "
-                f'{{"{key}": (value, update_op)}}'
+                _(
+                    '`{answer}` returned a {kind}: return a dict, {{"{key}": (value, update_op)}}'
+                ).format(answer=answer, kind=type(ops).__name__, key=key)
             )
         if key not in ops:
-            raise CheckFailed(f"the dict has the keys {sorted(ops)}: name the metric '{key}'")
-        value, update_op = _metric_pair(ops[key], key, keras_hint, pair_hint)
+            raise CheckFailed(
+                _("the dict has the keys {keys}: name the metric '{key}'").format(
+                    keys=sorted(ops), key=key
+                )
+            )
+        value, update_op = _metric_pair(ops[key], key, section)
         with tf.compat.v1.Session() as session:
             session.run(
                 [
@@ -162,25 +172,46 @@ def run_metric_pair(
             try:
                 return np.asarray(session.run(value))
             except tf.errors.InvalidArgumentError:
-                raise CheckFailed(
-                    "the value needs the current batch to be computed: it must read the totals "
-                    f"that the update op accumulates{value_hint}"
-                ) from None
+                if section:
+                    message = _(
+                        "the value needs the current batch to be computed: it must read the "
+                        "totals that the update op accumulates (section '{section}')"
+                    )
+                else:
+                    message = _(
+                        "the value needs the current batch to be computed: it must read the "
+                        "totals that the update op accumulates"
+                    )
+                raise CheckFailed(message.format(section=section)) from None
 
 
-def _metric_pair(pair, key: str, keras_hint: str, pair_hint: str) -> tuple:
-    """``(value, update_op)`` of the learner's ``ops[key]``; one line when it is not such a pair."""
+def _metric_pair(pair, key: str, section: str) -> tuple:
+    """``(value, update_op)`` of the learner's ``ops[key]``; one line when it is not such a pair
+    (citing ``section`` when one is given)."""
     import tensorflow as tf
 
     if isinstance(pair, tf.keras.metrics.Metric):
-        raise CheckFailed(
-            "that is a Keras Metric object: an EstimatorSpec keeps only "
-            "(metric.result(), metric.updates[0]), and in a graph that update op is the last "
-            "op update_state built, which may update only part of the metric (F1Score's "
-            f"stays 0.0); return {keras_hint}"
-        )
+        if section:
+            message = _(
+                "that is a Keras Metric object: an EstimatorSpec keeps only "
+                "(metric.result(), metric.updates[0]), and in a graph that update op is the last "
+                "op update_state built, which may update only part of the metric (F1Score's "
+                "stays 0.0); return a (value, update_op) pair (section '{section}')"
+            )
+        else:
+            message = _(
+                "that is a Keras Metric object: an EstimatorSpec keeps only "
+                "(metric.result(), metric.updates[0]), and in a graph that update op is the last "
+                "op update_state built, which may update only part of the metric (F1Score's "
+                "stays 0.0); return a (value, update_op) pair"
+            )
+        raise CheckFailed(message.format(section=section))
     if not isinstance(pair, tuple) or len(pair) != 2:
-        raise CheckFailed(
-            f"ops['{key}'] is a {type(pair).__name__}, not a (value, update_op) pair{pair_hint}"
-        )
+        if section:
+            message = _(
+                "ops['{key}'] is a {kind}, not a (value, update_op) pair (section '{section}')"
+            )
+        else:
+            message = _("ops['{key}'] is a {kind}, not a (value, update_op) pair")
+        raise CheckFailed(message.format(key=key, kind=type(pair).__name__, section=section))
     return pair

@@ -6,7 +6,7 @@ What is tested:
   missing, too new (2.16+, no ``tf.estimator``) or too old, and a missing
   ``tensorflow-estimator`` each raise an ``EnvironmentProblem`` whose message is
   one line naming the fix; IPython shows it through ``_render_traceback_`` as
-  that single line. Supported combinations pass.
+  that single line (for a zh-TW learner in Chinese, with what to do). Supported combinations pass.
 * ``course_setup.start`` in this (good) environment: what it returns and prints, and
   that calling it twice leaves one ``NoiseFilter`` on TensorFlow's logger; with
   a wrong TensorFlow it stops before importing anything.
@@ -23,9 +23,10 @@ import logging
 import platform
 import sys
 
+import polib
 import pytest
 
-from helpers import course_setup, logs, paths, settings
+from helpers import course_setup, language, logs, paths, settings
 from helpers.problems import EnvironmentProblem, WorkbookProblem
 
 FAST = settings.FAST_ENV  # "WORKBOOK_FAST"
@@ -117,6 +118,40 @@ def test_supported_versions_pass(python, tensorflow, estimator):
 def test_sys_version_info_is_accepted():
     """``start`` passes ``sys.version_info`` itself, not a plain tuple."""
     course_setup.check_versions(sys.version_info, "2.15.1", "2.15.0")
+
+
+def test_a_zh_tw_learner_reads_the_version_problem_and_what_to_do_in_chinese(tmp_path, monkeypatch):
+    po = polib.POFile()
+    po.metadata = {"Content-Type": "text/plain; charset=UTF-8", "Language": "zh_TW"}
+    for msgid, msgstr in {
+        "Python {found} cannot run TensorFlow 2.15 (the last release with tf.estimator supports "
+        "Python 3.9–3.11): {fix}": (
+            "Python {found} 無法執行 TensorFlow 2.15（最後一個有 tf.estimator 的版本支援 "
+            "Python 3.9–3.11）：{fix}"
+        ),
+        "run `make lab` from the course folder (it gets a Python 3.11 when there is none), or "
+        "`pip install --require-hashes -r requirements.lock` in a Python 3.9–3.11 virtual "
+        "environment": (
+            "請在課程資料夾執行 `make lab`（沒有 Python 3.11 時它會自動取得），或在 Python "
+            "3.9–3.11 的虛擬環境裡執行 `pip install --require-hashes -r requirements.lock`"
+        ),
+    }.items():
+        po.append(polib.POEntry(msgid=msgid, msgstr=msgstr))
+    (tmp_path / "zh_TW").mkdir()
+    po.save(str(tmp_path / "zh_TW" / "helpers.po"))
+    monkeypatch.setattr(language, "CATALOGUES", tmp_path)
+    monkeypatch.setenv(language.LANGUAGE_ENV, "zh_TW")
+    language.translations.cache_clear()
+    try:
+        with pytest.raises(EnvironmentProblem) as caught:
+            course_setup.check_versions((3, 12, 1), "2.15.1", "2.15.0")
+    finally:
+        language.translations.cache_clear()
+    assert _assert_one_line_problem(caught.value) == (
+        "Python 3.12.1 無法執行 TensorFlow 2.15（最後一個有 tf.estimator 的版本支援 "
+        "Python 3.9–3.11）：請在課程資料夾執行 `make lab`（沒有 Python 3.11 時它會自動取得），"
+        "或在 Python 3.9–3.11 的虛擬環境裡執行 `pip install --require-hashes -r requirements.lock`"
+    )
 
 
 def test_environment_problem_is_a_workbook_problem():

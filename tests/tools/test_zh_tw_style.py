@@ -151,3 +151,9 @@ def test_the_glossary_refuses_the_terms_taiwan_does_not_use_here():
         assert any(f"terms the glossary refuses: {refused}" in p for p in found), (refused, found)
     assert problems(english, "用戶端回傳儲存庫的進度列。") == []
     assert problems("It reports a wrong name.", "它回報錯誤的名稱。") == []
+
+
+def test_a_separator_made_of_punctuation_is_translated_by_punctuation():
+    """ "; " between clauses becomes 「；」: no Chinese to find, and none needed."""
+    assert problems("; ", "；") == []
+    assert "no Chinese in the translation" in problems("a word", "a word")

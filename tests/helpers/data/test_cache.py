@@ -8,20 +8,12 @@ What is tested:
   removed with one printed line and fetched again, or, when it cannot be
   fetched, a ``DatasetProblem`` says so in one line — in the same process that
   fetched it, and in a later one (an empty in-process memo);
-* a file that verified before is not decompressed again: a later process only
-  hashes the ``.gz`` bytes against the record written at fetch time (or at the
-  first full check of a file without one); a record made for another checksum is
-  not trusted;
+* a file is checked in full on its first use in a process, and after that only
+  by ``os.stat`` (device, inode, size, modification and change times);
 * the real MNIST test images, cut in the middle (9,822 examples instead
   of 10,000: a download cut short), come back as 10,000 verified examples;
 * a complete, verified cache keeps working when ``WORKBOOK_DATASETS`` names a
-  folder that is gone; the folder is named only when a file is missing;
-* ``.partial-*.gz`` files left by a killed fetch are removed by later runs,
-  while a partial that a running fetch is writing is kept, and that fetch's
-  process is sent no signal (on Windows, where asking would end it, only the
-  partial's age counts).
-
-The tiny synthetic dataset and fixtures come from ``tests/helpers/data/test_reading.py``.
+  folder that is gone; the folder is named only when a file is missing.
 """
 
 from __future__ import annotations
@@ -30,17 +22,13 @@ import dataclasses
 import gzip
 import os
 import shutil
-import signal
-import subprocess
-import sys
 import time
-import types
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from helpers import data, inputs, settings
+from helpers import data, inputs, paths
 from helpers.problems import DatasetProblem
 from tests.support.datasets import (
     ENV,
@@ -51,7 +39,6 @@ from tests.support.datasets import (
     gz,
     idx_bytes,
     one_line,
-    with_records,
 )
 
 
@@ -119,7 +106,7 @@ def test_input_function_refetches_a_damaged_cached_file(
     np.testing.assert_array_equal(images, tiny.arrays["train_images"])
     np.testing.assert_array_equal(labels, tiny.arrays["train_labels"])
     printed = capsys.readouterr().out.strip().splitlines()
-    assert len(printed) == 1 and printed[0].startswith(f"{settings.display_path(filled / IMAGES)}")
+    assert len(printed) == 1 and printed[0].startswith(f"{paths.display_path(filled / IMAGES)}")
     assert printed[0].endswith("-- removed from the cache; fetching it again")
     np.testing.assert_array_equal(  # and the cache holds the good file again
         data.read_verified(filled / IMAGES, tiny.spec.train_images), tiny.arrays["train_images"]
@@ -138,7 +125,7 @@ def test_damaged_file_that_cannot_be_fetched_again_stops_in_one_line(
         inputs.make_train_input_fn(tiny.spec, batch_size=2)()
 
     message = one_line(caught.value)
-    assert f"{settings.display_path(filled / IMAGES)} is not in the cache and {ENV}=" in message
+    assert f"{paths.display_path(filled / IMAGES)} is not in the cache and {ENV}=" in message
     assert "is not a folder" in message
     assert "removed from the cache" in capsys.readouterr().out
     assert IMAGES not in [Path(f).name for f in cached_files(filled.parent)]  # never read again
@@ -148,42 +135,28 @@ def no_full_check(*args):
     raise AssertionError("a file that verified before was checked in full again")
 
 
-def test_a_verified_file_is_only_hashed_in_a_later_process(filled, tiny, monkeypatch):
-    """The cheap route: the .gz bytes against the record, no decompression, no IDX check."""
-    new_process(monkeypatch)
-    monkeypatch.setattr(data, "_checked", no_full_check)
-    hashed = []
-    real_read_bytes = Path.read_bytes
+def test_a_verified_file_is_checked_in_full_once_a_process(filled, tiny, monkeypatch):
+    """Every input_fn() calls ``ensure``: after the first full check in a process, later calls
+    only look at ``os.stat``; a later process checks each file in full once again."""
+    checked = []
+    real_checked = data._checked
     monkeypatch.setattr(
-        Path, "read_bytes", lambda self: hashed.append(self.name) or real_read_bytes(self)
+        data, "_checked", lambda *args: checked.append(args[0].name) or real_checked(*args)
     )
 
-    paths = data.ensure(tiny.spec)
-    data.ensure(tiny.spec)  # the second call in the same process only looks at os.stat
+    paths = data.ensure(tiny.spec)  # verified when it was fetched, in this process
+    assert checked == []
+    new_process(monkeypatch)
+    data.ensure(tiny.spec)
+    data.ensure(tiny.spec)
 
-    assert sorted(hashed) == sorted(FILENAMES.values())
+    assert sorted(checked) == sorted(FILENAMES.values())
     assert {key: path.name for key, path in paths.items()} == FILENAMES
 
 
-def test_a_file_without_record_is_checked_in_full_once(filled, tiny, monkeypatch):
-    """A cache filled before records existed: checked in full, then recorded."""
-    for name in FILENAMES.values():
-        (filled / f".{name}.verified").unlink()
-    new_process(monkeypatch)
-
-    data.ensure(tiny.spec)
-
-    assert cached_files(filled.parent) == with_records(
-        f"tiny/{name}" for name in FILENAMES.values()
-    )
-    new_process(monkeypatch)  # and the records it wrote spare the next process the full check
-    monkeypatch.setattr(data, "_checked", no_full_check)
-    assert set(data.ensure(tiny.spec)) == set(FILENAMES)
-
-
 def test_a_record_made_for_another_checksum_is_not_trusted(filled, tiny, monkeypatch):
-    """The course's table changed (a corrected file): a file recorded against the old sum is
-    checked against the new one, not waved through by its record."""
+    """The course's table changed (a corrected file): a later process checks the cached file
+    against the new sum."""
     new_process(monkeypatch)
     file = dataclasses.replace(tiny.spec.train_images, sha256="0" * 64)
     spec = dataclasses.replace(tiny.spec, train_images=file)
@@ -238,92 +211,9 @@ def test_gone_folder_is_named_when_a_file_is_missing(filled, good_source, tiny):
 
     message = one_line(caught.value)
     assert message.startswith(
-        f"{settings.display_path(filled / IMAGES)} is not in the cache and "
+        f"{paths.display_path(filled / IMAGES)} is not in the cache and "
         f"{ENV}={good_source} is not a folder; "
     )
     assert message.endswith(
         "name the folder that holds mnist/ and fashion-mnist/, or unset it to download"
     )
-
-
-# --- 4. partial files left by a killed fetch ----------------------------------------------
-
-
-def _dead_pid() -> int:
-    finished = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return int(finished.stdout)
-
-
-def _partial(folder: Path, name: str, age_seconds: float = 0) -> Path:
-    path = folder / name
-    path.write_bytes(b"\x1f\x8b" + b"\0" * 100)
-    then = time.time() - age_seconds
-    os.utime(path, (then, then))
-    return path
-
-
-def test_partial_left_by_a_killed_fetch_is_removed_by_the_next_run(filled, tiny):
-    """A process that opened its partial file the way fetch_file does, then was killed (SIGKILL)."""
-    script = (
-        "import os, signal, tempfile, sys\n"
-        "from helpers import data\n"
-        "handle, name = tempfile.mkstemp(prefix=data._partial_prefix(), suffix='.gz', "
-        "dir=sys.argv[1])\nos.write(handle, b'half a download')\n"
-        "os.kill(os.getpid(), signal.SIGKILL)\n"
-    )
-    killed = subprocess.run(
-        [sys.executable, "-c", script, str(filled)], cwd=Path(data.__file__).parent.parent
-    )
-    assert killed.returncode == -signal.SIGKILL
-    left = [f for f in cached_files(filled.parent) if ".partial-" in f]
-    assert len(left) == 1
-
-    data.ensure(tiny.spec)
-
-    assert cached_files(filled.parent) == with_records(
-        f"tiny/{name}" for name in FILENAMES.values()
-    )
-
-
-def test_only_stale_partials_are_removed(filled, tiny, other_process):
-    """``running_elsewhere``: another kernel's fetch (not the test runner's parent, which a wrong
-    signal would end); whether it runs is asked with signal 0, which sends nothing."""
-    host = data._partial_prefix().split("@", 1)[1]  # "<host>-"
-    dead = _partial(filled, f".partial-{_dead_pid()}@{host}abcd1234.gz")
-    old = _partial(filled, ".partial-k3j4h5g6.gz", age_seconds=data.STALE_PARTIAL_SECONDS + 60)
-    running_here = _partial(filled, f"{data._partial_prefix()}abcd1234.gz")
-    running_elsewhere = _partial(filled, f".partial-{other_process.pid}@{host}abcd1234.gz")
-    other_host = _partial(filled, f".partial-{_dead_pid()}@another.host-abcd1234.gz")
-    unknown_owner = _partial(filled, ".partial-q1w2e3r4.gz", age_seconds=60)
-
-    data.ensure(tiny.spec)
-
-    assert not dead.exists() and not old.exists()
-    assert running_here.exists() and running_elsewhere.exists()
-    assert other_host.exists() and unknown_owner.exists()  # younger than STALE_PARTIAL_SECONDS
-    other_process.terminate()  # a signal the loader sent before this one would have ended it
-    assert other_process.wait(timeout=10) == -signal.SIGTERM
-
-
-def test_on_windows_only_the_age_of_a_partial_counts(filled, monkeypatch):
-    """There ``os.kill(pid, 0)`` ends the process instead of asking about it: no owner is asked."""
-
-    def kill(pid, signal_number):
-        raise AssertionError(f"os.kill({pid}, {signal_number}) on Windows ends process {pid}")
-
-    monkeypatch.setattr(data, "os", types.SimpleNamespace(name="nt", getpid=os.getpid, kill=kill))
-    host = data._partial_prefix().split("@", 1)[1]
-    young = _partial(filled, f".partial-{os.getpid() + 1}@{host}abcd1234.gz")
-    old = _partial(
-        filled,
-        f".partial-{os.getpid() + 1}@{host}efgh5678.gz",
-        age_seconds=data.STALE_PARTIAL_SECONDS + 60,
-    )
-
-    assert not data._is_stale(young)
-    assert data._is_stale(old)

@@ -19,7 +19,7 @@ everywhere: the same three, an operation not permitted, a disk quota, an
 input/output error (a USB stick pulled out, or a failing cache disk), a stale
 network-drive handle, a file locked by another program (Windows' sharing
 violation, ``winerror`` 32, and lock violation, 33), a datasets folder that may
-not be looked into, a record whose write fails half-way. A source file that
+not be looked into. A source file that
 vanishes mid-copy is deleted for real between the moment it is found and the
 moment it is read.
 
@@ -49,7 +49,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers import data, settings
+from helpers import data, paths
 from helpers.data import DatasetSpec, FileSpec
 from helpers.problems import DatasetProblem, StorageProblem
 from tests.support.datasets import (
@@ -62,7 +62,6 @@ from tests.support.datasets import (
     idx_bytes,
     one_line,
     sha256,
-    with_records,
     write_folder,
 )
 
@@ -146,7 +145,7 @@ def run_child(
         "call": call,
         "files": [[f.filename, list(f.shape), f.sha256] for f in spec.files.values()],
     }
-    env = {**os.environ, "PYTHONPATH": str(settings.PROJECT_ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {**os.environ, "PYTHONPATH": str(paths.PROJECT_ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
     env.pop(ENV, None)
     if source is not None:
         env[ENV] = str(source)
@@ -210,7 +209,7 @@ def other_user() -> list | None:
     tried = subprocess.run(
         [*prefix, sys.executable, "-c", "import helpers.data"],
         cwd="/",
-        env={**os.environ, "PYTHONPATH": str(settings.PROJECT_ROOT)},
+        env={**os.environ, "PYTHONPATH": str(paths.PROJECT_ROOT)},
         capture_output=True,
     )
     return prefix if tried.returncode == 0 else None
@@ -238,14 +237,10 @@ def big() -> Big:
     return build_big()
 
 
-def fill(base: Path, big: Big, records: bool = True) -> Path:
+def fill(base: Path, big: Big) -> Path:
     """A cache at ``base/cache`` filled from a good folder, as a finished fetch leaves it."""
     data.ensure(big.spec, base / "cache", progress=False)
-    folder = base / "cache" / big.spec.name
-    if not records:
-        for record in folder.glob(".*.verified"):
-            record.unlink()
-    return folder
+    return base / "cache" / big.spec.name
 
 
 # --- 4. real faults -------------------------------------------------------------------------------
@@ -267,7 +262,7 @@ def test_disk_full_while_copying_from_the_datasets_folder(base, big):
     assert result["problem"] == (
         "could not write big/train-images-idx3-ubyte.gz to the cache folder cache/big (" + FULL
     )
-    assert result["files"] == []  # no partial file, no record
+    assert result["files"] == []  # no partial file
 
 
 def test_disk_full_while_downloading(base, big, server):
@@ -311,11 +306,10 @@ def test_read_only_cache_on_fetch(base, big):
 
 
 def test_read_only_cache_on_first_use(base, big, monkeypatch):
-    """A shared install: a complete cache without records still loads;
-    a damaged file cannot be removed."""
+    """A shared install: a complete cache still loads; a damaged file cannot be removed."""
     needs_namespace()
     monkeypatch.setenv(ENV, str(lay_out(base / "source", big)))
-    folder = fill(base, big, records=False)
+    folder = fill(base, big)
     read_only = namespace(f"mount --bind -o ro {base / 'cache'} {base / 'cache'}")
     listing = cached_files(base / "cache")
 
@@ -494,7 +488,7 @@ def test_injected_fault_half_way_through_the_write(
     assert one_line(caught.value) == (
         f"could not write tiny/{IMAGES} to the cache folder cache/tiny ({CAUSES[fault]}{rest}"
     )
-    assert cached_files(cache) == []  # the half-written .partial- file is gone
+    assert cached_files(cache) == []  # the half-written partial file is gone
     assert "/an/absolute" not in str(caught.value)
 
 
@@ -531,10 +525,17 @@ def test_injected_fault_creating_the_folder_or_renaming(
 def test_cache_folder_that_cannot_be_listed_in_this_process(
     cache, tiny, good_source, tmp_path, monkeypatch
 ):
-    """What the permission test above sees in a child process, seen here: listing the cache
-    folder (for stale partial files) is refused."""
+    """What the permission test above sees in a child process, seen here: looking into the cache
+    folder is refused."""
     (cache / "tiny").mkdir(parents=True)
-    monkeypatch.setattr(Path, "glob", raising(failing(errno.EACCES)))
+    real_exists = Path.exists
+    monkeypatch.setattr(
+        Path,
+        "exists",
+        lambda self: (
+            raising(failing(errno.EACCES))() if "cache" in self.parts else real_exists(self)
+        ),
+    )
     monkeypatch.chdir(tmp_path)
 
     with pytest.raises(StorageProblem) as caught:
@@ -638,23 +639,6 @@ def test_source_file_vanishing_mid_copy_for_real(cache, tiny, good_source, tmp_p
     assert_source_unreadable(data.ensure, tiny, cache, "vanished")
 
 
-def test_record_that_cannot_be_written_whole_is_not_left_half_written(
-    cache, tiny, good_source, monkeypatch
-):
-    real_write_text = Path.write_text
-
-    def half_then_full(self, text, *args, **kwargs):
-        real_write_text(self, text[: len(text) // 2])
-        raise failing(errno.ENOSPC)
-
-    monkeypatch.setattr(Path, "write_text", half_then_full)
-
-    # the files fit; their records do not: later processes check in full
-    data.ensure(tiny.spec, cache)
-
-    assert cached_files(cache) == sorted(f"tiny/{name}" for name in FILENAMES.values())
-
-
 # a fault the loader has no words of its own for is named by the system's own (lower-cased):
 # a failing disk, or a network drive that dropped the file (a stale NFS handle)
 @pytest.mark.parametrize("error_number", [errno.EIO, errno.ESTALE], ids=["io-error", "stale"])
@@ -744,7 +728,7 @@ def test_dataset_in_another_form_is_accepted_and_cached_gzipped(
 
     for key, expected in tiny.arrays.items():
         np.testing.assert_array_equal(getattr(arrays, key), expected, err_msg=key)
-    assert cached_files(cache) == with_records(f"tiny/{name}" for name in FILENAMES.values())
+    assert cached_files(cache) == sorted(f"tiny/{name}" for name in FILENAMES.values())
     assert gzip.decompress((cache / "tiny" / IMAGES).read_bytes()) == tiny.raw["train_images"]
 
 
@@ -798,7 +782,7 @@ def test_kaggle_archive_named_as_it_unpacks(tmp_path, cache, tiny, monkeypatch):
         data.load(tiny.spec, cache)
 
     assert one_line(caught.value) == (
-        f"{ENV} folder {settings.display_path(archive)} holds train-images-idx3-ubyte "
+        f"{ENV} folder {paths.display_path(archive)} holds train-images-idx3-ubyte "
         "directly: put the files of tiny in its tiny/ subfolder (see data/README.md)"
     )
 
@@ -822,7 +806,7 @@ def test_keras_npz_is_named_with_the_fix(tmp_path, cache, tiny, monkeypatch):
         data.load(spec, cache)
 
     assert one_line(caught.value) == (
-        f"{ENV} folder {settings.display_path(keras)} holds mnist.npz (Keras' copy), "
+        f"{ENV} folder {paths.display_path(keras)} holds mnist.npz (Keras' copy), "
         "which the course does not read: "
         "put the four IDX files of mnist in its mnist/ subfolder (see data/README.md) or unset "
         f"{ENV} to download"
@@ -846,5 +830,5 @@ def test_real_mnist_unpacked(tmp_path, cache, monkeypatch):
 
     assert mnist.train_labels[:10].tolist() == [5, 0, 4, 1, 9, 2, 1, 3, 1, 4]
     assert round(float(mnist.test_images.mean()), 3) == 33.791
-    assert cached_files(cache) == with_records(f"mnist/{name}" for name in FILENAMES.values())
+    assert cached_files(cache) == sorted(f"mnist/{name}" for name in FILENAMES.values())
     assert seconds < 30, f"loading unpacked MNIST took {seconds:.1f} s"

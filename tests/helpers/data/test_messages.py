@@ -23,7 +23,7 @@ import os
 
 import pytest
 
-from helpers import data, settings
+from helpers import data, paths
 from helpers.problems import DatasetProblem
 from tests.support.datasets import ENV, IMAGES, cached_files, gz, one_line, write_folder
 
@@ -50,11 +50,11 @@ def test_folder_where_a_cached_file_should_be(good_source, cache, tiny, call):
     message = problem_of(getattr(data, call), *arguments)
 
     assert message == (
-        f"{settings.display_path(in_the_way)} is a folder, where the cache keeps the file "
+        f"{paths.display_path(in_the_way)} is a folder, where the cache keeps the file "
         f"tiny/{IMAGES}: remove or rename that folder, then run again to fetch the file"
     )
     assert (in_the_way / "notes").is_dir()  # nothing of the learner's is deleted
-    assert not [f for f in cached_files(cache) if ".partial-" in f]
+    assert not [f for f in cached_files(cache) if "partial" in f]
 
 
 def test_file_where_the_cache_folder_should_be(good_source, cache, tiny):
@@ -64,7 +64,7 @@ def test_file_where_the_cache_folder_should_be(good_source, cache, tiny):
     message = problem_of(data.load, tiny.spec, cache)
 
     assert message == (
-        f"{settings.display_path(cache / 'tiny')} is a file where the cache keeps the folder "
+        f"{paths.display_path(cache / 'tiny')} is a file where the cache keeps the folder "
         "tiny/: remove or rename it, then run again"
     )
 
@@ -77,7 +77,7 @@ def test_folder_where_a_source_file_should_be(bad_source, cache, tiny):
     message = problem_of(data.load, tiny.spec, cache)
 
     assert message == (
-        f"{ENV} folder {settings.display_path(source)} has tiny/{IMAGES} as a folder, not a "
+        f"{ENV} folder {paths.display_path(source)} has tiny/{IMAGES} as a folder, not a "
         "file: put the .gz file itself there"
     )
     assert cached_files(cache) == []
@@ -96,11 +96,12 @@ def test_relative_setting_says_where_it_looked(tmp_path, tiny, monkeypatch):
     write_folder(tmp_path / "src" / "good", tiny)  # exists here, not in the project folder
     monkeypatch.setenv(ENV, "src/good")
 
-    message = problem_of(data.local_source)
+    message = problem_of(data.local_source, "data/tiny/x.gz")
 
-    looked = settings.display_path(settings.PROJECT_ROOT / "src" / "good")
+    looked = paths.display_path(paths.PROJECT_ROOT / "src" / "good")
     assert message == (
-        f"{ENV}=src/good is not a folder (a relative path is taken from the project folder: "
+        f"data/tiny/x.gz is not in the cache and {ENV}=src/good is not a folder (a relative path "
+        "is taken from the project folder: "
         f"looked for {looked}; to use src/good in the current folder, give its full path); "
         "name the folder that holds mnist/ and fashion-mnist/, or unset it to download"
     )
@@ -110,7 +111,7 @@ def test_relative_setting_without_a_folder_of_that_name_here(tmp_path, monkeypat
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv(ENV, "no/such/folder")
 
-    message = problem_of(data.local_source)
+    message = problem_of(data.local_source, "data/tiny/x.gz")
 
     assert "a relative path is taken from the project folder: looked for " in message
     assert "current folder" not in message
@@ -122,7 +123,7 @@ def test_setting_that_names_the_dataset_folder_itself(good_source, cache, tiny, 
     message = problem_of(data.load, tiny.spec, cache)
 
     assert message == (
-        f"{ENV} folder {settings.display_path(good_source / 'tiny')} is the tiny/ folder itself: "
+        f"{ENV} folder {paths.display_path(good_source / 'tiny')} is the tiny/ folder itself: "
         "name its parent, the folder that holds mnist/ and fashion-mnist/"
     )
 
@@ -190,9 +191,9 @@ def test_what_is_wrong_with_the_compression(tmp_path, tiny, content, says):
     message = problem_of(data.read_verified, path, tiny.spec.train_images)
 
     if says.endswith("("):  # then zlib's own words, which vary with its version
-        assert message.startswith(f"{settings.display_path(path)} {says}")
+        assert message.startswith(f"{paths.display_path(path)} {says}")
     else:  # the whole line
-        assert message == f"{settings.display_path(path)} {says}"
+        assert message == f"{paths.display_path(path)} {says}"
 
 
 def test_uncompressed_cached_file_is_refetched(good_source, cache, tiny, capsys):
@@ -209,40 +210,38 @@ def test_uncompressed_cached_file_is_refetched(good_source, cache, tiny, capsys)
 
 
 def test_paths_outside_the_project_are_absolute(tmp_path, monkeypatch):
-    monkeypatch.chdir(settings.PROJECT_ROOT)
+    monkeypatch.chdir(paths.PROJECT_ROOT)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     outside = tmp_path / "usb" / "datasets"
-    assert settings.display_path(outside) == str(outside.resolve())
+    assert paths.display_path(outside) == str(outside.resolve())
 
 
 def test_paths_under_home_start_with_a_tilde(tmp_path, monkeypatch):
-    monkeypatch.chdir(settings.PROJECT_ROOT)
+    monkeypatch.chdir(paths.PROJECT_ROOT)
     monkeypatch.setenv("HOME", str(tmp_path))
-    assert settings.display_path(tmp_path / "usb" / "datasets") == os.path.join(
-        "~", "usb", "datasets"
-    )
+    assert paths.display_path(tmp_path / "usb" / "datasets") == os.path.join("~", "usb", "datasets")
 
 
 def test_paths_inside_the_project_are_relative(monkeypatch):
-    monkeypatch.chdir(settings.PROJECT_ROOT / "notebooks")
-    assert settings.display_path(settings.DATA_DIR / "mnist") == os.path.join("..", "data", "mnist")
-    monkeypatch.chdir(settings.PROJECT_ROOT)
-    assert settings.display_path(settings.DATA_DIR / "mnist") == os.path.join("data", "mnist")
+    monkeypatch.chdir(paths.PROJECT_ROOT / "notebooks")
+    assert paths.display_path(paths.DATA_DIR / "mnist") == os.path.join("..", "data", "mnist")
+    monkeypatch.chdir(paths.PROJECT_ROOT)
+    assert paths.display_path(paths.DATA_DIR / "mnist") == os.path.join("data", "mnist")
 
 
 def test_paths_under_the_current_folder_are_relative(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    assert settings.display_path(tmp_path / "src" / "good") == os.path.join("src", "good")
+    assert paths.display_path(tmp_path / "src" / "good") == os.path.join("src", "good")
 
 
 def test_message_for_a_source_outside_the_project_has_no_dot_dot_chain(
     bad_source, cache, tiny, monkeypatch
 ):
-    monkeypatch.chdir(settings.PROJECT_ROOT / "notebooks")
+    monkeypatch.chdir(paths.PROJECT_ROOT / "notebooks")
     source = bad_source({"train_images": gz(tiny.raw["train_images"] + b"\0")})
 
     message = problem_of(data.load, tiny.spec, cache)
 
     assert "../" not in message
-    assert message.startswith(f"{settings.display_path(source / 'tiny' / IMAGES)} has 3937 bytes")
-    assert settings.display_path(source).startswith(("/", "~"))
+    assert message.startswith(f"{paths.display_path(source / 'tiny' / IMAGES)} has 3937 bytes")
+    assert paths.display_path(source).startswith(("/", "~"))

@@ -1,12 +1,17 @@
 """What the learner reads of a model_fn check: each branch's row of the table, the headline, the
-text and the HTML of the report, and the comparison of the branches' variables.
+text and the HTML of the report, and the comparison of the branches' variables; and the same
+report for a zh-TW learner, in Chinese.
 
 Everything here is built from ``Branch`` and ``Finding`` values, as ``check_model_fn`` fills
 them, without building a graph: the report's own logic, fast.
 """
 
 import pandas as pd
+import polib
+import pytest
 
+from helpers import language
+from helpers.language import _
 from helpers.model_fn_checker import (
     Branch,
     Finding,
@@ -15,6 +20,7 @@ from helpers.model_fn_checker import (
     _listed,
     _twice,
     _with_shapes,
+    check_signature,
     check_variables,
 )
 
@@ -248,3 +254,76 @@ def test_a_second_network_built_after_predict_returns_is_reported_once():
         "network twice"
     )
     assert report.warnings == []
+
+
+# --------------------------------------------------------------------------- in zh-TW
+
+
+@pytest.fixture
+def zh_tw(tmp_path, monkeypatch):
+    """Speak zh-TW from a catalogue of the given ``{English: Chinese}`` sentences."""
+
+    def speak(sentences: dict) -> None:
+        po = polib.POFile()
+        po.metadata = {"Content-Type": "text/plain; charset=UTF-8", "Language": "zh_TW"}
+        for msgid, msgstr in sentences.items():
+            po.append(polib.POEntry(msgid=msgid, msgstr=msgstr))
+        (tmp_path / "zh_TW").mkdir(exist_ok=True)
+        po.save(str(tmp_path / "zh_TW" / "helpers.po"))
+        monkeypatch.setattr(language, "CATALOGUES", tmp_path)
+        monkeypatch.setenv(language.LANGUAGE_ENV, "zh_TW")
+        language.translations.cache_clear()
+
+    yield speak
+    language.translations.cache_clear()
+
+
+def test_a_zh_tw_learner_reads_the_verdict_findings_and_table_in_chinese(zh_tw):
+    zh_tw(
+        {
+            "model_fn check of {name} on a batch of {batch_size}: {verdict}": (
+                "檢查 model_fn {name}（批次大小 {batch_size}）：{verdict}"
+            ),
+            "1 problem to fix (1 warning)": "有 1 個問題要修正（1 個警告）",
+            "problem  {finding}": "問題：{finding}",
+            "warning  {finding}": "警告：{finding}",
+            "signature": "簽章",
+            "Estimator does not pass {names}: it accepts only the parameter names {accepted}, so "
+            "rename {names}": (
+                "Estimator 不會傳入 {names}：它只接受 {accepted} 這些參數名稱，"
+                "所以請重新命名 {names}"
+            ),
+            "{finding} (Estimator raises `ValueError: {error}`)": (
+                "{finding}（Estimator 會引發 `ValueError: {error}`）"
+            ),
+            "the model_fn has no `mode` parameter, so it cannot tell training, evaluation and "
+            "prediction apart: add `mode` and branch on it": (
+                "model_fn 沒有 `mode` 參數，所以分不出訓練、評估和預測：請加上 `mode`，並依它分支"
+            ),
+            "not built (no labels parameter)": "未建立（沒有 labels 參數）",
+            "returned": "回傳",
+            "mode": "模式",
+        }
+    )
+
+    def model_fn(features, labels, learning_rate):
+        raise AssertionError("not called: Estimator would refuse its signature")
+
+    report = ModelFnReport("model_fn", 4)
+    check_signature(model_fn, None, report)
+    headline, problem, warning = repr(report).split("\n")
+    assert headline == "檢查 model_fn model_fn（批次大小 4）：有 1 個問題要修正（1 個警告）"
+    assert problem.startswith(
+        "  問題：簽章：Estimator 不會傳入 `learning_rate`：它只接受 features, labels, mode, "
+        "params, config 這些參數名稱，所以請重新命名 `learning_rate`（Estimator 會引發 "
+        "`ValueError: "
+    )
+    assert warning == (
+        "  警告：簽章：model_fn 沒有 `mode` 參數，所以分不出訓練、評估和預測："
+        "請加上 `mode`，並依它分支"
+    )
+    assert "<li><b>簽章</b>：Estimator 不會傳入 <code>learning_rate</code>" in report._repr_html_()
+    report.branches["TRAIN"] = Branch("TRAIN", returned=_("not built (no labels parameter)"))
+    shown = report.shown_table()
+    assert shown.index.name == "模式" and shown.loc["TRAIN", "回傳"] == "未建立（沒有 labels 參數）"
+    assert report.table().loc["TRAIN", "returned"] == "未建立（沒有 labels 參數）"  # code's names

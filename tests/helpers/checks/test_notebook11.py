@@ -1,0 +1,355 @@
+"""Every message of notebook 11's exercise checks, tried on the answers learners plausibly give.
+
+Exercise 1 (the backward pass's share of a profile's op time) and exercise 2 (a dense network's
+layers under the mixed_bfloat16 policy): each right answer passes, each wrong one fails with a
+sentence that names its mistake and gives none of the answer away.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+import tensorflow as tf
+
+from helpers import profiling
+from helpers.checks import notebook11 as checks
+from helpers.problems import CheckFailed
+from tests.support.checks import assert_names_the_mistake, failure
+
+# --- exercise 1: the backward pass's share of the ops' time ------------------------------
+
+# (name, type, thread, start, duration) of one traced step's op runs, in ms; each step scales the
+# durations a little differently, as a real profile's steps differ
+OPS = [
+    ("IteratorGetNext", "IteratorGetNext", 0, 0.0, 0.2),
+    ("conv2d/Relu", "_MklNativeFusedConv2D", 0, 0.2, 1.4),
+    ("conv2d_1/Relu", "_MklNativeFusedConv2D", 0, 1.6, 4.8),
+    ("max_pooling2d/MaxPool", "_MklNativeMaxPool", 0, 6.4, 0.8),
+    ("dense/Relu", "_MklNativeFusedMatMul", 0, 7.2, 0.7),
+    (
+        "sparse_softmax_cross_entropy_loss/xentropy",
+        "SparseSoftmaxCrossEntropyWithLogits",
+        0,
+        7.9,
+        0.1,
+    ),
+    ("gradients/dense/MatMul_grad/MatMul", "_MklMatMul", 0, 8.0, 0.9),
+    ("gradients/dense/MatMul_grad/MatMul_1", "_MklMatMul", 1, 8.0, 1.2),
+    ("gradients/conv2d_1/Relu_grad/ReluGrad", "ReluGrad", 0, 9.2, 0.5),
+    ("gradients/max_pooling2d/MaxPool_grad/MaxPoolGrad", "_MklNativeMaxPoolGrad", 0, 9.7, 1.0),
+    (
+        "gradients/conv2d_1/Conv2D_grad/Conv2DBackpropFilter",
+        "_MklNativeConv2DBackpropFilter",
+        0,
+        10.7,
+        8.4,
+    ),
+    (
+        "gradients/conv2d_1/Conv2D_grad/Conv2DBackpropInput",
+        "_MklNativeConv2DBackpropInput",
+        1,
+        10.7,
+        6.5,
+    ),
+    ("gradients/conv2d/BiasAdd_grad/BiasAddGrad", "BiasAddGrad", 1, 17.2, 0.4),
+    ("Adam/update_conv2d_1/kernel/ResourceApplyAdam", "ResourceApplyAdam", 1, 17.6, 2.0),
+    ("Adam/update_dense/kernel/ResourceApplyAdam", "ResourceApplyAdam", 0, 19.1, 1.0),
+    ("Adam/Assign", "AssignVariableOp", 0, 20.1, 0.1),
+]
+STEPS = {60: 0.9, 80: 1.15, 100: 1.0}
+
+
+def make_timelines():
+    rows = []
+    for step, scale in STEPS.items():
+        for index, (name, kind, thread, start, duration) in enumerate(OPS):
+            # the backward ops grow faster than the rest from step to step
+            grown = duration * (scale if name.startswith("gradients/") else 1 + (scale - 1) / 3)
+            rows.append((step, name, kind, thread, start, grown + 0.01 * index))
+    frame = pd.DataFrame(
+        rows, columns=["step", "op_name", "op_type", "thread", "start_ms", "duration_ms"]
+    )
+    frame["end_ms"] = frame["start_ms"] + frame["duration_ms"]
+    return frame[profiling.COLUMNS]
+
+
+TIMELINES = make_timelines()
+BACKWARD = TIMELINES["op_name"].str.startswith("gradients/")
+SHARE = TIMELINES.loc[BACKWARD, "duration_ms"].sum() / TIMELINES["duration_ms"].sum()
+
+
+def per_step_shares(t):
+    return t.groupby("step")[["op_name", "duration_ms"]].apply(
+        lambda s: (
+            s.loc[s.op_name.str.startswith("gradients/"), "duration_ms"].sum() / s.duration_ms.sum()
+        )
+    )
+
+
+RIGHT_1 = {
+    "the durations summed": lambda t: (
+        t.loc[t.op_name.str.startswith("gradients/"), "duration_ms"].sum() / t.duration_ms.sum()
+    ),
+    "contains the scope": lambda t: (
+        t[t.op_name.str.contains("gradients/")].duration_ms.sum() / t.duration_ms.sum()
+    ),
+    "by groupby over a column": lambda t: (
+        t.groupby(t.op_name.str.startswith("gradients/"))["duration_ms"].sum()[True]
+        / t["duration_ms"].sum()
+    ),
+    "a float32": lambda t: np.float32(SHARE),
+    "a 0-d array": lambda t: np.array(SHARE),
+    "a one-element Series": lambda t: pd.Series([SHARE]),
+    "the mean of the steps' shares": lambda t: per_step_shares(t).mean(),
+}
+
+
+@pytest.mark.parametrize("make", RIGHT_1.values(), ids=RIGHT_1)
+def test_exercise_1_right_answers_pass(make, capsys):
+    checks.backward_share(make(TIMELINES), TIMELINES)
+    out = capsys.readouterr().out
+    assert out.startswith("Correct: the backward pass takes ") and out.count("\n") == 1
+
+
+def first_step(t):
+    one = t[t.step == t.step.min()]
+    return one.loc[one.op_name.str.startswith("gradients/"), "duration_ms"].sum() / (
+        one.duration_ms.sum()
+    )
+
+
+def over_busy(t):
+    busy = sum(profiling.busy_ms(s) for _, s in t.groupby("step"))
+    return t.loc[t.op_name.str.startswith("gradients/"), "duration_ms"].sum() / busy
+
+
+WRONG_1 = {
+    "unanswered": (lambda t: None, "`backward_share` is still None"),
+    "a string": (lambda t: "0.6", "should be a number between 0 and 1, not a str"),
+    "a bool": (lambda t: True, "not a bool"),
+    "the shares per step": (per_step_shares, "holds 3 values: it should be one number"),
+    "a percentage": (lambda t: 100 * SHARE, "is a percentage: give the share as a fraction"),
+    "counted ops": (
+        lambda t: t.op_name.str.startswith("gradients/").mean(),
+        "the share of the ops' number, not of their time",
+    ),
+    "the forward pass and the update": (
+        lambda t: 1 - SHARE,
+        "the share of everything but the backward pass",
+    ),
+    "gradients and Adam": (
+        lambda t: (
+            t.loc[t.op_name.str.startswith(("gradients/", "Adam")), "duration_ms"].sum()
+            / t.duration_ms.sum()
+        ),
+        "the backward pass and the optimizer's update together",
+    ),
+    "the convolutions' gradients only": (
+        lambda t: (
+            t.loc[t.op_type.str.contains("Backprop"), "duration_ms"].sum() / t.duration_ms.sum()
+        ),
+        "the convolutions' gradients alone",
+    ),
+    "op types named …Grad": (
+        lambda t: t.loc[t.op_type.str.contains("Grad"), "duration_ms"].sum() / t.duration_ms.sum(),
+        "selects ops by their type",
+    ),
+    "over the busy time": (over_busy, "over the steps' busy time"),
+    "the first traced step": (first_step, "in the first traced step alone"),
+    "something else": (lambda t: 0.1234, "is not the backward pass's share"),
+    "a negative number": (lambda t: -0.5, "is outside 0 to 1"),
+    "more than 1": (lambda t: 1.5, "is outside 0 to 1"),
+}
+
+
+@pytest.mark.parametrize("make, message", WRONG_1.values(), ids=WRONG_1)
+def test_exercise_1_wrong_answers_fail_and_say_why(make, message):
+    assert_names_the_mistake(
+        failure(checks.backward_share, make(TIMELINES), TIMELINES),
+        message,
+        answer_code=(f"{SHARE:.4f}", f"{SHARE:.1%}", "startswith"),
+    )
+
+
+def test_exercise_1_the_readings_are_apart_from_the_share_and_from_each_other():
+    values = [SHARE, 100 * SHARE, *checks._share_readings(TIMELINES).values()]
+    gaps = np.abs(np.subtract.outer(values, values))[np.triu_indices(len(values), 1)]
+    assert gaps.min() > 2 * checks.SHARE_TOLERANCE, values
+
+
+def test_exercise_1_an_unplaced_number_points_to_the_section():
+    message = failure(checks.backward_share, 0.1234, TIMELINES)
+    assert message.endswith("(section 'Where a step's time goes')")
+
+
+def test_exercise_1_the_tolerance_is_not_more():
+    with pytest.raises(CheckFailed):
+        checks.backward_share(SHARE + 1.5 * checks.SHARE_TOLERANCE, TIMELINES)
+
+
+def test_exercise_1_one_traced_step_has_no_per_step_readings(capsys):
+    one = TIMELINES[TIMELINES.step == 60]
+    share = one.loc[one.op_name.str.startswith("gradients/"), "duration_ms"].sum() / (
+        one.duration_ms.sum()
+    )
+    checks.backward_share(share, one)
+    assert capsys.readouterr().out.startswith("Correct:")
+
+
+# --- exercise 2: a dense network under the mixed_bfloat16 policy ---------------------------
+
+
+def with_policy(name, build, restore=True):
+    def answer(images):
+        before = tf.keras.mixed_precision.global_policy()
+        tf.keras.mixed_precision.set_global_policy(name)
+        try:
+            return build(images)
+        finally:
+            if restore:
+                tf.keras.mixed_precision.set_global_policy(before)
+
+    return answer
+
+
+def dense(images, last_dtype=None, units=10):
+    x = tf.keras.layers.Flatten()(images)
+    x = tf.keras.layers.Dense(256, activation="relu")(x)
+    return tf.keras.layers.Dense(units, dtype=last_dtype)(x)
+
+
+def cast(build):
+    return lambda images: tf.cast(build(images), tf.float32)
+
+
+def per_layer_policy(images):
+    policy = tf.keras.mixed_precision.Policy("mixed_bfloat16")
+    x = tf.keras.layers.Flatten(dtype=policy)(images)
+    x = tf.keras.layers.Dense(256, activation="relu", dtype=policy)(x)
+    return tf.cast(tf.keras.layers.Dense(10, dtype=policy)(x), tf.float32)
+
+
+def sequential(images):
+    before = tf.keras.mixed_precision.global_policy()
+    tf.keras.mixed_precision.set_global_policy("mixed_bfloat16")
+    model = tf.keras.Sequential(
+        [
+            tf.keras.layers.Flatten(),
+            tf.keras.layers.Dense(256, activation="relu"),
+            tf.keras.layers.Dense(10),
+        ]
+    )
+    tf.keras.mixed_precision.set_global_policy(before)
+    return tf.cast(model(images), tf.float32)
+
+
+def layer_dtypes(images):  # the notebook's solution
+    mixed = tf.keras.mixed_precision.Policy("mixed_bfloat16")
+    x = tf.keras.layers.Flatten()(images)
+    x = tf.keras.layers.Dense(256, activation="relu", dtype=mixed)(x)
+    return tf.keras.layers.Dense(10, dtype="float32")(x)
+
+
+RIGHT_2 = {
+    "the policy as the hidden layer's dtype, a float32 last layer": layer_dtypes,
+    "the policy around the layers, then a cast": with_policy("mixed_bfloat16", cast(dense)),
+    "a float32 last layer": with_policy("mixed_bfloat16", lambda i: dense(i, "float32")),
+    "the policy given to each layer": per_layer_policy,
+    "a Sequential model": sequential,
+}
+
+
+@pytest.mark.parametrize("answer", RIGHT_2.values(), ids=RIGHT_2)
+def test_exercise_2_right_answers_pass(answer, capsys):
+    checks.mixed_logits(answer)
+    out = capsys.readouterr().out
+    assert out.startswith("Correct: ") and "the global policy is back to 'float32'" in out
+    assert tf.keras.mixed_precision.global_policy().name == "float32"
+
+
+def policy_set_after(images):
+    x = tf.keras.layers.Flatten()(images)
+    first, last = tf.keras.layers.Dense(256, activation="relu"), tf.keras.layers.Dense(10)
+    before = tf.keras.mixed_precision.global_policy()
+    tf.keras.mixed_precision.set_global_policy("mixed_bfloat16")
+    logits = last(first(x))
+    tf.keras.mixed_precision.set_global_policy(before)
+    return tf.cast(logits, tf.float32)
+
+
+def images_cast_only(images):
+    return dense(tf.cast(images, tf.bfloat16))
+
+
+def model_not_logits(images):
+    before = tf.keras.mixed_precision.global_policy()
+    tf.keras.mixed_precision.set_global_policy("mixed_bfloat16")
+    model = tf.keras.Sequential([tf.keras.layers.Flatten(), tf.keras.layers.Dense(10)])
+    tf.keras.mixed_precision.set_global_policy(before)
+    return model
+
+
+def broken(images):
+    return tf.keras.layers.Dense(256)(images, trainng=True)
+
+
+WRONG_2 = {
+    "unanswered": (None, "`mixed_logits` is still None"),
+    "not a function": (3, "should be a function of a batch of images, not a int"),
+    "a model, not its logits": (model_not_logits, "returned a Sequential: return the logits"),
+    "no policy at all": (cast(dense), "every matrix product computes in float32"),
+    "the policy set after the layers are made": (
+        policy_set_after,
+        "every matrix product computes in float32",
+    ),
+    "the images cast, the layers float32": (
+        images_cast_only,
+        "every matrix product computes in float32",
+    ),
+    "the policy left set": (
+        with_policy("mixed_bfloat16", cast(dense), restore=False),
+        "the global policy is still 'mixed_bfloat16'",
+    ),
+    "the policy bfloat16, not mixed": (
+        with_policy("bfloat16", cast(dense)),
+        "the weights are stored as bfloat16",
+    ),
+    "bfloat16 logits": (with_policy("mixed_bfloat16", dense), "the logits are bfloat16"),
+    "float16": (with_policy("mixed_float16", cast(dense)), "compute in float16"),
+    "the wrong number of classes": (
+        with_policy("mixed_bfloat16", cast(lambda i: dense(i, units=5))),
+        "the logits have shape (None, 5)",
+    ),
+    "no dense layer": (
+        lambda images: tf.cast(images[:, 0, :10], tf.float32),
+        "builds no dense layer",
+    ),
+    "an error in the learner's code": (broken, "your code raised TypeError"),
+}
+
+
+@pytest.mark.parametrize("answer, message", WRONG_2.values(), ids=WRONG_2)
+def test_exercise_2_wrong_answers_fail_and_say_why(answer, message):
+    assert_names_the_mistake(
+        failure(checks.mixed_logits, answer),
+        message,
+        answer_code=("set_global_policy(", "tf.cast(", 'dtype="float32"'),
+    )
+    assert tf.keras.mixed_precision.global_policy().name == "float32"  # the check restores it
+
+
+def test_the_policy_left_set_is_reset_by_the_check_too():
+    with pytest.raises(CheckFailed):
+        checks.mixed_logits(with_policy("mixed_bfloat16", cast(dense), restore=False))
+    assert tf.keras.mixed_precision.global_policy().name == "float32"
+
+
+def test_the_counts_in_the_notebook_match_the_banks():
+    """The notebook says how many wrong answers each check was tried on."""
+    import json
+
+    from tests import ROOT
+
+    notebook = json.loads((ROOT / "notebooks" / "11_training_speed.ipynb").read_text())
+    text = "".join("".join(cell["source"]) for cell in notebook["cells"])
+    assert f"({len(WRONG_1)} wrong answers tried on its check" in text
+    assert f"({len(WRONG_2)} wrong answers tried)" in text
