@@ -23,10 +23,9 @@ import logging
 import platform
 import sys
 
-import polib
 import pytest
 
-from helpers import course_setup, language, logs, paths, settings
+from helpers import course_setup, logs, paths, settings
 from helpers.problems import EnvironmentProblem, WorkbookProblem
 
 FAST = settings.FAST_ENV  # "WORKBOOK_FAST"
@@ -120,33 +119,24 @@ def test_sys_version_info_is_accepted():
     course_setup.check_versions(sys.version_info, "2.15.1", "2.15.0")
 
 
-def test_a_zh_tw_learner_reads_the_version_problem_and_what_to_do_in_chinese(tmp_path, monkeypatch):
-    po = polib.POFile()
-    po.metadata = {"Content-Type": "text/plain; charset=UTF-8", "Language": "zh_TW"}
-    for msgid, msgstr in {
-        "Python {found} cannot run TensorFlow 2.15 (the last release with tf.estimator supports "
-        "Python 3.9–3.11): {fix}": (
-            "Python {found} 無法執行 TensorFlow 2.15（最後一個有 tf.estimator 的版本支援 "
-            "Python 3.9–3.11）：{fix}"
-        ),
-        "run `make lab` from the course folder (it gets a Python 3.11 when there is none), or "
-        "`pip install --require-hashes -r requirements.lock` in a Python 3.9–3.11 virtual "
-        "environment": (
-            "請在課程資料夾執行 `make lab`（沒有 Python 3.11 時它會自動取得），或在 Python "
-            "3.9–3.11 的虛擬環境裡執行 `pip install --require-hashes -r requirements.lock`"
-        ),
-    }.items():
-        po.append(polib.POEntry(msgid=msgid, msgstr=msgstr))
-    (tmp_path / "zh_TW").mkdir()
-    po.save(str(tmp_path / "zh_TW" / "helpers.po"))
-    monkeypatch.setattr(language, "CATALOGUES", tmp_path)
-    monkeypatch.setenv(language.LANGUAGE_ENV, "zh_TW")
-    language.translations.cache_clear()
-    try:
-        with pytest.raises(EnvironmentProblem) as caught:
-            course_setup.check_versions((3, 12, 1), "2.15.1", "2.15.0")
-    finally:
-        language.translations.cache_clear()
+def test_a_zh_tw_learner_reads_the_version_problem_and_what_to_do_in_chinese(zh_tw):
+    zh_tw(
+        {
+            "Python {found} cannot run TensorFlow 2.15 (the last release with tf.estimator "
+            "supports Python 3.9–3.11): {fix}": (
+                "Python {found} 無法執行 TensorFlow 2.15（最後一個有 tf.estimator 的版本支援 "
+                "Python 3.9–3.11）：{fix}"
+            ),
+            "run `make lab` from the course folder (it gets a Python 3.11 when there is none), "
+            "or `pip install --require-hashes -r requirements.lock` in a Python 3.9–3.11 "
+            "virtual environment": (
+                "請在課程資料夾執行 `make lab`（沒有 Python 3.11 時它會自動取得），或在 Python "
+                "3.9–3.11 的虛擬環境裡執行 `pip install --require-hashes -r requirements.lock`"
+            ),
+        }
+    )
+    with pytest.raises(EnvironmentProblem) as caught:
+        course_setup.check_versions((3, 12, 1), "2.15.1", "2.15.0")
     assert _assert_one_line_problem(caught.value) == (
         "Python 3.12.1 無法執行 TensorFlow 2.15（最後一個有 tf.estimator 的版本支援 "
         "Python 3.9–3.11）：請在課程資料夾執行 `make lab`（沒有 Python 3.11 時它會自動取得），"

@@ -228,16 +228,6 @@ FIGURES = {
 }
 
 
-@pytest.fixture
-def zh_tw(monkeypatch):
-    from helpers import language
-
-    monkeypatch.setenv(language.LANGUAGE_ENV, "zh_TW")
-    language.translations.cache_clear()
-    yield
-    language.translations.cache_clear()
-
-
 @pytest.mark.parametrize("name", FIGURES)
 def test_in_english_a_figure_prints_nothing(name, monkeypatch, capsys):
     monkeypatch.setenv("WORKBOOK_LANGUAGE", "en")
@@ -247,6 +237,7 @@ def test_in_english_a_figure_prints_nothing(name, monkeypatch, capsys):
 
 @pytest.mark.parametrize("name", FIGURES)
 def test_in_zh_tw_a_figure_prints_one_chinese_line(name, zh_tw, capsys):
+    zh_tw()
     FIGURES[name]()
     out = capsys.readouterr().out
     assert out.count("\n") == 1 and re.search("[\u4e00-\u9fff]", out)
@@ -255,6 +246,7 @@ def test_in_zh_tw_a_figure_prints_one_chinese_line(name, zh_tw, capsys):
 
 
 def test_the_captions_say_what_the_figures_show(zh_tw, capsys):
+    zh_tw()
     FIGURES["stopping_timeline"]()
     assert capsys.readouterr().out == (
         "圖：「Evaluations of f1_macro, and where the hook stopped training」。x 軸是全域步數，"
@@ -285,6 +277,7 @@ def test_in_ipython_the_caption_waits_for_the_figures_at_the_end_of_the_cell(
 ):
     """The inline backend shows a cell's figures in its post_execute event: the caption comes
     after it, once per figure, and the event is registered once."""
+    zh_tw()
     registered = []
 
     class Events:

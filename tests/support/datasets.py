@@ -13,11 +13,11 @@ from pathlib import Path
 
 import numpy as np
 
-from helpers import settings
+from helpers import paths
 from helpers.data import DatasetSpec, FileSpec
 
-ENV = settings.DATASETS_ENV  # "WORKBOOK_DATASETS"
-SHARED_DATASETS = Path(settings.PROJECT_ROOT).parent / "shared" / "datasets"
+ENV = paths.DATASETS_ENV  # "WORKBOOK_DATASETS"
+SHARED_DATASETS = Path(paths.PROJECT_ROOT).parent / "shared" / "datasets"
 
 FILENAMES = {
     "train_images": "train-images-idx3-ubyte.gz",
@@ -95,17 +95,8 @@ def cached_files(cache: Path) -> list:
     return sorted(p.relative_to(cache).as_posix() for p in cache.rglob("*") if p.is_file())
 
 
-def with_records(files) -> list:
-    """The cache listing for these data files: each with its ``.<file>.verified`` record."""
-    listing = []
-    for file in files:
-        folder, name = file.rsplit("/", 1)
-        listing += [file, f"{folder}/.{name}.verified"]
-    return sorted(listing)
-
-
 def assert_no_partials(cache: Path) -> None:
-    assert not [f for f in cached_files(cache) if ".partial-" in f]
+    assert not [f for f in cached_files(cache) if "partial" in f]
 
 
 def one_line(problem: BaseException) -> str:

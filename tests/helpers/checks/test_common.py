@@ -23,10 +23,8 @@ import sys
 import traceback
 import types
 
-import polib
 import pytest
 
-from helpers import language
 from helpers.checks.common import (
     correct,
     is_whole_number,
@@ -387,33 +385,22 @@ def test_tensorflow_errors_about_the_learners_arguments_name_them(argument):
 # (e) in zh-TW: the check's own words come from the catalogue
 
 
-def test_a_zh_tw_learner_reads_correct_and_the_missing_answer_in_chinese(
-    tmp_path, monkeypatch, capsys
-):
-    po = polib.POFile()
-    po.metadata = {"Content-Type": "text/plain; charset=UTF-8", "Language": "zh_TW"}
-    for msgid, msgstr in {
-        "Correct: {message}": "正確：{message}",
-        "`{name}` is still None: write your code where the exercise says `# YOUR CODE HERE` "
-        "(and remove `raise NotImplementedError()`)": (
-            "`{name}` 仍然是 None：請在練習標示 `# YOUR CODE HERE` 的地方寫你的程式碼"
-            "（並刪掉 `raise NotImplementedError()`）"
-        ),
-    }.items():
-        po.append(polib.POEntry(msgid=msgid, msgstr=msgstr))
-    (tmp_path / "zh_TW").mkdir()
-    po.save(str(tmp_path / "zh_TW" / "helpers.po"))
-    monkeypatch.setattr(language, "CATALOGUES", tmp_path)
-    monkeypatch.setenv(language.LANGUAGE_ENV, "zh_TW")
-    language.translations.cache_clear()
-    try:
-        correct("0.75 是準確率")
-        assert capsys.readouterr().out == "正確：0.75 是準確率\n"
-        with pytest.raises(CheckFailed) as caught:
-            require_answer(None, "accuracy_ops")
-        assert str(caught.value) == (
-            "`accuracy_ops` 仍然是 None：請在練習標示 `# YOUR CODE HERE` 的地方寫你的程式碼"
-            "（並刪掉 `raise NotImplementedError()`）"
-        )
-    finally:
-        language.translations.cache_clear()
+def test_a_zh_tw_learner_reads_correct_and_the_missing_answer_in_chinese(zh_tw, capsys):
+    zh_tw(
+        {
+            "Correct: {message}": "正確：{message}",
+            "`{name}` is still None: write your code where the exercise says `# YOUR CODE HERE` "
+            "(and remove `raise NotImplementedError()`)": (
+                "`{name}` 仍然是 None：請在練習標示 `# YOUR CODE HERE` 的地方寫你的程式碼"
+                "（並刪掉 `raise NotImplementedError()`）"
+            ),
+        }
+    )
+    correct("0.75 是準確率")
+    assert capsys.readouterr().out == "正確：0.75 是準確率\n"
+    with pytest.raises(CheckFailed) as caught:
+        require_answer(None, "accuracy_ops")
+    assert str(caught.value) == (
+        "`accuracy_ops` 仍然是 None：請在練習標示 `# YOUR CODE HERE` 的地方寫你的程式碼"
+        "（並刪掉 `raise NotImplementedError()`）"
+    )

@@ -6,6 +6,7 @@ import pytest
 from helpers.checks import notebook00 as checks
 from helpers.data import Arrays
 from helpers.problems import CheckFailed
+from tests.support.checks import failure
 
 
 @pytest.fixture
@@ -125,46 +126,13 @@ def test_the_rarest_digit_is_one_the_training_set_has():
         checks.majority_accuracy(0.125, data)
 
 
-@pytest.fixture
-def zh_tw(tmp_path, monkeypatch):
-    """The learner's language is zh_TW, with a catalogue of the check messages of notebooks 00-05
-    (translations/zh_TW/helpers.po, and the translations waiting in translations/zh_TW/.pending/ to
-    be merged into it): ``{English template: its zh-TW translation}``. Shared by
-    test_notebook01..05."""
-    import json
-
-    import polib
-
-    from helpers import language
-    from tests import ROOT
-
-    folder = ROOT / "translations" / "zh_TW"
-    sentences = {}
-    for pending in sorted((folder / ".pending").glob("*.json")):
-        sentences.update(json.loads(pending.read_text(encoding="utf-8")))
-    if (folder / "helpers.po").is_file():
-        for entry in polib.pofile(str(folder / "helpers.po")).translated_entries():
-            sentences[entry.msgid] = entry.msgstr
-    catalogue = polib.POFile()
-    catalogue.metadata = {"Content-Type": "text/plain; charset=UTF-8", "Language": "zh_TW"}
-    for msgid, msgstr in sentences.items():
-        catalogue.append(polib.POEntry(msgid=msgid, msgstr=msgstr))
-    (tmp_path / "zh_TW").mkdir()
-    catalogue.save(str(tmp_path / "zh_TW" / "helpers.po"))
-    monkeypatch.setattr(language, "CATALOGUES", tmp_path)
-    monkeypatch.setenv(language.LANGUAGE_ENV, "zh_TW")
-    language.translations.cache_clear()
-    yield sentences
-    language.translations.cache_clear()
-
-
 def test_a_zh_tw_learner_reads_the_message_in_chinese(digits, zh_tw):
     template = (
         "{answer:.5f} is not it: find the most common digit of the training labels (section "
         "'Class balance'), then the share of test labels equal to it"
     )
-    with pytest.raises(CheckFailed) as raised:
-        checks.majority_accuracy(0.5, digits)
-    assert str(raised.value) == zh_tw[template].format(answer=0.5)
+    sentences = zh_tw()
+    message = failure(checks.majority_accuracy, 0.5, digits)
+    assert message == sentences[template].format(answer=0.5)
     # the section named as the zh-TW notebook heads it
-    assert "0.50000 " in str(raised.value) and "「類別平衡」" in str(raised.value)
+    assert "0.50000 " in message and "「類別平衡」" in message

@@ -13,15 +13,12 @@ import tensorflow as tf
 
 from helpers.checks import notebook02 as checks
 from helpers.data import Arrays
-from helpers.problems import CheckFailed
-from tests.helpers.checks.test_notebook00 import zh_tw  # noqa: F401 (the fixture)
+from tests.support.checks import failure, notebook_headings
 
 
 def fails(check, answer, *words, **kwargs):
     """Assert that ``check(answer)`` raises CheckFailed with one line containing every word."""
-    with pytest.raises(CheckFailed) as caught:
-        check(answer, **kwargs)
-    message = str(caught.value)
+    message = failure(check, answer, **kwargs)
     assert "\n" not in message
     for word in words:
         assert word in message, f"{word!r} not in {message!r}"
@@ -522,18 +519,8 @@ def test_the_checks_leave_no_profile_function_behind():
 
 
 def test_the_sections_the_messages_cite_are_headings_of_notebook_02():
-    import json
-
     from tests import ROOT
 
-    cells = json.loads((ROOT / "notebooks" / "02_input_fn.ipynb").read_text())["cells"]
-    headings = {
-        line.lstrip("#").strip()
-        for cell in cells
-        if cell["cell_type"] == "markdown"
-        for line in "".join(cell["source"]).splitlines()
-        if line.startswith("#")
-    }
     source = (ROOT / "helpers" / "checks" / "notebook02.py").read_text()
     cited = {
         "The course's input functions are exactly this",
@@ -542,12 +529,13 @@ def test_the_sections_the_messages_cite_are_headings_of_notebook_02():
         "`repeat`",
     }
     assert all(title in source for title in cited)  # each on one line of the module
+    headings = notebook_headings("02_input_fn")
     assert cited <= headings, cited - headings
 
 
 def test_a_zh_tw_learner_reads_the_message_in_chinese(zh_tw):
     template = "{answer} is a number of examples: one step trains a whole batch of {batch_size}"
-    with pytest.raises(CheckFailed) as raised:
-        checks.steps_for_epochs(60000)
-    assert str(raised.value) == zh_tw[template].format(answer=60000, batch_size=256)
-    assert "60000 是樣本數" in str(raised.value)
+    sentences = zh_tw()
+    message = failure(checks.steps_for_epochs, 60000)
+    assert message == sentences[template].format(answer=60000, batch_size=256)
+    assert "60000 是樣本數" in message

@@ -7,8 +7,6 @@ Exercise 1 runs the learner's train op inside a linear model_fn
 predictions function on fixed logits; exercise 3 a metric function on two batches.
 """
 
-import json
-
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -16,10 +14,8 @@ import tensorflow as tf
 from helpers.checks import notebook03 as checks
 from helpers.checks import notebook03
 from helpers.problems import CheckFailed
-from tests.support.checks import assert_names_the_mistake, failure
-from tests import ROOT
+from tests.support.checks import assert_names_the_mistake, failure, notebook_headings, zh_tw_heading
 from tests.support.model_fns import variant
-from tests.helpers.checks.test_notebook00 import zh_tw  # noqa: F401 (the fixture)
 
 GD = tf.compat.v1.train.GradientDescentOptimizer
 
@@ -565,14 +561,7 @@ def test_exercise_3_a_stub_is_named_as_it_is():
 def test_exercise_3_messages_cite_a_section_of_the_notebook():
     message = failure(checks.error_rate_metric_ops, _last_batch)
     assert message.endswith("(section 'What a `(value, update_op)` pair does')"), message
-    notebook = ROOT / "notebooks" / "03_model_fn_and_estimatorspec.ipynb"
-    headings = [
-        line.lstrip("#").strip()
-        for cell in json.loads(notebook.read_text())["cells"]
-        if cell["cell_type"] == "markdown"
-        for line in "".join(cell["source"]).splitlines()
-        if line.startswith("#")
-    ]
+    headings = notebook_headings("03_model_fn_and_estimatorspec")
     assert "What a `(value, update_op)` pair does" in headings
     assert "One forward pass, then three branches by `mode`" in headings
 
@@ -584,17 +573,13 @@ def test_the_banks_are_counted():
 
 def test_a_zh_tw_learner_reads_the_message_in_chinese(zh_tw):
     """The message, and the section it cites under the heading of the zh-TW notebook 03."""
-    import polib
-
     template = (
         "after two batches the value is {value:.4f}, the second batch alone: the update op must "
         "add each batch to running totals (section '{section}')"
     )
     heading = "What a `(value, update_op)` pair does"
-    notebook = polib.pofile(
-        str(ROOT / "translations" / "zh_TW" / "03_model_fn_and_estimatorspec.po")
-    )
-    zh_heading = notebook.find(f"### {heading}").msgstr.lstrip("# ")
-    assert notebook03.pair_section() == zh_tw[heading] == zh_heading
+    zh_heading = zh_tw_heading("03_model_fn_and_estimatorspec", f"### {heading}")
+    sentences = zh_tw()
+    assert notebook03.pair_section() == sentences[heading] == zh_heading
     message = failure(checks.error_rate_metric_ops, _last_batch)
-    assert message == zh_tw[template].format(value=0.5, section=zh_heading)
+    assert message == sentences[template].format(value=0.5, section=zh_heading)

@@ -13,7 +13,7 @@ from helpers import models
 from helpers.checks import notebook04 as checks
 from helpers.checks import notebook04
 from helpers.problems import CheckFailed
-from tests.helpers.checks.test_notebook00 import zh_tw  # noqa: F401 (the fixture)
+from tests.support.checks import failure
 from tests.support.models import SMALL_CNN
 
 # --- exercise 1: global steps after a sequence of calls -----------------------
@@ -249,9 +249,7 @@ def test_a_zh_tw_learner_reads_the_message_in_chinese(zh_tw):
         "call {number}, train(..., {kind}={count}): max_steps is not a number of steps to add but "
         "the global step to stop at; the model was at {before}"
     )
-    with pytest.raises(CheckFailed) as raised:
-        checks.global_steps_after([200, 700, 700, 800])
-    assert str(raised.value) == zh_tw[template].format(
-        number=2, kind="max_steps", count=500, before=200
-    )
-    assert str(raised.value).startswith("第 2 次呼叫 train(..., max_steps=500)：")
+    sentences = zh_tw()
+    message = failure(checks.global_steps_after, [200, 700, 700, 800])
+    assert message == sentences[template].format(number=2, kind="max_steps", count=500, before=200)
+    assert message.startswith("第 2 次呼叫 train(..., max_steps=500)：")

@@ -12,9 +12,8 @@ import tensorflow as tf
 
 from helpers import model_graph, models, tensor_names
 from helpers.checks import notebook05 as checks
-from tests.support.checks import assert_names_the_mistake, failure
+from tests.support.checks import assert_names_the_mistake, failure, notebook_headings, zh_tw_heading
 from tests.support.models import SMALL_CNN
-from tests.helpers.checks.test_notebook00 import zh_tw  # noqa: F401 (the fixture)
 
 # --------------------------------------------------------------------------- exercise 1
 
@@ -427,42 +426,28 @@ def test_the_banks_are_counted():
 
 
 def test_the_sections_the_messages_cite_are_headings_of_notebook_05():
-    import json
-
     from helpers.checks import notebook05
-    from tests import ROOT
 
-    cells = json.loads((ROOT / "notebooks" / "05_hooks.ipynb").read_text())["cells"]
-    headings = {
-        line.lstrip("#").strip()
-        for cell in cells
-        if cell["cell_type"] == "markdown"
-        for line in "".join(cell["source"]).splitlines()
-        if line.startswith("#")
-    }
-    assert {notebook05.naming_section(), notebook05.handle_section()} <= headings
+    cited = {notebook05.naming_section(), notebook05.handle_section()}
+    assert cited <= notebook_headings("05_hooks")
 
 
 def test_a_zh_tw_learner_reads_the_message_in_chinese(zh_tw):
     """The clauses, one per train() call, each translated and joined as Chinese joins them; the
     sections cited under the headings of the zh-TW notebook 05."""
-    import polib
-
-    from tests import ROOT
-
     runs = "call {number}, train(..., {kind}={count}), runs at global steps {first} to {last}"
+    sentences = zh_tw()
     clauses = [
-        zh_tw[runs].format(number=1, kind="steps", count=100, first=0, last=99),
-        zh_tw[runs].format(number=2, kind="max_steps", count=150, first=100, last=149),
+        sentences[runs].format(number=1, kind="steps", count=100, first=0, last=99),
+        sentences[runs].format(number=2, kind="max_steps", count=150, first=100, last=149),
     ]
     message = failure(checks.logged_steps, [0, 40, 80])
-    assert message == zh_tw["{answer} is not it: {calls}"].format(
-        answer=[0, 40, 80], calls=zh_tw["; "].join(clauses)
+    assert message == sentences["{answer} is not it: {calls}"].format(
+        answer=[0, 40, 80], calls=sentences["; "].join(clauses)
     )
     assert "；第 2 次呼叫" in message
-    notebook = polib.pofile(str(ROOT / "translations" / "zh_TW" / "05_hooks.po"))
     for section, heading in (
         (checks.naming_section, "## Naming tensors so a hook can find them"),
         (checks.handle_section, "### A variable's name is not its value"),
     ):
-        assert section() == notebook.find(heading).msgstr.lstrip("# ")
+        assert section() == zh_tw_heading("05_hooks", heading)

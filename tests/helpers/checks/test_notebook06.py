@@ -7,12 +7,10 @@ small confusion matrix made here. No wrong answer passes, no right one fails, an
 no message hands over the answer.
 """
 
-import json
 import re
 
 import numpy as np
 import pandas as pd
-import polib
 import pytest
 import tensorflow as tf
 from sklearn.metrics import precision_score, recall_score
@@ -22,7 +20,7 @@ from helpers.checks import notebook06 as checks
 from helpers.checks import notebook06, notebook07, notebook08, notebook09, notebook10
 from helpers.problems import CheckFailed
 from tests import ROOT
-from tests.support.checks import assert_names_the_mistake, failure
+from tests.support.checks import assert_names_the_mistake, failure, notebook_headings
 
 # --- exercise 1: macro precision as a (value, update_op) pair -----------------
 
@@ -351,14 +349,7 @@ def test_every_mistake_is_one_whole_template():
 
 
 def test_the_sections_the_messages_cite_are_in_the_notebook():
-    notebook = ROOT / "notebooks" / "06_metrics_and_tensorboard.ipynb"
-    headings = [
-        line.lstrip("#").strip()
-        for cell in json.loads(notebook.read_text())["cells"]
-        if cell["cell_type"] == "markdown"
-        for line in "".join(cell["source"]).splitlines()
-        if line.startswith("#")
-    ]
+    headings = notebook_headings("06_metrics_and_tensorboard")
     for section in (
         "A metric is a `(value, update_op)` pair",
         "Every metric of the trained model",
@@ -701,7 +692,6 @@ def test_the_bank_is_counted_in_the_closing_note():
 
 # --- the checks of notebooks 06 to 10 in the learner's language -------------------------------
 
-ZH_TW = ROOT / "translations" / "zh_TW"
 # one wrong answer per notebook, and the start of its English message
 WRONG_PER_NOTEBOOK = {
     "06": (lambda: notebook06.most_confused_pair((2, 2), np.eye(3)), "(2, 2) is on the diagonal"),
@@ -726,34 +716,10 @@ WRONG_PER_NOTEBOOK = {
 }
 
 
-def zh_tw_sentences() -> dict:
-    """The zh-TW sentences of the helpers: helpers.po's translated entries, and those of
-    .pending/*.json still to be merged into it."""
-    found = {entry.msgid: entry.msgstr for entry in polib.pofile(str(ZH_TW / "helpers.po"))}
-    for pending in sorted((ZH_TW / ".pending").glob("*.json")):
-        found.update(json.loads(pending.read_text(encoding="utf-8")))
-    return {msgid: msgstr for msgid, msgstr in found.items() if msgstr}
-
-
-@pytest.fixture
-def zh_tw(tmp_path, monkeypatch):
-    """The learner's language is zh_TW, with a catalogue of the helpers' zh-TW sentences."""
-    po = polib.POFile()
-    po.metadata = {"Content-Type": "text/plain; charset=UTF-8", "Language": "zh_TW"}
-    for msgid, msgstr in zh_tw_sentences().items():
-        po.append(polib.POEntry(msgid=msgid, msgstr=msgstr))
-    (tmp_path / "zh_TW").mkdir()
-    po.save(str(tmp_path / "zh_TW" / "helpers.po"))
-    monkeypatch.setattr(language, "CATALOGUES", tmp_path)
-    monkeypatch.setenv(language.LANGUAGE_ENV, "zh_TW")
-    language.translations.cache_clear()
-    yield
-    language.translations.cache_clear()
-
-
 @pytest.mark.parametrize("notebook", sorted(WRONG_PER_NOTEBOOK))
 def test_a_wrong_answer_is_told_in_chinese_in_zh_tw(notebook, zh_tw, monkeypatch):
     check, english = WRONG_PER_NOTEBOOK[notebook]
+    zh_tw()
     message = failure(check)
     assert re.search("[\u4e00-\u9fff]", message) and english not in message, message
     monkeypatch.setenv(language.LANGUAGE_ENV, "en")

@@ -7,10 +7,7 @@ them, without building a graph: the report's own logic, fast.
 """
 
 import pandas as pd
-import polib
-import pytest
 
-from helpers import language
 from helpers.language import _
 from helpers.model_fn_checker import (
     Branch,
@@ -257,25 +254,6 @@ def test_a_second_network_built_after_predict_returns_is_reported_once():
 
 
 # --------------------------------------------------------------------------- in zh-TW
-
-
-@pytest.fixture
-def zh_tw(tmp_path, monkeypatch):
-    """Speak zh-TW from a catalogue of the given ``{English: Chinese}`` sentences."""
-
-    def speak(sentences: dict) -> None:
-        po = polib.POFile()
-        po.metadata = {"Content-Type": "text/plain; charset=UTF-8", "Language": "zh_TW"}
-        for msgid, msgstr in sentences.items():
-            po.append(polib.POEntry(msgid=msgid, msgstr=msgstr))
-        (tmp_path / "zh_TW").mkdir(exist_ok=True)
-        po.save(str(tmp_path / "zh_TW" / "helpers.po"))
-        monkeypatch.setattr(language, "CATALOGUES", tmp_path)
-        monkeypatch.setenv(language.LANGUAGE_ENV, "zh_TW")
-        language.translations.cache_clear()
-
-    yield speak
-    language.translations.cache_clear()
 
 
 def test_a_zh_tw_learner_reads_the_verdict_findings_and_table_in_chinese(zh_tw):
