@@ -1,7 +1,9 @@
 """MNIST and Fashion-MNIST: fetch, verify, cache and read the IDX ``.gz`` files (notebook 00).
 
-``python -m helpers.data fetch|verify`` fills or re-checks ``data/``; ``data/README.md`` says what
-is checked when.
+A file comes from the mirrors (downloaded with pooch) or from the folder named by
+``WORKBOOK_DATASETS``, and is checked by the SHA-256 of its decompressed bytes before it enters the
+cache and on its first use in each process. ``python -m helpers.data fetch|verify`` fills or
+re-checks ``data/``; ``data/README.md`` says what is checked when.
 """
 
 from __future__ import annotations
@@ -11,39 +13,25 @@ import contextlib
 import errno
 import gzip
 import hashlib
-import http.client
-import json
+import io
 import os
-import re
-import socket
 import sys
-import time
-import urllib.request
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+from tqdm.std import tqdm
 
 from .problems import DatasetProblem, StorageProblem
-from .settings import DATA_DIR, DATASETS_ENV, PROJECT_ROOT, display_path
+from .paths import DATA_DIR, DATASETS_ENV, PROJECT_ROOT, display_path
 
 DOWNLOAD_TIMEOUT_SECONDS = 60
-PARTIAL_PREFIX = ".partial-"
-STALE_PARTIAL_SECONDS = 600  # a fetch that is running writes far more often than this
-USER_AGENT = "estimator-workbook/1.0 (+python urllib)"
-# the host name as it appears in partial files' names
-HOST = re.sub(r"[^A-Za-z0-9._]", "_", socket.gethostname()) or "host"
 KEYS = ("train_images", "train_labels", "test_images", "test_labels")
-DISK_NEEDED = "about 42 MB for both datasets"  # the eight .gz files and their records
-GZIP_LEVEL = (
-    6  # unpacked files are gzipped for the cache: 0.8 s for MNIST's train images (level 9: 12 s)
-)
-TORCHVISION = {
-    "mnist": "MNIST/raw",
-    "fashion-mnist": "FashionMNIST/raw",
-}  # where torchvision keeps the files
+DISK_NEEDED = "about 42 MB for both datasets"
+GZIP_LEVEL = 6  # an unpacked file is gzipped for the cache: 0.8 s for MNIST's train images
+TORCHVISION = {"mnist": "MNIST/raw", "fashion-mnist": "FashionMNIST/raw"}  # torchvision's folders
 
 
 @dataclass(frozen=True)
@@ -141,16 +129,18 @@ def spec_for(name: str | DatasetSpec) -> DatasetSpec:
     if isinstance(name, DatasetSpec):
         return name
     if name not in DATASETS:
-        raise DatasetProblem(
-            f"unknown dataset {name!r}; the course has {', '.join(map(repr, DATASETS))}"
-        )
+        known = ", ".join(map(repr, DATASETS))
+        raise DatasetProblem(f"unknown dataset {name!r}; the course has {known}")
     return DATASETS[name]
 
 
-def _checked(path: Path, spec: FileSpec, where: str) -> tuple[bytes, np.ndarray]:
-    """The file's bytes and a read-only view of its array, after checking gzip, IDX header, size and
-    SHA-256."""
-    with _refused(f"{where} cannot be read", "read"):
+# --- checking the bytes: gzip stream, IDX header, size, SHA-256 ---------------------------------
+
+
+def _checked(path: Path, spec: FileSpec) -> np.ndarray:
+    """A read-only view of the array in the ``.gz`` file at ``path``, after the full check."""
+    where = display_path(path)
+    with _refused("{where} cannot be read", "read", where=where):
         if path.is_dir():
             raise DatasetProblem(f"{where} is a folder, not a file: name the .gz file itself")
         if not path.is_file():
@@ -158,19 +148,23 @@ def _checked(path: Path, spec: FileSpec, where: str) -> tuple[bytes, np.ndarray]
                 f"{where} does not exist: run `python -m helpers.data fetch` to fetch it"
             )
         blob = path.read_bytes()
-    return blob, _verified_gzip(blob, spec, where)
+    return _verified_gzip(blob, spec, where)
 
 
 def _verified_gzip(blob: bytes, spec: FileSpec, where: str) -> np.ndarray:
     """The array in ``blob``, the bytes of an IDX ``.gz`` file, after checking the gzip stream and
     the IDX bytes."""
+    start = blob[:2].hex()
     if not blob:
         raise DatasetProblem(f"{where} is empty (0 bytes)")
-    if not blob.startswith(b"\x1f\x8b"):
-        idx = "; it holds the IDX bytes uncompressed: gzip it" if blob[:3] == b"\0\0\x08" else ""
+    if blob[:3] == b"\0\0\x08":
         raise DatasetProblem(
-            f"{where} is not gzip-compressed (it starts with {blob[:2].hex()}, "
-            f"not the gzip signature 1f8b){idx}"
+            f"{where} is not gzip-compressed (it starts with {start}, not the gzip signature "
+            "1f8b); it holds the IDX bytes uncompressed: gzip it"
+        )
+    if not blob.startswith(b"\x1f\x8b"):
+        raise DatasetProblem(
+            f"{where} is not gzip-compressed (it starts with {start}, not the gzip signature 1f8b)"
         )
     try:
         raw = gzip.decompress(blob)
@@ -182,9 +176,9 @@ def _verified_gzip(blob: bytes, spec: FileSpec, where: str) -> np.ndarray:
 def _verified_idx(raw: bytes, spec: FileSpec, where: str) -> np.ndarray:
     """A read-only view of the array in ``raw``, IDX bytes, after checking its header, size and
     SHA-256."""
-    header = 4 + 4 * len(spec.shape)
-    if len(raw) < header:
-        raise DatasetProblem(f"{where} is too short to be an IDX file ({len(raw)} bytes)")
+    header, found = 4 + 4 * len(spec.shape), len(raw)
+    if found < header:
+        raise DatasetProblem(f"{where} is too short to be an IDX file ({found} bytes)")
     magic = int.from_bytes(raw[:4], "big")
     expected = 0x00000800 + len(spec.shape)  # unsigned bytes, N dimensions
     if magic != expected:
@@ -193,16 +187,17 @@ def _verified_idx(raw: bytes, spec: FileSpec, where: str) -> np.ndarray:
             f"expected 0x{expected:08x}"
         )
     dims = tuple(int.from_bytes(raw[i : i + 4], "big") for i in range(4, header, 4))
-    if dims != tuple(spec.shape):
-        raise DatasetProblem(f"{where} holds shape {dims}, expected {tuple(spec.shape)}")
+    shape = tuple(spec.shape)
+    if dims != shape:
+        raise DatasetProblem(f"{where} holds shape {dims}, expected {shape}")
     size = header + int(np.prod(spec.shape))
-    if len(raw) != size:
-        raise DatasetProblem(f"{where} has {len(raw)} bytes after decompression, expected {size}")
-    digest = hashlib.sha256(raw).hexdigest()
-    if digest != spec.sha256:
+    if found != size:
+        raise DatasetProblem(f"{where} has {found} bytes after decompression, expected {size}")
+    digest, wanted = hashlib.sha256(raw).hexdigest()[:12], spec.sha256[:12]
+    if digest != wanted:
         raise DatasetProblem(
-            f"{where}: SHA-256 of the decompressed data is {digest[:12]}…, "
-            f"expected {spec.sha256[:12]}… (not the official file)"
+            f"{where}: SHA-256 of the decompressed data is {digest}…, expected {wanted}… "
+            "(not the official file)"
         )
     return np.frombuffer(raw, dtype=np.uint8, offset=header).reshape(spec.shape)
 
@@ -210,7 +205,7 @@ def _verified_idx(raw: bytes, spec: FileSpec, where: str) -> np.ndarray:
 def read_verified(path: str | Path, spec: FileSpec) -> np.ndarray:
     """A writable copy (learners change pixels in place) of the array in one IDX ``.gz`` file, after
     the full check."""
-    return _checked(Path(path), spec, display_path(path))[1].copy()
+    return _checked(Path(path), spec).copy()
 
 
 # --- what the disk refuses: one line saying what failed, why, and what to do ----------------------
@@ -236,7 +231,9 @@ _WRITABLE = (
     "write to"
 )
 _UNLOCK = "close the program that has it open, then run again"
-# (side, kind): side "cache" writes into the cache, "read" reads a file; kind None: any other fault
+_UNSET = f", or unset {DATASETS_ENV} to download"
+# side: "cache" writes into the cache, "read" reads a file, "source" reads WORKBOOK_DATASETS;
+# kind None: any other fault
 _FIXES = {
     ("cache", "full"): f"free space on that disk ({DISK_NEEDED}), then run again",
     ("cache", "read-only"): _WRITABLE,
@@ -247,43 +244,35 @@ _FIXES = {
     ("read", "locked"): _UNLOCK,
     ("read", "gone"): "put it back (is the USB stick still in?), then run again",
     ("read", None): "check the disk or USB stick that holds it, then run again",
+    ("source", "denied"): "make it readable for you, then run again" + _UNSET,
+    ("source", "locked"): _UNLOCK + _UNSET,
+    ("source", "gone"): "put it back (is the USB stick still in?), then run again" + _UNSET,
+    ("source", None): "check the disk or USB stick that holds it, then run again" + _UNSET,
 }
 
 
 @contextlib.contextmanager
-def _refused(what: str, side: str, after: str = ""):
-    """An ``OSError`` in the block becomes one line: ``what`` failed, the cause (not the error's
-    text: it holds absolute paths), ``after``, and the fix for ``side`` ("cache", "read", or
-    "source": reading WORKBOOK_DATASETS)."""
+def _refused(what: str, side: str, kept_nothing: bool = False, **values: str):
+    """An ``OSError`` in the block becomes one ``StorageProblem`` line: ``what`` (a template filled
+    with ``values``) failed, the cause (not the error's text: it holds absolute paths) and the fix
+    for ``side``; ``kept_nothing`` says that nothing was kept."""
     try:
         yield
     except OSError as error:
-        # Windows: a sharing or lock violation
-        locked = getattr(error, "winerror", None) in (32, 33)
+        locked = getattr(error, "winerror", None) in (32, 33)  # Windows: sharing, lock violation
         kind = "locked" if locked else _KINDS.get(error.errno)
         cause = _CAUSES.get(kind) or (error.strerror or "input/output error").lower()
-        base = "cache" if side == "cache" else "read"
-        fix = _FIXES.get((base, kind)) or _FIXES[(base, None)]
-        fix += f", or unset {DATASETS_ENV} to download" if side == "source" else ""
-        raise StorageProblem(f"{what} ({cause}); {after}{fix}") from None
+        fix = _FIXES.get((side, kind)) or _FIXES[(side, None)]
+        what = what.format(**values)
+        if kept_nothing:
+            raise StorageProblem(f"{what} ({cause}); nothing was kept: {fix}") from None
+        raise StorageProblem(f"{what} ({cause}); {fix}") from None
 
 
-def _writing(final: Path):
-    """Faults while writing ``final`` into the cache, as one line that says nothing was kept."""
-    return _refused(
-        f"could not write {final.parent.name}/{final.name} to the cache folder "
-        f"{display_path(final.parent)}",
-        "cache",
-        "nothing was kept: ",
-    )
+# --- the cache ------------------------------------------------------------------------------------
 
-
-# --- the cache and its records ----------------------------------------------------------------
-
-
-_verified_here: dict[
-    Path, tuple
-] = {}  # path -> its os.stat key when its bytes verified in this process
+# path -> its os.stat key when it verified in this process: later calls (each input_fn) only stat it
+_verified_here: dict[Path, tuple] = {}
 
 
 def _stat_key(path: Path) -> tuple:
@@ -291,93 +280,26 @@ def _stat_key(path: Path) -> tuple:
     return (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns)
 
 
-def _record_path(path: Path) -> Path:
-    return path.with_name(f".{path.name}.verified")
-
-
-def _remember(path: Path, spec: FileSpec, blob: bytes) -> None:
-    """Note that ``path``, holding ``blob``, verified: in this process and, by a record beside it,
-    for later ones."""
-    _verified_here[path] = _stat_key(path)
-    record = {
-        "size": len(blob),
-        "gz_sha256": hashlib.sha256(blob).hexdigest(),
-        "idx_sha256": spec.sha256,
-    }
-    try:
-        _record_path(path).write_text(json.dumps(record) + "\n")
-    except OSError:  # a read-only or full cache: each process then checks the file in full
-        # no half-written record (a bad one would only cost a full check)
-        with contextlib.suppress(OSError):
-            _record_path(path).unlink(missing_ok=True)
-
-
-def _still_verified(path: Path, spec: FileSpec) -> bool:
-    """Unchanged since it verified in this process, or its ``.gz`` bytes match its record (hashed
-    once a process)."""
-    try:
-        key = _stat_key(path)
-        if _verified_here.get(path) == key:
-            return True
-        record = json.loads(_record_path(path).read_text())
-        same = (
-            isinstance(record, dict)
-            and record.get("idx_sha256") == spec.sha256
-            and record.get("size") == key[2]
-        )
-        if not same or hashlib.sha256(path.read_bytes()).hexdigest() != record.get("gz_sha256"):
-            return False
-    except (OSError, ValueError):
-        # no record, or the file is gone: the full check says what is wrong
-        return False
-    _verified_here[path] = key
-    return True
-
-
 def _cache_path(spec: DatasetSpec, file_spec: FileSpec, cache_dir: Path | None) -> Path:
-    """``<cache>/<dataset>/<file>``, after removing stale ``.partial-*`` files from its folder."""
+    """``<cache>/<dataset>/<file>``, after checking that nothing of another kind is in its place."""
     folder = Path(DATA_DIR if cache_dir is None else cache_dir) / spec.name
     path = folder / file_spec.filename
-    with _refused(f"could not open the cache folder {display_path(folder)}", "cache"):
+    where, here, name, filename = display_path(folder), display_path(path), spec.name, path.name
+    with _refused("could not open the cache folder {folder}", "cache", folder=where):
         if folder.exists() and not folder.is_dir():
             raise DatasetProblem(
-                f"{display_path(folder)} is a file where the cache keeps the folder {spec.name}/: "
+                f"{where} is a file where the cache keeps the folder {name}/: "
                 "remove or rename it, then run again"
             )
         if path.is_dir():
             raise DatasetProblem(
-                f"{display_path(path)} is a folder, where the cache keeps the file {spec.name}/"
-                f"{file_spec.filename}: remove or rename that folder, then run again to fetch "
-                "the file"
+                f"{here} is a folder, where the cache keeps the file {name}/{filename}: remove or "
+                "rename that folder, then run again to fetch the file"
             )
-        for partial in folder.glob(f"{PARTIAL_PREFIX}*.gz"):
-            if _is_stale(partial):
-                with contextlib.suppress(OSError):  # removed meanwhile, or not ours to remove
-                    partial.unlink()
     return path
 
 
-def _partial_prefix() -> str:
-    return f"{PARTIAL_PREFIX}{os.getpid()}@{HOST}-"
-
-
-def _is_stale(partial: Path) -> bool:
-    """A partial file whose fetch is over: it is old, or its process (on this host) is gone."""
-    owner = re.fullmatch(re.escape(PARTIAL_PREFIX) + r"(\d+)@(.+)-[^-]+\.gz", partial.name)
-    try:
-        if time.time() - partial.stat().st_mtime > STALE_PARTIAL_SECONDS:
-            return True
-        if owner and owner[2] == HOST and int(owner[1]) != os.getpid() and os.name != "nt":
-            # on Windows this would end the process: only the age counts there
-            os.kill(int(owner[1]), 0)
-    except ProcessLookupError:
-        return True
-    except OSError:  # the file is gone already, or its process belongs to someone else
-        pass
-    return False
-
-
-def local_source(needed: str | None = None) -> Path | None:
+def local_source(needed: str) -> Path | None:
     """The folder named by ``WORKBOOK_DATASETS``, or None; ``needed`` names the missing file for the
     message."""
     value = os.environ.get(DATASETS_ENV, "").strip()
@@ -385,23 +307,26 @@ def local_source(needed: str | None = None) -> Path | None:
         return None
     given = Path(value).expanduser()
     folder = given if given.is_absolute() else PROJECT_ROOT / given
-    with _refused(f"{DATASETS_ENV}={value} could not be opened", "source"):
+    with _refused("{env}={value} could not be opened", "source", env=DATASETS_ENV, value=value):
         if folder.is_dir():
             return folder
-        here = not given.is_absolute() and (Path.cwd() / given).is_dir()
-    looked = ""
-    if not given.is_absolute():
-        looked = (
-            f" (a relative path is taken from the project folder: looked for {display_path(folder)}"
+        here = Path.cwd() / given
+        here_too = not given.is_absolute() and here.is_dir()
+    env, looked, here = DATASETS_ENV, display_path(folder), display_path(here)
+    fix = "name the folder that holds mnist/ and fashion-mnist/, or unset it to download"
+    if given.is_absolute():
+        raise DatasetProblem(
+            f"{needed} is not in the cache and {env}={value} is not a folder; {fix}"
         )
-        if here:
-            here_path = display_path(Path.cwd() / given)
-            looked += f"; to use {here_path} in the current folder, give its full path"
-        looked += ")"
-    missing = f"{needed} is not in the cache and " if needed else ""
+    if here_too:
+        raise DatasetProblem(
+            f"{needed} is not in the cache and {env}={value} is not a folder (a relative path is "
+            f"taken from the project folder: looked for {looked}; to use {here} in the current "
+            f"folder, give its full path); {fix}"
+        )
     raise DatasetProblem(
-        f"{missing}{DATASETS_ENV}={value} is not a folder{looked}; name the folder that holds "
-        "mnist/ and fashion-mnist/, or unset it to download"
+        f"{needed} is not in the cache and {env}={value} is not a folder (a relative path is "
+        f"taken from the project folder: looked for {looked}); {fix}"
     )
 
 
@@ -421,25 +346,26 @@ def fetch_file(
         blob = _copy_from_folder(spec, file_spec, source)
     else:
         blob = _download_from_mirrors(spec, file_spec, mirrors or spec.mirrors, progress)
-    _store(final, blob)
-    # replaces any record: it holds the SHA-256 of the bytes it vouches for
-    _remember(final, file_spec, blob)
-    return final
-
-
-def _store(final: Path, blob: bytes) -> None:
-    """Write ``blob`` to a ``.partial-`` file beside ``final`` and rename it into place; a fault
-    leaves neither."""
-    temporary = final.with_name(f"{_partial_prefix()}{os.urandom(4).hex()}.gz")
+    # written beside the file, then renamed into place: the cache never holds half a file
+    partial = final.with_name(f".{final.name}.{os.getpid()}.partial")
+    where = f"{spec.name}/{file_spec.filename}"
     try:
-        with _writing(final):
+        with _refused(
+            "could not write {where} to the cache folder {folder}",
+            "cache",
+            kept_nothing=True,
+            where=where,
+            folder=display_path(final.parent),
+        ):
             final.parent.mkdir(parents=True, exist_ok=True)
-            with open(temporary, "wb") as out:
+            with open(partial, "wb") as out:
                 out.write(blob)
-            os.replace(temporary, final)
+            os.replace(partial, final)
     finally:
-        with contextlib.suppress(OSError):  # never created (a read-only folder), or already renamed
-            temporary.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # never created (a read-only folder), or renamed
+            partial.unlink(missing_ok=True)
+    _verified_here[final] = _stat_key(final)
+    return final
 
 
 def _file_names(file_spec: FileSpec) -> tuple[str, str, str]:
@@ -449,64 +375,54 @@ def _file_names(file_spec: FileSpec) -> tuple[str, str, str]:
     return file_spec.filename, unpacked, unpacked.replace("-idx", ".idx")
 
 
-def _source_forms(spec: DatasetSpec, file_spec: FileSpec, source: Path):
-    """Where a file may lie in ``source``, in the order tried: in ``<dataset>/`` or torchvision's
-    ``MNIST/raw/``, under any of its names, or unpacked in a folder of its own name (as Kaggle's
-    copy has it)."""
-    packed, unpacked, dotted = _file_names(file_spec)
-    for folder in (
-        source / spec.name,
-        *([source / TORCHVISION[spec.name]] if spec.name in TORCHVISION else []),
-    ):
-        yield from (
-            folder / packed,
-            folder / unpacked,
-            folder / unpacked / unpacked,
-            folder / dotted,
-        )
-
-
 def _find_in_source(spec: DatasetSpec, file_spec: FileSpec, source: Path) -> Path:
-    """The first form of the file in ``source``; when there is none, a problem that says what is
-    there instead."""
-    with _refused(f"{DATASETS_ENV} folder {display_path(source)} could not be opened", "source"):
-        found = next(
-            (path for path in _source_forms(spec, file_spec, source) if path.is_file()), None
-        )
+    """The first form of the file in ``source`` (in ``<dataset>/`` or torchvision's ``MNIST/raw/``,
+    under any of its names, or unpacked in a folder of its own name as Kaggle's copy has it); when
+    there is none, a problem that says what is there instead."""
+    packed, unpacked, dotted = _file_names(file_spec)
+    torchvision = [source / TORCHVISION[spec.name]] if spec.name in TORCHVISION else []
+    names = (packed, unpacked, f"{unpacked}/{unpacked}", dotted)
+    forms = [folder / name for folder in (source / spec.name, *torchvision) for name in names]
+    where = display_path(source)
+    with _refused(
+        "{env} folder {where} could not be opened", "source", env=DATASETS_ENV, where=where
+    ):
+        found = next((path for path in forms if path.is_file()), None)
         if found is None:
-            raise DatasetProblem(
-                f"{DATASETS_ENV} folder {display_path(source)} "
-                f"{_why_missing(spec, file_spec, source)}"
-            )
+            raise DatasetProblem(_why_missing(spec, file_spec, source))
     return found
 
 
 def _why_missing(spec: DatasetSpec, file_spec: FileSpec, source: Path) -> str:
     """What ``source`` holds instead of the file, and what to do."""
-    name = f"{spec.name}/{file_spec.filename}"
-    top_folders = {spec.name, *DATASETS, *(folder.split("/")[0] for folder in TORCHVISION.values())}
-    flat = [form for form in _file_names(file_spec) if (source / form).exists()]
-    if (source / name).is_dir():
-        return f"has {name} as a folder, not a file: put the .gz file itself there"
+    env, where, name = DATASETS_ENV, display_path(source), spec.name
+    wanted = f"{name}/{file_spec.filename}"
+    top_folders = {name, *DATASETS, *(folder.split("/")[0] for folder in TORCHVISION.values())}
+    flat = next((form for form in _file_names(file_spec) if (source / form).exists()), None)
+    if (source / wanted).is_dir():
+        return (
+            f"{env} folder {where} has {wanted} as a folder, not a file: put the .gz file itself "
+            "there"
+        )
     if source.name in top_folders:
         return (
-            f"is the {source.name}/ folder itself: name its parent, the folder that holds mnist/ "
-            "and fashion-mnist/"
+            f"{env} folder {where} is the {source.name}/ folder itself: name its parent, the "
+            "folder that holds mnist/ and fashion-mnist/"
         )
     if flat:
         return (
-            f"holds {flat[0]} directly: put the files of {spec.name} in its {spec.name}/ subfolder "
-            "(see data/README.md)"
+            f"{env} folder {where} holds {flat} directly: put the files of {name} in its "
+            f"{name}/ subfolder (see data/README.md)"
         )
-    if (source / f"{spec.name}.npz").is_file():
+    if (source / f"{name}.npz").is_file():
         return (
-            f"holds {spec.name}.npz (Keras' copy), which the course does not read: put the four "
-            f"IDX files of {spec.name} in its {spec.name}/ subfolder (see data/README.md) or unset "
-            f"{DATASETS_ENV} to download"
+            f"{env} folder {where} holds {name}.npz (Keras' copy), which the course does not read: "
+            f"put the four IDX files of {name} in its {name}/ subfolder (see data/README.md) or "
+            f"unset {env} to download"
         )
     return (
-        f"has no {name}: copy the dataset there (see data/README.md) or unset {DATASETS_ENV} "
-        "to download"
+        f"{env} folder {where} has no {wanted}: copy the dataset there (see data/README.md) or "
+        f"unset {env} to download"
     )
 
 
@@ -514,101 +430,107 @@ def _copy_from_folder(spec: DatasetSpec, file_spec: FileSpec, source: Path) -> b
     """The verified ``.gz`` bytes of the file in ``source``; an unpacked one is verified, then
     gzipped."""
     original = _find_in_source(spec, file_spec, source)
-    where = display_path(original)
     with _refused(
-        f"{DATASETS_ENV} folder {display_path(source)}: could not read "
-        f"{original.relative_to(source).as_posix()}",
+        "{env} folder {where}: could not read {name}",
         "source",
-        "nothing was kept: ",
+        kept_nothing=True,
+        env=DATASETS_ENV,
+        where=display_path(source),
+        name=original.relative_to(source).as_posix(),
     ):
         blob = original.read_bytes()
     try:
         if original.name == file_spec.filename or blob.startswith(b"\x1f\x8b"):
-            _verified_gzip(blob, file_spec, where)
+            _verified_gzip(blob, file_spec, display_path(original))
             return blob
-        _verified_idx(blob, file_spec, where)
+        _verified_idx(blob, file_spec, display_path(original))
         return gzip.compress(blob, compresslevel=GZIP_LEVEL, mtime=0)
     except DatasetProblem as problem:
         raise DatasetProblem(
-            f"{problem}; it was not copied: replace it with a good copy "
-            "(checksums in data/README.md)"
+            f"{problem}; it was not copied: replace it with a good copy (checksums in "
+            "data/README.md)"
         ) from None
+
+
+class _Bar(tqdm):
+    """A plain-text bar that pooch can test for truth before it knows the size."""
+
+    def __bool__(self) -> bool:
+        return True
 
 
 def _download_from_mirrors(
     spec: DatasetSpec, file_spec: FileSpec, mirrors: tuple[str, ...], progress: bool
 ) -> bytes:
-    """The ``.gz`` bytes from the first mirror whose copy verifies."""
-    label = f"{spec.name}/{file_spec.filename}"
+    """The ``.gz`` bytes from the first mirror whose copy verifies, downloaded into memory by pooch
+    with a plain-text progress bar (never a widget) on stdout."""
+    import pooch
+    import requests
+
+    label, env = f"{spec.name}/{file_spec.filename}", DATASETS_ENV
+    seconds = DOWNLOAD_TIMEOUT_SECONDS
     failures = []
     for url in (base + file_spec.filename for base in mirrors):
+        body = io.BytesIO()
+        bar = _Bar(desc=label, unit="B", unit_scale=True, file=sys.stdout) if progress else False
+        download = pooch.HTTPDownloader(progressbar=bar, chunk_size=1 << 16, timeout=seconds)
         try:
-            blob = _download(url, label, progress)
-            _verified_gzip(blob, file_spec, url)
-            return blob
+            download(url, body, None)
+            _verified_gzip(body.getvalue(), file_spec, url)
+            return body.getvalue()
         except DatasetProblem as problem:
             failures.append(str(problem))
-        except (OSError, http.client.HTTPException) as error:  # urllib's URLError is an OSError
-            failures.append(f"{url}: {getattr(error, 'reason', None) or error}")
+        except requests.HTTPError as error:
+            failures.append(f"{url}: {error.response.reason}")
+        except requests.Timeout:
+            failures.append(f"{url}: no answer within {seconds} s")
+        except requests.ConnectionError:
+            failures.append(f"{url}: could not connect")
+        except requests.RequestException:  # the body ended before its Content-Length
+            failures.append(f"{url}: the download stopped before the end of the file")
+        finally:
+            if progress:
+                bar.close()
+    failed = "; ".join(failures)
     raise DatasetProblem(
-        f"could not fetch {label} ({'; '.join(failures)}); nothing was "
-        f"kept: try again, or without internet set {DATASETS_ENV} to a folder holding the dataset "
-        "files (see data/README.md)"
+        f"could not fetch {label} ({failed}); nothing was kept: try again, or "
+        f"without internet set {env} to a folder holding the dataset files (see "
+        "data/README.md)"
     )
 
 
-def _download(url: str, label: str, progress: bool) -> bytes:
-    """The whole body at ``url``, with a plain-text progress bar (never a widget) on stdout."""
-    from tqdm.std import tqdm
-
-    request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
-    with urllib.request.urlopen(request, timeout=DOWNLOAD_TIMEOUT_SECONDS) as response:
-        total = int(response.headers.get("Content-Length") or 0) or None
-        body = bytearray()
-        with tqdm(
-            total=total,
-            unit="B",
-            unit_scale=True,
-            file=sys.stdout,
-            desc=label,
-            disable=not progress,
-        ) as bar:
-            while chunk := response.read(1 << 16):
-                body += chunk
-                bar.update(len(chunk))
-    if total is not None and len(body) != total:
-        raise DatasetProblem(
-            f"download of {url} stopped after {len(body)} of {total} bytes; try again"
-        )
-    return bytes(body)
-
-
-def _cached(spec: DatasetSpec, key: str, cache_dir: Path | None, progress: bool = True) -> Path:
-    """The path of one cached file that verified, or matches its record; a bad one is removed and,
-    like a missing one, fetched."""
+def _cached(
+    spec: DatasetSpec, key: str, cache_dir: Path | None, progress: bool = True, read: bool = False
+) -> tuple[Path, np.ndarray | None]:
+    """One cached file's path, checked in full on its first use in this process (only ``os.stat``
+    after that), and with ``read`` its array (checked in full); a bad file is removed and, like a
+    missing one, fetched."""
     file_spec = spec.files[key]
     path = _cache_path(spec, file_spec, cache_dir)
     if path.exists():
         try:
-            if not _still_verified(path, file_spec):
-                _remember(path, file_spec, _checked(path, file_spec, display_path(path))[0])
-            return path
+            if not read and _verified_here.get(path) == _stat_key(path):
+                return path, None
+            array = _checked(path, file_spec)
+            _verified_here[path] = _stat_key(path)
+            return path, array
         except StorageProblem:  # a file the disk will not hand over is not a bad file: it stays
             raise
         except DatasetProblem as problem:
             _remove_damaged(path, problem)
-    return fetch_file(
-        spec, key, cache_dir, local_source(needed=display_path(path)), progress=progress
-    )
+    fetch_file(spec, key, cache_dir, local_source(display_path(path)), progress=progress)
+    return path, (_checked(path, file_spec) if read else None)
 
 
 def _remove_damaged(path: Path, problem: DatasetProblem) -> None:
-    """Remove a cached file that failed its check, and its record, saying so in one printed line."""
+    """Remove a cached file that failed its check, saying so in one printed line."""
+    _verified_here.pop(path, None)
     with _refused(
-        f"{problem}, and it could not be removed from the cache folder {display_path(path.parent)}",
+        "{problem}, and it could not be removed from the cache folder {folder}",
         "cache",
+        problem=str(problem),
+        folder=display_path(path.parent),
     ):
-        _record_path(path).unlink(missing_ok=True)
         path.unlink(missing_ok=True)
     print(f"{problem} -- removed from the cache; fetching it again")
 
@@ -619,17 +541,15 @@ def ensure(
     """``{key: path}`` of a dataset's files, each in the cache and verified (``cache_dir`` defaults
     to ``data/``)."""
     spec = spec_for(name)
-    return {key: _cached(spec, key, cache_dir, progress) for key in KEYS}
+    return {key: _cached(spec, key, cache_dir, progress)[0] for key in KEYS}
 
 
 def load(name: str | DatasetSpec = "mnist", cache_dir: Path | None = None) -> Arrays:
     """The four files of ``name`` as uint8 NumPy arrays, every file checked in full (fetched when
     missing or bad)."""
     spec = spec_for(name)
-    paths = ensure(spec, cache_dir)
-    return Arrays(
-        spec.name, *(read_verified(paths[key], spec.files[key]) for key in KEYS), spec.class_names
-    )
+    arrays = (_cached(spec, key, cache_dir, read=True)[1].copy() for key in KEYS)
+    return Arrays(spec.name, *arrays, spec.class_names)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -644,9 +564,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         for name in args.names:
-            (ensure if args.command == "fetch" else load)(name)
-            done = "in" if args.command == "fetch" else "verified (SHA-256 of the IDX bytes) in"
-            print(f"{name}: 4 files {done} {display_path(Path(DATA_DIR) / name)}")
+            folder = display_path(Path(DATA_DIR) / name)
+            if args.command == "fetch":
+                ensure(name)
+                print(f"{name}: 4 files in {folder}")
+            else:
+                load(name)
+                print(f"{name}: 4 files verified (SHA-256 of the IDX bytes) in {folder}")
     except DatasetProblem as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 1

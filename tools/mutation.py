@@ -792,8 +792,8 @@ def measure(
 
 class DataGuard:
     """A copy of the project's dataset cache (``data/``), put back after a mutant that removed or
-    changed one of its files: a mutant of helpers/data.py can delete it (a stale-partial rule
-    that matches every file), and every later mutant would then fail for want of the data, not
+    changed one of its files: a mutant of helpers/data.py can delete it (a clean-up rule that
+    matches every file), and every later mutant would then fail for want of the data, not
     for its own change."""
 
     def __init__(self, root: Path):

@@ -38,6 +38,8 @@ import dataclasses
 import gzip
 import os
 import re
+import socket
+import time
 import urllib.parse
 from pathlib import Path
 
@@ -391,6 +393,31 @@ def test_no_network_says_to_set_the_datasets_folder(server, cache, tiny, closed_
     message = _download_problem(server, cache, tiny, (f"http://127.0.0.1:{closed_port}/",))
 
     assert f"set {ENV} to a folder holding the dataset files" in message
+    assert f"http://127.0.0.1:{closed_port}/{IMAGES}: could not connect)" in message
+
+
+def test_a_mirror_that_never_answers_is_given_up_after_the_timeout(
+    server, cache, tiny, monkeypatch
+):
+    """A server that accepts the connection and then says nothing (a captive portal, a firewall
+    that swallows packets): after DOWNLOAD_TIMEOUT_SECONDS the next mirror is asked."""
+    monkeypatch.setattr(data, "DOWNLOAD_TIMEOUT_SECONDS", 0.5)
+    server.serve("good", IMAGES, tiny.gz("train_images"))
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()  # the kernel completes the handshake; nobody ever reads or answers
+        mute = f"http://127.0.0.1:{silent.getsockname()[1]}/"
+        started = time.perf_counter()
+        with pytest.raises(DatasetProblem) as caught:
+            data.fetch_file(tiny.spec, "train_images", cache, mirrors=(mute,), progress=False)
+        assert time.perf_counter() - started < 10  # not pooch's default of 30 s
+        assert f"{mute}{IMAGES}: no answer within 0.5 s" in one_line(caught.value)
+
+        path = data.fetch_file(
+            tiny.spec, "train_images", cache, mirrors=(mute, server.mirror("good")), progress=False
+        )
+
+    assert cached_files(cache) == [f"tiny/{IMAGES}"] and path.name == IMAGES
 
 
 def test_load_downloads_from_the_spec_mirrors(server, cache, tiny, capsys):
@@ -475,6 +502,20 @@ def test_real_mnist(monkeypatch, cache):
     ]
     assert mnist.train_labels[:10].tolist() == [5, 0, 4, 1, 9, 2, 1, 3, 1, 4]
     assert round(float(mnist.train_images.mean()), 3) == 33.318
+    assert cached_files(cache) == sorted(f"mnist/{name}" for name in FILENAMES.values())
+
+
+def test_real_mnist_from_a_folder_named_relative_to_the_project(monkeypatch, cache):
+    """``WORKBOOK_DATASETS=../shared/datasets``, as a classroom's machine names a folder beside the
+    course: taken from the project folder, whatever the current one (a notebook's is notebooks/)."""
+    if not SHARED_DATASETS.is_dir():
+        pytest.skip(f"no offline copy of the datasets in {SHARED_DATASETS}")
+    monkeypatch.chdir(paths.PROJECT_ROOT / "notebooks")
+    monkeypatch.setenv(ENV, os.path.relpath(SHARED_DATASETS, paths.PROJECT_ROOT))
+
+    files = data.ensure("mnist", cache, progress=False)
+
+    assert sorted(path.name for path in files.values()) == sorted(FILENAMES.values())
     assert cached_files(cache) == sorted(f"mnist/{name}" for name in FILENAMES.values())
 
 
