@@ -11,11 +11,19 @@ It measures, in this order and on the same machine:
 3. the size of a ``model_dir`` after the same training steps when the input
    function reads the IDX files and when it embeds the arrays in the graph
    (notebook 02's lesson);
-4. the run time of every notebook in fast and in full mode, each executed by
+4. float32 against bfloat16 (notebook 11): the course CNN's steps per second
+   in float32, with oneDNN's bfloat16 rewrite and with the Keras
+   ``mixed_bfloat16`` policy (notebook 11's ``bf16_cnn_model_fn``); the time
+   to 99 % test accuracy in float32 and with the policy (notebook 11's
+   ``time_to_accuracy``, evaluated every 250 steps); the machine's float32 and
+   bfloat16 peaks on 2048² matrix products, and the share of each peak the CNN
+   reaches. In alternating rounds, the medians reported; on a CPU without
+   native bfloat16 (``helpers.cpu``) only the float32 runs;
+5. the run time of every notebook in fast and in full mode, each executed by
    ``tools/run_notebooks.py`` into a temporary folder (the committed notebooks
    are not touched). This part takes most of the time (about 17 minutes on
    2 cores: the two totals of the run-time table); ``--parts
-   training,pipeline,model_dir`` leaves it out.
+   training,pipeline,model_dir,bf16`` leaves it out.
 
 The measurements are kept in ``benchmarks/results.json``. With
 ``--update-docs`` the report goes into the generated section of
@@ -55,6 +63,8 @@ README = ROOT / "README.md"
 SECTION = "performance"  # the generated section of results.md
 README_SECTION = "performance-line"  # the README's one line of headline figures
 BATCH_SIZE = 100
+SPEED_NOTEBOOK = "11_training_speed.ipynb"  # bf16_cnn_model_fn and time_to_accuracy are its cells
+MATMUL_SIZE = 2048
 
 
 def libraries() -> dict:
@@ -74,8 +84,11 @@ def libraries() -> dict:
 # ----------------------------------------------------------------------------- parts 1 and 2
 
 
-def estimator_steps_per_second(steps: int, round_index: int) -> float:
-    """Steps/s of ``Estimator.train`` on the course CNN (after its first step)."""
+def estimator_steps_per_second(
+    steps: int, round_index: int, model_fn=None, session_config=None
+) -> float:
+    """Steps/s of ``Estimator.train`` on the course CNN (after its first step); ``model_fn`` and
+    ``session_config`` another form of it (notebook 11's bfloat16 ones)."""
     import tensorflow as tf
 
     from helpers import inputs, models, throughput
@@ -87,9 +100,13 @@ def estimator_steps_per_second(steps: int, round_index: int) -> float:
         save_checkpoints_secs=None,
         save_summary_steps=steps * 10,
         log_step_count_steps=steps * 10,
+        session_config=session_config,
     )
     estimator = tf.estimator.Estimator(
-        models.cnn_model_fn, model_dir=model_dir, params={"learning_rate": 2e-3}, config=config
+        model_fn or models.cnn_model_fn,
+        model_dir=model_dir,
+        params={"learning_rate": 2e-3},
+        config=config,
     )
     timer = throughput.StepTimer()
     train_input_fn = inputs.make_train_input_fn("mnist", batch_size=BATCH_SIZE)
@@ -211,6 +228,113 @@ def model_dir_sizes(steps: int) -> dict:
 # ----------------------------------------------------------------------------- part 4
 
 
+def cnn_train_flops(params: dict | None = None, batch_size: int = BATCH_SIZE) -> float:
+    """Floating-point operations of one training step of the course CNN: each layer's
+    multiply-adds (2 operations) in the forward pass, twice more for the gradients with respect to
+    its input and to its weights (the first layer has no input gradient)."""
+    from helpers.cnn_params import DEFAULT_PARAMS
+
+    params = {**DEFAULT_PARAMS, **(params or {})}
+    size, channels, layers = 28, 1, []
+    for filters in params["filters"]:  # 3×3 convolution, "same" padding, then 2×2 pooling
+        layers.append(size * size * filters * 9 * channels)
+        size, channels = size // 2, filters
+    layers.append(size * size * channels * params["dense_units"])
+    layers.append(params["dense_units"] * 10)
+    multiply_adds = sum(layers) * 3 - layers[0]  # forward, input gradient, weight gradient
+    return 2.0 * multiply_adds * batch_size
+
+
+def notebook_speed_code() -> dict:
+    """Notebook 11's ``bf16_cnn_model_fn``, ``time_to_accuracy`` and what they use, from its cells
+    (tools/notebook_code.py): the benchmark measures what the notebook teaches."""
+    from tools import notebook_code
+
+    names = ("bf16_cnn_model_fn", "EvaluateEvery", "time_to_accuracy")
+    return notebook_code.definitions(SPEED_NOTEBOOK, names=names)
+
+
+def bf16_rewrite_config():
+    """A session config with oneDNN's bfloat16 auto-mixed-precision rewrite on (notebook 11)."""
+    import tensorflow as tf
+    from tensorflow.core.protobuf import rewriter_config_pb2
+
+    config = tf.compat.v1.ConfigProto()
+    config.graph_options.rewrite_options.auto_mixed_precision_onednn_bfloat16 = (
+        rewriter_config_pb2.RewriterConfig.ON
+    )
+    return config
+
+
+def precision_speed(steps: int, rounds: int, target: float, every: int, max_steps: int) -> dict:
+    """float32 against bfloat16, in alternating rounds: steps/s of the three forms of the CNN, the
+    time to ``target`` test accuracy of float32 and of the Keras policy, and the matmul peaks."""
+    from helpers import cpu, models
+
+    support = cpu.bf16_support()
+    code = notebook_speed_code()
+    forms = {"float32": (models.cnn_model_fn, None)}
+    if support.native:
+        forms["rewrite"] = (models.cnn_model_fn, bf16_rewrite_config())
+        forms["policy"] = (code["bf16_cnn_model_fn"], None)
+    targets = {"float32": models.cnn_model_fn}
+    if support.native:
+        targets["policy"] = code["bf16_cnn_model_fn"]
+    rates = {name: [] for name in forms}
+    runs = {name: [] for name in targets}
+    for index in range(rounds):
+        for name, (model_fn, session_config) in forms.items():
+            rates[name].append(estimator_steps_per_second(steps, index, model_fn, session_config))
+        for name, model_fn in targets.items():
+            run = code["time_to_accuracy"](
+                model_fn, f"benchmark_to_target_{name}", target, every, max_steps
+            )
+            last = run.iloc[-1]
+            runs[name].append(
+                {
+                    "seconds": float(last["seconds"]),
+                    "step": int(last["step"]),
+                    "accuracy": float(last["accuracy"]),
+                }
+            )
+        print(
+            f"  round {index + 1}: "
+            + ", ".join(f"{name} {rate[-1]:.1f} steps/s" for name, rate in rates.items())
+            + "; to target: "
+            + ", ".join(
+                f"{name} {run[-1]['seconds']:.1f} s (step {run[-1]['step']}, "
+                f"{run[-1]['accuracy']:.4f})"
+                for name, run in runs.items()
+            ),
+            flush=True,
+        )
+    peaks = {
+        dtype: cpu.matmul_gflops(dtype, size=MATMUL_SIZE, repeats=10)
+        for dtype in (("float32", "bfloat16") if support.native else ("float32",))
+    }
+    return {
+        "steps": steps,
+        "rounds": rounds,
+        "target": target,
+        "every": every,
+        "max_steps": max_steps,
+        "bf16": support.summary(),
+        "native": support.native,
+        "rates": rates,
+        "rate_medians": {name: statistics.median(rate) for name, rate in rates.items()},
+        "to_target": runs,
+        "to_target_medians": {
+            name: statistics.median(run["seconds"] for run in found) for name, found in runs.items()
+        },
+        "flops_per_step": cnn_train_flops(),
+        "matmul_size": MATMUL_SIZE,
+        "peaks_gflops": peaks,
+    }
+
+
+# ----------------------------------------------------------------------------- part 5
+
+
 def notebook_run_times(modes: list, notebooks: list, keep: Path | None = None) -> dict:
     """Seconds to execute each notebook with the project's tool, per mode (kernel start included).
 
@@ -222,7 +346,7 @@ def notebook_run_times(modes: list, notebooks: list, keep: Path | None = None) -
         out = str(keep.resolve()) if keep else scratch
         for mode in modes:
             for notebook in notebooks:
-                command = [sys.executable, str(ROOT / "tools" / "run_notebooks.py"), "--out", out]
+                command = [sys.executable, "-m", "tools.run_notebooks", "--out", out]
                 if mode == "fast":
                     command.append("--fast")
                 started = time.perf_counter()
@@ -287,6 +411,55 @@ def training_lines(speed: dict) -> list:
         f"Keras / Estimator: **{ratio:.2f}×**. {measured_line(speed)}",
         "",
     ]
+
+
+def precision_lines(part: dict) -> list:
+    """float32 against bfloat16: steps/s, the time to the target, the peaks and their shares."""
+    names = {
+        "float32": "float32 (the course's `cnn_model_fn`)",
+        "rewrite": "oneDNN bfloat16 rewrite in `RunConfig(session_config=…)`, same `model_fn`",
+        "policy": "Keras `mixed_bfloat16` policy in the `model_fn` (notebook 11)",
+    }
+    peak_of = {"float32": "float32", "rewrite": "bfloat16", "policy": "bfloat16"}
+    medians, base = part["rate_medians"], part["rate_medians"]["float32"]
+    gflop = part["flops_per_step"] / 1e9
+    lines = [
+        f"**float32 against bfloat16** (notebook 11), the course CNN at batch size {BATCH_SIZE}: "
+        f"{part['steps']} steps per speed run and a run to {part['target']:.0%} test accuracy "
+        f"(evaluated every {part['every']} steps, at most {part['max_steps']}) for each form, "
+        f"{part['rounds']} alternating rounds. The machine: {part['bf16']}.",
+        "",
+        "| | steps/s (median) | every round | × float32 | share of the peak |",
+        "|---|---:|---|---:|---:|",
+    ]
+    for name, median in medians.items():
+        rounds = ", ".join(f"{rate:.1f}" for rate in part["rates"][name])
+        peak = part["peaks_gflops"].get(peak_of[name])
+        share = f"{median * gflop / peak:.0%} of {peak_of[name]}'s" if peak else "—"
+        lines.append(
+            f"| {names[name]} | {median:.1f} | {rounds} | {median / base:.2f}× | {share} |"
+        )
+    lines += ["", "| time to the target | seconds (median) | every round (step, accuracy) |"]
+    lines.append("|---|---:|---|")
+    for name, median in part["to_target_medians"].items():
+        rounds = ", ".join(
+            f"{run['seconds']:.1f} s ({run['step']}, {run['accuracy']:.2%})"
+            for run in part["to_target"][name]
+        )
+        lines.append(f"| {names[name]} | {median:.1f} | {rounds} |")
+    peaks = ", ".join(
+        f"{dtype} {rate:,.0f} GFLOP/s" for dtype, rate in part["peaks_gflops"].items()
+    )
+    text = (
+        f"Peaks on {part['matmul_size']}² matrix products (the best of 10): {peaks}. One training "
+        f"step of the CNN is {gflop:.2f} GFLOP (`cnn_train_flops`: each layer's multiply-adds, "
+        "three times, for the forward pass and the two gradients)."
+    )
+    medians_to_target = part["to_target_medians"]
+    if "policy" in medians_to_target:
+        ratio = medians_to_target["policy"] / medians_to_target["float32"]
+        text += f" Time to {part['target']:.0%}, bfloat16 / float32: **{ratio:.2f}×**."
+    return [*lines, "", f"{text} {measured_line(part)}", ""]
 
 
 def consumed(speed: dict) -> float:
@@ -376,6 +549,8 @@ def performance_report(results: dict) -> str:
         lines += pipeline_lines(parts["pipeline"], parts.get("training"))
     if parts.get("model_dir"):
         lines += model_dir_lines(parts["model_dir"])
+    if parts.get("bf16"):
+        lines += precision_lines(parts["bf16"])
     if run_times(parts):
         lines += run_time_lines(run_times(parts))
     return "\n".join(lines).rstrip() + "\n"
@@ -396,6 +571,14 @@ def readme_line(results: dict) -> str:
         figures.append(
             f"the input pipeline {rate:,.0f} examples/s, {rate / consumed(speed):.1f}× "
             "what the model takes"
+        )
+    precision = parts.get("bf16")
+    if precision and "policy" in precision["to_target_medians"]:
+        to_target, rates = precision["to_target_medians"], precision["rate_medians"]
+        figures.append(
+            f"bfloat16 (Keras policy) {rates['policy'] / rates['float32']:.2f}× float32's steps/s "
+            f"and {to_target['policy']:.0f} s against {to_target['float32']:.0f} s to "
+            f"{precision['target']:.0%} test accuracy"
         )
     runs = run_times(parts)
     if runs:
@@ -472,6 +655,16 @@ def measure_parts(parts: set, args, results: dict) -> None:
             "model_dir size: files vs embedded arrays",
             lambda: {"steps": 200, **model_dir_sizes(steps=200)},
         )
+    if "bf16" in parts:
+        measured["bf16"] = measure(
+            "float32 against bfloat16",
+            precision_speed,
+            args.steps,
+            args.rounds,
+            args.target,
+            args.every,
+            args.max_steps,
+        )
     if "notebooks" in parts:
         measured.update(measure_run_times(args, measured))
     if args.nbval_junit:
@@ -490,8 +683,8 @@ def arguments(argv) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--parts",
-        default="training,pipeline,model_dir,notebooks",
-        help="comma-separated: training, pipeline, model_dir, notebooks "
+        default="training,pipeline,model_dir,bf16,notebooks",
+        help="comma-separated: training, pipeline, model_dir, bf16, notebooks "
         "(none: measure nothing, only rewrite the report)",
     )
     parser.add_argument(
@@ -499,7 +692,10 @@ def arguments(argv) -> argparse.Namespace:
     )
     parser.add_argument("--only", nargs="*", type=Path, help="time only these notebooks")
     parser.add_argument("--steps", type=int, default=600, help="training steps per speed run")
-    parser.add_argument("--rounds", type=int, default=3, help="alternating Estimator/Keras rounds")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (training, bf16)")
+    parser.add_argument("--target", type=float, default=0.99, help="bf16: test accuracy to reach")
+    parser.add_argument("--every", type=int, default=250, help="bf16: steps between evaluations")
+    parser.add_argument("--max-steps", type=int, default=4000, help="bf16: give up after these")
     parser.add_argument(
         "--nbval-junit",
         type=Path,
@@ -520,7 +716,7 @@ def arguments(argv) -> argparse.Namespace:
     args.parts = {
         part.strip() for part in args.parts.split(",") if part.strip() not in ("", "none")
     }
-    unknown = args.parts - {"training", "pipeline", "model_dir", "notebooks"}
+    unknown = args.parts - {"training", "pipeline", "model_dir", "bf16", "notebooks"}
     if unknown:
         parser.error(f"unknown part(s): {', '.join(sorted(unknown))}")
     return args

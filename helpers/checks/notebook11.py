@@ -6,14 +6,27 @@ import numbers
 
 import numpy as np
 
+from ..language import _
 from ..problems import CheckFailed
 from .common import correct, reporting_learner_errors, require_answer
 
 __all__ = ["backward_share", "mixed_logits"]
 
 SHARE_TOLERANCE = 5e-3  # exercise 1: the pooled share, or the steps' shares averaged
-PROFILE_SECTION = "section 'Where a step's time goes'"
-MIXED_SECTION = "section 'The Keras mixed_bfloat16 policy inside a model_fn'"
+
+
+# the sections of notebook 11 the messages send the learner to (functions: the heading is looked
+# up in the catalogue when a message is made)
+def profile_section() -> str:
+    """The heading of notebook 11's section on profiling a step, as the learner's edition of the
+    notebook writes it."""
+    return _("Where a step's time goes")
+
+
+def mixed_section() -> str:
+    """The heading of notebook 11's section on the mixed_bfloat16 policy, as the learner's edition
+    of the notebook writes it."""
+    return _("The Keras mixed_bfloat16 policy inside a model_fn")
 
 
 def _share(timelines, rows) -> float:
@@ -21,9 +34,9 @@ def _share(timelines, rows) -> float:
     return float(timelines.loc[rows, "duration_ms"].sum() / total) if total > 0 else float("nan")
 
 
-def _share_readings(timelines) -> dict:
-    """What a learner's number may be instead of the backward pass's share, each with the sentence
-    that names the mistake."""
+def _share_readings(timelines) -> list:
+    """What a learner's number may be instead of the backward pass's share, each as (that value,
+    the whole sentence that names the mistake: a template of the learner's ``{value}``)."""
     names, types = timelines["op_name"].astype(str), timelines["op_type"].astype(str)
     backward = names.str.startswith("gradients/")
     update = names.str.startswith("Adam")
@@ -35,34 +48,62 @@ def _share_readings(timelines) -> dict:
     from ..profiling import busy_ms
 
     busy = sum(busy_ms(timelines[timelines["step"] == step]) for step in steps)
-    readings = {
-        "the share of the ops' number, not of their time: weigh each op by its duration": float(
-            backward.mean()
+    readings = [
+        (
+            float(backward.mean()),
+            _(
+                "{value:.4f} is the share of the ops' number, not of their time: weigh each op "
+                "by its duration"
+            ),
         ),
-        ("the share of everything but the backward pass: take the ops under `gradients/`"): 1
-        - _share(timelines, backward),
         (
-            "the share of the backward pass and the optimizer's update together: the `Adam…` ops "
-            "apply the gradients, they do not compute them"
-        ): _share(timelines, backward | update),
+            1 - _share(timelines, backward),
+            _(
+                "{value:.4f} is the share of everything but the backward pass: take the ops "
+                "under `gradients/`"
+            ),
+        ),
         (
-            "the share of the convolutions' gradients alone: the backward pass also runs the "
-            "gradients of the dense layers, of ReLU, of pooling and of the loss"
-        ): _share(timelines, types.str.contains("Backprop")),
+            _share(timelines, backward | update),
+            _(
+                "{value:.4f} is the share of the backward pass and the optimizer's update "
+                "together: the `Adam…` ops apply the gradients, they do not compute them"
+            ),
+        ),
         (
-            "a share that selects ops by their type (`…Grad`): the backward pass also runs ops of "
-            "other types (`Conv2DBackprop…`, `MatMul`), which only the name scope `gradients/` "
-            "tells apart"
-        ): _share(timelines, types.str.contains("Grad")),
+            _share(timelines, types.str.contains("Backprop")),
+            _(
+                "{value:.4f} is the share of the convolutions' gradients alone: the backward pass "
+                "also runs the gradients of the dense layers, of ReLU, of pooling and of the loss"
+            ),
+        ),
         (
-            "the backward pass's time over the steps' busy time: ops that run side by side on two "
-            "threads count twice in their durations, so divide by the sum of all durations"
-        ): float(timelines.loc[backward, "duration_ms"].sum() / busy) if busy else float("nan"),
-    }
+            _share(timelines, types.str.contains("Grad")),
+            _(
+                "{value:.4f} is a share that selects ops by their type (`…Grad`): the backward "
+                "pass also runs ops of other types (`Conv2DBackprop…`, `MatMul`), which only the "
+                "name scope `gradients/` tells apart"
+            ),
+        ),
+        (
+            float(timelines.loc[backward, "duration_ms"].sum() / busy) if busy else float("nan"),
+            _(
+                "{value:.4f} is the backward pass's time over the steps' busy time: ops that run "
+                "side by side on two threads count twice in their durations, so divide by the sum "
+                "of all durations"
+            ),
+        ),
+    ]
     if len(steps) > 1:
-        readings[
-            "the share in the first traced step alone: pool the durations of every traced step"
-        ] = per_step[0]
+        readings.append(
+            (
+                per_step[0],
+                _(
+                    "{value:.4f} is the share in the first traced step alone: pool the durations "
+                    "of every traced step"
+                ),
+            )
+        )
     return readings
 
 
@@ -73,14 +114,16 @@ def backward_share(answer, timelines) -> None:
     require_answer(answer, "backward_share")
     if hasattr(answer, "shape") and np.size(answer) != 1:
         raise CheckFailed(
-            "`backward_share` holds {size} values: it should be one number, the backward pass's "
-            "share of all the traced steps together".format(size=np.size(answer))
+            _(
+                "`backward_share` holds {size} values: it should be one number, the backward "
+                "pass's share of all the traced steps together"
+            ).format(size=np.size(answer))
         )
     if hasattr(answer, "shape"):
         answer = np.asarray(answer).reshape(())[()]
     if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
         raise CheckFailed(
-            "`backward_share` should be a number between 0 and 1, not a {kind}".format(
+            _("`backward_share` should be a number between 0 and 1, not a {kind}").format(
                 kind=type(answer).__name__
             )
         )
@@ -90,25 +133,33 @@ def backward_share(answer, timelines) -> None:
         names = timelines["op_name"].astype(str)
         update = _share(timelines, names.str.startswith("Adam"))
         return correct(
-            f"the backward pass takes {value:.1%} of the ops' time, the optimizer's update "
-            f"{update:.1%}, and the forward pass with the rest {1 - expected - update:.1%}"
+            _(
+                "the backward pass takes {value:.1%} of the ops' time, the optimizer's update "
+                "{update:.1%}, and the forward pass with the rest {rest:.1%}"
+            ).format(value=value, update=update, rest=1 - expected - update)
         )
     if 1 < value <= 100 and abs(value / 100 - expected) <= SHARE_TOLERANCE:
         raise CheckFailed(
-            f"{value:.2f} is a percentage: give the share as a fraction between 0 and 1"
+            _("{value:.2f} is a percentage: give the share as a fraction between 0 and 1").format(
+                value=value
+            )
         )
     if not 0 <= value <= 1:
         raise CheckFailed(
-            f"{value:.4f} is outside 0 to 1: a share of the ops' time is a fraction of their "
-            "summed durations"
+            _(
+                "{value:.4f} is outside 0 to 1: a share of the ops' time is a fraction of their "
+                "summed durations"
+            ).format(value=value)
         )
-    for mistake, reading in _share_readings(timelines).items():
+    for reading, mistake in _share_readings(timelines):
         if np.isfinite(reading) and abs(value - reading) <= SHARE_TOLERANCE:
-            raise CheckFailed(f"{value:.4f} is {mistake}")
+            raise CheckFailed(mistake.format(value=value))
     raise CheckFailed(
-        f"{value:.4f} is not the backward pass's share: sum the durations of the ops whose name "
-        f"starts with `gradients/`, over every traced step, and divide by the sum of all the ops' "
-        f"durations ({PROFILE_SECTION})"
+        _(
+            "{value:.4f} is not the backward pass's share: sum the durations of the ops whose name "
+            "starts with `gradients/`, over every traced step, and divide by the sum of all the "
+            "ops' durations (section '{section}')"
+        ).format(value=value, section=profile_section())
     )
 
 
@@ -139,22 +190,24 @@ def mixed_logits(answer) -> None:
 
     if not callable(answer):
         raise CheckFailed(
-            "`mixed_logits` should be a function of a batch of images, not a {kind}".format(
+            _("`mixed_logits` should be a function of a batch of images, not a {kind}").format(
                 kind=type(answer).__name__
             )
         )
     graph, logits, before, after = _graph_of(answer)
     if not isinstance(logits, tf.Tensor):
         raise CheckFailed(
-            "`mixed_logits(images)` returned a {kind}: return the logits tensor".format(
+            _("`mixed_logits(images)` returned a {kind}: return the logits tensor").format(
                 kind=type(logits).__name__
             )
         )
     if after != before:
         raise CheckFailed(
-            f"after `mixed_logits` the global policy is still {after!r}: every layer built later "
-            f"(the next model_fn's too) would take it, so set it back to the one you found "
-            f"({MIXED_SECTION})"
+            _(
+                "after `mixed_logits` the global policy is still {after!r}: every layer built "
+                "later (the next model_fn's too) would take it, so set it back to the one you "
+                "found (section '{section}')"
+            ).format(after=after, section=mixed_section())
         )
     matmuls = [op for op in graph.get_operations() if op.type in ("MatMul", "BatchMatMulV2")]
     dtypes = {op.get_attr("T").name for op in matmuls}
@@ -162,37 +215,51 @@ def mixed_logits(answer) -> None:
     stored = sorted({variable.dtype.base_dtype.name for variable in variables})
     if not matmuls:
         raise CheckFailed(
-            "the function builds no dense layer (no matrix product in its graph): build the "
-            "network the exercise describes"
+            _(
+                "the function builds no dense layer (no matrix product in its graph): build the "
+                "network the exercise describes"
+            )
         )
     if "float16" in dtypes:
         raise CheckFailed(
-            "the layers compute in float16, the GPUs' half precision: a CPU speeds up bfloat16, "
-            "with float32's range (the `mixed_bfloat16` policy)"
+            _(
+                "the layers compute in float16, the GPUs' half precision: a CPU speeds up "
+                "bfloat16, with float32's range (the `mixed_bfloat16` policy)"
+            )
         )
     if stored and stored != ["float32"]:
         raise CheckFailed(
-            f"the weights are stored as {', '.join(stored)}: the policy `bfloat16` keeps them in "
-            "bfloat16, where small updates are lost; `mixed_bfloat16` stores them in float32 and "
-            "computes in bfloat16"
+            _(
+                "the weights are stored as {dtypes}: the policy `bfloat16` keeps them in "
+                "bfloat16, where small updates are lost; `mixed_bfloat16` stores them in float32 "
+                "and computes in bfloat16"
+            ).format(dtypes=", ".join(stored))
         )
     if "bfloat16" not in dtypes:
         raise CheckFailed(
-            "every matrix product computes in float32: the policy must be set before the layers "
-            f"are created, because a layer takes the policy in force when it is made "
-            f"({MIXED_SECTION})"
+            _(
+                "every matrix product computes in float32: the policy must be set before the "
+                "layers are created, because a layer takes the policy in force when it is made "
+                "(section '{section}')"
+            ).format(section=mixed_section())
         )
     if logits.dtype != tf.float32:
         raise CheckFailed(
-            f"the logits are {logits.dtype.name}: the softmax and the loss need them in float32, "
-            "where bfloat16's 8 bits of precision would round confident probabilities to 1"
+            _(
+                "the logits are {dtype}: the softmax and the loss need them in float32, where "
+                "bfloat16's 8 bits of precision would round confident probabilities to 1"
+            ).format(dtype=logits.dtype.name)
         )
     if logits.shape.rank != 2 or logits.shape[-1] != 10:
         raise CheckFailed(
-            f"the logits have shape {logits.shape}: they should be [batch, 10], one score per class"
+            _(
+                "the logits have shape {shape}: they should be [batch, 10], one score per class"
+            ).format(shape=logits.shape)
         )
     in_bf16 = sum(op.get_attr("T") == tf.bfloat16 for op in matmuls)
     correct(
-        f"{in_bf16} of {len(matmuls)} matrix products compute in bfloat16, the weights are "
-        f"float32, the logits float32 {logits.shape}, and the global policy is back to {after!r}"
+        _(
+            "{count} of {total} matrix products compute in bfloat16, the weights are float32, the "
+            "logits float32 {shape}, and the global policy is back to {after!r}"
+        ).format(count=in_bf16, total=len(matmuls), shape=logits.shape, after=after)
     )

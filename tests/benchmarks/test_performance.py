@@ -113,3 +113,87 @@ def test_the_committed_docs_hold_the_committed_results(bench, load_script):
     assert reporting.section(ROOT / "README.md", bench.README_SECTION) == bench.readme_line(
         results
     ), f"the README's Performance line is not benchmarks/results.json's: {redo}"
+
+
+BF16 = stamp(
+    steps=600,
+    rounds=2,
+    target=0.99,
+    every=250,
+    max_steps=4000,
+    bf16="this CPU has avx512_bf16 and amx_bf16, and oneDNN may use them: bfloat16 runs natively",
+    native=True,
+    rates={"float32": [40.0, 50.0], "rewrite": [70.0, 70.0], "policy": [80.0, 90.0]},
+    rate_medians={"float32": 45.0, "rewrite": 70.0, "policy": 85.0},
+    to_target={
+        "float32": [
+            {"seconds": 30.0, "step": 1250, "accuracy": 0.9901},
+            {"seconds": 32.0, "step": 1250, "accuracy": 0.9901},
+        ],
+        "policy": [
+            {"seconds": 17.0, "step": 1250, "accuracy": 0.9904},
+            {"seconds": 19.0, "step": 1500, "accuracy": 0.9912},
+        ],
+    },
+    to_target_medians={"float32": 31.0, "policy": 18.0},
+    flops_per_step=2.5e9,
+    matmul_size=2048,
+    peaks_gflops={"float32": 300.0, "bfloat16": 1500.0},
+)
+
+
+def test_report_of_float32_against_bfloat16(bench):
+    text = bench.performance_report({"machine": MACHINE, "parts": {"bf16": BF16}})
+    assert "**float32 against bfloat16** (notebook 11)" in text
+    assert "The machine: this CPU has avx512_bf16 and amx_bf16" in text
+    # 45 steps/s × 2.5 GFLOP = 112.5 GFLOP/s, 38 % of 300; 85 × 2.5 = 212.5, 14 % of 1500
+    assert "| 45.0 | 40.0, 50.0 | 1.00× | 38% of float32's |" in text
+    assert "| 85.0 | 80.0, 90.0 | 1.89× | 14% of bfloat16's |" in text
+    assert "| 18.0 | 17.0 s (1250, 99.04%), 19.0 s (1500, 99.12%) |" in text
+    assert "float32 300 GFLOP/s, bfloat16 1,500 GFLOP/s" in text
+    assert "bfloat16 / float32: **0.58×**" in text
+
+
+def test_report_of_a_cpu_without_bfloat16(bench):
+    part = {
+        **BF16,
+        "native": False,
+        "rates": {"float32": [40.0]},
+        "rate_medians": {"float32": 40.0},
+        "to_target": {"float32": [{"seconds": 30.0, "step": 1250, "accuracy": 0.99}]},
+        "to_target_medians": {"float32": 30.0},
+        "peaks_gflops": {"float32": 300.0},
+    }
+    text = bench.performance_report({"machine": MACHINE, "parts": {"bf16": part}})
+    assert "| 40.0 | 40.0 | 1.00× | 33% of float32's |" in text
+    assert "bfloat16 / float32" not in text
+    assert "bfloat16 (Keras policy)" not in bench.readme_line(
+        {"machine": MACHINE, "parts": {"bf16": part}}
+    )
+
+
+def test_the_readme_line_gives_the_bfloat16_figures(bench):
+    line = bench.readme_line({**RESULTS, "parts": {**RESULTS["parts"], "bf16": BF16}})
+    assert (
+        "bfloat16 (Keras policy) 1.89× float32's steps/s and 18 s against 31 s to 99% test "
+        "accuracy" in line
+    )
+    assert line.count("\n") == 1
+
+
+def test_the_cnn_step_is_about_two_and_a_half_gflop(bench):
+    # forward multiply-adds per example: 28²·32·9 + 14²·64·9·32 + 7²·64·128 + 128·10
+    forward = 28 * 28 * 32 * 9 + 14 * 14 * 64 * 9 * 32 + 7 * 7 * 64 * 128 + 128 * 10
+    assert bench.cnn_train_flops() == 2.0 * (3 * forward - 28 * 28 * 32 * 9) * 100
+    assert 2.4e9 < bench.cnn_train_flops() < 2.6e9
+
+
+def test_the_benchmark_reads_notebook_11s_own_cells(bench):
+    code = bench.notebook_speed_code()
+    assert callable(code["time_to_accuracy"]) and callable(code["bf16_cnn_model_fn"])
+
+
+def test_bf16_is_a_part_and_its_arguments(bench):
+    args = bench.arguments(["--parts", "bf16", "--target", "0.98", "--every", "100"])
+    assert args.parts == {"bf16"} and args.target == 0.98 and args.every == 100
+    assert args.max_steps == 4000

@@ -95,6 +95,18 @@ def test_the_verdict(flags, environ, usable, words):
     assert support.summary().count(".") <= 1  # one sentence
 
 
+def test_a_zh_tw_learner_reads_the_verdict_in_chinese(zh_tw, monkeypatch):
+    sentences = zh_tw()
+    template = "this CPU has {found}, and oneDNN may use {usable}: bfloat16 runs natively"
+    verdict = cpu.bf16_support(SAPPHIRE_RAPIDS, {}).summary()
+    assert verdict == sentences[template].format(
+        found="avx512_bf16 和 amx_bf16", usable="avx512_bf16 和 amx_bf16"
+    )
+    assert cpu.bf16_support(None, {}).summary().startswith("在 ")
+    monkeypatch.setenv("WORKBOOK_LANGUAGE", "en")
+    assert cpu.bf16_support(SAPPHIRE_RAPIDS, {}).summary().startswith("this CPU has avx512_bf16")
+
+
 def test_the_machine_itself_is_read():
     support = cpu.bf16_support(environ={})
     assert support.flags is None or isinstance(support.flags, frozenset)

@@ -95,6 +95,18 @@ def test_a_folder_without_timelines_says_what_to_do(tmp_path):
         profiling.read_timelines(tmp_path)
 
 
+def test_a_zh_tw_learner_reads_what_to_do_in_chinese(tmp_path, zh_tw):
+    sentences = zh_tw()
+    template = (
+        "{folder} holds no timeline-<step>.json: train with a ProfilerHook whose output_dir is "
+        "this folder, for more steps than its save_steps"
+    )
+    with pytest.raises(NotReady) as caught:
+        profiling.read_timelines(tmp_path)
+    assert str(caught.value) == sentences[template].format(folder=tmp_path.name)
+    assert "資料夾" in str(caught.value)
+
+
 def test_a_file_that_is_not_a_timeline_is_named(tmp_path):
     path = tmp_path / "timeline-5.json"
     path.write_text("{not json")

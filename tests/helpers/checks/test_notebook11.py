@@ -13,7 +13,12 @@ import tensorflow as tf
 from helpers import profiling
 from helpers.checks import notebook11 as checks
 from helpers.problems import CheckFailed
-from tests.support.checks import assert_names_the_mistake, failure
+from tests.support.checks import (
+    assert_names_the_mistake,
+    failure,
+    notebook_headings,
+    zh_tw_heading,
+)
 
 # --- exercise 1: the backward pass's share of the ops' time ------------------------------
 
@@ -171,7 +176,8 @@ def test_exercise_1_wrong_answers_fail_and_say_why(make, message):
 
 
 def test_exercise_1_the_readings_are_apart_from_the_share_and_from_each_other():
-    values = [SHARE, 100 * SHARE, *checks._share_readings(TIMELINES).values()]
+    readings = [reading for reading, _sentence in checks._share_readings(TIMELINES)]
+    values = [SHARE, 100 * SHARE, *readings]
     gaps = np.abs(np.subtract.outer(values, values))[np.triu_indices(len(values), 1)]
     assert gaps.min() > 2 * checks.SHARE_TOLERANCE, values
 
@@ -341,6 +347,42 @@ def test_the_policy_left_set_is_reset_by_the_check_too():
     with pytest.raises(CheckFailed):
         checks.mixed_logits(with_policy("mixed_bfloat16", cast(dense), restore=False))
     assert tf.keras.mixed_precision.global_policy().name == "float32"
+
+
+SECTIONS = (
+    (checks.profile_section, "## Where a step's time goes"),
+    (checks.mixed_section, "## The Keras mixed_bfloat16 policy inside a model_fn"),
+)
+
+
+def test_the_sections_the_messages_cite_are_headings_of_the_notebook():
+    assert {section() for section, _heading in SECTIONS} <= notebook_headings("11_training_speed")
+
+
+def test_a_zh_tw_learner_reads_the_messages_in_chinese(zh_tw, capsys, monkeypatch):
+    """A wrong answer's message, the success line and the sections they cite, in zh-TW: each
+    sentence the catalogue's, each section the zh-TW notebook 11's heading."""
+    sentences = zh_tw()
+    for section, heading in SECTIONS:
+        assert section() == zh_tw_heading("11_training_speed", heading)
+    unplaced = (
+        "{value:.4f} is not the backward pass's share: sum the durations of the ops whose name "
+        "starts with `gradients/`, over every traced step, and divide by the sum of all the ops' "
+        "durations (section '{section}')"
+    )
+    assert failure(checks.backward_share, 0.1234, TIMELINES) == sentences[unplaced].format(
+        value=0.1234, section=checks.profile_section()
+    )
+    counted = failure(checks.backward_share, float(BACKWARD.mean()), TIMELINES)
+    assert counted.startswith(f"{BACKWARD.mean():.4f} 是運算個數的比例"), counted
+    checks.backward_share(SHARE, TIMELINES)
+    assert capsys.readouterr().out.startswith("正確：反向傳播佔運算時間的 ")
+    message = failure(checks.mixed_logits, with_policy("mixed_bfloat16", dense))
+    assert message.startswith("logits 是 bfloat16：") and "float32" in message, message
+    monkeypatch.setenv("WORKBOOK_LANGUAGE", "en")
+    assert failure(checks.backward_share, 0.1234, TIMELINES).endswith(
+        "(section 'Where a step's time goes')"
+    )
 
 
 def test_the_counts_in_the_notebook_match_the_banks():
