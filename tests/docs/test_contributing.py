@@ -1,4 +1,4 @@
-"""CONTRIBUTING.md names only make targets and files that exist (but its example, notebook 11)."""
+"""CONTRIBUTING.md names only make targets and files that exist (but its example, notebook 12)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from tests import ROOT
 
 GUIDE = (ROOT / "CONTRIBUTING.md").read_text()
 MAKEFILE = (ROOT / "Makefile").read_text()
-# notebook 11 and its files do not exist yet; <module>, notebookNN and NN_name are placeholders
-EXAMPLE = re.compile(r"11|<|notebookNN|NN_name")
+# notebook 12 and its files do not exist yet; <module>, notebookNN and NN_name are placeholders
+EXAMPLE = re.compile(r"12|<|notebookNN|NN_name")
 PATH = re.compile(r"(?<![\w/.])((?:helpers|tests|tools|notebooks|benchmarks)/[\w./<>*-]*\w)")
 
 
@@ -43,7 +43,7 @@ def test_a_stale_name_is_found():
     )
     assert missing_targets(text) == ["bench-old"]
     assert missing_files(text) == ["tests/docs/test_gone.py"]
-    assert missing_files("tests/helpers/test_<module>.py, notebooks/11_serving.ipynb") == []
+    assert missing_files("tests/helpers/test_<module>.py, notebooks/12_serving.ipynb") == []
 
 
 def make_help() -> dict:
