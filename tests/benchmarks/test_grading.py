@@ -68,6 +68,20 @@ def test_a_notebook_measured_in_one_mode_only_gets_a_dash(grading):
     assert "| 09_y.ipynb | — | — | 2 min 48 s | 1.00 → 3.50 |" in grading.table(results)
 
 
+def test_the_table_names_the_notebooks_over_the_target(grading):
+    # 06_x takes 30.4 s and 09_y 95.0 s in grading mode: both over 30 s
+    assert "- Over 30 s per submission in grading mode: 06_x.ipynb, 09_y.ipynb." in (
+        grading.table(MADE_UP)
+    )
+    results = json.loads(json.dumps(MADE_UP))
+    results["modes"]["grading"]["notebooks"]["06_x.ipynb"]["seconds"] = 12.0
+    results["modes"]["grading"]["notebooks"]["09_y.ipynb"]["seconds"] = 29.6
+    text = grading.table(results)
+    assert "Over 30 s" not in text
+    assert "- Every notebook within 30 s per submission in grading mode; the slowest, " in text
+    assert "09_y.ipynb, 30 s." in text  # 29.6 s, rounded as the table rounds
+
+
 def _executed(tmp_path):
     notebook = nbformat.v4.new_notebook()
     timing = {
