@@ -7,11 +7,16 @@ one line naming it.
 """
 
 from tests import ROOT
+import ast
+import importlib.metadata
+import inspect
 import json
 import subprocess
 import sys
 
 import pytest
+
+from tools import helpers_deps
 
 
 @pytest.fixture(scope="module")
@@ -136,3 +141,37 @@ def test_main_exits_1_with_one_line_for_a_failing_cell(tmp_path):
         done.stderr.strip().splitlines()[-1]
         == "FAILED in cell 1, line 1: assert 1 + 1 == 3 -> AssertionError"
     )
+
+
+def _module_level_packages(path) -> set:
+    """Top-level packages a helpers file imports when it is imported (not inside functions)."""
+    found = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Import):
+            found.update(alias.name.partition(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            found.add(node.module.partition(".")[0])
+    return found - set(sys.stdlib_module_names) - {"__future__", "helpers"}
+
+
+def test_the_latest_environment_pins_what_the_imported_helpers_import(tool):
+    """The helpers modules notebook 10's tagged cells and the tool import load only packages that
+    requirements-latest.lock installs (tqdm, which helpers/data.py imports, once was missing)."""
+    sources = [source for _, source in tool.tagged_cells()]
+    sources.append(inspect.getsource(tool.prepare))
+    packages = set()
+    for path in helpers_deps.dependencies(sources):
+        packages |= _module_level_packages(path)
+    assert {"numpy", "tensorflow", "tqdm"} <= packages  # the search found the real imports
+    distributions = importlib.metadata.packages_distributions()
+    pinned = {
+        line.partition("==")[0].strip().lower().replace("_", "-")
+        for line in (ROOT / "requirements-latest.lock").read_text().splitlines()
+        if "==" in line and not line.startswith((" ", "#"))
+    }
+    missing = {
+        package
+        for package in packages
+        if not {d.lower().replace("_", "-") for d in distributions.get(package, [package])} & pinned
+    }
+    assert not missing, f"add to requirements-latest.txt and run make lock: {sorted(missing)}"
