@@ -419,8 +419,15 @@ def measure_mode(mode: str, notebooks: list, record: dict, args, results: dict) 
             args.results.write_text(json.dumps(results, indent=1) + "\n")  # keep what is done
     now = timestamp()
     if args.only and record.get("measured"):  # some re-measured: say when the others were
-        now = f"{record['measured'].split('–')[0]}–{now[-5:]}"
+        now = measured_span(record["measured"], now)
     record.update(measured=now, load_before=load_before, load_after=load_average())
+
+
+def measured_span(before: str, now: str) -> str:
+    """``2026-01-01 10:00–11:00`` from the first measurement to ``now``; the date is repeated
+    when it differs (``2026-01-01 10:00–2026-01-02 09:00``)."""
+    start = before.split("–")[0]
+    return f"{start}–{now[-5:] if now[:10] == start[:10] else now}"
 
 
 def main(argv=None) -> int:

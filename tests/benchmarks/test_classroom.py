@@ -197,3 +197,15 @@ def test_autograph_files_left_are_reported_when_counted(classroom):
         "after the 2 notebooks: **3** (3 by notebook 09)."
     ]
     assert classroom.autograph_line({"03_a.ipynb": {}}) == []  # an older run did not count them
+
+
+def test_a_partial_re_measurement_spans_from_the_first_run_and_repeats_a_new_date(classroom):
+    assert (
+        classroom.measured_span("2026-01-01 10:00", "2026-01-01 11:30") == "2026-01-01 10:00–11:30"
+    )
+    assert classroom.measured_span("2026-01-01 10:00–10:20", "2026-01-01 11:30") == (
+        "2026-01-01 10:00–11:30"
+    )
+    assert classroom.measured_span("2026-01-01 16:47", "2026-01-02 14:24") == (
+        "2026-01-01 16:47–2026-01-02 14:24"
+    )
