@@ -245,8 +245,8 @@ def eval_input_fn(
         raise CheckFailed(
             _(
                 "`{name}()` yields {yielded} of the {test_images} test images: an evaluation that "
-                "leaves out images (drop_remainder=True, take) measures less than the test "
-                "set"
+                "leaves out images (drop_remainder=True, take) measures less than the whole "
+                "test set"
             ).format(**values)
         )
     if np.array_equal(labels, expected):
