@@ -108,20 +108,19 @@ notebooks: setup lib ## re-execute, in full mode, the notebooks whose code or he
 	$(PY) -m tools.run_notebooks $(ZH_TW_NOTEBOOKS)
 
 # Every generated file brought up to date, in order (CONTRIBUTING.md, "A one-line change"): the
-# #@save blocks (make lib), the notebooks whose code or helpers changed (re-executed in full
-# mode), the run-time lines from benchmarks/results.json, the English student copies, the
-# catalogues, the zh-TW edition and its student copies, then the zh-TW notebooks the edition left
-# stale (code or helpers changed: no run stamp) executed in full mode from notebooks/zh-TW/, where
-# the helpers speak zh_TW, and their student copies again from the executed notebooks. Each step
+# #@save blocks (make lib), the run-time lines from benchmarks/results.json, the catalogues, the
+# zh-TW edition (a zh-TW notebook whose code, helpers or helpers' sentences changed loses its run
+# stamp), then every stale notebook executed in full mode, the English one and its zh-TW copy side
+# by side when both are stale (tools/run_notebooks.py --with-edition: in zh-TW the helpers speak
+# zh_TW), and last the student copies of both editions, from the executed notebooks. Each step
 # writes only a file whose text changes, so with nothing changed it writes nothing. One sub-make
 # per step: in this order even under make -j (the edition needs the merged catalogues).
 sync: teacher lib ## bring every generated file up to date, in order; only what changed
-	$(PY) -m tools.run_notebooks $(NOTEBOOKS)
 	$(PY) -m tools.run_times
-	@$(MAKE) --no-print-directory student
 	@$(MAKE) --no-print-directory po
 	@$(MAKE) --no-print-directory zh-tw
-	$(PY) -m tools.run_notebooks $(ZH_TW_NOTEBOOKS)
+	$(PY) -m tools.run_notebooks --with-edition $(NOTEBOOKS)
+	@$(MAKE) --no-print-directory student
 	$(PY_TEACHER) -m tools.make_student $(ZH_TW_NOTEBOOKS)
 
 student: .venv-teacher/.installed ## write the student copies of the English notebooks

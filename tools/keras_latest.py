@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import builtins
 import os
-import symtable
 import sys
 import time
 import traceback
@@ -49,21 +48,6 @@ def tagged_cells(notebook=NOTEBOOK, tag: str = TAG) -> list:
     return [(cell.index, cell.source) for cell in notebook_code.code_cells(notebook, tag)]
 
 
-def _names(source: str) -> tuple:
-    """(names the cell defines at top level, names it reads from the global namespace)."""
-    table = symtable.symtable(source, "<cell>", "exec")
-    defined = {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()}
-    used = set()
-    pending = [table]
-    while pending:
-        scope = pending.pop()
-        used.update(
-            s.get_name() for s in scope.get_symbols() if s.is_referenced() and s.is_global()
-        )
-        pending.extend(scope.get_children())
-    return defined, used
-
-
 def problems(cells: list) -> list:
     """Why these cells cannot run on their own, one line each (an empty list when they can)."""
     found = []
@@ -78,7 +62,8 @@ def problems(cells: list) -> list:
             )
             continue
         try:
-            defined, used = _names(source)
+            defined, used, later = notebook_code.cell_names(source)
+            used = used | later
         except SyntaxError as error:
             found.append(f"cell {index} is not valid Python: {error.msg} (line {error.lineno})")
             continue

@@ -30,6 +30,7 @@ from pathlib import Path
 COURSE_ID = "estimator-workbook"
 CELL_TIMEOUT_SECONDS = 1800  # as tools/run_notebooks.py: a full-mode training cell takes minutes
 SKIP_TAG = "nbval-skip"  # %tensorboard: never run under test, nor when grading
+GRADING_SKIP_TAG = "grading-skip"  # a demonstration no check needs: not run in grading mode
 GRADING_ENV = "WORKBOOK_GRADING"  # helpers.settings reads it: demonstrations train minimally
 
 CONFIG = f'''\
@@ -46,6 +47,33 @@ c.CourseDirectory.course_id = "{COURSE_ID}"
 c.Execute.timeout = {CELL_TIMEOUT_SECONDS}
 # Cells tagged {SKIP_TAG} (%tensorboard: it would leave a TensorBoard server running) are not run.
 c.Execute.skip_cells_with_tag = "{SKIP_TAG}"
+
+
+# Before a submission runs: in grading mode, a cell tagged {GRADING_SKIP_TAG} (a demonstration no
+# check needs) is skipped too; and a cell nbgrader marks (an answer, a check) always runs: a
+# learner can tag any cell in JupyterLab, and a skipped check could not fail.
+from nbgrader.converters.autograde import Autograde  # noqa: E402
+from nbgrader.preprocessors import NbGraderPreprocessor  # noqa: E402
+
+
+class GradingSkips(NbGraderPreprocessor):
+    def preprocess_cell(self, cell, resources, index):
+        tags = cell.metadata.get("tags", [])
+        if cell.metadata.get("nbgrader"):
+            kept = [tag for tag in tags if tag not in ("{SKIP_TAG}", "{GRADING_SKIP_TAG}")]
+        elif "{GRADING_SKIP_TAG}" in tags and os.environ["{GRADING_ENV}"] != "0":
+            kept = [*tags, "{SKIP_TAG}"]
+        else:
+            kept = tags
+        if kept != tags:
+            cell.metadata["tags"] = kept
+        return cell, resources
+
+
+c.Autograde.sanitize_preprocessors = [
+    *Autograde.class_traits()["sanitize_preprocessors"].default(),
+    GradingSkips,
+]
 '''
 
 

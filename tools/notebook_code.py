@@ -6,7 +6,9 @@
   without the rest (nothing trains), for the tests of code a notebook teaches;
 - :func:`saved_cells` and :func:`saved_definitions`: the ``#@save <module>`` cells and the
   functions and classes in them (``make lib`` writes them into ``helpers/<module>.py``);
-- :func:`helpers_imports`: which ``helpers`` modules code cells import.
+- :func:`helpers_imports`: which ``helpers`` modules code cells import;
+- :func:`cell_names` and :func:`undefined_names`: the names a cell defines and reads, and the
+  names a run of some cells only (``make keras-latest``'s, grading mode's) would miss.
 
 Import it as ``tools.notebook_code`` with the checkout's folder on ``sys.path``: pytest puts it
 there (``tests/`` is a package in it), and so does running a tool as ``python -m tools.<name>``
@@ -18,9 +20,11 @@ tests' small made-up notebooks need no nbformat version.
 from __future__ import annotations
 
 import ast
+import builtins
 import json
 import linecache
 import re
+import symtable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -82,6 +86,43 @@ def python_source(source: str) -> str:
     return "\n".join(
         "" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()
     )
+
+
+def cell_names(source: str) -> tuple:
+    """(names the cell defines at top level, names it reads from the global namespace as it runs,
+    names its functions and classes read from it when called); IPython lines are blanked first.
+    Raises SyntaxError for a cell that is not Python."""
+    table = symtable.symtable(python_source(source), "<cell>", "exec")
+    symbols = table.get_symbols()
+    defined = {s.get_name() for s in symbols if s.is_assigned() or s.is_imported()}
+    used = {s.get_name() for s in symbols if s.is_referenced()}
+    later, pending = set(), list(table.get_children())
+    while pending:
+        scope = pending.pop()
+        later.update(
+            s.get_name() for s in scope.get_symbols() if s.is_referenced() and s.is_global()
+        )
+        pending.extend(scope.get_children())
+    return defined, used, later
+
+
+# What a Jupyter kernel defines before the first cell runs.
+KERNEL_NAMES = frozenset(dir(builtins)) | {"display", "get_ipython", "In", "Out"}
+
+
+def undefined_names(cells: list) -> list:
+    """``(cell, sorted names)`` for each of these cells, run in order and alone, that reads a name
+    that none of them defines before it (or, for a read inside a function, at all), nor the
+    kernel."""
+    names = [cell_names(cell.source) for cell in cells]
+    everything = set(KERNEL_NAMES).union(*(defined for defined, _, _ in names))
+    found, known = [], set(KERNEL_NAMES)
+    for cell, (defined, used, later) in zip(cells, names):
+        missing = sorted((used - known - defined) | (later - everything))
+        if missing:
+            found.append((cell, missing))
+        known |= defined
+    return found
 
 
 def register(source: str, filename: str) -> str:

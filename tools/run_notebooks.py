@@ -5,18 +5,26 @@
     python -m tools.run_notebooks --force ...     # even when nothing changed
     python -m tools.run_notebooks --fast ...      # WORKBOOK_FAST=1 (not for committing)
     python -m tools.run_notebooks --fast --out /tmp/fast ...   # write copies elsewhere (timing)
+    python -m tools.run_notebooks --with-edition notebooks/07_early_stopping.ipynb   # and its zh-TW
 
-`make sync` and `make notebooks` call this in full mode, on the English notebooks and then on the
-zh-TW edition's. Each notebook runs top to bottom in its own kernel with the working directory
-its own folder (cells tagged `nbval-skip` are left unexecuted), in the language the helpers
-speak there (helpers/language.py: zh_TW in a `zh-TW` folder, else English; set for the kernel
-with WORKBOOK_LANGUAGE, so a value in the caller's environment does not leak into committed
-outputs). Stream outputs are coalesced (one block per training cell, not hundreds), widget
-metadata is removed, and a run stamp is stored in the notebook's metadata (``workbook``): a hash
-of the code cells, a hash of the `helpers/` files the notebook runs (tools/helpers_deps.py), for
-a zh-TW notebook also of the helpers' catalogue it speaks from, the mode, and (when not
-English) the language. A notebook whose stamp is current is skipped, so running the target
-twice does no work twice. The tests compare the stored hashes with today's code and helpers
+`make notebooks` calls this in full mode, on the English notebooks and then on the zh-TW
+edition's. `make sync` calls it once with ``--with-edition`` and the English notebooks: each
+notebook whose English and zh-TW copies are both stale runs in both at the same time, on the
+two cores a notebook alone leaves half idle (its kernel waits on Python between TensorFlow's
+ops), unless it measures speed (``ALONE``): beside another run its figures would be a shared
+machine's. The zh-TW run then works in a temporary copy of ``helpers/`` (on the kernel's
+``PYTHONPATH``), so that its ``models/`` folders are its own and its paths print as in place.
+
+Each notebook runs top to bottom in its own kernel with the working directory its own folder
+(cells tagged `nbval-skip` are left unexecuted), in the language the helpers speak there
+(helpers/language.py: zh_TW in a `zh-TW` folder, else English; set for the kernel with
+WORKBOOK_LANGUAGE, so a value in the caller's environment does not leak into committed outputs).
+Stream outputs are coalesced (one block per training cell, not hundreds), widget metadata is
+removed, and a run stamp is stored in the notebook's metadata (``workbook``): a hash of the code
+cells, a hash of the `helpers/` files the notebook runs (tools/helpers_deps.py), for a zh-TW
+notebook also of the helpers' catalogue it speaks from, the mode, and (when not English) the
+language. A notebook whose stamp is current is skipped, so running the target twice does no work
+twice. The tests compare the stored hashes with today's code and helpers
 (tests/notebooks/hygiene.py, tests/notebooks/test_helpers_hash.py), so a notebook edited, or run
 with helpers that have changed since, fails the tests until it is re-executed.
 """
@@ -28,7 +36,10 @@ import functools
 import hashlib
 import json
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -47,6 +58,20 @@ LANGUAGE_FOLDERS = {"zh-TW": "zh_TW"}
 HELPERS_CATALOGUE = "translations/{language}/helpers.po"
 KERNEL_DISPLAY_NAME = "Estimator workbook (TF 2.15)"
 CELL_TIMEOUT_SECONDS = 1800
+ROOT = notebook_code.ROOT
+EDITION = ROOT / "notebooks" / "zh-TW"
+# Notebooks whose lesson is a speed or a timing (input pipeline, latency, clusters, Keras against
+# the Estimator, training speed): never run beside another.
+ALONE = frozenset(
+    {
+        "02_input_fn.ipynb",
+        "08_predict_export_tflite.ipynb",
+        "09_more_than_one_machine.ipynb",
+        "10_migrating_to_keras.ipynb",
+        "11_training_speed.ipynb",
+    }
+)
+DATASETS_ENV = "WORKBOOK_DATASETS"  # helpers/paths.py's: a relative folder is the checkout's
 
 
 def code_hash(notebook) -> str:
@@ -136,14 +161,22 @@ def clean_metadata(notebook) -> None:
         cell.metadata.pop("widgets", None)
 
 
+def is_current(path: Path, fast: bool) -> bool:
+    """Whether the notebook's run stamp is that of a run of today's code and helpers in ``fast``'s
+    mode: nothing to execute."""
+    notebook = nbformat.read(path, as_version=4)
+    stamp = run_stamp(notebook, notebook_language(path), fast)
+    return notebook.metadata.get("workbook", {}) == stamp
+
+
 def execute(path: Path, fast: bool, force: bool, out: Path | None = None) -> bool:
     """Execute one notebook (in place, or into ``out``); return False when it was up to date."""
+    if not force and is_current(path, fast):
+        print(f"{path.name}: up to date, skipped")
+        return False
     notebook = nbformat.read(path, as_version=4)
     language = notebook_language(path)
     stamp = run_stamp(notebook, language, fast)
-    if not force and notebook.metadata.get("workbook", {}) == stamp:
-        print(f"{path.name}: up to date, skipped")
-        return False
     # The kernel inherits these: the mode, and the language its folder speaks.
     os.environ["WORKBOOK_FAST"] = "1" if fast else "0"
     os.environ[LANGUAGE_ENV] = language
@@ -172,6 +205,50 @@ def execute(path: Path, fast: bool, force: bool, out: Path | None = None) -> boo
     return True
 
 
+def side_by_side(english: Path, chinese: Path, fast: bool) -> None:
+    """Execute both copies of a notebook at once, each in its own process; the zh-TW one in a
+    temporary checkout of ``helpers/`` (``data/`` and ``translations/`` linked), copied back."""
+    mode = ["--fast"] if fast else []
+    with tempfile.TemporaryDirectory(prefix="zh-tw-run-") as folder:
+        shadow = Path(folder)
+        shutil.copytree(
+            ROOT / "helpers", shadow / "helpers", ignore=shutil.ignore_patterns("__pycache__")
+        )
+        for name in ("data", "translations"):
+            (shadow / name).symlink_to(ROOT / name, target_is_directory=True)
+        copy = shadow / chinese.relative_to(ROOT)
+        copy.parent.mkdir(parents=True)
+        shutil.copyfile(chinese, copy)
+        env = dict(
+            os.environ,
+            PYTHONPATH=os.pathsep.join(filter(None, [folder, os.environ.get("PYTHONPATH")])),
+        )
+        if env.get(DATASETS_ENV):
+            env[DATASETS_ENV] = str((ROOT / env[DATASETS_ENV]).resolve())
+        command = [sys.executable, "-m", "tools.run_notebooks", *mode]
+        runs = [
+            subprocess.Popen([*command, str(english)], cwd=ROOT),
+            subprocess.Popen([*command, str(copy)], cwd=ROOT, env=env),
+        ]
+        failed = [run.args[-1] for run in runs if run.wait() != 0]
+        if failed:
+            raise SystemExit(f"{', '.join(failed)}: execution failed (above)")
+        shutil.copyfile(copy, chinese)
+
+
+def with_edition(notebooks: list, fast: bool) -> None:
+    """Each English notebook and its zh-TW copy, the stale ones executed: side by side when both
+    are, and the notebook is not one of ``ALONE``; else one after the other."""
+    for english in notebooks:
+        chinese = EDITION / english.name
+        stale = [path for path in (english, chinese) if not is_current(path, fast)]
+        if len(stale) == 2 and english.name not in ALONE:
+            side_by_side(english, chinese, fast)
+            continue
+        for path in (english, chinese):
+            execute(path, fast=fast, force=False)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="+", type=Path)
@@ -180,7 +257,15 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--out", type=Path, help="write the executed notebooks here instead of in place"
     )
+    parser.add_argument(
+        "--with-edition",
+        action="store_true",
+        help="each notebook's zh-TW copy too, side by side when both are stale",
+    )
     args = parser.parse_args(argv)
+    if args.with_edition:
+        with_edition([path.resolve() for path in args.notebooks], fast=args.fast)
+        return 0
     for path in args.notebooks:
         execute(
             path.resolve(),

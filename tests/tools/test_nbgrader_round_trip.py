@@ -11,8 +11,9 @@ Uses the teacher environment (`.venv-teacher`, built by `make teacher`, which
   it" exercise each), three submissions are autograded in the course's kernel:
   the notebook with its solutions gets full points, the released copy as it is
   gets 0 (the autograder does not crash on it), a copy with one wrong answer
-  loses that exercise's point only, and its feedback HTML shows the check's
-  plain-words message;
+  loses that exercise's point only, and so does the same copy with that check
+  cell tagged to be skipped (the course's config runs every graded cell), and
+  its feedback HTML shows the check's plain-words message;
 * the zh-TW edition goes the same way for notebook 01 (notebooks/zh-TW/): its
   release is its committed student copy, and it grades the same.
 
@@ -59,16 +60,17 @@ WRONG_ANSWERS = {
         "nb03-ex1-check",
     ),
 }
-STUDENTS = ("solved", "released", "one_wrong")
+STUDENTS = ("solved", "released", "one_wrong", "skipped_check")
+SKIP_TAG = "nbval-skip"  # the tag the course's config tells nbgrader to skip
 
 
 def _grade_id(cell) -> str | None:
     return cell.metadata.get("nbgrader", {}).get("grade_id")
 
 
-def _submission(released, source, wrong=None):
+def _submission(released, source, wrong=None, skip_check=False):
     """The released notebook with every solution cell answered as in ``source``
-    (and one answered ``wrong``)."""
+    (and one answered ``wrong``, its check cell tagged to be skipped if ``skip_check``)."""
     answers = {
         _grade_id(cell): cell.source
         for cell in source.cells
@@ -79,6 +81,8 @@ def _submission(released, source, wrong=None):
     for cell in released.cells:
         if _grade_id(cell) in answers:
             cell.source = answers[_grade_id(cell)]
+        if skip_check and _grade_id(cell) == wrong[2]:
+            cell.metadata["tags"] = [*cell.metadata.get("tags", []), SKIP_TAG]
     return released
 
 
@@ -134,6 +138,9 @@ def _graded_course(temporary: Path, notebooks: list, names) -> Path:
             "solved": _submission(nbformat.read(released, as_version=4), source),
             "released": nbformat.read(released, as_version=4),
             "one_wrong": _submission(nbformat.read(released, as_version=4), source, wrong),
+            "skipped_check": _submission(
+                nbformat.read(released, as_version=4), source, wrong, skip_check=True
+            ),
         }
         for student, notebook in submissions.items():
             target = root / "submitted" / student / name / f"{name}.ipynb"
@@ -208,6 +215,8 @@ def _assert_points(scores: dict, name: str) -> None:
     assert solved == maximum, f"the notebook with its solutions got {solved} of {maximum}"
     assert scores[(name, "released")] == (0.0, maximum)
     assert scores[(name, "one_wrong")] == (maximum - 1, maximum)
+    # a learner who tags the failing check cell to be skipped gains nothing: it runs anyway
+    assert scores[(name, "skipped_check")] == (maximum - 1, maximum)
 
 
 def _check_failure(course: Path, name: str, check_id: str) -> str:
