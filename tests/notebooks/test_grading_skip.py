@@ -38,6 +38,22 @@ def test_the_cells_grading_runs_define_what_they_read(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.name)
+def test_no_cell_grading_runs_reads_a_name_a_skipped_cell_sets(path):
+    """Also where an earlier cell set the name too: skipping would change what the name holds."""
+    cells = notebook_code.code_cells(path)
+    for position, cell in enumerate(cells):
+        if GRADING_SKIP_TAG not in cell.tags:
+            continue
+        defined, _, _ = notebook_code.cell_names(cell.source)
+        for later in _graded_run(cells[position + 1 :]):
+            own, used, inside = notebook_code.cell_names(later.source)
+            read = sorted(defined & ((used | inside) - own))  # a name it sets itself is its own
+            assert not read, (
+                f"cell {later.index} reads {read}, which skipped cell {cell.index} sets"
+            )
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.name)
 def test_a_skipped_cell_defines_no_function_or_class(path):
     """An answer may use any function or class the notebook defined before it: they run."""
     for cell in notebook_code.code_cells(path, GRADING_SKIP_TAG):
