@@ -2,15 +2,19 @@
 
 The config is executed as nbgrader executes it (Python with ``get_config``): it
 must switch on grading mode (``WORKBOOK_GRADING=1``, inherited by the kernels
-nbgrader starts), keep a teacher's ``WORKBOOK_GRADING=0``, and keep the cell
-timeout and the skipped tag. The round trip through nbgrader itself is
+nbgrader starts), keep a teacher's ``WORKBOOK_GRADING=0``, keep the cell
+timeout and the skipped tag, skip the demonstrations tagged grading-skip in
+grading mode and never a cell nbgrader marks. The round trip through nbgrader itself is
 tests/tools/test_nbgrader_round_trip.py.
 """
 
 from __future__ import annotations
 
 import os
+import sys
+import types
 
+import nbformat
 import pytest
 from traitlets.config import Config
 
@@ -23,11 +27,61 @@ def course(load_script):
     return load_script("tools/nbgrader_course.py")
 
 
+class _Preprocessor:  # nbgrader's NbGraderPreprocessor, as far as the config uses it
+    pass
+
+
+class _Autograde:
+    @staticmethod
+    def class_traits():
+        return {"sanitize_preprocessors": types.SimpleNamespace(default=lambda: ["Sanitize"])}
+
+
+@pytest.fixture(autouse=True)
+def _nbgrader_stub(monkeypatch):
+    """The config imports nbgrader, which only the teacher environment has: a stand-in here (the
+    round trip, tests/tools/test_nbgrader_round_trip.py, runs the real one)."""
+    modules = {
+        "nbgrader": types.ModuleType("nbgrader"),
+        "nbgrader.converters": types.ModuleType("nbgrader.converters"),
+        "nbgrader.converters.autograde": types.SimpleNamespace(Autograde=_Autograde),
+        "nbgrader.preprocessors": types.SimpleNamespace(NbGraderPreprocessor=_Preprocessor),
+    }
+    for name, module in modules.items():
+        monkeypatch.setitem(sys.modules, name, module)
+
+
 def _run_config(course, tmp_path) -> Config:
     course.write_course(tmp_path, [])
     config = Config()
     exec((tmp_path / "nbgrader_config.py").read_text(), {"get_config": lambda: config})
     return config
+
+
+def _tags_after(config, tags, nbgrader=None):
+    cell = nbformat.v4.new_code_cell("x = 1", metadata={"tags": list(tags)})
+    if nbgrader:
+        cell.metadata["nbgrader"] = nbgrader
+    grading_skips = config.Autograde.sanitize_preprocessors[-1]()
+    cell, _ = grading_skips.preprocess_cell(cell, {}, 0)
+    return cell.metadata.get("tags", [])
+
+
+def test_grading_mode_skips_the_tagged_demonstrations_but_never_a_check(
+    course, tmp_path, monkeypatch
+):
+    monkeypatch.setenv(course.GRADING_ENV, "1")
+    config = _run_config(course, tmp_path)
+    assert config.Autograde.sanitize_preprocessors[0] == "Sanitize"  # nbgrader's own, first
+    skip, demo = course.SKIP_TAG, course.GRADING_SKIP_TAG
+    assert _tags_after(config, [demo]) == [demo, skip]
+    assert _tags_after(config, ["nbval-check-output"]) == ["nbval-check-output"]
+    assert _tags_after(config, [skip]) == [skip]  # %tensorboard
+    # a learner who tags a check or an answer cell gains nothing: it runs
+    assert _tags_after(config, [skip, demo], nbgrader={"grade": True}) == []
+    assert _tags_after(config, [skip], nbgrader={"solution": True}) == []
+    monkeypatch.setenv(course.GRADING_ENV, "0")  # the teacher's choice: every cell runs
+    assert _tags_after(config, [demo]) == [demo]
 
 
 def test_the_config_switches_grading_mode_on(course, tmp_path, monkeypatch):
