@@ -318,12 +318,49 @@ def class_id_input_fn(answer, one_hot_input_fn, name: str = "class_id_input_fn")
                 "batch: convert its labels, in its order"
             )
         )
+    rolled = _classes_with_rolled_labels(answer, one_hot_input_fn, name)
+    if rolled is not None and not np.array_equal(rolled, (reference.argmax(axis=1) + 1) % 10):
+        raise CheckFailed(
+            _(
+                "`{name}()` calls one_hot_input_fn() but its labels do not come from it: the check "
+                "gave it batches whose one-hot labels were changed, and your class ids did not "
+                "change; build the dataset you return from the batches one_hot_input_fn() returns"
+            ).format(name=name)
+        )
     correct(
         _(
             "`{name}()` yields the same batches with {dtype} class ids, shape [batch]: what the "
             "model's loss reads"
         ).format(name=name, dtype=classes.dtype.name)
     )
+
+
+def _classes_with_rolled_labels(answer, one_hot_input_fn, name: str):
+    """The class ids of the answer's first batch when the ``one_hot_input_fn`` it reads by name
+    gives each one-hot label rolled by one class; None when it reads it by no global name."""
+    import tensorflow as tf
+
+    namespace = getattr(answer, "__globals__", {})
+    code, read = getattr(answer, "__code__", None), set()
+    pending = [code] if code else []
+    while pending:  # the global names the answer's code and the functions inside it read
+        code = pending.pop()
+        read.update(code.co_names)
+        pending.extend(const for const in code.co_consts if hasattr(const, "co_names"))
+    names = [key for key in read if namespace.get(key) is one_hot_input_fn]
+    if not names:  # reached through a closure or another function: not swapped, not judged
+        return None
+
+    def rolled(*args, **kwargs):
+        return one_hot_input_fn(*args, **kwargs).map(
+            lambda features, labels: (features, tf.roll(labels, 1, axis=1))
+        )
+
+    try:
+        namespace.update(dict.fromkeys(names, rolled))
+        return _batches(answer(), name, limit=1)[0][1]
+    finally:
+        namespace.update(dict.fromkeys(names, one_hot_input_fn))
 
 
 def _first_line(error: BaseException) -> str:

@@ -261,6 +261,13 @@ def test_class_id_input_fn_batches_of_ten_are_fine(capsys):
             pipeline(labels=LABELS[::-1].copy()),
             ("never calls one_hot_input_fn()", "one-hot label turned back into its class id"),
         ),
+        # calls one_hot_input_fn() for show, then returns the data read again, converted
+        (
+            lambda: (ONE_HOT(), pipeline()().map(lambda f, label: (f, tf.cast(label, tf.int64))))[
+                1
+            ],
+            ("calls one_hot_input_fn() but its labels do not come from it",),
+        ),
         (
             lambda: ONE_HOT().unbatch().batch(2).map(lambda f, h: (f, tf.argmax(h, axis=1))),
             ("holds 2 labels",),
