@@ -31,6 +31,8 @@ COURSE_ID = "estimator-workbook"
 CELL_TIMEOUT_SECONDS = 1800  # as tools/run_notebooks.py: a full-mode training cell takes minutes
 SKIP_TAG = "nbval-skip"  # %tensorboard: never run under test, nor when grading
 GRADING_SKIP_TAG = "grading-skip"  # a demonstration no check needs: not run in grading mode
+EDITION_FOLDER = "zh-TW"  # a course of notebooks from notebooks/zh-TW/ grades in zh-TW
+LANGUAGE_ENV = "WORKBOOK_LANGUAGE"  # helpers/language.py's
 GRADING_ENV = "WORKBOOK_GRADING"  # helpers.settings reads it: demonstrations train minimally
 
 CONFIG = f'''\
@@ -86,7 +88,12 @@ def write_course(root: Path, notebooks) -> list:
     """Write the config and the source copies; return the assignment ids, in order."""
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
-    (root / "nbgrader_config.py").write_text(CONFIG, encoding="utf-8")
+    config = CONFIG
+    if any(EDITION_FOLDER in Path(notebook).resolve().parts for notebook in notebooks):
+        # notebooks of the zh-TW edition: the checks speak zh-TW in the kernels nbgrader starts,
+        # wherever the submissions lie (helpers/language.py reads no folder name there)
+        config += f'os.environ.setdefault("{LANGUAGE_ENV}", "zh_TW")\n'
+    (root / "nbgrader_config.py").write_text(config, encoding="utf-8")
     assignments = []
     for notebook in notebooks:
         name = assignment_id(notebook)

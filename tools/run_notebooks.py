@@ -205,26 +205,33 @@ def execute(path: Path, fast: bool, force: bool, out: Path | None = None) -> boo
     return True
 
 
+def kernel_checkout(folder: Path) -> dict:
+    """Make ``folder`` a checkout for kernels of their own: a copy of ``helpers/`` (so that their
+    ``models/`` is ``folder/models``), ``data/`` and ``translations/`` linked; return the
+    environment that makes a kernel import it (``folder`` first on ``PYTHONPATH``, the datasets'
+    folder absolute). Used by ``--with-edition`` and by the nbgrader round-trip test."""
+    folder = Path(folder)
+    shutil.copytree(
+        ROOT / "helpers", folder / "helpers", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    for name in ("data", "translations"):
+        (folder / name).symlink_to(ROOT / name, target_is_directory=True)
+    path = os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH")]))
+    env = dict(os.environ, PYTHONPATH=path)
+    if env.get(DATASETS_ENV):
+        env[DATASETS_ENV] = str((ROOT / env[DATASETS_ENV]).resolve())
+    return env
+
+
 def side_by_side(english: Path, chinese: Path, fast: bool) -> None:
     """Execute both copies of a notebook at once, each in its own process; the zh-TW one in a
-    temporary checkout of ``helpers/`` (``data/`` and ``translations/`` linked), copied back."""
+    temporary checkout (:func:`kernel_checkout`), copied back."""
     mode = ["--fast"] if fast else []
     with tempfile.TemporaryDirectory(prefix="zh-tw-run-") as folder:
-        shadow = Path(folder)
-        shutil.copytree(
-            ROOT / "helpers", shadow / "helpers", ignore=shutil.ignore_patterns("__pycache__")
-        )
-        for name in ("data", "translations"):
-            (shadow / name).symlink_to(ROOT / name, target_is_directory=True)
-        copy = shadow / chinese.relative_to(ROOT)
+        env = kernel_checkout(Path(folder))
+        copy = Path(folder) / chinese.relative_to(ROOT)
         copy.parent.mkdir(parents=True)
         shutil.copyfile(chinese, copy)
-        env = dict(
-            os.environ,
-            PYTHONPATH=os.pathsep.join(filter(None, [folder, os.environ.get("PYTHONPATH")])),
-        )
-        if env.get(DATASETS_ENV):
-            env[DATASETS_ENV] = str((ROOT / env[DATASETS_ENV]).resolve())
         command = [sys.executable, "-m", "tools.run_notebooks", *mode]
         runs = [
             subprocess.Popen([*command, str(english)], cwd=ROOT),

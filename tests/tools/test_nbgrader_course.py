@@ -112,3 +112,13 @@ def test_one_assignment_per_notebook(course, tmp_path):
     assert course.write_course(tmp_path, [notebook]) == ["03_model_fn_and_estimatorspec"]
     copy = tmp_path / "source" / "03_model_fn_and_estimatorspec" / notebook.name
     assert copy.read_bytes() == notebook.read_bytes()
+
+
+def test_a_course_of_the_zh_tw_edition_grades_in_zh_tw(course, tmp_path, monkeypatch):
+    monkeypatch.delenv(course.LANGUAGE_ENV, raising=False)
+    course.write_course(tmp_path / "en", [ROOT / "notebooks" / "01_estimator_idea.ipynb"])
+    course.write_course(tmp_path / "zh", [ROOT / "notebooks" / "zh-TW" / "01_estimator_idea.ipynb"])
+    english = (tmp_path / "en" / "nbgrader_config.py").read_text()
+    chinese = (tmp_path / "zh" / "nbgrader_config.py").read_text()
+    assert course.LANGUAGE_ENV not in english
+    assert f'os.environ.setdefault("{course.LANGUAGE_ENV}", "zh_TW")' in chinese

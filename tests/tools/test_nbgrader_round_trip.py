@@ -38,6 +38,7 @@ import pytest
 from tests import ROOT
 from tools.make_student import for_the_student_folder
 from tools.nbgrader_course import assignment_id, write_course
+from tools.run_notebooks import kernel_checkout
 
 pytestmark = pytest.mark.slow(
     reason="nbgrader releases every notebook and autogrades two in a kernel (minutes)"
@@ -116,15 +117,9 @@ def _round_trip(notebooks: list, names) -> Path:
 
 def _graded_course(temporary: Path, notebooks: list, names) -> Path:
     # the kernels' helpers package, and so their models/ and data/
-    kernel_root = temporary / "root"
-    shutil.copytree(
-        ROOT / "helpers", kernel_root / "helpers", ignore=shutil.ignore_patterns("__pycache__")
-    )
-    (kernel_root / "data").symlink_to(ROOT / "data", target_is_directory=True)
     env = dict(
-        os.environ,
+        kernel_checkout(temporary / "root"),
         WORKBOOK_FAST="1",
-        PYTHONPATH=str(kernel_root),
         PATH=f"{TEACHER / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
     )
     root = temporary / "course"
@@ -238,6 +233,8 @@ def test_feedback_shows_the_plain_message(course, name):
 
 def test_zh_tw_feedback_shows_the_plain_message(zh_tw_course):
     _assert_feedback(zh_tw_course, ZH_TW.stem)
+    message = _check_failure(zh_tw_course, ZH_TW.stem, WRONG_ANSWERS[ZH_TW.stem][2])
+    assert re.search(r"[\u4e00-\u9fff]", message), f"the zh-TW check spoke English: {message}"
 
 
 def _assert_feedback(course: Path, name: str) -> None:
