@@ -42,7 +42,9 @@ import os
 # Grading mode: the kernels nbgrader starts inherit this variable, and the notebooks' demonstrations
 # then train the fewest steps they can while every exercise check gets what it needs.
 # Run `{GRADING_ENV}=0 nbgrader autograde ...` to grade with the notebooks' own step counts.
-os.environ.setdefault("{GRADING_ENV}", "1")
+# (an empty variable counts as unset: `make test` empties the course's mode variables)
+if not os.environ.get("{GRADING_ENV}", "").strip():
+    os.environ["{GRADING_ENV}"] = "1"
 c = get_config()
 c.CourseDirectory.course_id = "{COURSE_ID}"
 # nbgrader gives a cell 30 s by default; training cells take minutes in full mode.
@@ -92,7 +94,10 @@ def write_course(root: Path, notebooks) -> list:
     if any(EDITION_FOLDER in Path(notebook).resolve().parts for notebook in notebooks):
         # notebooks of the zh-TW edition: the checks speak zh-TW in the kernels nbgrader starts,
         # wherever the submissions lie (helpers/language.py reads no folder name there)
-        config += f'os.environ.setdefault("{LANGUAGE_ENV}", "zh_TW")\n'
+        config += (
+            f'if not os.environ.get("{LANGUAGE_ENV}", "").strip():\n'
+            f'    os.environ["{LANGUAGE_ENV}"] = "zh_TW"\n'
+        )
     (root / "nbgrader_config.py").write_text(config, encoding="utf-8")
     assignments = []
     for notebook in notebooks:

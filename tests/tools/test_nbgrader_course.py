@@ -18,7 +18,7 @@ import nbformat
 import pytest
 from traitlets.config import Config
 
-from helpers import settings
+from helpers import language, settings
 from tests import ROOT
 
 
@@ -116,9 +116,27 @@ def test_one_assignment_per_notebook(course, tmp_path):
 
 def test_a_course_of_the_zh_tw_edition_grades_in_zh_tw(course, tmp_path, monkeypatch):
     monkeypatch.delenv(course.LANGUAGE_ENV, raising=False)
+    monkeypatch.setenv(course.GRADING_ENV, "1")  # the config below sets it otherwise
     course.write_course(tmp_path / "en", [ROOT / "notebooks" / "01_estimator_idea.ipynb"])
     course.write_course(tmp_path / "zh", [ROOT / "notebooks" / "zh-TW" / "01_estimator_idea.ipynb"])
     english = (tmp_path / "en" / "nbgrader_config.py").read_text()
     chinese = (tmp_path / "zh" / "nbgrader_config.py").read_text()
     assert course.LANGUAGE_ENV not in english
-    assert f'os.environ.setdefault("{course.LANGUAGE_ENV}", "zh_TW")' in chinese
+    # executed as nbgrader does, with the variable empty as `make test` leaves it (the round trip
+    # once graded in English so) and unset: the kernels then speak zh-TW
+    for before in ("", None):
+        if before is None:
+            monkeypatch.delenv(course.LANGUAGE_ENV)
+        else:
+            monkeypatch.setenv(course.LANGUAGE_ENV, before)
+        exec(chinese, {"get_config": Config})
+        assert os.environ[course.LANGUAGE_ENV] == "zh_TW" and language.current() == "zh_TW"
+    monkeypatch.setenv(course.LANGUAGE_ENV, "en")  # a teacher's explicit choice is kept
+    exec(chinese, {"get_config": Config})
+    assert language.current() == "en"
+
+
+def test_an_empty_grading_variable_switches_grading_mode_on(course, tmp_path, monkeypatch):
+    monkeypatch.setenv(course.GRADING_ENV, "")
+    _run_config(course, tmp_path)
+    assert settings.grading_mode()
