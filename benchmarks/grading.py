@@ -28,7 +28,6 @@ import datetime
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -38,10 +37,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from nbgrader_course import GRADING_ENV, write_course  # noqa: E402
+from nbgrader_course import (  # noqa: E402
+    GRADING_ENV,
+    TEACHER,
+    NbgraderFailed,
+    run_nbgrader,
+    write_course,
+)
 from reporting import describe, duration, load_average, machine, timestamp, write_section  # noqa: E402
 
-TEACHER = ROOT / ".venv-teacher"
 RESULTS = ROOT / "benchmarks" / "grading.json"
 GUIDE = ROOT / "TEACHING.md"
 SECTION = "grading"  # TEACHING.md's generated section, between <!-- grading:start/end -->
@@ -70,25 +74,11 @@ def solved_submission(released: Path, source: Path):
     return notebook
 
 
-def nbgrader(course: Path, env: dict, *args) -> None:
-    result = subprocess.run(
-        [str(TEACHER / "bin" / "nbgrader"), *args],
-        cwd=course,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    if result.returncode != 0:
-        raise SystemExit(
-            f"nbgrader {' '.join(args)} failed:\n{result.stdout[-3000:]}{result.stderr[-3000:]}"
-        )
-
-
 def score(course: Path, env: dict, name: str) -> tuple:
     """(score, max score) of the submission, from ``nbgrader export``."""
     import csv
 
-    nbgrader(course, env, "export", "--to", "grades.csv")
+    run_nbgrader(course, env, "export", "--to", "grades.csv")
     with open(course / "grades.csv", newline="") as file:
         for row in csv.DictReader(file):
             if row["assignment"] == name and row["student_id"] == STUDENT:
@@ -153,7 +143,7 @@ def grade_one(notebook: Path, grading: bool, fast: bool) -> dict:
             env["WORKBOOK_FAST"] = "1"
         course = folder / "course"
         (name,) = write_course(course, [notebook])
-        nbgrader(course, env, "generate_assignment", name)
+        run_nbgrader(course, env, "generate_assignment", name)
         target = course / "submitted" / STUDENT / name / notebook.name
         target.parent.mkdir(parents=True)
         nbformat.write(
@@ -164,7 +154,7 @@ def grade_one(notebook: Path, grading: bool, fast: bool) -> dict:
         )
         load_before = load_average()
         started = time.perf_counter()
-        nbgrader(course, env, "autograde", name, "--student", STUDENT)
+        run_nbgrader(course, env, "autograde", name, "--student", STUDENT)
         seconds = time.perf_counter() - started
         load_after = load_average()
         points, maximum = score(course, env, name)
@@ -293,7 +283,10 @@ def main(argv=None) -> int:
         record = results["modes"].setdefault(mode, {"notebooks": {}})
         results["machine"] = machine()
         for notebook in args.only or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
-            row = grade_one(notebook.resolve(), grading, args.fast)
+            try:
+                row = grade_one(notebook.resolve(), grading, args.fast)
+            except NbgraderFailed as error:
+                raise SystemExit(f"{notebook.name}: {error}") from None
             record["notebooks"][notebook.name] = row
             print(
                 f"{notebook.name} ({mode}): {row['seconds']:.0f} s, "

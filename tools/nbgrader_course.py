@@ -24,9 +24,12 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parent.parent
+TEACHER = ROOT / ".venv-teacher"  # the teacher environment (make teacher): nbgrader
 COURSE_ID = "estimator-workbook"
 CELL_TIMEOUT_SECONDS = 1800  # as tools/run_notebooks.py: a full-mode training cell takes minutes
 SKIP_TAG = "nbval-skip"  # %tensorboard: never run under test, nor when grading
@@ -107,6 +110,26 @@ def write_course(root: Path, notebooks) -> list:
         shutil.copyfile(notebook, target)
         assignments.append(name)
     return assignments
+
+
+class NbgraderFailed(RuntimeError):
+    """An nbgrader command exited with an error; the message ends with its output."""
+
+
+def run_nbgrader(course: Path, env: dict, *args) -> None:
+    """``nbgrader *args`` of the teacher environment, in ``course`` (the round trip and the
+    grading benchmark call it so); :class:`NbgraderFailed` with its output when it fails."""
+    result = subprocess.run(
+        [str(TEACHER / "bin" / "nbgrader"), *args],
+        cwd=course,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    if result.returncode != 0:
+        raise NbgraderFailed(
+            f"nbgrader {' '.join(args)} failed:\n{result.stdout[-3000:]}{result.stderr[-3000:]}"
+        )
 
 
 def main(argv=None) -> int:

@@ -28,7 +28,6 @@ import html
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
@@ -37,7 +36,7 @@ import pytest
 
 from tests import ROOT
 from tools.make_student import for_the_student_folder
-from tools.nbgrader_course import assignment_id, write_course
+from tools.nbgrader_course import TEACHER, assignment_id, run_nbgrader, write_course
 from tools.run_notebooks import kernel_checkout
 
 pytestmark = pytest.mark.slow(
@@ -47,7 +46,6 @@ pytestmark = pytest.mark.slow(
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 ZH_TW = ROOT / "notebooks" / "zh-TW" / "01_estimator_idea.ipynb"
-TEACHER = ROOT / ".venv-teacher"
 KERNEL_SPEC = TEACHER / "share" / "jupyter" / "kernels" / "estimator-workbook" / "kernel.json"
 # Per notebook: the solution cell to get wrong,
 # what a learner might write there, and its check cell.
@@ -87,19 +85,6 @@ def _submission(released, source, wrong=None, skip_check=False):
     return released
 
 
-def _nbgrader(course: Path, env: dict, *args) -> None:
-    result = subprocess.run(
-        [str(TEACHER / "bin" / "nbgrader"), *args],
-        cwd=course,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, (
-        f"nbgrader {' '.join(args)} failed:\n{result.stdout[-3000:]}{result.stderr[-3000:]}"
-    )
-
-
 def _round_trip(notebooks: list, names) -> Path:
     """A course in a temporary folder: ``notebooks`` released, ``names`` graded."""
     if not (TEACHER / "bin" / "nbgrader").exists() or not KERNEL_SPEC.exists():
@@ -124,7 +109,7 @@ def _graded_course(temporary: Path, notebooks: list, names) -> Path:
     )
     root = temporary / "course"
     write_course(root, notebooks)
-    _nbgrader(root, env, "generate_assignment", "*")
+    run_nbgrader(root, env, "generate_assignment", "*")
     for name in names:
         wrong = WRONG_ANSWERS[name]
         source = nbformat.read(root / "source" / name / f"{name}.ipynb", as_version=4)
@@ -141,9 +126,9 @@ def _graded_course(temporary: Path, notebooks: list, names) -> Path:
             target = root / "submitted" / student / name / f"{name}.ipynb"
             target.parent.mkdir(parents=True)
             nbformat.write(notebook, target)
-        _nbgrader(root, env, "autograde", name)
-        _nbgrader(root, env, "generate_feedback", name)
-    _nbgrader(root, env, "export", "--to", "grades.csv")
+        run_nbgrader(root, env, "autograde", name)
+        run_nbgrader(root, env, "generate_feedback", name)
+    run_nbgrader(root, env, "export", "--to", "grades.csv")
     return root
 
 
