@@ -69,10 +69,21 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: setup ## open the course in JupyterLab
 	cd notebooks && ../$(VENV)/bin/jupyter lab $(ROOT_FLAG) $(LAB_ARGS)
 
+# make test, in three parts (WORKBOOK_LANGUAGE empty: each notebook's folder chooses the helpers'
+# language; TEST_WORKERS processes of pytest-xdist, each taking a notebook or a test file whole):
+# 1. the helpers' unit tests with TensorFlow's oneDNN the other way round from this CPU's default
+#    (tests/support/cpu.py: on an Intel CPU with AVX-512 VNNI this is an AMD CPU's rounding);
+# 2. every test, the English notebooks but those that measure a speed, and the zh-TW edition as
+#    nbgrader grades it, also with oneDNN flipped (tests/nbval_plugin.py), side by side;
+# 3. the English notebooks that measure a speed, one at a time with nothing beside them.
+TEST_WORKERS ?= 2
+TEST_RUN = WORKBOOK_FAST=1 WORKBOOK_LANGUAGE= $(PY) -m pytest $(NBVAL_ARGS) $(PYTEST_ARGS)
 test: setup teacher hub ## every test and every notebook in fast mode, as CI runs them
-	@# WORKBOOK_LANGUAGE empty: each notebook's folder chooses the helpers' language.
-	WORKBOOK_FAST=1 WORKBOOK_LANGUAGE= $(PY) -m pytest --durations=15 $(NBVAL_ARGS) $(PYTEST_ARGS) \
-		tests $(NOTEBOOKS) $(ZH_TW_RUN)
+	TF_ENABLE_ONEDNN_OPTS=$$($(PY) -m tests.support.cpu) TF_CPP_MIN_LOG_LEVEL=3 $(TEST_RUN) \
+		-n $(TEST_WORKERS) -m "not slow" -q tests/helpers
+	$(TEST_RUN) -n $(TEST_WORKERS) --dist loadfile --durations=20 --edition-as-graded \
+		--speed-notebooks=apart tests $(NOTEBOOKS) $(ZH_TW_RUN)
+	$(TEST_RUN) --durations=10 --speed-notebooks=only $(NOTEBOOKS)
 
 # Without the notebooks and the tests tests/conftest.py calls slow (training for real,
 # kernels, Jupyter servers, nbgrader), in UNIT_WORKERS processes (pytest-xdist; 1: in

@@ -1,12 +1,14 @@
 """``start()``, the first code cell of every notebook (introduced in notebook 00).
 
 It checks the kernel can run the course (Python 3.9–3.11, TensorFlow 2.15 with ``tf.estimator``;
-else one line saying what to install), makes ``models/tmp`` the temporary folder, quiets the logs,
-seeds, reads fast mode and prints the versions.
+else one line saying what to install), takes a stray ``TF_CONFIG`` out of the kernel's environment
+(one line says so), makes ``models/tmp`` the temporary folder, quiets the logs, seeds, reads fast
+mode and prints the versions.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import sys
@@ -105,9 +107,35 @@ def use_course_temp_dir() -> Path:
     return TEMP_DIR
 
 
+def drop_stray_tf_config() -> str | None:
+    """Take a ``TF_CONFIG`` this kernel inherited (a cloud image, a shell profile, another
+    tutorial) out of its environment, and return the line that says so (None: there was none).
+
+    With it, every ``RunConfig`` joins that cluster and ``train()`` waits, silently, for machines
+    that never come; every notebook trains in one process, and notebook 09 sets its own."""
+    value = os.environ.pop("TF_CONFIG", None)
+    if value is None:
+        return None
+    try:
+        task = json.loads(value).get("task") or {}
+        role = f"{task['type']}:{task.get('index', 0)}"
+    except (ValueError, AttributeError, KeyError, TypeError):
+        role = "?"
+    return _(
+        "TF_CONFIG was set in this kernel's environment (this process as task {role}): "
+        "`train()` would have waited for that cluster's other machines without a word, so "
+        "`start()` removed it from this kernel; remove it where it is set (a shell profile, "
+        "the image, another tutorial) to stop seeing this line"
+    ).format(role=role)
+
+
 def start(seed: int = SEED, show: bool = True) -> SimpleNamespace:
-    """Check versions, quiet logs, seed, read fast mode; print and return them."""
+    """Check versions, take out a stray TF_CONFIG, quiet logs, seed, read fast mode; print and
+    return them."""
     check_versions(sys.version_info, _installed("tensorflow"), _installed("tensorflow-estimator"))
+    stray = drop_stray_tf_config()
+    if stray:
+        print(stray)  # also with show=False: before anything can wait
     quiet_native_logs()
     use_course_temp_dir()  # AutoGraph's files: inside models/, also when a process is killed
     import tensorflow as tf

@@ -9,9 +9,46 @@ kernel's exit handlers never run, and AutoGraph's generated files
 (`__autograph_generated_file*.py`, deleted at exit) stayed behind. Here the
 kernel is asked to shut down, and killed only if it does not within
 jupyter_client's wait (`shutdown_wait_time`, 5 s).
+
+With `--edition-as-graded` (make test's), a notebook of the zh-TW edition runs as a teacher's
+nbgrader grades it, and on the other rounding:
+
+- in grading mode (`WORKBOOK_GRADING=1`), its cells tagged `grading-skip` skipped, as the course's
+  nbgrader config skips them: the edition proves the Chinese path (every check, every helper's
+  message, every compared output of a cell grading runs) and that grading mode runs, while the
+  English notebook, the same code (tests/docs/test_zh_tw_edition.py), proves the lessons;
+- with TensorFlow's oneDNN the other way round from this machine's default
+  (`TF_ENABLE_ONEDNN_OPTS`): TensorFlow turns it on by default only on CPUs with AVX-512 VNNI,
+  bf16 or AMX (most recent Intel ones) and off elsewhere (AMD, older Intel), and the two round
+  softmax, matrix products and sums differently. So every `make test` runs each compared output
+  and each assertion of a graded cell on both, whatever CPU it runs on;
+- in a checkout of its own (`tools.run_notebooks.kernel_checkout`: a copy of `helpers/`, so its
+  `models/` is not the English notebook's, which may run at the same time in another worker).
+
+`--speed-notebooks=apart` leaves out the English notebooks whose lesson is a speed or a timing
+(`ALONE` in tools/run_notebooks.py), so that the others run side by side (pytest-xdist), and
+`--speed-notebooks=only` runs just those, one at a time with nothing beside them (make test's
+two parts). Graded, the edition's copies of them run with the others: grading mode skips their
+timed demonstrations.
 """
 
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import nbval.plugin
 from nbval.kernel import RunningKernel
+
+from tests import ROOT
+from tests.support.cpu import ONEDNN_ENV, onednn_flipped
+
+EDITION_FOLDER = ROOT / "notebooks" / "zh-TW"
+GRADING_SKIP_TAG = "grading-skip"  # tools/nbgrader_course.py's GRADING_SKIP_TAG
 
 
 def _stop_gracefully(self):
@@ -23,7 +60,98 @@ def _stop_gracefully(self):
 RunningKernel.stop = _stop_gracefully
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--edition-as-graded",
+        action="store_true",
+        help="run the zh-TW notebooks in grading mode, with oneDNN flipped (tests/nbval_plugin.py)",
+    )
+    parser.addoption(
+        "--speed-notebooks",
+        choices=("with", "apart", "only"),
+        default="with",
+        help="apart: leave out the notebooks that measure speed; only: run just those",
+    )
+
+
 def pytest_collectstart(collector):
     path = getattr(collector, "path", None)
     if path is not None and path.suffix == ".ipynb":
         collector.skip_compare += ("stderr", "text/html", "application/javascript")
+
+
+def _as_graded(config, path) -> bool:
+    return config.getoption("edition_as_graded") and EDITION_FOLDER in Path(path).parents
+
+
+def _measures_speed(config, path) -> bool:
+    from tools.run_notebooks import ALONE
+
+    return path.suffix == ".ipynb" and path.name in ALONE and not _as_graded(config, path)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        cell = getattr(item, "cell", None)
+        if cell is not None and _as_graded(config, item.path):
+            if GRADING_SKIP_TAG in cell.metadata.get("tags", []):
+                item.options["skip"] = True  # nbval's own skip: reported as skipped
+    speed = config.getoption("speed_notebooks")
+    if speed != "with":
+        only = speed == "only"
+        config.hook.pytest_deselected(
+            items=[item for item in items if _measures_speed(config, item.path) != only]
+        )
+        items[:] = [item for item in items if _measures_speed(config, item.path) == only]
+
+
+@functools.lru_cache(maxsize=None)
+def _checkout() -> tuple[Path, dict]:
+    """This process's checkout for the edition's kernels, and the variables that select it."""
+    from tools.run_notebooks import kernel_checkout
+
+    folder = Path(tempfile.mkdtemp(prefix="nbval-edition-"))
+    env = kernel_checkout(folder)
+    return folder, {name: value for name, value in env.items() if os.environ.get(name) != value}
+
+
+@contextlib.contextmanager
+def _environ(changes: dict):
+    saved = {name: os.environ.get(name) for name in changes}
+    os.environ.update(changes)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+_nbval_setup = nbval.plugin.IPyNbFile.setup
+
+
+def _setup(self):
+    if not _as_graded(self.config, self.path):
+        return _nbval_setup(self)
+    folder, selected = _checkout()
+    (folder / self.path.parent.relative_to(ROOT)).mkdir(parents=True, exist_ok=True)
+    changes = {**selected, "WORKBOOK_GRADING": "1", ONEDNN_ENV: onednn_flipped()}
+    start = nbval.plugin.RunningKernel
+    nbval.plugin.RunningKernel = lambda name, cwd=None, **options: start(
+        name, cwd=str(folder / Path(cwd).relative_to(ROOT)), **options
+    )
+    try:
+        with _environ(changes):  # the kernel inherits them; this process keeps its own
+            return _nbval_setup(self)
+    finally:
+        nbval.plugin.RunningKernel = start
+
+
+nbval.plugin.IPyNbFile.setup = _setup
+
+
+def pytest_unconfigure(config):
+    if _checkout.cache_info().currsize:
+        shutil.rmtree(_checkout()[0], ignore_errors=True)

@@ -20,6 +20,8 @@ Every test that reads ``WORKBOOK_FAST`` sets or removes it first, because
 from __future__ import annotations
 
 import logging
+import os
+import re
 import platform
 import sys
 
@@ -273,3 +275,47 @@ def course_temp_dir():
 
 def test_the_course_temp_dir_is_inside_models_which_make_clean_models_empties(course_temp_dir):
     assert course_temp_dir.parent == paths.MODELS_DIR
+
+
+# --------------------------------------------------------------------------
+# A stray TF_CONFIG
+# --------------------------------------------------------------------------
+
+STRAY = (
+    '{"cluster": {"worker": ["10.0.0.7:2222", "10.0.0.8:2222"]}, '
+    '"task": {"type": "worker", "index": 1}}'
+)
+
+
+def test_start_takes_a_stray_tf_config_out_and_says_so_in_one_line(clean_env, capsys):
+    import tensorflow as tf
+
+    clean_env.setenv("TF_CONFIG", STRAY)
+    course_setup.start(show=False)
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and "TF_CONFIG" in out and "worker:1" in out, out
+    assert "removed" in out and "shell profile" in out
+    assert "TF_CONFIG" not in os.environ
+    # what train() reads: a one-process RunConfig, so nothing waits for a cluster
+    config = tf.estimator.RunConfig()
+    assert config.cluster_spec.as_dict() == {} and config.num_worker_replicas == 1
+
+
+def test_start_says_nothing_without_tf_config(clean_env, capsys):
+    clean_env.delenv("TF_CONFIG", raising=False)
+    course_setup.start(show=False)
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("value", ["not json", "[]", '{"cluster": {}}'])
+def test_a_tf_config_without_a_task_is_removed_too(clean_env, value):
+    clean_env.setenv("TF_CONFIG", value)
+    line = course_setup.drop_stray_tf_config()
+    assert "task ?" in line and "\n" not in line
+
+
+def test_a_zh_tw_learner_reads_the_tf_config_line_in_chinese(zh_tw, clean_env):
+    clean_env.setenv("TF_CONFIG", STRAY)
+    zh_tw()  # the committed catalogue
+    line = course_setup.drop_stray_tf_config()
+    assert "TF_CONFIG" in line and re.search(r"[\u4e00-\u9fff]", line), line
