@@ -56,7 +56,7 @@ from reporting import (  # noqa: E402
     describe,
     duration,
     load_average,
-    machine,
+    record_machine,
     timestamp,
     write_section,
 )
@@ -449,7 +449,7 @@ def main(argv=None) -> int:
     results = json.loads(args.results.read_text()) if args.results.exists() else {}
     results.setdefault("modes", {})
     if not args.report_only:
-        results["machine"] = machine()
+        record_machine(results, partial=bool(args.only))
         notebooks = args.only or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
         for mode in [m.strip() for m in args.modes.split(",") if m.strip()]:
             record = results["modes"].setdefault(mode, {"notebooks": {}})

@@ -44,7 +44,7 @@ from nbgrader_course import (  # noqa: E402
     run_nbgrader,
     write_course,
 )
-from reporting import describe, duration, load_average, machine, timestamp, write_section  # noqa: E402
+from reporting import describe, duration, load_average, record_machine, timestamp, write_section  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "grading.json"
 GUIDE = ROOT / "TEACHING.md"
@@ -281,7 +281,7 @@ def main(argv=None) -> int:
         grading = not args.no_grading_mode
         mode = mode_name(grading, args.fast)
         record = results["modes"].setdefault(mode, {"notebooks": {}})
-        results["machine"] = machine()
+        record_machine(results, partial=bool(args.only))
         for notebook in args.only or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
             try:
                 row = grade_one(notebook.resolve(), grading, args.fast)

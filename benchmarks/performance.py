@@ -53,7 +53,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from reporting import describe, duration, load_average, machine, timestamp, write_section  # noqa: E402
+from reporting import describe, duration, load_average, record_machine, timestamp, write_section  # noqa: E402
 
 from helpers import settings  # noqa: E402  (also quiets TensorFlow's C++ start-up logs)
 
@@ -640,7 +640,9 @@ def measure_run_times(args, previous: dict) -> dict:
 def measure_parts(parts: set, args, results: dict) -> None:
     """Measure ``parts`` into ``results``; the machine is recorded when anything is measured."""
     if parts:
-        results.update(machine=machine(), libraries=libraries())
+        every = {"training", "pipeline", "model_dir", "bf16", "notebooks"}
+        record_machine(results, partial=bool(args.only) or parts != every)
+        results.update(libraries=libraries())
     measured = results["parts"]
     if "training" in parts:
         measured["training"] = measure(

@@ -3,6 +3,9 @@
 * ``machine()``: the computer a figure was measured on (CPU, cores, memory,
   operating system, Python), as a dict kept in the benchmark's JSON file, and
   ``describe(machine)``, the same in one line for a report;
+* ``record_machine(results, partial)``: this machine into a benchmark's results, refusing a
+  partial run (``--only``, some ``--parts``) on another machine than the one the kept rows were
+  measured on, so that one table never mixes two machines under one "measured on" line;
 * ``load_average()`` and ``timestamp()``: the load and the time around a
   measurement (a busy machine slows it);
 * ``duration(seconds)``: a time as the reports write it (``1 min 05 s``);
@@ -68,6 +71,24 @@ def describe(machine: dict) -> str:
         f"Python {machine['python']}" if "python" in machine else None,
     ]
     return ", ".join(part for part in parts if part)
+
+
+# what makes two runs the same machine (not the kernel's version or the Python's patch level)
+SAME_MACHINE = ("cpu", "cores", "memory")
+
+
+def record_machine(results: dict, partial: bool) -> None:
+    """``results["machine"] = machine()``; with ``partial``, only where the kept figures were
+    measured on this machine (else one line says what to do)."""
+    here, before = machine(), results.get("machine")
+    kept = {key: before.get(key) for key in SAME_MACHINE} if before else None
+    if partial and kept and kept != {key: here.get(key) for key in SAME_MACHINE}:
+        raise SystemExit(
+            f"the figures this run keeps were measured on {describe(before)}, and this is "
+            f"{describe(here)}: one table cannot mix the two, so re-measure everything here "
+            "(leave out --only and --parts), or run this on that machine"
+        )
+    results["machine"] = here
 
 
 def load_average() -> str:

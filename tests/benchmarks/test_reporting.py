@@ -137,3 +137,35 @@ def test_the_docs_have_their_generated_sections():
         ("TEACHING.md", "classroom"),
         ("TEACHING.md", "grading"),
     }
+
+
+ELSEWHERE = {
+    "cpu": "AMD EPYC 7B13",
+    "cores": 2,
+    "memory": "24 GiB",
+    "os": "Linux",
+    "python": "3.11",
+}
+
+
+def test_a_partial_run_on_another_machine_is_refused(reporting):
+    """--only on one machine would put its rows under the other machine's "measured on" line."""
+    results = {"machine": dict(ELSEWHERE), "rows": {"01": 12}}
+    with pytest.raises(SystemExit) as refused:
+        reporting.record_machine(results, partial=True)
+    message = str(refused.value)
+    assert "AMD EPYC 7B13" in message and "--only" in message and "\n" not in message
+    assert results["machine"] == ELSEWHERE  # nothing changed
+
+
+def test_a_whole_run_or_the_same_machine_records_this_machine(reporting):
+    here = reporting.machine()
+    results = {"machine": dict(ELSEWHERE)}
+    reporting.record_machine(results, partial=False)  # every row measured again, here
+    assert results["machine"] == here
+    same = {"machine": {**here, "os": "an older kernel", "python": "3.11.6"}}
+    reporting.record_machine(same, partial=True)  # the same CPU, cores and memory
+    assert same["machine"] == here
+    first = {}
+    reporting.record_machine(first, partial=True)  # nothing kept yet
+    assert first["machine"] == here
