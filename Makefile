@@ -73,9 +73,9 @@ lab: setup ## open the course in JupyterLab
 # language; TEST_WORKERS processes of pytest-xdist, each taking a notebook or a test file whole):
 # 1. the helpers' unit tests with TensorFlow's oneDNN the other way round from this CPU's default
 #    (tests/support/cpu.py: on an Intel CPU with AVX-512 VNNI this is an AMD CPU's rounding);
-# 2. every test, the English notebooks but those that measure a speed, and the zh-TW edition as
+# 2. every test, the English notebooks but those that assert a speed, and the zh-TW edition as
 #    nbgrader grades it, also with oneDNN flipped (tests/nbval_plugin.py), side by side;
-# 3. the English notebooks that measure a speed, one at a time with nothing beside them.
+# 3. the English notebooks that assert a speed (02, 11), one at a time with nothing beside them.
 TEST_WORKERS ?= 2
 TEST_RUN = WORKBOOK_FAST=1 WORKBOOK_LANGUAGE= $(PY) -m pytest $(NBVAL_ARGS) $(PYTEST_ARGS)
 test: setup teacher hub ## every test and every notebook in fast mode, as CI runs them
@@ -84,6 +84,18 @@ test: setup teacher hub ## every test and every notebook in fast mode, as CI run
 	$(TEST_RUN) -n $(TEST_WORKERS) --dist loadfile --durations=20 --edition-as-graded \
 		--speed-notebooks=apart tests $(NOTEBOOKS) $(ZH_TW_RUN)
 	$(TEST_RUN) --durations=10 --speed-notebooks=only $(NOTEBOOKS)
+
+# One notebook in both editions, as make test checks it (CONTRIBUTING.md): make check NB=05 runs
+# ruff on the notebook and its checks module, that module's bank of wrong answers, the tests of
+# tests/notebooks/ for that notebook (hygiene, student copies, grading-skip, run times) and nbval
+# on the English notebook and the zh-TW one (graded, oneDNN flipped), side by side.
+.PHONY: check
+check: setup ## one notebook in both editions: make check NB=05 (lint, checks' tests, nbval)
+	@test -n "$(NB)" || { echo "make check needs the notebook's number: make check NB=05" >&2; exit 2; }
+	$(VENV)/bin/ruff check notebooks/$(NB)_*.ipynb $(wildcard helpers/checks/notebook$(NB).py)
+	$(TEST_RUN) -n $(TEST_WORKERS) --dist loadfile --edition-as-graded -k "$(NB)_ or notebook$(NB)" \
+		tests/notebooks $(wildcard tests/helpers/checks/test_notebook$(NB).py) \
+		notebooks/$(NB)_*.ipynb notebooks/zh-TW/$(NB)_*.ipynb
 
 # Without the notebooks and the tests tests/conftest.py calls slow (training for real,
 # kernels, Jupyter servers, nbgrader), in UNIT_WORKERS processes (pytest-xdist; 1: in

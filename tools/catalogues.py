@@ -161,20 +161,39 @@ def _shown(path: Path) -> str:
 
 def merged(old: polib.POFile, found: list[Block]) -> polib.POFile:
     """A catalogue for the blocks ``found`` that keeps what ``old`` translated (see above)."""
-    catalogue = new_catalogue()
-    # what a translator's editor added to the header is kept, after the course's own fields
-    catalogue.header = old.header
-    catalogue.metadata.update(
-        (key, value) for key, value in old.metadata.items() if key not in catalogue.metadata
-    )
-    previous = [entry for entry in old if entry.msgstr]  # obsolete ones included
-    exact = {(entry.msgctxt, entry.msgid): entry for entry in previous}
-    by_text = {entry.msgid: entry for entry in previous if not entry.fuzzy}
-    used, current = set(), _keys(found)
+    templates = []
     for block in found:
         entry = polib.POEntry(msgctxt=block.context, msgid=block.text, msgstr="")
         entry.comment = block.kind
-        match = exact.get((block.context, block.text)) or by_text.get(block.text)
+        templates.append(entry)
+    return merge(old, templates)
+
+
+def merge(old: polib.POFile, templates: list, header: str = "") -> polib.POFile:
+    """The catalogue of ``templates`` (new entries, untranslated) that keeps what ``old``
+    translated, the gettext way (msgmerge), for the prose's catalogues and the helpers' alike:
+    an unchanged entry keeps its translation (and its fuzzy mark); a changed one whose numbers
+    alone changed gets them in its translation; else the closest old entry's translation, fuzzy;
+    an old entry no longer used is kept, obsolete. ``old``'s header and the fields a translator's
+    editor added to it are kept (``header`` when it has none)."""
+    catalogue = new_catalogue()
+    catalogue.header = old.header or header
+    catalogue.metadata.update(
+        (key, value) for key, value in old.metadata.items() if key not in catalogue.metadata
+    )
+    # obsolete ones included, after the current ones: a current entry wins a tie
+    previous = sorted((entry for entry in old if entry.msgstr), key=lambda entry: entry.obsolete)
+    exact: dict = {}
+    by_text: dict = {}
+    for entry in previous:
+        exact.setdefault((entry.msgctxt, entry.msgid), entry)
+        if not entry.fuzzy:
+            by_text.setdefault(entry.msgid, entry)
+    current = {(entry.msgctxt, entry.msgid) for entry in templates}
+    unmatched = [entry for entry in previous if (entry.msgctxt, entry.msgid) not in current]
+    used: set = set()
+    for entry in templates:
+        match = exact.get((entry.msgctxt, entry.msgid)) or by_text.get(entry.msgid)
         if match is not None:
             entry.msgstr = match.msgstr
             entry.tcomment = match.tcomment
@@ -182,7 +201,7 @@ def merged(old: polib.POFile, found: list[Block]) -> polib.POFile:
             entry.previous_msgid = match.previous_msgid if match.fuzzy else None
             used.add(id(match))
         else:
-            _carry_changed(entry, block, previous, used)
+            _carry_changed(entry, unmatched, used)
         catalogue.append(entry)
     for entry in previous:
         if id(entry) not in used and (entry.msgctxt, entry.msgid) not in current:
@@ -197,16 +216,12 @@ def merged(old: polib.POFile, found: list[Block]) -> polib.POFile:
     return catalogue
 
 
-def _keys(found: list[Block]) -> set:
-    return {(block.context, block.text) for block in found}
-
-
-def _carry_changed(entry: polib.POEntry, block: Block, previous: list, used: set) -> None:
-    """A changed block: its numbers only (translation updated), else fuzzy from the closest."""
+def _carry_changed(entry: polib.POEntry, previous: list, used: set) -> None:
+    """A changed entry: its numbers only (translation updated), else fuzzy from the closest."""
     candidates = [old for old in previous if id(old) not in used]
-    same_place = [old for old in candidates if old.msgctxt == block.context]
+    same_place = [old for old in candidates if old.msgctxt == entry.msgctxt]
     for old in same_place:
-        numbers = renumbered(old.msgid, block.text, old.msgstr)
+        numbers = renumbered(old.msgid, entry.msgid, old.msgstr)
         if numbers is not None and not old.fuzzy:
             entry.msgstr = numbers
             entry.tcomment = old.tcomment
@@ -214,7 +229,7 @@ def _carry_changed(entry: polib.POEntry, block: Block, previous: list, used: set
             return
     best, score = None, FUZZY_SIMILARITY if same_place else FUZZY_SIMILARITY_ELSEWHERE
     for old in same_place or candidates:
-        matcher = difflib.SequenceMatcher(None, old.msgid, block.text, autojunk=False)
+        matcher = difflib.SequenceMatcher(None, old.msgid, entry.msgid, autojunk=False)
         if matcher.real_quick_ratio() > score and matcher.ratio() > score:
             best, score = old, matcher.ratio()
     if best is not None:
@@ -268,7 +283,7 @@ def problem(source: Path, catalogue: polib.POFile, found: list[Block]) -> str | 
     """Why ``catalogue`` is not merged with ``source`` (whose blocks are ``found``), as one
     sentence that says what to do; None when it is (whatever the layout it was saved in)."""
     name = catalogue_path(source).name
-    english = _keys(found)
+    english = {(block.context, block.text) for block in found}
     entries = {(entry.msgctxt, entry.msgid) for entry in catalogue if not entry.obsolete}
     new, gone = len(english - entries), len(entries - english)
     if new or gone:

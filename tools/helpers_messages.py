@@ -21,7 +21,6 @@ only the ``file:line`` references, which move with the code.
 from __future__ import annotations
 
 import argparse
-import difflib
 import string
 import sys
 from collections import Counter
@@ -30,7 +29,7 @@ from pathlib import Path
 
 import polib
 
-from tools.catalogues import CATALOGUES, ROOT, load, new_catalogue
+from tools.catalogues import CATALOGUES, ROOT, load, merge
 from tools.generated_files import update
 
 PACKAGE = ROOT / "helpers"
@@ -42,7 +41,6 @@ HEADER = (
     "Merged by `python -m tools.helpers_messages` (make po): translations/README.md."
 )
 # How alike a changed sentence must be to an old one to be offered its translation (fuzzy).
-FUZZY_SIMILARITY = 0.6
 
 
 @dataclass
@@ -75,55 +73,18 @@ def extracted(package: Path = PACKAGE, root: Path = ROOT) -> list[Message]:
 
 
 def merged(old: polib.POFile, messages: list[Message]) -> polib.POFile:
-    """A catalogue of ``messages`` that keeps what ``old`` translated (see the module's text)."""
-    catalogue = new_catalogue()
-    catalogue.header = old.header or HEADER
-    catalogue.metadata.update(
-        (key, value) for key, value in old.metadata.items() if key not in catalogue.metadata
-    )
-    previous = sorted((entry for entry in old if entry.msgstr), key=lambda entry: entry.obsolete)
-    exact: dict[str, polib.POEntry] = {}
-    for entry in previous:  # a current entry before an obsolete one of the same English
-        exact.setdefault(entry.msgid, entry)
-    current = {message.msgid for message in messages}
-    used: set = set()
-    for message in messages:
-        entry = polib.POEntry(
+    """A catalogue of ``messages`` that keeps what ``old`` translated: the prose catalogues'
+    merge (``tools.catalogues.merge``)."""
+    templates = [
+        polib.POEntry(
             msgid=message.msgid,
             msgstr="",
             occurrences=list(message.occurrences),
             comment="\n".join(message.comments),
         )
-        match = exact.get(message.msgid)
-        if match is None:
-            match = _closest(message.msgid, [e for e in previous if e.msgid not in current], used)
-            if match is not None:
-                entry.flags = ["fuzzy"]
-                entry.previous_msgid = match.previous_msgid if match.fuzzy else match.msgid
-        else:
-            entry.flags = list(match.flags)
-            entry.previous_msgid = match.previous_msgid if match.fuzzy else None
-        if match is not None:
-            entry.msgstr, entry.tcomment = match.msgstr, match.tcomment
-            used.add(id(match))
-        catalogue.append(entry)
-    for entry in previous:
-        if id(entry) not in used and entry.msgid not in current:
-            gone = polib.POEntry(msgid=entry.msgid, msgstr=entry.msgstr, tcomment=entry.tcomment)
-            gone.obsolete = True
-            catalogue.append(gone)
-    return catalogue
-
-
-def _closest(msgid: str, candidates: list, used: set) -> polib.POEntry | None:
-    best, score = None, FUZZY_SIMILARITY
-    for old in candidates:
-        if id(old) in used:
-            continue
-        matcher = difflib.SequenceMatcher(None, old.msgid, msgid, autojunk=False)
-        if matcher.real_quick_ratio() > score and matcher.ratio() > score:
-            best, score = old, matcher.ratio()
-    return best
+        for message in messages
+    ]
+    return merge(old, templates, HEADER)
 
 
 def content(catalogue: polib.POFile, references: bool = True) -> Counter:
