@@ -439,6 +439,8 @@ def tests_of(module_path: str, root: Path = ROOT) -> list[str]:
     )
     if name == "common":  # checks/common.py: the shared code of the checks, tested through them
         files.update((root / "tests" / relative.parent).glob("test_*.py"))
+    elif parent == "checks":  # test_blank_answers.py finds every checks module itself
+        files.update((root / "tests" / relative.parent).glob("test_blank_answers.py"))
     naming = {
         candidate
         for candidate in (root / "tests" / "helpers").rglob("test_*.py")
