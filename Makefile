@@ -71,16 +71,19 @@ lab: setup ## open the course in JupyterLab
 
 # make test, in three parts (WORKBOOK_LANGUAGE empty: each notebook's folder chooses the helpers'
 # language; TEST_WORKERS processes of pytest-xdist, each taking a notebook or a test file whole):
-# 1. the helpers' unit tests with TensorFlow's oneDNN the other way round from this CPU's default
+# 1. the unit tests that compare TensorFlow's numbers (metrics against scikit-learn, exported
+#    models against the Estimator) with oneDNN the other way round from this CPU's default
 #    (tests/support/cpu.py: on an Intel CPU with AVX-512 VNNI this is an AMD CPU's rounding);
 # 2. every test, the English notebooks but those that assert a speed, and the zh-TW edition as
 #    nbgrader grades it, also with oneDNN flipped (tests/nbval_plugin.py), side by side;
 # 3. the English notebooks that assert a speed (02, 11), one at a time with nothing beside them.
 TEST_WORKERS ?= 2
 TEST_RUN = WORKBOOK_FAST=1 WORKBOOK_LANGUAGE= $(PY) -m pytest $(NBVAL_ARGS) $(PYTEST_ARGS)
+NUMERIC_TESTS := tests/helpers/metrics tests/helpers/test_export.py tests/helpers/test_models.py \
+	tests/helpers/test_throughput.py
 test: setup teacher hub ## every test and every notebook in fast mode, as CI runs them
 	TF_ENABLE_ONEDNN_OPTS=$$($(PY) -m tests.support.cpu) TF_CPP_MIN_LOG_LEVEL=3 $(TEST_RUN) \
-		-n $(TEST_WORKERS) -m "not slow" -q tests/helpers
+		-n $(TEST_WORKERS) -m "not slow" -q $(NUMERIC_TESTS)
 	$(TEST_RUN) -n $(TEST_WORKERS) --dist loadfile --durations=20 --edition-as-graded \
 		--speed-notebooks=apart tests $(NOTEBOOKS) $(ZH_TW_RUN)
 	$(TEST_RUN) --durations=10 --speed-notebooks=only $(NOTEBOOKS)

@@ -9,6 +9,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from tests import ROOT
 
 
@@ -42,10 +44,20 @@ def test_every_slow_marker_gives_its_reason():
     assert not bare, "slow markers without a reason: " + ", ".join(bare)
 
 
+@pytest.mark.slow(reason="starts pytest in a process of its own (about 20 s beside other tests)")
 def test_the_slow_tests_are_marked():
     """The tests that train or start servers stay out of make unit (a sample of them)."""
     marked = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "slow", "tests/helpers"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-m",
+            "slow",
+            "tests/helpers/test_logs.py",
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -4,10 +4,10 @@ autograded in the course's kernel (fast mode, grading mode as the course's confi
 feedback generated and the grades exported; and what the tests assert of the result.
 
 The submissions (``STUDENTS``): the notebook with its solutions (``solved``), the released copy
-as it is (``released``), a copy with one wrong answer (``one_wrong``), and the same copy with
-that check cell tagged to be skipped (``skipped_check``: the course's config runs every graded
-cell). The kernels import a copy of `helpers/` in the temporary folder, so what the notebooks
-write (`models/`) goes there and is removed with it.
+as it is (``released``), and a copy with one wrong answer whose check cell is tagged to be skipped
+(``one_wrong``: the course's config runs every graded cell, so the point is lost all the same).
+The kernels import a copy of `helpers/` in the temporary folder, so what the notebooks write
+(`models/`) goes there and is removed with it.
 """
 
 from __future__ import annotations
@@ -29,17 +29,16 @@ from tools.run_notebooks import kernel_checkout
 KERNEL_SPEC = TEACHER / "share" / "jupyter" / "kernels" / "estimator-workbook" / "kernel.json"
 # Per notebook: the solution cell to get wrong,
 # what a learner might write there, and its check cell.
+# Per notebook: the solution cell to get wrong,
+# what a learner might write there, and its check cell.
 WRONG_ANSWERS = {
     # the "break it" estimator handed in untrained
     "01_estimator_idea": ("nb01-ex2-solution", "fixed_estimator = broken", "nb01-ex2-check"),
-    # the "break it" model_fn handed in unfixed
-    "03_model_fn_and_estimatorspec": (
-        "nb03-ex1-solution",
-        "fixed_model_fn = forgetful_model_fn",
-        "nb03-ex1-check",
-    ),
 }
-STUDENTS = ("solved", "released", "one_wrong", "skipped_check")
+# solved: full points; released as it is: 0, and the autograder does not crash; one_wrong: one
+# answer wrong, its check cell tagged to be skipped: that point lost all the same (the course's
+# config runs every graded cell), and only that one
+STUDENTS = ("solved", "released", "one_wrong")
 SKIP_TAG = "nbval-skip"  # the tag the course's config tells nbgrader to skip
 
 
@@ -47,9 +46,9 @@ def grade_id(cell) -> str | None:
     return cell.metadata.get("nbgrader", {}).get("grade_id")
 
 
-def _submission(released, source, wrong=None, skip_check=False):
+def _submission(released, source, wrong=None):
     """The released notebook with every solution cell answered as in ``source``
-    (and one answered ``wrong``, its check cell tagged to be skipped if ``skip_check``)."""
+    (and one answered ``wrong``, its check cell tagged to be skipped)."""
     answers = {
         grade_id(cell): cell.source
         for cell in source.cells
@@ -60,7 +59,7 @@ def _submission(released, source, wrong=None, skip_check=False):
     for cell in released.cells:
         if grade_id(cell) in answers:
             cell.source = answers[grade_id(cell)]
-        if skip_check and grade_id(cell) == wrong[2]:
+        if wrong is not None and grade_id(cell) == wrong[2]:
             cell.metadata["tags"] = [*cell.metadata.get("tags", []), SKIP_TAG]
     return released
 
@@ -98,12 +97,7 @@ def _graded_course(temporary: Path, notebooks: list, names, students) -> Path:
         for student in students:
             notebook = nbformat.read(released, as_version=4)
             if student != "released":
-                notebook = _submission(
-                    notebook,
-                    source,
-                    None if student == "solved" else wrong,
-                    skip_check=student == "skipped_check",
-                )
+                notebook = _submission(notebook, source, None if student == "solved" else wrong)
             target = root / "submitted" / student / name / f"{name}.ipynb"
             target.parent.mkdir(parents=True)
             nbformat.write(notebook, target)
@@ -122,17 +116,12 @@ def scores(course: Path) -> dict:
 
 
 def assert_points(grades: dict, name: str, students=STUDENTS) -> None:
-    """``students[0]`` is ``"solved"``; each submission got the points it should."""
-    solved, maximum = grades[(name, "solved")]
+    """Each submission of ``students`` got the points it should."""
+    maximum = grades[(name, students[0])][1]
     assert maximum >= 2, "a round-trip notebook needs at least two graded checks"
-    assert solved == maximum, f"the notebook with its solutions got {solved} of {maximum}"
-    expected = {
-        "released": 0.0,
-        "one_wrong": maximum - 1,
-        # a learner who tags the failing check cell to be skipped gains nothing: it runs anyway
-        "skipped_check": maximum - 1,
-    }
-    for student in students[1:]:
+    # a learner who tags the failing check cell to be skipped gains nothing: it runs anyway
+    expected = {"solved": maximum, "released": 0.0, "one_wrong": maximum - 1}
+    for student in students:
         assert grades[(name, student)] == (expected[student], maximum), student
 
 

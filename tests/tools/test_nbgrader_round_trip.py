@@ -6,13 +6,19 @@ Uses the teacher environment (`.venv-teacher`, built by `make teacher`, which
 * `nbgrader generate_assignment` releases every notebook, and each release is
   the committed student copy (`make student`), apart from the course's run stamp
   and what `make student` adds for the student folder (links, generated note);
-* for notebooks 01 and 03, which train (the two fastest that do, with a "break
-  it" exercise each), four submissions are autograded in the course's kernel:
-  the notebook with its solutions gets full points, the released copy as it is
-  gets 0 (the autograder does not crash on it), a copy with one wrong answer
-  loses that exercise's point only, and so does the same copy with that check
-  cell tagged to be skipped (the course's config runs every graded cell), and
-  its feedback HTML shows the check's plain-words message.
+* for notebook 01, which trains (the fastest that does, with a "break it"
+  exercise), three submissions are autograded in the course's kernel: the
+  notebook with its solutions gets full points, the released copy as it is gets
+  0 (the autograder does not crash on it), and a copy with one wrong answer,
+  its check cell tagged to be skipped, loses that exercise's point only (the
+  course's config runs every graded cell), and its feedback HTML shows the
+  check's plain-words message.
+
+Every other notebook's graded path is run by `make test` itself: each zh-TW notebook as nbgrader
+grades it (grading mode, every check; tests/nbval_plugin.py), each check's bank of wrong answers
+(tests/helpers/checks/), and each student copy's check cells failing on a blank answer
+(tests/notebooks/test_student_copies.py). Notebook 03 was graded here too, four times: that is
+what those cover now.
 
 The zh-TW edition's round trip is `test_nbgrader_round_trip_zh_tw.py`, a file of its own so that
 `make test` runs the two side by side.
@@ -37,7 +43,7 @@ from tools.make_student import for_the_student_folder
 from tools.nbgrader_course import assignment_id
 
 pytestmark = pytest.mark.slow(
-    reason="nbgrader releases every notebook and autogrades two in a kernel (minutes)"
+    reason="nbgrader releases every notebook and autogrades one three times in a kernel (minutes)"
 )
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))

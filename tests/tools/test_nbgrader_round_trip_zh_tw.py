@@ -1,11 +1,12 @@
 """nbgrader end to end for the zh-TW edition (notebooks/zh-TW/), as a teacher of a zh-TW class
-runs it (`tests/support/round_trip.py`): notebook 01's release is its committed student copy, the
-notebook with its solutions gets full points and a copy with one wrong answer loses that point
-only, and its feedback shows the check's message in Chinese.
+runs it (`tests/support/round_trip.py`): notebook 01's release is its committed student copy, a
+copy with one wrong answer loses that point only, and its feedback shows the check's message in
+Chinese (a course laid out from zh-TW notebooks grades in zh-TW).
 
-Two submissions, not the English round trip's four: the released copy and the copy whose check
-cell is tagged to be skipped grade the same in both editions (the points do not depend on the
-language), and `test_nbgrader_round_trip.py` grades them for the same notebook.
+One submission, not the English round trip's three: the released copy grades the same in both
+editions (the points do not depend on the language) and `test_nbgrader_round_trip.py` grades it
+for the same notebook; the solved one is what `make test` runs as nbgrader grades it, in zh-TW and
+in grading mode, for every notebook (tests/nbval_plugin.py).
 """
 
 from __future__ import annotations
@@ -28,11 +29,11 @@ from tests.support.round_trip import (
 from tools.make_student import for_the_student_folder
 
 pytestmark = pytest.mark.slow(
-    reason="nbgrader releases a notebook and autogrades it twice in a kernel (a minute)"
+    reason="nbgrader releases a notebook and autogrades it once in a kernel (a minute)"
 )
 
 ZH_TW = ROOT / "notebooks" / "zh-TW" / "01_estimator_idea.ipynb"
-STUDENTS = ("solved", "one_wrong")
+STUDENTS = ("one_wrong",)
 
 
 @pytest.fixture(scope="module")
