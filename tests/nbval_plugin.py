@@ -45,9 +45,9 @@ from nbval.kernel import RunningKernel
 
 from tests import ROOT
 from tests.support.cpu import ONEDNN_ENV, onednn_flipped
+from tools.nbgrader_course import GRADING_SKIP_TAG
 
 EDITION_FOLDER = ROOT / "notebooks" / "zh-TW"
-GRADING_SKIP_TAG = "grading-skip"  # tools/nbgrader_course.py's GRADING_SKIP_TAG
 
 
 def _stop_gracefully(self):
@@ -96,8 +96,9 @@ def _measures_speed(config, path) -> bool:
 
 
 # The longest files first, so that no worker is left with one of them at the end while the other
-# waits (measured in make test: notebook 09's clusters about 4 min, the round trip's course 3 min,
-# 07 and 06 above 1 min each); pytest-xdist hands out whole files in the order collected.
+# waits (the longest in make test's --durations on 2026-12-06: 09's three cluster cells 122 s,
+# the round trip's course 128 s, 07's early-stopping run 83 s, test_cluster's two clusters 84 s,
+# 06's and 10's longest cells 42 s); pytest-xdist hands out whole files in the order collected.
 LONGEST_FIRST = (
     "09_more_than_one_machine.ipynb",
     "test_nbgrader_round_trip.py",

@@ -365,11 +365,10 @@ def test_auc_of_a_saturated_softmax_is_near_exact():
     probabilities = tf.nn.softmax(logits).numpy()
     # float32 softmax saturates: the top class's exact probability is 1 - ~1e-17, and float32's
     # spacing just below 1.0 is 6e-8, so every top probability lands within a few such steps of
-    # 1.0 (1.0 itself with oneDNN's exp, 0.99999994 without: the CPU's rounding decides) and
-    # 2,000 different logits give a handful of probabilities: ties, whatever the CPU.
+    # 1.0 (1.0 itself with oneDNN's exp, 0.99999994 without: the CPU's rounding decides). Within
+    # 1e-6 of 1.0 float32 has 17 values, so 2,000 different logits give ties, whatever the CPU.
     top = probabilities.max(axis=1)
     assert np.all(1.0 - top <= 1e-6)
-    assert len(np.unique(top)) <= 4
 
     def build(labels, raw_logits):
         return auc_alone_10(labels, tf.nn.softmax(raw_logits, name="softmax_tensor"))
