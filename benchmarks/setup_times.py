@@ -72,6 +72,7 @@ def set_up_commands(installer: str, python: str, uv: str, venv: Path) -> list[li
                 "pip",
                 "install",
                 "-q",
+                "--compile-bytecode",
                 "--require-hashes",
                 "--python",
                 str(venv / "bin" / "python"),
