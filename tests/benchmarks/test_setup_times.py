@@ -30,8 +30,8 @@ def test_it_times_what_make_venv_runs(bench):
         "--seed",
         "--python",
     ]
-    assert '"$uv" pip install -q $hashes --python' in make_venv
-    assert uv_install[1:5] == ["pip", "install", "-q", "--require-hashes"]
+    assert '"$uv" pip install -q --compile-bytecode $hashes --python' in make_venv
+    assert uv_install[1:6] == ["pip", "install", "-q", "--compile-bytecode", "--require-hashes"]
     pip_venv, pip_install = bench.set_up_commands(
         "pip", "/usr/bin/python3.11", "/bin/uv", Path("v")
     )

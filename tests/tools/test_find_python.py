@@ -164,7 +164,10 @@ def test_only_a_python_3_12_uv_from_pypi_provides_python_3_11(tmp_path):
     # uv from PyPI
     assert "python3.12 -m pip install --disable-pip-version-check -q --target" in log
     assert "uv venv -q --seed --python 3.11 venv" in log
-    assert "uv pip install -q --require-hashes --python venv/bin/python -r requirements.lock" in log
+    assert (
+        "uv pip install -q --compile-bytecode --require-hashes --python venv/bin/python -r requirements.lock"
+        in log
+    )
     assert "uv provides Python 3.11" in result.stdout
 
 
@@ -199,7 +202,7 @@ def test_a_supported_python_with_uv_on_path_is_used_by_uv(tmp_path):
     result, log = _make_venv(tmp_path, dirs, network=True)
     assert result.returncode == 0, result.stderr
     assert f"uv venv -q --seed --python {dirs[0] / 'python3.10'} venv" in log
-    assert "uv pip install -q --require-hashes" in log
+    assert "uv pip install -q --compile-bytecode --require-hashes" in log
 
 
 def test_debian_python_without_venv_or_pip_but_uv_on_path_works(tmp_path):
