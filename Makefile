@@ -296,15 +296,14 @@ $(HUB_LAB_OVERRIDES): tools/jupyterlab_overrides.json $(INSTALLED_HUB)
 
 hub: setup $(INSTALLED_HUB) $(HUB_KERNEL_SPEC) $(HUB_LAB_OVERRIDES) ## a JupyterHub for the course on this machine
 
-# Mutation testing of helpers/ (tools/mutation.py; CONTRIBUTING.md, "Mutation testing"), a tool
-# for whoever writes tests, not part of make test: every module (hours), or one, or a seeded
-# sample of one's mutants. Each module's latest run is kept in .mutation/ (git-ignored).
-#   make mutation MODULE=helpers/metrics.py SAMPLE=40 SEED=1
-MODULE ?=
-SAMPLE ?=
-SEED ?= 1
-MUTATION_ARGS ?=
+# Mutation testing of helpers/ with mutmut 3 (settings: pyproject.toml; CONTRIBUTING.md, "Mutation
+# testing"), a tool for whoever writes tests, not part of make test. MUTANTS narrows the run to the
+# mutants whose names match (helpers.metrics.*: one module; every module takes hours); the results
+# stay in mutants/ (git-ignored): `.venv/bin/mutmut results`, `.venv/bin/mutmut show NAME`.
+#   make mutation MUTANTS='helpers.metrics.*'
+MUTANTS ?=
 .PHONY: mutation
-mutation: setup ## mutation testing of helpers/ (MODULE=helpers/x.py SAMPLE=40: a sample)
-	WORKBOOK_FAST=1 nice -n 19 $(PY) -m tools.mutation $(MODULE) $(if $(SAMPLE),--sample $(SAMPLE)) \
-		--seed $(SEED) $(MUTATION_ARGS)
+mutation: setup ## mutation testing of helpers/ with mutmut (MUTANTS='helpers.metrics.*': one module)
+	@test -x $(VENV)/bin/mutmut || { echo "make mutation needs mutmut, which needs Python 3.10 or \
+	newer and fork() (Linux, macOS, WSL): delete $(VENV) and run make mutation with Python 3.11 on PATH" >&2; exit 1; }
+	WORKBOOK_FAST=1 nice -n 19 $(VENV)/bin/mutmut run $(MUTANTS)
