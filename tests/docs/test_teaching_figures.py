@@ -10,18 +10,15 @@
 
 from __future__ import annotations
 
+import ast
 import re
 
 import nbformat
 
 from tests import ROOT
-from tools.notebook_code import code_sources
+from tools.notebook_code import code_sources, python_source
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-CALL = re.compile(
-    r"settings\.steps\((?P<full>\d[\d_]*)(?:,\s*(?P<fast>\d[\d_]*))?"
-    r"(?:,\s*grading=\d[\d_]*)?\)"
-)  # grading mode's count is not fast mode's
 NUMBERS = {
     "one": 1,
     "two": 2,
@@ -45,15 +42,27 @@ TRAPS_SENTENCE = re.compile(
 
 
 def step_counts(paths=NOTEBOOKS) -> list:
-    """(notebook, full, fast) for every ``settings.steps`` call with literal counts in the code."""
+    """(notebook, full, fast) for every ``settings.steps`` call with literal counts in the code,
+    positional or named (``steps(full=1000, fast=100)``, as the template writes it); grading
+    mode's count is not fast mode's."""
     found = []
     for path in paths:
         for source in code_sources(path):
-            for match in CALL.finditer(source):
-                full = int(match["full"].replace("_", ""))
-                fast = int(match["fast"].replace("_", "")) if match["fast"] else max(1, full // 10)
-                found.append((path.name[:2], full, fast))
+            for node in ast.walk(ast.parse(python_source(source))):
+                is_steps = isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                if not (is_steps and node.func.attr == "steps" and _named(node.func.value)):
+                    continue
+                given = dict(zip(("full", "fast"), node.args))
+                given.update((k.arg, k.value) for k in node.keywords if k.arg in ("full", "fast"))
+                counts = {k: v.value for k, v in given.items() if isinstance(v, ast.Constant)}
+                if "full" in counts and len(counts) == len(given):
+                    fast = counts.get("fast", max(1, counts["full"] // 10))
+                    found.append((path.name[:2], counts["full"], fast))
     return found
+
+
+def _named(value) -> bool:
+    return isinstance(value, ast.Name) and value.id == "settings"
 
 
 def fast_mode_figures(counts) -> dict:
@@ -92,14 +101,22 @@ def test_the_figures_are_read_from_calls_with_and_without_a_fast_count(tmp_path)
             nbformat.v4.new_code_cell(
                 "A = settings.steps(3000, 300)\nB = settings.steps(20, 20)\n"
                 "C = settings.steps(1_000)\n"
-                "D = settings.steps(1500, 300, grading=40)"
+                "D = settings.steps(1500, 300, grading=40)\n"
+                "E = settings.steps(full=1000, fast=100)\nF = settings.steps(400, fast=400)"
             )
         ]
     )
     nbformat.write(notebook, tmp_path / "99_x.ipynb")
     counts = step_counts([tmp_path / "99_x.ipynb"])
-    assert counts == [("99", 3000, 300), ("99", 20, 20), ("99", 1000, 100), ("99", 1500, 300)]
-    assert fast_mode_figures(counts) == {"equal": 1, "total": 4, "largest": 10}
+    assert counts == [
+        ("99", 3000, 300),
+        ("99", 20, 20),
+        ("99", 1000, 100),
+        ("99", 1500, 300),
+        ("99", 1000, 100),
+        ("99", 400, 400),
+    ]
+    assert fast_mode_figures(counts) == {"equal": 2, "total": 6, "largest": 10}
 
 
 def test_teaching_counts_the_traps_notebook_07_shows():
