@@ -1,11 +1,12 @@
-"""Exercise checks of notebook 01 (the training log's times, a real input_fn); no TensorFlow."""
+"""Exercise checks of notebook 01 (the training log's times, a real input_fn)."""
 
 from __future__ import annotations
 
 import numbers
 import re
+from pathlib import Path
 
-from ..language import _
+from ..language import _, all_of
 from ..problems import CheckFailed
 from .common import correct, reporting_learner_errors, require_answer
 
@@ -90,8 +91,9 @@ def logged_seconds(answer, lines: list[str]) -> None:
 
 
 @reporting_learner_errors
-def fixed_input_fn(answer, steps: int) -> None:
-    """Notebook 01, exercise 2: an Estimator trained ``steps`` steps with a real input_fn."""
+def fixed_input_fn(answer, broken, steps: int) -> None:
+    """Notebook 01, exercise 2: ``broken`` (or another of its kind) trained ``steps`` steps with a
+    real input_fn over the training set, as its training graph shows."""
     require_answer(answer, "fixed_estimator")
     if isinstance(answer, type):
         raise CheckFailed(
@@ -104,6 +106,13 @@ def fixed_input_fn(answer, steps: int) -> None:
             _("`fixed_estimator` should be the Estimator you trained, not {kind}").format(
                 kind=type(answer).__name__
             )
+        )
+    if type(answer) is not type(broken):
+        raise CheckFailed(
+            _(
+                "`fixed_estimator` is another model ({kind}) than `broken` ({expected}): the "
+                "exercise fixes how `broken` is trained, not its model"
+            ).format(kind=_class_name(answer), expected=_class_name(broken))
         )
     if answer.latest_checkpoint() is None:
         raise CheckFailed(
@@ -129,9 +138,59 @@ def fixed_input_fn(answer, steps: int) -> None:
                 "steps=EXERCISE_STEPS"
             ).format(reached=reached, steps=steps)
         )
+    files, ops = _training_reads(answer.model_dir)
+    if any(name.startswith("t10k-") for name in files):
+        raise CheckFailed(
+            _(
+                "`fixed_estimator` trained on the test set (its training graph reads {files}): "
+                "test images are for measuring the model, never for training it"
+            ).format(files=all_of(sorted(name for name in files if name.startswith("t10k-"))))
+        )
+    if not {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"} <= files:
+        raise CheckFailed(
+            _(
+                "`fixed_estimator` did not train on the MNIST training files (its training graph "
+                "reads none of them): train it with the input function the course's factory "
+                "returns, not with data made up in the cell"
+            )
+        )
+    if "TakeDataset" in ops:
+        raise CheckFailed(
+            _(
+                "`fixed_estimator`'s input pipeline keeps only part of the training set (a take() "
+                "in its training graph): train it with the whole set, as the factory's input "
+                "function reads it"
+            )
+        )
     correct(
         _(
-            "trained to global step {reached}: train() got the input function that "
-            "make_train_input_fn() returns, not the factory itself"
+            "trained to global step {reached} on the MNIST training files: train() got an input "
+            "function, not the factory that makes one"
         ).format(reached=reached)
     )
+
+
+def _class_name(estimator) -> str:
+    """``LinearClassifier``, not TensorFlow's ``LinearClassifierV2``."""
+    return type(estimator).__name__.removesuffix("V2")
+
+
+def _training_reads(model_dir) -> tuple[set, set]:
+    """The dataset files (names) the training graph in ``model_dir`` reads, and its op types:
+    ``graph.pbtxt``, which each train() call writes."""
+    from google.protobuf import text_format
+    from tensorflow.core.framework import graph_pb2
+
+    path = Path(model_dir) / "graph.pbtxt"
+    graph = text_format.Parse(path.read_text(encoding="utf-8"), graph_pb2.GraphDef())
+    nodes = [
+        *graph.node,
+        *(node for function in graph.library.function for node in function.node_def),
+    ]
+    files = {
+        Path(value.decode(errors="replace")).name
+        for node in nodes
+        if node.op == "Const"
+        for value in node.attr["value"].tensor.string_val
+    }
+    return files, {node.op for node in nodes}

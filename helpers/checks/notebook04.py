@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from ..language import _
+from ..language import _, all_of
 from ..problems import CheckFailed
 from .common import correct, is_whole_number, reporting_learner_errors, require_answer
 
@@ -153,11 +153,9 @@ def steps_after_rerun(answer, scenario: dict | None = None) -> None:
 
 
 @reporting_learner_errors
-def fixed_estimator(
-    answer, old_model_dir, params: dict, steps: int, warm_variable: str = "conv2d/kernel"
-) -> None:
-    """Notebook 04, exercise 3: the widened model, trained in a fresh model_dir, warm-started from
-    the old one."""
+def fixed_estimator(answer, old_model_dir, params: dict, steps: int) -> None:
+    """Notebook 04, exercise 3: the widened model, trained in a fresh model_dir, every variable
+    whose shape the change kept warm-started from the old one."""
     require_answer(answer, "fixed_estimator")
     import numpy as np
     import tensorflow as tf
@@ -169,6 +167,17 @@ def fixed_estimator(
             )
         )
     if os.path.realpath(str(answer.model_dir)) == os.path.realpath(str(old_model_dir)):
+        # the old model's run ends far beyond `steps`: a run of `steps` there started afresh
+        trained = tf.train.latest_checkpoint(str(old_model_dir))
+        if trained and int(tf.train.load_variable(trained, "global_step")) == steps:
+            raise CheckFailed(
+                _(
+                    "`fixed_estimator` trained in the old model's folder, which "
+                    "settings.fresh_model_dir(...) of that name emptied first: the old model is "
+                    "gone; run the cells that train it again, then give fixed_estimator a "
+                    "model_dir of its own"
+                )
+            )
         raise CheckFailed(
             _(
                 "`fixed_estimator` still uses the old model_dir, so it restores the old "
@@ -207,24 +216,48 @@ def fixed_estimator(
                 "with steps={steps} (a warm start begins at global step 0)"
             ).format(reached=reached, steps=steps)
         )
-    source = tf.train.load_variable(str(old_model_dir), warm_variable)
     oldest = state.all_model_checkpoint_paths[0]
-    start = tf.train.load_variable(oldest, warm_variable)
-    if start.shape != source.shape or not (
-        np.array_equal(start, source)
-        if oldest.endswith("-0")
-        else float(np.mean(np.abs(start - source))) < WARM_TOLERANCE
-    ):
+    # a layer is kept when every variable of it has the old model's shape (dense/bias keeps its
+    # shape when dense/kernel grows: that layer changed)
+    old_shapes = dict(tf.train.list_variables(str(old_model_dir)))
+    weights = {name: shape for name, shape in tf.train.list_variables(oldest) if _is_weight(name)}
+    changed = {
+        name.rpartition("/")[0] for name, shape in weights.items() if old_shapes.get(name) != shape
+    }
+    kept = [name for name in weights if name.rpartition("/")[0] not in changed]
+
+    def warm(name: str) -> bool:
+        start = tf.train.load_variable(oldest, name)
+        source = tf.train.load_variable(str(old_model_dir), name)
+        if oldest.endswith("-0"):
+            return np.array_equal(start, source)
+        return float(np.mean(np.abs(start - source))) < WARM_TOLERANCE
+
+    cold = [name for name in kept if not warm(name)]
+    if cold == kept:
         raise CheckFailed(
             _(
-                "`fixed_estimator` started {variable} from new random values, so nothing was "
+                "`fixed_estimator` started every variable from new random values, so nothing was "
                 "warm-started from the old model: only layers whose shapes did not change can be "
                 '(section "Warm start: begin with another model\'s weights")'
-            ).format(variable=warm_variable)
+            )
+        )
+    if cold:
+        raise CheckFailed(
+            _(
+                "`fixed_estimator` started {cold} from new random values, although their layers "
+                "did not change: every layer the old model can give its weights to should start "
+                "from them"
+            ).format(cold=all_of(cold))
         )
     correct(
         _(
-            "the changed model trained to step {steps} in its own model_dir, and {variable} "
-            "started from the old model's values"
-        ).format(steps=steps, variable=warm_variable)
+            "the changed model trained to step {steps} in its own model_dir, and the variables "
+            "of the layers it kept ({kept}) started from the old model's values"
+        ).format(steps=steps, kept=all_of(kept))
     )
+
+
+def _is_weight(name: str) -> bool:
+    """A layer's variable, not the global step or an optimizer's (``…/Adam``, ``beta1_power``)."""
+    return name != "global_step" and "/Adam" not in name and not name.startswith("beta")

@@ -180,6 +180,9 @@ def _wrong_stop(got_stop, stop, timeline, patience, min_steps) -> None:
 EXERCISE_2 = {"metric": "precision_", "other_results": ("accuracy", "loss")}
 
 
+# The variable an early-stopping hook sets to ask for the stop (early_stopping.py in
+# tensorflow_estimator), which the run's last checkpoint saves.
+STOP_SIGNAL = "signal_early_stopping/STOP"
 # Steps and seconds between two probes of a hook: beyond any timer, patience or min_steps a learner
 # sets, so each probe is a look and each timeline's steps are counted.
 _FAR = 10**7
@@ -450,13 +453,23 @@ def stopped_early(
                 "(section 'Trap 4: evaluations skipped by `throttle_secs`')"
             ).format(final=final, evaluated=evaluated)
         )
-    if final != every + patience + 1:
+    # the hook asks at the evaluation `patience` steps after the best (one step later when it
+    # looks every step: it sees that evaluation's step itself), and training ends one step on
+    if final not in (every + patience, every + patience + 1):
         raise CheckFailed(
             _(
                 "training ended at step {final}, and a working hook stops this model at step "
                 "{expected}: run train_and_evaluate with fixed_hook in the TrainSpec, with the "
                 "broken run's metric_fn (a run that raised ends at its last checkpoint)"
             ).format(final=final, expected=every + patience + 1)
+        )
+    if not _stopped_by_a_hook(answer.model_dir):
+        raise CheckFailed(
+            _(
+                "training ended at step {final}, but no early-stopping hook asked it to stop (its "
+                "last checkpoint holds no stop signal): run train_and_evaluate with fixed_hook in "
+                "the TrainSpec, not with a max_steps chosen to end there"
+            ).format(final=final)
         )
     correct(
         _(
@@ -465,3 +478,14 @@ def stopped_early(
             "before max_steps={max_steps}"
         ).format(folder=folder.name, final=final, patience=patience, max_steps=max_steps)
     )
+
+
+def _stopped_by_a_hook(model_dir) -> bool:
+    """Whether an early-stopping hook ended the run: the variable its stop op sets, which the
+    last checkpoint saves, is true."""
+    import tensorflow as tf
+
+    latest = tf.train.latest_checkpoint(str(model_dir))
+    if STOP_SIGNAL not in dict(tf.train.list_variables(latest)):
+        return False
+    return bool(tf.train.load_variable(latest, STOP_SIGNAL))

@@ -12,9 +12,12 @@ import re
 
 import numpy as np
 import pytest
+import tensorflow as tf
 
+from helpers import inputs
 from helpers.checks import notebook01 as checks
 from tests.support.checks import failure
+from tests.support.models import tiny_estimator
 
 # A training log as logs.captured_log() collects it (LOG_EVERY = 100, 300 steps).
 LINES = [
@@ -96,39 +99,83 @@ def test_seconds_correct(answer, capsys):
 
 
 # ---- exercise 2: fixed_input_fn --------------------------------------------------
+# The check reads the training graph each train() call writes (graph.pbtxt): which files the
+# input pipeline read. The one-variable model stands in for the notebook's DNNClassifier; each
+# input function below feeds it the course's data or something else, as a learner's might.
+
+STEPS = 5
 
 
-class FakeEstimator:
-    """Answers the two questions the check asks a tf.estimator.Estimator."""
-
-    def __init__(self, global_step=None):
-        self.global_step = global_step
-
-    def latest_checkpoint(self):
-        return None if self.global_step is None else f"model.ckpt-{self.global_step}"
-
-    def get_variable_value(self, name):
-        assert name == "global_step"
-        return np.int64(self.global_step)
+def _tiny_batches(dataset):
+    """Any dataset of (features, label) or (image, label) pairs, as the one-variable model's
+    batches: what was read, not how, is what the check looks at."""
+    return dataset.map(lambda *pair: ({"x": [1.0]}, [2.0]))
 
 
-def test_fixed_blank():
-    _fails(checks.fixed_input_fn, None, 50, match=r"`fixed_estimator` is still None")
+def _right():
+    return _tiny_batches(inputs.make_train_input_fn()())
+
+
+def _right_written_otherwise():  # the training split read by hand, batched differently
+    return _tiny_batches(inputs.image_dataset("mnist", "train").batch(32).repeat())
+
+
+def _test_set():
+    return _tiny_batches(inputs.make_eval_input_fn().__call__().repeat())
+
+
+def _one_batch_again_and_again():
+    return _tiny_batches(inputs.make_train_input_fn()().take(1).repeat())
+
+
+def _zeros():  # made up in the cell: all-zero images
+    return tf.data.Dataset.from_tensors(({"x": [0.0]}, [2.0])).repeat()
+
+
+def trained(tmp_path, input_fn, steps=STEPS, name="fixed"):
+    estimator = tiny_estimator(tmp_path / name)
+    return estimator.train(input_fn, steps=steps)
+
+
+@pytest.fixture()
+def broken(tmp_path):
+    return tiny_estimator(tmp_path / "broken")
+
+
+def test_fixed_blank(broken):
+    _fails(checks.fixed_input_fn, None, broken, STEPS, match=r"`fixed_estimator` is still None")
 
 
 @pytest.mark.parametrize(
-    "wrong, named", [(lambda: None, "function"), (FakeEstimator, "a class"), (50, "int")]
+    "wrong, named", [(lambda: None, "function"), (int, "a class"), (50, "int")]
 )
-def test_fixed_not_an_estimator(wrong, named):
-    message = _fails(checks.fixed_input_fn, wrong, 50, match=r"should be the Estimator you trained")
+def test_fixed_not_an_estimator(broken, wrong, named):
+    message = _fails(
+        checks.fixed_input_fn, wrong, broken, STEPS, match=r"should be the Estimator you trained"
+    )
     assert named in message
 
 
-def test_fixed_never_trained():
+def test_another_kind_of_estimator_is_not_the_exercise(broken, tmp_path):
+    # a LinearClassifier trained right is another model: the exercise fixes broken's training
+    linear = tf.estimator.LinearClassifier(
+        [tf.feature_column.numeric_column("x")], model_dir=str(tmp_path / "linear")
+    )
+    _fails(
+        checks.fixed_input_fn,
+        linear,
+        broken,
+        STEPS,
+        match=r"is another model \(LinearClassifier\) than `broken` \(Estimator\)",
+    )
+
+
+def test_fixed_never_trained(broken):
     message = _fails(
         checks.fixed_input_fn,
-        FakeEstimator(None),
-        50,
+        broken,
+        broken,
+        STEPS,
         match=r"has no checkpoint yet, so it has not "
         r"trained: train\(\) needs the input function that the factory returns, not the factory",
     )
@@ -136,28 +183,55 @@ def test_fixed_never_trained():
     assert "make_train_input_fn()" not in message  # the cause and the section, not the code
 
 
-def test_fixed_trained_twice():
+def test_fixed_trained_twice(broken, tmp_path):
+    model = trained(tmp_path, _right)
+    model.train(_right, steps=STEPS)
     _fails(
-        checks.fixed_input_fn,
-        FakeEstimator(100),
-        50,
-        match=r"global step 100, not 50: steps add up",
+        checks.fixed_input_fn, model, broken, STEPS, match=r"global step 10, not 5: steps add up"
     )
 
 
-def test_fixed_too_few_steps():
+@pytest.mark.parametrize("steps", [STEPS - 1, 1])  # off by one; one step
+def test_fixed_too_few_steps(broken, tmp_path, steps):
+    model = trained(tmp_path, _right, steps=steps)
     _fails(
         checks.fixed_input_fn,
-        FakeEstimator(10),
-        50,
-        match=r"global step 10, not 50: train it with steps",
+        model,
+        broken,
+        STEPS,
+        match=rf"global step {steps}, not {STEPS}: train it with steps",
     )
 
 
-def test_fixed_correct(capsys):
-    checks.fixed_input_fn(FakeEstimator(50), 50)
+@pytest.mark.parametrize(
+    "input_fn, match",
+    [
+        (
+            _test_set,
+            r"trained on the test set \(its training graph reads t10k-images-idx3-ubyte.gz and "
+            r"t10k-labels-idx1-ubyte.gz\)",
+        ),
+        (_zeros, r"did not train on the MNIST training files \(its training graph reads none"),
+        (_one_batch_again_and_again, r"keeps only part of the training set \(a take\(\)"),
+    ],
+)
+def test_fixed_trained_on_other_data(broken, tmp_path, input_fn, match):
+    model = trained(tmp_path, input_fn)
+    message = _fails(checks.fixed_input_fn, model, broken, STEPS, match=match)
+    assert "make_train_input_fn" not in message
+
+
+@pytest.mark.parametrize("input_fn", [_right, _right_written_otherwise])
+def test_fixed_correct(broken, tmp_path, input_fn, capsys):
+    checks.fixed_input_fn(trained(tmp_path, input_fn), broken, STEPS)
     out = capsys.readouterr().out
-    assert out.startswith("Correct: trained to global step 50") and out.count("\n") == 1
+    assert out.startswith("Correct: trained to global step 5 on the MNIST training files")
+    assert out.count("\n") == 1
+
+
+def test_broken_itself_trained_is_correct(broken, capsys):
+    checks.fixed_input_fn(broken.train(_right, steps=STEPS), broken, STEPS)
+    assert capsys.readouterr().out.startswith("Correct:")
 
 
 def test_seconds_of_a_long_run_are_compared_relative_to_their_size(capsys):
@@ -176,8 +250,8 @@ def test_seconds_off_by_more_than_rounding_are_not_called_rounded():
     _fails(checks.logged_seconds, TOTAL + 0.07, LINES, match=r"is not it: find the loss lines")
 
 
-def test_estimator_that_is_no_class_gets_no_class_note():
-    message = _fails(checks.fixed_input_fn, 42, 300, match="should be the Estimator")
+def test_estimator_that_is_no_class_gets_no_class_note(broken):
+    message = _fails(checks.fixed_input_fn, 42, broken, 300, match="should be the Estimator")
     assert message.endswith("not int")
 
 

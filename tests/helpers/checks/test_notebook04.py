@@ -156,7 +156,7 @@ def test_exercise_3_correct_with_a_step_0_checkpoint(dirs, capsys):
     run_check(estimator, dirs)
     assert capsys.readouterr().out.startswith(
         f"Correct: the changed model trained to step {STEPS} in its own model_dir, "
-        "and conv2d/kernel started"
+        "and the variables of the layers it kept (conv2d/kernel) started"
     )
 
 
@@ -226,7 +226,7 @@ def test_exercise_3_cold_start_with_a_step_0_checkpoint(dirs):
     )
     with pytest.raises(
         CheckFailed,
-        match="started conv2d/kernel from new random values, so nothing was warm-started from "
+        match="started every variable from new random values, so nothing was warm-started from "
         'the old model: only layers whose shapes did not change can be \\(section "Warm start: '
         "begin with another model's weights\"\\)",
     ):
@@ -237,6 +237,80 @@ def test_exercise_3_cold_start_without_a_step_0_checkpoint(dirs):
     fresh = dirs["rng"].uniform(-0.3, 0.3, (3, 3, 1, 8)).astype(np.float32)
     estimator = estimator_with(dirs, "fixed", [(STEPS, {"conv2d/kernel": fresh})])
     with pytest.raises(CheckFailed, match="from new random values"):
+        run_check(estimator, dirs)
+
+
+@pytest.fixture()
+def layered(dirs):
+    """An old model with a layer the change keeps (conv2d), one it widens (conv2d_1), one whose
+    input grows (dense) and the output layer's bias it keeps (dense_1), with an Adam slot."""
+    rng, root = dirs["rng"], dirs["root"]
+    old = {
+        "conv2d/kernel": dirs["old_kernel"],
+        "conv2d_1/kernel": rng.uniform(-0.3, 0.3, (3, 3, 8, 16)).astype(np.float32),
+        "dense_1/bias": rng.uniform(-0.3, 0.3, (10,)).astype(np.float32),
+        "dense_1/bias/Adam": np.ones(10, np.float32),
+        "dense/kernel": rng.uniform(-0.3, 0.3, (49, 4)).astype(np.float32),
+        "dense/bias": rng.uniform(-0.3, 0.3, (4,)).astype(np.float32),
+    }
+    (root / "layered").mkdir()
+    write_checkpoints(root / "layered", [(70, old)])
+    fresh = {
+        "conv2d/kernel": rng.uniform(-0.3, 0.3, (3, 3, 1, 8)).astype(np.float32),
+        "conv2d_1/kernel": rng.uniform(-0.3, 0.3, (3, 3, 8, 32)).astype(np.float32),
+        "dense_1/bias": np.zeros(10, np.float32),
+        "dense_1/bias/Adam": np.zeros(10, np.float32),
+        # the layer the wider convolution feeds: its kernel grows, its bias keeps its shape, and
+        # the layer cannot be warm-started (the course's solution leaves it cold)
+        "dense/kernel": rng.uniform(-0.3, 0.3, (98, 4)).astype(np.float32),
+        "dense/bias": np.zeros(4, np.float32),
+    }
+    return {"old": old, "fresh": fresh, "dir": root / "layered", "root": root}
+
+
+def started(layered, name, warm):
+    values = {**layered["fresh"], **{key: layered["old"][key] for key in warm}}
+    model_dir = layered["root"] / name
+    model_dir.mkdir()
+    write_checkpoints(model_dir, [(0, values), (STEPS, values)])
+    return tf.estimator.Estimator(models.cnn_model_fn, model_dir=str(model_dir), params=WIDENED)
+
+
+def run_layered(estimator, layered):
+    checks.fixed_estimator(
+        estimator, old_model_dir=str(layered["dir"]), params=WIDENED, steps=STEPS
+    )
+
+
+def test_exercise_3_every_kept_layer_warm_is_correct(layered, capsys):
+    run_layered(started(layered, "fixed", ["conv2d/kernel", "dense_1/bias"]), layered)
+    out = capsys.readouterr().out
+    assert "the variables of the layers it kept (conv2d/kernel and dense_1/bias)" in out
+
+
+# right on the notebook's first layer, wrong in general: vars_to_warm_start="conv2d/kernel", or
+# "conv2d/.*" (dense_1 left cold, although its shape did not change)
+@pytest.mark.parametrize(
+    "warm, cold",
+    [(["conv2d/kernel"], "dense_1/bias"), (["dense_1/bias"], "conv2d/kernel")],
+)
+def test_exercise_3_a_kept_layer_left_cold_is_named(layered, warm, cold):
+    with pytest.raises(CheckFailed) as failed:
+        run_layered(started(layered, "fixed", warm), layered)
+    assert str(failed.value) == (
+        f"`fixed_estimator` started {cold} from new random values, although their layers did "
+        "not change: every layer the old model can give its weights to should start from them"
+    )
+
+
+def test_exercise_3_the_old_model_emptied_by_fresh_model_dir(dirs):
+    # settings.fresh_model_dir("04_checkpoints"): the old folder emptied, then trained afresh
+    write_checkpoints(dirs["old"], [(0, {"conv2d/kernel": dirs["old_kernel"]})])
+    write_checkpoints(dirs["old"], [(STEPS, {"conv2d/kernel": dirs["old_kernel"]})])
+    estimator = tf.estimator.Estimator(
+        models.cnn_model_fn, model_dir=str(dirs["old"]), params=WIDENED
+    )
+    with pytest.raises(CheckFailed, match="emptied first: the old model is gone"):
         run_check(estimator, dirs)
 
 

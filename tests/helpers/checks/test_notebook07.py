@@ -12,6 +12,7 @@ is reached in a second or two. Each plausible wrong answer is one case of
 from tests import ROOT
 
 import inspect
+import itertools
 import json
 import re
 
@@ -171,11 +172,21 @@ increase = tf.estimator.experimental.stop_if_no_increase_hook
 decrease = tf.estimator.experimental.stop_if_no_decrease_hook
 
 
-def run_like(model_dir, final_step, evaluated_at, eval_name="holdout"):
-    """An Estimator trained to ``final_step`` whose evaluations
-    (the exercise's keys) are at ``evaluated_at``."""
+def run_like(model_dir, final_step, evaluated_at, eval_name="holdout", hook_stops=None):
+    """An Estimator trained to ``final_step`` whose evaluations (the exercise's keys) are at
+    ``evaluated_at``; ended there by an early-stopping hook (``hook_stops``; by default when it
+    ends before MAX_STEPS), or by max_steps."""
     estimator = tiny_estimator(model_dir)
-    estimator.train(tiny_input_fn, max_steps=final_step)
+    if hook_stops is None:
+        hook_stops = final_step < MAX_STEPS
+    if hook_stops:  # asks to stop in its final_step-th look, one a step: ends at final_step
+        looks = itertools.count(1)
+        stop = tf.estimator.experimental.make_early_stopping_hook(
+            estimator, lambda: next(looks) >= final_step, run_every_secs=None, run_every_steps=1
+        )
+        estimator.train(tiny_input_fn, max_steps=MAX_STEPS, hooks=[stop])
+    else:
+        estimator.train(tiny_input_fn, max_steps=final_step)
     write_eval_events(
         estimator.eval_dir(eval_name),
         {step: {"accuracy": 0.1, "precision_": 0.01, "loss": 2.3} for step in evaluated_at},
@@ -233,6 +244,23 @@ def test_exercise_2_correct(stopped, capsys):
 def test_exercise_2_accepts_a_hook_that_looks_more_often(stopped, capsys):
     check(stopped, good_hook(stopped, run_every_steps=1))
     assert "Correct" in capsys.readouterr().out
+
+
+def test_exercise_2_accepts_the_step_a_hook_that_looks_every_step_stops_at(tmp_path, capsys):
+    # run_every_steps=1 sees the evaluation at step 40 at step 40 itself: training ends at 40
+    run = run_like(tmp_path, STOP - 1, [20, STOP - 1])
+    check(run, good_hook(run, run_every_steps=1))
+    assert "stopped training at step 40" in capsys.readouterr().out
+
+
+def test_exercise_2_a_run_that_max_steps_ended_where_the_hook_would_is_refused(tmp_path):
+    # hard-coded from an output above: max_steps=41, and no hook in the TrainSpec
+    with pytest.raises(
+        CheckFailed,
+        match=r"training ended at step 41, but no early-stopping hook asked it to stop \(its last "
+        r"checkpoint holds no stop signal\)",
+    ):
+        check(run_like(tmp_path, STOP, [20, 40, STOP], hook_stops=False))
 
 
 # First the likeliest wrong answer: the decrease hook on the loss stops this model at the same step,
