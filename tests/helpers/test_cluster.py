@@ -677,9 +677,10 @@ def test_a_cluster_run_ends_the_ps_after_training_and_reads_the_results(
         stamp(result.log_files[t], "exited") for t in ("chief:0", "worker:0")
     )
     assert "earlier run" not in Path(result.log_files["chief:0"]).read_text()
-    # what the notebook shows
-    assert out[0] == "[launcher] started chief, worker 0, ps 0, evaluator"
+    # what the notebook shows (the launcher's line first there: a real task takes seconds to import
+    # TensorFlow; these stand-ins may print before it)
     for line in [
+        "[launcher] started chief, worker 0, ps 0, evaluator",
         "[chief] loss = 2.3, step = 0",
         "[chief] steps run by this process: 41",
         "[worker 0] Waiting 5 secs before starting training.",
