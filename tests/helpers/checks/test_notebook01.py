@@ -121,7 +121,7 @@ def _right_written_otherwise():  # the training split read by hand, batched diff
 
 
 def _test_set():
-    return _tiny_batches(inputs.make_eval_input_fn().__call__().repeat())
+    return _tiny_batches(inputs.make_eval_input_fn()().repeat())
 
 
 def _one_batch_again_and_again():
