@@ -10,6 +10,7 @@ import numbers
 import re
 import sys
 import traceback
+from typing import NoReturn
 
 from ..language import _
 from ..learner_code import error_text, learner_line, where
@@ -32,17 +33,16 @@ def require_answer(answer, name: str) -> None:
     if answer is None:
         error = solution_cell_error(name)
         if error is not None and not isinstance(error, NotImplementedError):
-            raise CheckFailed(
-                _(
-                    "`{name}` is still None because the cell that sets it raised {error}: fix "
-                    "that line and run the cell again"
-                ).format(name=name, error=_raised(error))
+            fail(
+                "`{name}` is still None because the cell that sets it raised {error}: fix "
+                "that line and run the cell again",
+                name=name,
+                error=_raised(error),
             )
-        raise CheckFailed(
-            _(
-                "`{name}` is still None: write your code where the exercise says "
-                "`# YOUR CODE HERE` (and remove `raise NotImplementedError()`)"
-            ).format(name=name)
+        fail(
+            "`{name}` is still None: write your code where the exercise says "
+            "`# YOUR CODE HERE` (and remove `raise NotImplementedError()`)",
+            name=name,
         )
 
 
@@ -115,9 +115,22 @@ def solution_cell_error(name: str):
     return error
 
 
-def correct(message: str) -> None:
-    """Print the one success line of a check (``message``: already in the learner's language)."""
-    print(_("Correct: {message}").format(message=message))
+def said(message: str, **values) -> str:
+    """``message`` in the learner's language, its ``{names}`` filled from ``values`` (without
+    values it is left as it is: braces in it are text)."""
+    return _(message).format(**values) if values else _(message)
+
+
+def fail(message: str, **values) -> NoReturn:
+    """Refuse an answer in one line: ``message``, an English sentence that ``make po`` extracts as
+    it does ``_("...")``, said with ``values``."""
+    raise CheckFailed(said(message, **values))
+
+
+def correct(message: str, **values) -> None:
+    """Print the one success line of a check: ``message`` as ``fail`` takes it (a sentence already
+    in the learner's language is printed as it is)."""
+    print(_("Correct: {message}").format(message=said(message, **values)))
 
 
 def is_whole_number(value) -> bool:
@@ -148,17 +161,14 @@ def run_metric_pair(
         classes = tf.compat.v1.placeholder(tf.int32, [None], name="classes")
         ops = build(labels, classes)
         if not isinstance(ops, dict):
-            raise CheckFailed(
-                _(
-                    '`{answer}` returned a {kind}: return a dict, {{"{key}": (value, update_op)}}'
-                ).format(answer=answer, kind=type(ops).__name__, key=key)
+            fail(
+                '`{answer}` returned a {kind}: return a dict, {{"{key}": (value, update_op)}}',
+                answer=answer,
+                kind=type(ops).__name__,
+                key=key,
             )
         if key not in ops:
-            raise CheckFailed(
-                _("the dict has the keys {keys}: name the metric '{key}'").format(
-                    keys=sorted(ops), key=key
-                )
-            )
+            fail("the dict has the keys {keys}: name the metric '{key}'", keys=sorted(ops), key=key)
         value, update_op = _metric_pair(ops[key], key, section)
         with tf.compat.v1.Session() as session:
             session.run(

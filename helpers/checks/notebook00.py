@@ -6,9 +6,7 @@ import numbers
 
 import numpy as np
 
-from ..language import _
-from ..problems import CheckFailed
-from .common import correct, reporting_learner_errors, require_answer
+from .common import correct, fail, reporting_learner_errors, require_answer
 
 __all__ = ["majority_accuracy", "brightest_class"]
 
@@ -19,11 +17,7 @@ def majority_accuracy(answer, dataset) -> None:
     most common digit."""
     require_answer(answer, "majority_accuracy")
     if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
-        raise CheckFailed(
-            _("`majority_accuracy` should be a number, not {kind}").format(
-                kind=type(answer).__name__
-            )
-        )
+        fail("`majority_accuracy` should be a number, not {kind}", kind=type(answer).__name__)
     counts = np.bincount(dataset.train_labels, minlength=10)
     digit = int(np.argmax(counts))
     expected = float(np.mean(dataset.test_labels == digit))
@@ -31,60 +25,48 @@ def majority_accuracy(answer, dataset) -> None:
     close = lambda value: abs(answer - value) < 1e-6  # noqa: E731
     if close(expected):
         correct(
-            _(
-                "a model that always answers {digit} is right on {accuracy:.2%} of the test "
-                "digits: the baseline any accuracy on MNIST must beat"
-            ).format(digit=digit, accuracy=expected)
+            "a model that always answers {digit} is right on {accuracy:.2%} of the test "
+            "digits: the baseline any accuracy on MNIST must beat",
+            digit=digit,
+            accuracy=expected,
         )
         return
     if close(100 * expected):
-        raise CheckFailed(
-            _(
-                "{answer:.2f} is a percentage: give the accuracy as a fraction, between 0 and 1"
-            ).format(answer=answer)
+        fail(
+            "{answer:.2f} is a percentage: give the accuracy as a fraction, between 0 and 1",
+            answer=answer,
         )
     if close(float(np.sum(dataset.test_labels == digit))):
-        raise CheckFailed(
-            _(
-                "{answer:.0f} is a count of test images: an accuracy is that count divided by the "
-                "number of test images"
-            ).format(answer=answer)
+        fail(
+            "{answer:.0f} is a count of test images: an accuracy is that count divided by the "
+            "number of test images",
+            answer=answer,
         )
     if close(float(digit)):
-        raise CheckFailed(
-            _(
-                "{answer:.0f} is the digit such a model answers: the exercise asks how often that "
-                "answer is right on the test set"
-            ).format(answer=answer)
+        fail(
+            "{answer:.0f} is the digit such a model answers: the exercise asks how often that "
+            "answer is right on the test set",
+            answer=answer,
         )
     if close(float(np.mean(dataset.train_labels == digit))):
-        raise CheckFailed(
-            _(
-                "that is how often the digit occurs in the training set: the model is scored on "
-                "the test images, so count there"
-            )
+        fail(
+            "that is how often the digit occurs in the training set: the model is scored on "
+            "the test images, so count there"
         )
     if close(0.1):
-        raise CheckFailed(
-            _(
-                "0.1 is what guessing at random scores on ten classes: this model always gives the "
-                "same answer, the training set's most common digit"
-            )
+        fail(
+            "0.1 is what guessing at random scores on ten classes: this model always gives the "
+            "same answer, the training set's most common digit"
         )
     rarest = int(np.argmin(np.where(counts > 0, counts, counts.max() + 1)))
     if close(float(np.mean(dataset.test_labels == rarest))):
-        raise CheckFailed(
-            _("that is the share of the rarest digit: the model answers the most common one")
-        )
+        fail("that is the share of the rarest digit: the model answers the most common one")
     if not 0 <= answer <= 1:
-        raise CheckFailed(
-            _("{answer} is not between 0 and 1, as an accuracy is").format(answer=answer)
-        )
-    raise CheckFailed(
-        _(
-            "{answer:.5f} is not it: find the most common digit of the training labels (section "
-            "'Class balance'), then the share of test labels equal to it"
-        ).format(answer=answer)
+        fail("{answer} is not between 0 and 1, as an accuracy is", answer=answer)
+    fail(
+        "{answer:.5f} is not it: find the most common digit of the training labels (section "
+        "'Class balance'), then the share of test labels equal to it",
+        answer=answer,
     )
 
 
@@ -99,35 +81,33 @@ def brightest_class(answer, dataset) -> None:
     ]
     best = int(np.argmax(means))
     if isinstance(answer, (numbers.Integral, np.integer)) and int(answer) == best:
-        raise CheckFailed(
-            _(
-                "you gave the class index {index}: the exercise asks for the class's name, which "
-                "the dataset's class_names list gives for each index"
-            ).format(index=int(answer))
+        fail(
+            "you gave the class index {index}: the exercise asks for the class's name, which "
+            "the dataset's class_names list gives for each index",
+            index=int(answer),
         )
     if isinstance(answer, (numbers.Integral, np.integer)):
-        raise CheckFailed(
-            _(
-                "you gave the class index {index}, and that is not the brightest index either: the "
-                "exercise asks for the class's name, which the dataset's class_names list gives "
-                "for each index"
-            ).format(index=int(answer))
+        fail(
+            "you gave the class index {index}, and that is not the brightest index either: the "
+            "exercise asks for the class's name, which the dataset's class_names list gives "
+            "for each index",
+            index=int(answer),
         )
     if answer not in dataset.class_names:
-        raise CheckFailed(
-            _("{answer!r} is not one of the class names {names}").format(
-                answer=answer, names=list(dataset.class_names)
-            )
+        fail(
+            "{answer!r} is not one of the class names {names}",
+            answer=answer,
+            names=list(dataset.class_names),
         )
     if answer != dataset.class_names[best]:
-        raise CheckFailed(
-            _(
-                "{answer!r} has mean pixel {mean:.1f} and another class is brighter: compare the "
-                "mean of the training images of each label"
-            ).format(answer=answer, mean=means[dataset.class_names.index(answer)])
+        fail(
+            "{answer!r} has mean pixel {mean:.1f} and another class is brighter: compare the "
+            "mean of the training images of each label",
+            answer=answer,
+            mean=means[dataset.class_names.index(answer)],
         )
     correct(
-        _("{answer!r} images are the brightest on average (mean pixel {mean:.1f} of 255)").format(
-            answer=answer, mean=means[best]
-        )
+        "{answer!r} images are the brightest on average (mean pixel {mean:.1f} of 255)",
+        answer=answer,
+        mean=means[best],
     )

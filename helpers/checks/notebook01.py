@@ -6,9 +6,8 @@ import numbers
 import re
 from pathlib import Path
 
-from ..language import _, all_of
-from ..problems import CheckFailed
-from .common import correct, reporting_learner_errors, require_answer
+from ..language import all_of
+from .common import correct, fail, reporting_learner_errors, require_answer
 
 __all__ = ["logged_seconds", "fixed_input_fn"]
 
@@ -22,25 +21,19 @@ def logged_seconds(answer, lines: list[str]) -> None:
     lines."""
     require_answer(answer, "logged_seconds")
     if isinstance(answer, (str, bytes)):
-        raise CheckFailed(
-            _(
-                "`logged_seconds` is the text {answer!r}: turn the numbers into floats with "
-                "float(...)"
-            ).format(answer=answer)
+        fail(
+            "`logged_seconds` is the text {answer!r}: turn the numbers into floats with float(...)",
+            answer=answer,
         )
     if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
-        raise CheckFailed(
-            _("`logged_seconds` should be a number of seconds, not {kind}").format(
-                kind=type(answer).__name__
-            )
+        fail(
+            "`logged_seconds` should be a number of seconds, not {kind}", kind=type(answer).__name__
         )
     timed = [float(match["seconds"]) for match in map(SECONDS.match, map(str, lines)) if match]
     if not timed:
-        raise CheckFailed(
-            _(
-                "the log passed to the check has no 'loss = …, step = … (x.xxx sec)' line: run the "
-                "training cell, whose `lines` hold the training log"
-            )
+        fail(
+            "the log passed to the check has no 'loss = …, step = … (x.xxx sec)' line: run the "
+            "training cell, whose `lines` hold the training log"
         )
     expected = sum(timed)
     answer = float(answer)
@@ -48,45 +41,34 @@ def logged_seconds(answer, lines: list[str]) -> None:
     rates = [float(match["rate"]) for match in map(RATE.match, map(str, lines)) if match]
     if near(expected):
         correct(
-            _(
-                "the {count} timed loss lines add up to {total:.3f} s; the step-0 line has no "
-                "time, because no earlier line started the clock"
-            ).format(count=len(timed), total=expected)
+            "the {count} timed loss lines add up to {total:.3f} s; the step-0 line has no "
+            "time, because no earlier line started the clock",
+            count=len(timed),
+            total=expected,
         )
     elif near(timed[-1]) or near(timed[0]):
-        raise CheckFailed(
-            _(
-                "{answer} is the time on one loss line: each line times only the steps since the "
-                "line before, so add them all"
-            ).format(answer=answer)
+        fail(
+            "{answer} is the time on one loss line: each line times only the steps since the "
+            "line before, so add them all",
+            answer=answer,
         )
     elif near(expected / len(timed)):
-        raise CheckFailed(
-            _("{answer} is the mean time per line: the exercise asks for the total").format(
-                answer=answer
-            )
-        )
+        fail("{answer} is the mean time per line: the exercise asks for the total", answer=answer)
     elif rates and (near(sum(rates)) or near(sum(rates) / len(rates))):
-        raise CheckFailed(
-            _(
-                "{answer} comes from the global_step/sec lines, which are rates, not times: take "
-                "the seconds in parentheses on the loss lines"
-            ).format(answer=answer)
+        fail(
+            "{answer} comes from the global_step/sec lines, which are rates, not times: take "
+            "the seconds in parentheses on the loss lines",
+            answer=answer,
         )
     elif near(len(timed)) or near(len(timed) + 1):
-        raise CheckFailed(
-            _("{answer} is a count of lines: add the seconds they show").format(answer=answer)
-        )
+        fail("{answer} is a count of lines: add the seconds they show", answer=answer)
     elif abs(answer - expected) < 0.05:
-        raise CheckFailed(
-            _("{answer} is close but rounded: keep every digit the log shows").format(answer=answer)
-        )
+        fail("{answer} is close but rounded: keep every digit the log shows", answer=answer)
     else:
-        raise CheckFailed(
-            _(
-                "{answer} is not it: find the loss lines that end with '(… sec)' and add the "
-                "numbers in the parentheses (section 'The training log, line by line')"
-            ).format(answer=answer)
+        fail(
+            "{answer} is not it: find the loss lines that end with '(… sec)' and add the "
+            "numbers in the parentheses (section 'The training log, line by line')",
+            answer=answer,
         )
 
 
@@ -96,77 +78,67 @@ def fixed_input_fn(answer, broken, steps: int) -> None:
     real input_fn over the training set, as its training graph shows."""
     require_answer(answer, "fixed_estimator")
     if isinstance(answer, type):
-        raise CheckFailed(
-            _("`fixed_estimator` should be the Estimator you trained, not {kind} (a class)").format(
-                kind=type(answer).__name__
-            )
+        fail(
+            "`fixed_estimator` should be the Estimator you trained, not {kind} (a class)",
+            kind=type(answer).__name__,
         )
     if not callable(getattr(answer, "latest_checkpoint", None)):
-        raise CheckFailed(
-            _("`fixed_estimator` should be the Estimator you trained, not {kind}").format(
-                kind=type(answer).__name__
-            )
+        fail(
+            "`fixed_estimator` should be the Estimator you trained, not {kind}",
+            kind=type(answer).__name__,
         )
     if type(answer) is not type(broken):
-        raise CheckFailed(
-            _(
-                "`fixed_estimator` is another model ({kind}) than `broken` ({expected}): the "
-                "exercise fixes how `broken` is trained, not its model"
-            ).format(kind=_class_name(answer), expected=_class_name(broken))
+        fail(
+            "`fixed_estimator` is another model ({kind}) than `broken` ({expected}): the "
+            "exercise fixes how `broken` is trained, not its model",
+            kind=_class_name(answer),
+            expected=_class_name(broken),
         )
     if answer.latest_checkpoint() is None:
-        raise CheckFailed(
-            _(
-                "`fixed_estimator` has no checkpoint yet, so it has not trained: train() needs the "
-                "input function that the factory returns, not the factory (section 'The input "
-                "function')"
-            )
+        fail(
+            "`fixed_estimator` has no checkpoint yet, so it has not trained: train() needs the "
+            "input function that the factory returns, not the factory (section 'The input "
+            "function')"
         )
     reached = int(answer.get_variable_value("global_step"))
     if reached > steps:
-        raise CheckFailed(
-            _(
-                "`fixed_estimator` is at global step {reached}, not {steps}: steps add up when "
-                "train() runs more than once on one model_dir; run the exercise's first cell again "
-                "(it starts a fresh model_dir), then train once"
-            ).format(reached=reached, steps=steps)
+        fail(
+            "`fixed_estimator` is at global step {reached}, not {steps}: steps add up when "
+            "train() runs more than once on one model_dir; run the exercise's first cell again "
+            "(it starts a fresh model_dir), then train once",
+            reached=reached,
+            steps=steps,
         )
     if reached < steps:
-        raise CheckFailed(
-            _(
-                "`fixed_estimator` is at global step {reached}, not {steps}: train it with "
-                "steps=EXERCISE_STEPS"
-            ).format(reached=reached, steps=steps)
+        fail(
+            "`fixed_estimator` is at global step {reached}, not {steps}: train it with "
+            "steps=EXERCISE_STEPS",
+            reached=reached,
+            steps=steps,
         )
     files, ops = _training_reads(answer.model_dir)
     if any(name.startswith("t10k-") for name in files):
-        raise CheckFailed(
-            _(
-                "`fixed_estimator` trained on the test set (its training graph reads {files}): "
-                "test images are for measuring the model, never for training it"
-            ).format(files=all_of(sorted(name for name in files if name.startswith("t10k-"))))
+        fail(
+            "`fixed_estimator` trained on the test set (its training graph reads {files}): "
+            "test images are for measuring the model, never for training it",
+            files=all_of(sorted(name for name in files if name.startswith("t10k-"))),
         )
     if not {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"} <= files:
-        raise CheckFailed(
-            _(
-                "`fixed_estimator` did not train on the MNIST training files (its training graph "
-                "reads none of them): train it with the input function the course's factory "
-                "returns, not with data made up in the cell"
-            )
+        fail(
+            "`fixed_estimator` did not train on the MNIST training files (its training graph "
+            "reads none of them): train it with the input function the course's factory "
+            "returns, not with data made up in the cell"
         )
     if "TakeDataset" in ops:
-        raise CheckFailed(
-            _(
-                "`fixed_estimator`'s input pipeline keeps only part of the training set (a take() "
-                "in its training graph): train it with the whole set, as the factory's input "
-                "function reads it"
-            )
+        fail(
+            "`fixed_estimator`'s input pipeline keeps only part of the training set (a take() "
+            "in its training graph): train it with the whole set, as the factory's input "
+            "function reads it"
         )
     correct(
-        _(
-            "trained to global step {reached} on the MNIST training files: train() got an input "
-            "function, not the factory that makes one"
-        ).format(reached=reached)
+        "trained to global step {reached} on the MNIST training files: train() got an input "
+        "function, not the factory that makes one",
+        reached=reached,
     )
 
 

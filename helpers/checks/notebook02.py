@@ -8,7 +8,7 @@ import sys
 
 from ..language import _
 from ..problems import CheckFailed
-from .common import correct, reporting_learner_errors, require_answer
+from .common import correct, fail, reporting_learner_errors, require_answer
 
 __all__ = ["steps_for_epochs", "eval_input_fn", "class_id_input_fn"]
 
@@ -19,19 +19,14 @@ def steps_for_epochs(answer, examples: int = 60000, batch_size: int = 256, epoch
     batching."""
     require_answer(answer, "steps_for_three_epochs")
     if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
-        raise CheckFailed(
-            _("`steps_for_three_epochs` should be a number, not {kind}").format(
-                kind=type(answer).__name__
-            )
-        )
+        fail("`steps_for_three_epochs` should be a number, not {kind}", kind=type(answer).__name__)
     total = epochs * examples
     expected = math.ceil(total / batch_size)
     if not float(answer).is_integer():
-        raise CheckFailed(
-            _(
-                "{answer:.3f} is not a whole number of steps: each step trains one batch, and a "
-                "last, shorter batch is a step too, so round up"
-            ).format(answer=float(answer))
+        fail(
+            "{answer:.3f} is not a whole number of steps: each step trains one batch, and a "
+            "last, shorter batch is a step too, so round up",
+            answer=float(answer),
         )
     answer = int(answer)
     per_epoch = math.ceil(examples / batch_size)
@@ -40,52 +35,45 @@ def steps_for_epochs(answer, examples: int = 60000, batch_size: int = 256, epoch
     )
     if answer == expected and total % batch_size:
         correct(
-            _(
-                "{epochs} × {examples} examples, repeated and then batched by {batch_size}, make "
-                "{steps} steps; only the very last batch is short ({short} examples)"
-            ).format(short=total % batch_size, **values)
+            "{epochs} × {examples} examples, repeated and then batched by {batch_size}, make "
+            "{steps} steps; only the very last batch is short ({short} examples)",
+            short=total % batch_size,
+            **values,
         )
     elif answer == expected:
         correct(
-            _(
-                "{epochs} × {examples} examples, repeated and then batched by {batch_size}, make "
-                "{steps} steps"
-            ).format(**values)
+            "{epochs} × {examples} examples, repeated and then batched by {batch_size}, make "
+            "{steps} steps",
+            **values,
         )
     elif answer == epochs * per_epoch:
-        raise CheckFailed(
-            _(
-                "{answer} counts a short batch at the end of every epoch, which is what "
-                "batch-then-repeat gives; this input function repeats first (section "
-                "'`repeat`')"
-            ).format(**values)
+        fail(
+            "{answer} counts a short batch at the end of every epoch, which is what "
+            "batch-then-repeat gives; this input function repeats first (section "
+            "'`repeat`')",
+            **values,
         )
     elif answer == total // batch_size:
-        raise CheckFailed(
-            _(
-                "{answer} leaves out the last, shorter batch: without drop_remainder=True it is a "
-                "step too, so round up"
-            ).format(**values)
+        fail(
+            "{answer} leaves out the last, shorter batch: without drop_remainder=True it is a "
+            "step too, so round up",
+            **values,
         )
     elif answer in (per_epoch, examples // batch_size):
-        raise CheckFailed(
-            _(
-                "{answer} is about one epoch: the input function goes through the data {epochs} "
-                "times"
-            ).format(**values)
+        fail(
+            "{answer} is about one epoch: the input function goes through the data {epochs} times",
+            **values,
         )
     elif answer in (examples, total):
-        raise CheckFailed(
-            _(
-                "{answer} is a number of examples: one step trains a whole batch of {batch_size}"
-            ).format(**values)
+        fail(
+            "{answer} is a number of examples: one step trains a whole batch of {batch_size}",
+            **values,
         )
     else:
-        raise CheckFailed(
-            _(
-                "{answer} is not it: count the examples all the epochs hold together, then the "
-                "batches they make"
-            ).format(**values)
+        fail(
+            "{answer} is not it: count the examples all the epochs hold together, then the "
+            "batches they make",
+            **values,
         )
 
 
@@ -96,17 +84,16 @@ def _dataset_of(answer, name: str, watched=frozenset()):
     import tensorflow as tf
 
     if isinstance(answer, tf.data.Dataset):
-        raise CheckFailed(
-            _(
-                "`{name}` is a Dataset: give the function that returns it (`def {name}(): ...`), "
-                "because the Estimator calls the input_fn itself, inside its own graph"
-            ).format(name=name)
+        fail(
+            "`{name}` is a Dataset: give the function that returns it (`def {name}(): ...`), "
+            "because the Estimator calls the input_fn itself, inside its own graph",
+            name=name,
         )
     if not callable(answer):
-        raise CheckFailed(
-            _("`{name}` should be a function that returns a tf.data.Dataset, not {kind}").format(
-                name=name, kind=type(answer).__name__
-            )
+        fail(
+            "`{name}` should be a function that returns a tf.data.Dataset, not {kind}",
+            name=name,
+            kind=type(answer).__name__,
         )
     ran = []
 
@@ -127,10 +114,10 @@ def _dataset_of(answer, name: str, watched=frozenset()):
     finally:
         sys.setprofile(previous)
     if not isinstance(dataset, tf.data.Dataset):
-        raise CheckFailed(
-            _("`{name}()` returned a {kind}: return a tf.data.Dataset").format(
-                name=name, kind=type(dataset).__name__
-            )
+        fail(
+            "`{name}()` returned a {kind}: return a tf.data.Dataset",
+            name=name,
+            kind=type(dataset).__name__,
         )
     return dataset, bool(ran)
 
@@ -151,27 +138,23 @@ def _batches(dataset, name: str, limit: int):
             )
         ) from None
     if not read:
-        raise CheckFailed(
-            _("`{name}()` returned an empty dataset: it yields no batch at all").format(name=name)
-        )
+        fail("`{name}()` returned an empty dataset: it yields no batch at all", name=name)
     for pixels, classes in read[:1]:
         if len(pixels) != len(classes):
-            raise CheckFailed(
-                _(
-                    "the first batch has {images} images but {labels} labels: zip them one to one"
-                ).format(images=len(pixels), labels=len(classes))
+            fail(
+                "the first batch has {images} images but {labels} labels: zip them one to one",
+                images=len(pixels),
+                labels=len(classes),
             )
         if pixels.max() > 1.0:
-            raise CheckFailed(
-                _("the pixels go up to {highest:.4g}: the model wants them between 0 and 1").format(
-                    highest=float(pixels.max())
-                )
+            fail(
+                "the pixels go up to {highest:.4g}: the model wants them between 0 and 1",
+                highest=float(pixels.max()),
             )
         if pixels.min() < 0.0:
-            raise CheckFailed(
-                _(
-                    "some pixels are negative ({lowest:.2f}): the model wants them between 0 and 1"
-                ).format(lowest=float(pixels.min()))
+            fail(
+                "some pixels are negative ({lowest:.2f}): the model wants them between 0 and 1",
+                lowest=float(pixels.min()),
             )
     return read
 
@@ -192,13 +175,12 @@ def eval_input_fn(
     helper = {inputs.make_eval_input_fn.__code__, inputs.make_eval_input_fn().__code__}
     data, used_helper = _dataset_of(answer, name, helper)
     if used_helper:
-        raise CheckFailed(
-            _(
-                "`{name}()` gets its batches from inputs.make_eval_input_fn, which the exercise "
-                "asks you to do without: build them yourself from inputs.image_dataset and the "
-                "steps this notebook took on it "
-                "(section 'The course's input functions are exactly this')"
-            ).format(name=name)
+        fail(
+            "`{name}()` gets its batches from inputs.make_eval_input_fn, which the exercise "
+            "asks you to do without: build them yourself from inputs.image_dataset and the "
+            "steps this notebook took on it "
+            "(section 'The course's input functions are exactly this')",
+            name=name,
         )
     _check_element_spec(data.element_spec, name)
     expected = np.asarray(dataset.test_labels)
@@ -219,60 +201,49 @@ def eval_input_fn(
     if len(labels) > len(expected) and np.array_equal(
         labels[: len(expected)], dataset.train_labels[: len(expected)]
     ):
-        raise CheckFailed(
-            _(
-                "`{name}()` yields more than the {test_images} test images (the training split): "
-                "an evaluation input makes one pass over the test split, or evaluate() never "
-                "returns"
-            ).format(**values)
+        fail(
+            "`{name}()` yields more than the {test_images} test images (the training split): "
+            "an evaluation input makes one pass over the test split, or evaluate() never "
+            "returns",
+            **values,
         )
     if len(labels) > len(expected):
-        raise CheckFailed(
-            _(
-                "`{name}()` yields more than the {test_images} test images (it repeats): an "
-                "evaluation input makes one pass over the test split, or evaluate() never "
-                "returns"
-            ).format(**values)
+        fail(
+            "`{name}()` yields more than the {test_images} test images (it repeats): an "
+            "evaluation input makes one pass over the test split, or evaluate() never "
+            "returns",
+            **values,
         )
     if sizes[0] != batch_size:
-        raise CheckFailed(
-            _(
-                "the first batch holds {first} images: the exercise asks for batches of "
-                "{batch_size}"
-            ).format(**values)
+        fail(
+            "the first batch holds {first} images: the exercise asks for batches of {batch_size}",
+            **values,
         )
     if len(labels) < len(expected):
-        raise CheckFailed(
-            _(
-                "`{name}()` yields {yielded} of the {test_images} test images: an evaluation that "
-                "leaves out images (drop_remainder=True, take) measures less than the whole "
-                "test set"
-            ).format(**values)
+        fail(
+            "`{name}()` yields {yielded} of the {test_images} test images: an evaluation that "
+            "leaves out images (drop_remainder=True, take) measures less than the whole "
+            "test set",
+            **values,
         )
     if np.array_equal(labels, expected):
         correct(
-            _(
-                "{batches} batches of {batch_size} (the last of {last}), every test image once and "
-                "in order: evaluate() returns after one pass"
-            ).format(**values)
+            "{batches} batches of {batch_size} (the last of {last}), every test image once and "
+            "in order: evaluate() returns after one pass",
+            **values,
         )
     elif np.array_equal(labels, np.asarray(other.test_labels)[: len(labels)]):
-        raise CheckFailed(
-            _("these are the labels of {other}'s test split: read {dataset}'s").format(**values)
-        )
+        fail("these are the labels of {other}'s test split: read {dataset}'s", **values)
     elif np.array_equal(np.sort(labels), np.sort(expected)):
-        raise CheckFailed(
-            _(
-                "every test image is there but in another order: an evaluation input does not "
-                "shuffle (section 'Train, evaluate and predict: three input functions')"
-            )
+        fail(
+            "every test image is there but in another order: an evaluation input does not "
+            "shuffle (section 'Train, evaluate and predict: three input functions')"
         )
     else:
-        raise CheckFailed(
-            _(
-                "the labels are not those of {dataset}'s test split: read its test split, in the "
-                "order of its files"
-            ).format(**values)
+        fail(
+            "the labels are not those of {dataset}'s test split: read its test split, in the "
+            "order of its files",
+            **values,
         )
 
 
@@ -286,52 +257,46 @@ def class_id_input_fn(answer, one_hot_input_fn, name: str = "class_id_input_fn")
     given = getattr(one_hot_input_fn, "__code__", None)
     data, used_given = _dataset_of(answer, name, {given} if given else frozenset())
     if given and not used_given:
-        raise CheckFailed(
-            _(
-                "`{name}()` never calls one_hot_input_fn(): the exercise asks for its batches as "
-                "they are, read inside your function, with each one-hot label turned back into its "
-                "class id"
-            ).format(name=name)
+        fail(
+            "`{name}()` never calls one_hot_input_fn(): the exercise asks for its batches as "
+            "they are, read inside your function, with each one-hot label turned back into its "
+            "class id",
+            name=name,
         )
     _check_element_spec(data.element_spec, name)
     features, labels = data.element_spec
     if labels.shape.rank == 1 and labels.shape[0] == 10 and features["image"].shape[0] != 10:
-        raise CheckFailed(
-            _(
-                "the labels are 10 numbers whatever the batch size: tf.argmax reduced over the "
-                "batch (its default axis 0), not over each label's ten classes"
-            )
+        fail(
+            "the labels are 10 numbers whatever the batch size: tf.argmax reduced over the "
+            "batch (its default axis 0), not over each label's ten classes"
         )
     pixels, classes = _batches(data, name, limit=1)[0]
     reference = next(iter(one_hot_input_fn()))[1].numpy()
     if len(classes) != len(reference):
-        raise CheckFailed(
-            _(
-                "the first batch holds {labels} labels, one_hot_input_fn()'s {given}: keep its "
-                "batches as they are"
-            ).format(labels=len(classes), given=len(reference))
+        fail(
+            "the first batch holds {labels} labels, one_hot_input_fn()'s {given}: keep its "
+            "batches as they are",
+            labels=len(classes),
+            given=len(reference),
         )
     if not np.array_equal(classes, reference.argmax(axis=1)):
-        raise CheckFailed(
-            _(
-                "the labels of the first batch are not the classes of one_hot_input_fn()'s first "
-                "batch: convert its labels, in its order"
-            )
+        fail(
+            "the labels of the first batch are not the classes of one_hot_input_fn()'s first "
+            "batch: convert its labels, in its order"
         )
     rolled = _classes_with_rolled_labels(answer, one_hot_input_fn, name)
     if rolled is not None and not np.array_equal(rolled, (reference.argmax(axis=1) + 1) % 10):
-        raise CheckFailed(
-            _(
-                "`{name}()` calls one_hot_input_fn() but its labels do not come from it: the check "
-                "gave it batches whose one-hot labels were changed, and your class ids did not "
-                "change; build the dataset you return from the batches one_hot_input_fn() returns"
-            ).format(name=name)
+        fail(
+            "`{name}()` calls one_hot_input_fn() but its labels do not come from it: the check "
+            "gave it batches whose one-hot labels were changed, and your class ids did not "
+            "change; build the dataset you return from the batches one_hot_input_fn() returns",
+            name=name,
         )
     correct(
-        _(
-            "`{name}()` yields the same batches with {dtype} class ids, shape [batch]: what the "
-            "model's loss reads"
-        ).format(name=name, dtype=classes.dtype.name)
+        "`{name}()` yields the same batches with {dtype} class ids, shape [batch]: what the "
+        "model's loss reads",
+        name=name,
+        dtype=classes.dtype.name,
     )
 
 
@@ -373,86 +338,67 @@ def _check_element_spec(spec, name: str) -> None:
     import tensorflow as tf
 
     if isinstance(spec, dict):
-        raise CheckFailed(
-            _(
-                "each element of `{name}()` is a dict only, with no labels beside it: yield "
-                "(features, labels) pairs, because cnn_model_fn takes the labels as its own "
-                "argument"
-            ).format(name=name)
+        fail(
+            "each element of `{name}()` is a dict only, with no labels beside it: yield "
+            "(features, labels) pairs, because cnn_model_fn takes the labels as its own "
+            "argument",
+            name=name,
         )
     if not isinstance(spec, tuple) or len(spec) != 2:
-        raise CheckFailed(
-            _("each element of `{name}()` should be a pair (features, labels), not {spec}").format(
-                name=name, spec=spec
-            )
+        fail(
+            "each element of `{name}()` should be a pair (features, labels), not {spec}",
+            name=name,
+            spec=spec,
         )
     features, labels = spec
     if isinstance(features, tf.TensorSpec):
-        raise CheckFailed(
-            _(
-                "the features are a bare tensor, but the model_fn reads features['image'] from a "
-                "dict (section 'What an input function returns')"
-            )
+        fail(
+            "the features are a bare tensor, but the model_fn reads features['image'] from a "
+            "dict (section 'What an input function returns')"
         )
     if not isinstance(features, dict):
-        raise CheckFailed(
-            _("the features should be a dict {{'image': images}}, not {features}").format(
-                features=features
-            )
-        )
+        fail("the features should be a dict {{'image': images}}, not {features}", features=features)
     if "image" not in features:
-        raise CheckFailed(
-            _("the features dict has the keys {keys}: the model_fn reads features['image']").format(
-                keys=sorted(features)
-            )
+        fail(
+            "the features dict has the keys {keys}: the model_fn reads features['image']",
+            keys=sorted(features),
         )
     image = features["image"]
     if not isinstance(image, tf.TensorSpec):
-        raise CheckFailed(
-            _("features['image'] should be one tensor, not {image}").format(image=image)
-        )
+        fail("features['image'] should be one tensor, not {image}", image=image)
     if image.dtype != tf.float32:
-        raise CheckFailed(
-            _(
-                "features['image'] is {dtype}: the model wants float32 pixels (cast, then divide "
-                "by 255)"
-            ).format(dtype=image.dtype.name)
+        fail(
+            "features['image'] is {dtype}: the model wants float32 pixels (cast, then divide "
+            "by 255)",
+            dtype=image.dtype.name,
         )
     if image.shape.rank == 2 and image.shape[-2:] == (28, 28):
-        raise CheckFailed(
-            _(
-                "the elements are single images of shape (28, 28): batch them (for example "
-                ".batch(100)), because the Estimator runs one training step per element"
-            )
+        fail(
+            "the elements are single images of shape (28, 28): batch them (for example "
+            ".batch(100)), because the Estimator runs one training step per element"
         )
     if image.shape.rank != 3 or image.shape[1:] != (28, 28):
-        raise CheckFailed(
-            _("features['image'] has shape {shape}: the model wants [batch, 28, 28]").format(
-                shape=image.shape
-            )
+        fail(
+            "features['image'] has shape {shape}: the model wants [batch, 28, 28]",
+            shape=image.shape,
         )
     if not isinstance(labels, tf.TensorSpec):
-        raise CheckFailed(
-            _("the labels should be one tensor of class ids, not {labels}").format(labels=labels)
-        )
+        fail("the labels should be one tensor of class ids, not {labels}", labels=labels)
     if labels.shape.rank == 2 and labels.shape[-1] == 10:
-        raise CheckFailed(
-            _(
-                "the labels are one-hot, shape {shape} {dtype}, but the model's loss wants one "
-                "integer class id per image, shape [batch] (section 'What an input function "
-                "returns')"
-            ).format(shape=labels.shape, dtype=labels.dtype.name)
+        fail(
+            "the labels are one-hot, shape {shape} {dtype}, but the model's loss wants one "
+            "integer class id per image, shape [batch] (section 'What an input function "
+            "returns')",
+            shape=labels.shape,
+            dtype=labels.dtype.name,
         )
     if not labels.dtype.is_integer:
-        raise CheckFailed(
-            _("the labels are {dtype}: the model wants integer class ids (tf.int32)").format(
-                dtype=labels.dtype.name
-            )
+        fail(
+            "the labels are {dtype}: the model wants integer class ids (tf.int32)",
+            dtype=labels.dtype.name,
         )
     if labels.shape.rank != 1:
-        raise CheckFailed(
-            _(
-                "the labels have shape {shape}: the model wants one class id per image, shape "
-                "[batch]"
-            ).format(shape=labels.shape)
+        fail(
+            "the labels have shape {shape}: the model wants one class id per image, shape [batch]",
+            shape=labels.shape,
         )

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..language import _
 from ..problems import CheckFailed
-from .common import correct, reporting_learner_errors, require_answer, run_metric_pair
+from .common import correct, fail, reporting_learner_errors, require_answer, run_metric_pair
 
 __all__ = ["clipped_training_step", "top_predictions_per_example", "error_rate_metric_ops"]
 
@@ -53,11 +53,10 @@ def _train_once(model_fn):
                 )
             ) from None
         if not isinstance(spec, tf.estimator.EstimatorSpec) or spec.train_op is None:
-            raise CheckFailed(
-                _(
-                    "the TRAIN branch should return an EstimatorSpec with a train_op: the clipped "
-                    "step belongs there (section '{section}', TRAIN)"
-                ).format(section=branches_section())
+            fail(
+                "the TRAIN branch should return an EstimatorSpec with a train_op: the clipped "
+                "step belongs there (section '{section}', TRAIN)",
+                section=branches_section(),
             )
         pairs = [
             (gradient, variable)
@@ -68,7 +67,7 @@ def _train_once(model_fn):
             if gradient is not None
         ]
         if not pairs:
-            raise CheckFailed(_("the loss of the TRAIN branch depends on no trainable variable"))
+            fail("the loss of the TRAIN branch depends on no trainable variable")
         gradients, variables = [g for g, _v in pairs], [v for _g, v in pairs]
         with tf.compat.v1.Session() as session:
             session.run(tf.compat.v1.global_variables_initializer())
@@ -94,75 +93,77 @@ def clipped_training_step(model_fn) -> None:
     the global step."""
     require_answer(model_fn, "fixed_model_fn")
     if not callable(model_fn):
-        raise CheckFailed(
-            _("`fixed_model_fn` should be a model_fn (a function), not {kind}").format(
-                kind=type(model_fn).__name__
-            )
+        fail(
+            "`fixed_model_fn` should be a model_fn (a function), not {kind}",
+            kind=type(model_fn).__name__,
         )
     names, grads, before, after, (start, end) = _train_once(model_fn)
     rate, clip = LEARNING_RATE, CLIP_NORM
     if end == start:
-        raise CheckFailed(
-            _(
-                "one run of your train_op leaves the global step at {end}, so Estimator never "
-                "counts a step: the op that applies the gradients does not know the global step it "
-                "should advance (section '{section}', TRAIN)"
-            ).format(end=end, section=branches_section())
+        fail(
+            "one run of your train_op leaves the global step at {end}, so Estimator never "
+            "counts a step: the op that applies the gradients does not know the global step it "
+            "should advance (section '{section}', TRAIN)",
+            end=end,
+            section=branches_section(),
         )
     if end != start + 1:
-        raise CheckFailed(
-            _(
-                "one run of your train_op moves the global step from {start} to {end}: a training "
-                "step must advance it by exactly one (is it advanced twice?)"
-            ).format(start=start, end=end)
+        fail(
+            "one run of your train_op moves the global step from {start} to {end}: a training "
+            "step must advance it by exactly one (is it advanced twice?)",
+            start=start,
+            end=end,
         )
     # learning rate × the gradient the step used
     moves = [old - new for old, new in zip(before, after)]
     if not any(np.any(move != 0) for move in moves):
-        raise CheckFailed(
-            _("one run of your train_op changed no weight: it should apply the clipped gradients")
-        )
+        fail("one run of your train_op changed no weight: it should apply the clipped gradients")
     used = [move / LEARNING_RATE for move in moves]
     if all(np.allclose(u, g, rtol=1e-3, atol=1e-6) for u, g in zip(used, grads)):
-        raise CheckFailed(
-            _(
-                "the step used the gradients as they are (the kernel's has norm {norm:.1f}): clip "
-                "them to a norm of at most {clip:g} between computing and applying them"
-            ).format(norm=float(np.linalg.norm(grads[0])), clip=clip)
+        fail(
+            "the step used the gradients as they are (the kernel's has norm {norm:.1f}): clip "
+            "them to a norm of at most {clip:g} between computing and applying them",
+            norm=float(np.linalg.norm(grads[0])),
+            clip=clip,
         )
     if all(
         np.allclose(u, np.clip(g, -CLIP_NORM, CLIP_NORM), rtol=1e-3, atol=1e-6)
         for u, g in zip(used, grads)
     ):
-        raise CheckFailed(
-            _(
-                "each gradient *value* was clipped to [-1, 1]: the norm of each "
-                "gradient, the length of the whole vector, is what should be at most 1"
-            )
+        fail(
+            "each gradient *value* was clipped to [-1, 1]: the norm of each "
+            "gradient, the length of the whole vector, is what should be at most 1"
         )
     for name, u, g in zip(names, used, grads):
         norm, expected = float(np.linalg.norm(u)), min(float(np.linalg.norm(g)), CLIP_NORM)
         direction = float(np.sum(u * g))
         if norm > CLIP_NORM * (1 + 1e-3) or direction <= 0:
-            raise CheckFailed(
-                _(
-                    "the step moved {name} by {moved:.3g}: gradient descent at learning rate "
-                    "{rate:g} on gradients of norm at most {clip:g} moves each variable by at most "
-                    "{most:g}, against its gradient (which optimizer, which learning rate?)"
-                ).format(name=name, moved=norm * rate, rate=rate, clip=clip, most=rate * clip)
+            fail(
+                "the step moved {name} by {moved:.3g}: gradient descent at learning rate "
+                "{rate:g} on gradients of norm at most {clip:g} moves each variable by at most "
+                "{most:g}, against its gradient (which optimizer, which learning rate?)",
+                name=name,
+                moved=norm * rate,
+                rate=rate,
+                clip=clip,
+                most=rate * clip,
             )
         if norm < expected * 0.5 * (1 - 1e-3) and name.endswith("kernel"):
-            raise CheckFailed(
-                _(
-                    "the step moved {name} by only {moved:.3g}: clip to a norm of {clip:g}, with "
-                    "learning rate {rate:g}"
-                ).format(name=name, moved=norm * rate, clip=clip, rate=rate)
+            fail(
+                "the step moved {name} by only {moved:.3g}: clip to a norm of {clip:g}, with "
+                "learning rate {rate:g}",
+                name=name,
+                moved=norm * rate,
+                clip=clip,
+                rate=rate,
             )
     correct(
-        _(
-            "one run moves the global step from {start} to {end}, and each weight by at most "
-            "{most:g} (the kernel's gradient had norm {norm:.1f})"
-        ).format(start=start, end=end, most=rate * clip, norm=float(np.linalg.norm(grads[0])))
+        "one run moves the global step from {start} to {end}, and each weight by at most "
+        "{most:g} (the kernel's gradient had norm {norm:.1f})",
+        start=start,
+        end=end,
+        most=rate * clip,
+        norm=float(np.linalg.norm(grads[0])),
     )
 
 
@@ -192,17 +193,15 @@ def _run_predictions(function):
                 )
             ) from None
         if not isinstance(predictions, dict):
-            raise CheckFailed(
-                _(
-                    "top_predictions returned a {kind}: return the predictions dict, "
-                    '{{"top_2": …, "confidence": …}}'
-                ).format(kind=type(predictions).__name__)
+            fail(
+                "top_predictions returned a {kind}: return the predictions dict, "
+                '{{"top_2": …, "confidence": …}}',
+                kind=type(predictions).__name__,
             )
         if sorted(predictions) != ["confidence", "top_2"]:
-            raise CheckFailed(
-                _(
-                    "the predictions have the keys {keys}: use exactly 'top_2' and 'confidence'"
-                ).format(keys=sorted(map(str, predictions)))
+            fail(
+                "the predictions have the keys {keys}: use exactly 'top_2' and 'confidence'",
+                keys=sorted(map(str, predictions)),
             )
         with tf.compat.v1.Session() as session:
             return {
@@ -217,10 +216,9 @@ def top_predictions_per_example(function) -> None:
     probability."""
     require_answer(function, "top_predictions")
     if not callable(function):
-        raise CheckFailed(
-            _("`top_predictions` should be a function of the logits, not {kind}").format(
-                kind=type(function).__name__
-            )
+        fail(
+            "`top_predictions` should be a function of the logits, not {kind}",
+            kind=type(function).__name__,
         )
     values = _run_predictions(function)
     batch = len(EXERCISE_2_LOGITS)
@@ -231,53 +229,41 @@ def top_predictions_per_example(function) -> None:
         got = values[key].shape
         found = dict(key=key, got=got, batch=batch, shape=shape, section=branches_section())
         if got != shape and got in ((), (10,), (2,)):
-            raise CheckFailed(
-                _(
-                    "'{key}' has shape {got} for a batch of {batch} (it reduced over the batch, "
-                    "axis 0): Estimator needs the batch first, and '{key}' should have shape "
-                    "{shape} (section '{section}', PREDICT)"
-                ).format(**found)
+            fail(
+                "'{key}' has shape {got} for a batch of {batch} (it reduced over the batch, "
+                "axis 0): Estimator needs the batch first, and '{key}' should have shape "
+                "{shape} (section '{section}', PREDICT)",
+                **found,
             )
         if got != shape:
-            raise CheckFailed(
-                _(
-                    "'{key}' has shape {got} for a batch of {batch}: Estimator needs the batch "
-                    "first, and '{key}' should have shape {shape} (section '{section}', PREDICT)"
-                ).format(**found)
+            fail(
+                "'{key}' has shape {got} for a batch of {batch}: Estimator needs the batch "
+                "first, and '{key}' should have shape {shape} (section '{section}', PREDICT)",
+                **found,
             )
     top_2 = values["top_2"]
     if not np.issubdtype(top_2.dtype, np.integer):
-        raise CheckFailed(
-            _("'top_2' holds {dtype} values: it should hold class ids, whole numbers 0–9").format(
-                dtype=top_2.dtype
-            )
+        fail(
+            "'top_2' holds {dtype} values: it should hold class ids, whole numbers 0–9",
+            dtype=top_2.dtype,
         )
     if np.array_equal(top_2, order[:, ::-1][:, :2]):
-        raise CheckFailed(
-            _("'top_2' holds the two *least* probable classes of each example: sort the other way")
-        )
+        fail("'top_2' holds the two *least* probable classes of each example: sort the other way")
     if np.array_equal(top_2, order[:, [1, 0]]):
-        raise CheckFailed(
-            _("'top_2' has the right two classes in the wrong order: the most probable comes first")
-        )
+        fail("'top_2' has the right two classes in the wrong order: the most probable comes first")
     if not np.array_equal(top_2, order[:, :2]):
-        raise CheckFailed(
-            _("'top_2' is not the two most probable classes of each example, most probable first")
-        )
+        fail("'top_2' is not the two most probable classes of each example, most probable first")
     confidence = values["confidence"]
     if np.allclose(confidence, EXERCISE_2_LOGITS.max(axis=1), atol=1e-5):
-        raise CheckFailed(
-            _("'confidence' is the highest *logit* of each example: it should be a probability")
-        )
+        fail("'confidence' is the highest *logit* of each example: it should be a probability")
     if not np.allclose(confidence, probabilities.max(axis=1), atol=1e-5):
-        raise CheckFailed(
-            _("'confidence' is not the probability of each example's most probable class")
-        )
+        fail("'confidence' is not the probability of each example's most probable class")
     correct(
-        _(
-            "'top_2' has shape {top_2} and 'confidence' shape {confidence} for a batch of {batch}: "
-            "per example, its two most probable classes and the probability of the first"
-        ).format(top_2=top_2.shape, confidence=confidence.shape, batch=batch)
+        "'top_2' has shape {top_2} and 'confidence' shape {confidence} for a batch of {batch}: "
+        "per example, its two most probable classes and the probability of the first",
+        top_2=top_2.shape,
+        confidence=confidence.shape,
+        batch=batch,
     )
 
 
@@ -287,10 +273,9 @@ def error_rate_metric_ops(metric_fn) -> None:
     evaluated."""
     require_answer(metric_fn, "error_rate_ops")
     if not callable(metric_fn):
-        raise CheckFailed(
-            _("`error_rate_ops` should be a function of (labels, classes), not {kind}").format(
-                kind=type(metric_fn).__name__
-            )
+        fail(
+            "`error_rate_ops` should be a function of (labels, classes), not {kind}",
+            kind=type(metric_fn).__name__,
         )
     batches = [([0, 1, 2, 3], [0, 1, 2, 0]), ([4, 5], [4, 4])]  # 1 wrong of 4, then 1 of 2: 2 of 6
     try:
@@ -335,17 +320,14 @@ def error_rate_metric_ops(metric_fn) -> None:
         if abs(result - value) < 1e-6:
             raise CheckFailed(message.format(value=result, section=pair_section()))
     if abs(result - 2 / 6) > 1e-6:
-        raise CheckFailed(
-            _(
-                "after two batches with 2 of 6 classes wrong the value is {value:.4f}: compare "
-                "`labels` with `classes` and count the examples where they differ"
-            ).format(value=result)
+        fail(
+            "after two batches with 2 of 6 classes wrong the value is {value:.4f}: compare "
+            "`labels` with `classes` and count the examples where they differ",
+            value=result,
         )
     correct(
-        _(
-            "after two batches (1 of 4 wrong, then 1 of 2) the error rate is 2/6 = 0.3333: "
-            "the update op accumulates, the value reads the totals"
-        )
+        "after two batches (1 of 4 wrong, then 1 of 2) the error rate is 2/6 = 0.3333: "
+        "the update op accumulates, the value reads the totals"
     )
 
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import os
 
-from ..language import _, all_of
-from ..problems import CheckFailed
-from .common import correct, is_whole_number, reporting_learner_errors, require_answer
+from ..language import all_of
+from .common import correct, fail, is_whole_number, reporting_learner_errors, require_answer
 
 __all__ = ["global_steps_after", "steps_after_rerun", "fixed_estimator"]
 
@@ -33,16 +32,15 @@ def global_steps_after(answer, calls=EXERCISE_1_CALLS) -> None:
     """Notebook 04, exercise 1: the global step after each train() call of ``calls``."""
     require_answer(answer, "global_steps")
     if not isinstance(answer, (list, tuple)) or not all(is_whole_number(v) for v in answer):
-        raise CheckFailed(
-            _(
-                "`global_steps` should be a list of {calls} whole numbers, one per train() call"
-            ).format(calls=len(calls))
+        fail(
+            "`global_steps` should be a list of {calls} whole numbers, one per train() call",
+            calls=len(calls),
         )
     if len(answer) != len(calls):
-        raise CheckFailed(
-            _(
-                "`global_steps` has {given} numbers: give one per train() call, {calls} in all"
-            ).format(given=len(answer), calls=len(calls))
+        fail(
+            "`global_steps` has {given} numbers: give one per train() call, {calls} in all",
+            given=len(answer),
+            calls=len(calls),
         )
     ranges = train_ranges(calls)
     for index, ((kind, count), got, run) in enumerate(zip(calls, map(int, answer), ranges)):
@@ -50,37 +48,32 @@ def global_steps_after(answer, calls=EXERCISE_1_CALLS) -> None:
             continue
         call = dict(number=index + 1, kind=kind, count=count, got=got, before=run.start)
         if kind == "max_steps" and got == run.start + count:
-            raise CheckFailed(
-                _(
-                    "call {number}, train(..., {kind}={count}): max_steps is not a number of steps "
-                    "to add but the global step to stop at; the model was at {before}"
-                ).format(**call)
+            fail(
+                "call {number}, train(..., {kind}={count}): max_steps is not a number of steps "
+                "to add but the global step to stop at; the model was at {before}",
+                **call,
             )
         if kind == "max_steps" and count < run.start and got == count:
-            raise CheckFailed(
-                _(
-                    "call {number}, train(..., {kind}={count}): training never goes back; with the "
-                    "model already at {before}, max_steps={count} does nothing"
-                ).format(**call)
+            fail(
+                "call {number}, train(..., {kind}={count}): training never goes back; with the "
+                "model already at {before}, max_steps={count} does nothing",
+                **call,
             )
         if kind == "steps" and got == count:
-            raise CheckFailed(
-                _(
-                    "call {number}, train(..., {kind}={count}): steps counts from where the model "
-                    "is ({before}), not from 0"
-                ).format(**call)
+            fail(
+                "call {number}, train(..., {kind}={count}): steps counts from where the model "
+                "is ({before}), not from 0",
+                **call,
             )
-        raise CheckFailed(
-            _(
-                "call {number}, train(..., {kind}={count}): {got} is not it; the model was at "
-                "{before} before this call"
-            ).format(**call)
+        fail(
+            "call {number}, train(..., {kind}={count}): {got} is not it; the model was at "
+            "{before} before this call",
+            **call,
         )
     correct(
-        _(
-            "the global steps are {steps}: `steps` adds, `max_steps` stops at a global step and "
-            "never goes back"
-        ).format(steps=[run.stop for run in ranges])
+        "the global steps are {steps}: `steps` adds, `max_steps` stops at a global step and "
+        "never goes back",
+        steps=[run.stop for run in ranges],
     )
 
 
@@ -96,15 +89,13 @@ def steps_after_rerun(answer, scenario: dict | None = None) -> None:
         scenario["count"],
     )
     if not isinstance(answer, dict) or set(answer) != {"steps", "max_steps"}:
-        raise CheckFailed(
-            _("`after_rerun` should be a dict with the two keys 'steps' and 'max_steps'")
-        )
+        fail("`after_rerun` should be a dict with the two keys 'steps' and 'max_steps'")
     for key, value in answer.items():
         if not is_whole_number(value):
-            raise CheckFailed(
-                _(
-                    "after_rerun[{key!r}] should be a whole number (a global step), not {value!r}"
-                ).format(key=key, value=value)
+            fail(
+                "after_rerun[{key!r}] should be a whole number (a global step), not {value!r}",
+                key=key,
+                value=value,
             )
     restored = (crash_at // every) * every  # the scenario never crashes on a saving step
     with_steps, with_max = int(answer["steps"]), int(answer["max_steps"])
@@ -118,37 +109,32 @@ def steps_after_rerun(answer, scenario: dict | None = None) -> None:
     )
     if with_steps != restored + count:
         if with_steps == crash_at + count:
-            raise CheckFailed(
-                _(
-                    "after_rerun['steps']: the re-run does not start at {crash_at}, where it "
-                    "crashed: it starts from the last checkpoint"
-                ).format(**values)
+            fail(
+                "after_rerun['steps']: the re-run does not start at {crash_at}, where it "
+                "crashed: it starts from the last checkpoint",
+                **values,
             )
         if with_steps == count:
-            raise CheckFailed(
-                _(
-                    "after_rerun['steps']: steps={count} adds {count} steps to the restored model; "
-                    "where does the re-run start?"
-                ).format(**values)
+            fail(
+                "after_rerun['steps']: steps={count} adds {count} steps to the restored model; "
+                "where does the re-run start?",
+                **values,
             )
-        raise CheckFailed(
-            _(
-                "after_rerun['steps']: {with_steps} is not it; find the last checkpoint written "
-                "before the crash, then add {count}"
-            ).format(**values)
+        fail(
+            "after_rerun['steps']: {with_steps} is not it; find the last checkpoint written "
+            "before the crash, then add {count}",
+            **values,
         )
     if with_max != count:
-        raise CheckFailed(
-            _(
-                "after_rerun['max_steps']: {with_max} is not it; max_steps={count} is the global "
-                "step where training stops, wherever it restarts"
-            ).format(**values)
+        fail(
+            "after_rerun['max_steps']: {with_max} is not it; max_steps={count} is the global "
+            "step where training stops, wherever it restarts",
+            **values,
         )
     correct(
-        _(
-            "the re-run restores step {restored} (the last checkpoint before the crash at "
-            "{crash_at}); steps={count} ends at {ended}, max_steps={count} at {count}"
-        ).format(**values)
+        "the re-run restores step {restored} (the last checkpoint before the crash at "
+        "{crash_at}); steps={count} ends at {ended}, max_steps={count} at {count}",
+        **values,
     )
 
 
@@ -161,60 +147,55 @@ def fixed_estimator(answer, old_model_dir, params: dict, steps: int) -> None:
     import tensorflow as tf
 
     if not isinstance(answer, tf.estimator.Estimator):
-        raise CheckFailed(
-            _("`fixed_estimator` should be a tf.estimator.Estimator, not {kind}").format(
-                kind=type(answer).__name__
-            )
+        fail(
+            "`fixed_estimator` should be a tf.estimator.Estimator, not {kind}",
+            kind=type(answer).__name__,
         )
     if os.path.realpath(str(answer.model_dir)) == os.path.realpath(str(old_model_dir)):
         # the old model's run ends far beyond `steps`: a run of `steps` there started afresh
         trained = tf.train.latest_checkpoint(str(old_model_dir))
         if trained and int(tf.train.load_variable(trained, "global_step")) == steps:
-            raise CheckFailed(
-                _(
-                    "`fixed_estimator` trained in the old model's folder, which "
-                    "settings.fresh_model_dir(...) of that name emptied first: the old model is "
-                    "gone; run the cells that train it again, then give fixed_estimator a "
-                    "model_dir of its own"
-                )
+            fail(
+                "`fixed_estimator` trained in the old model's folder, which "
+                "settings.fresh_model_dir(...) of that name emptied first: the old model is "
+                "gone; run the cells that train it again, then give fixed_estimator a "
+                "model_dir of its own"
             )
-        raise CheckFailed(
-            _(
-                "`fixed_estimator` still uses the old model_dir, so it restores the old "
-                "checkpoint: give it a fresh one with settings.fresh_model_dir(...)"
-            )
+        fail(
+            "`fixed_estimator` still uses the old model_dir, so it restores the old "
+            "checkpoint: give it a fresh one with settings.fresh_model_dir(...)"
         )
     given = answer.params or {}
     for key, value in params.items():
         if key not in given:
-            raise CheckFailed(
-                _(
-                    "`fixed_estimator` builds {key}=the default, not the changed model's "
-                    "{key}={value}: pass params=widened"
-                ).format(key=key, value=value)
+            fail(
+                "`fixed_estimator` builds {key}=the default, not the changed model's "
+                "{key}={value}: pass params=widened",
+                key=key,
+                value=value,
             )
         if tuple(np.ravel(given[key])) != tuple(np.ravel(value)):
-            raise CheckFailed(
-                _(
-                    "`fixed_estimator` builds {key}={built}, not the changed model's "
-                    "{key}={value}: pass params=widened"
-                ).format(key=key, built=given[key], value=value)
+            fail(
+                "`fixed_estimator` builds {key}={built}, not the changed model's "
+                "{key}={value}: pass params=widened",
+                key=key,
+                built=given[key],
+                value=value,
             )
     state = tf.train.get_checkpoint_state(str(answer.model_dir))
     if state is None or not state.all_model_checkpoint_paths:
-        raise CheckFailed(
-            _(
-                "`fixed_estimator` has no checkpoint yet: it has not trained the {steps} steps the "
-                "exercise asks for"
-            ).format(steps=steps)
+        fail(
+            "`fixed_estimator` has no checkpoint yet: it has not trained the {steps} steps the "
+            "exercise asks for",
+            steps=steps,
         )
     reached = int(answer.get_variable_value("global_step"))
     if reached != steps:
-        raise CheckFailed(
-            _(
-                "`fixed_estimator` is at global step {reached}, expected {steps}: train it once "
-                "with steps={steps} (a warm start begins at global step 0)"
-            ).format(reached=reached, steps=steps)
+        fail(
+            "`fixed_estimator` is at global step {reached}, expected {steps}: train it once "
+            "with steps={steps} (a warm start begins at global step 0)",
+            reached=reached,
+            steps=steps,
         )
     oldest = state.all_model_checkpoint_paths[0]
     # a layer is kept when every variable of it has the old model's shape (dense/bias keeps its
@@ -235,26 +216,23 @@ def fixed_estimator(answer, old_model_dir, params: dict, steps: int) -> None:
 
     cold = [name for name in kept if not warm(name)]
     if cold == kept:
-        raise CheckFailed(
-            _(
-                "`fixed_estimator` started every variable from new random values, so nothing was "
-                "warm-started from the old model: only layers whose shapes did not change can be "
-                '(section "Warm start: begin with another model\'s weights")'
-            )
+        fail(
+            "`fixed_estimator` started every variable from new random values, so nothing was "
+            "warm-started from the old model: only layers whose shapes did not change can be "
+            '(section "Warm start: begin with another model\'s weights")'
         )
     if cold:
-        raise CheckFailed(
-            _(
-                "`fixed_estimator` started {cold} from new random values, although their layers "
-                "did not change: every layer the old model can give its weights to should start "
-                "from them"
-            ).format(cold=all_of(cold))
+        fail(
+            "`fixed_estimator` started {cold} from new random values, although their layers "
+            "did not change: every layer the old model can give its weights to should start "
+            "from them",
+            cold=all_of(cold),
         )
     correct(
-        _(
-            "the changed model trained to step {steps} in its own model_dir, and the variables "
-            "of the layers it kept ({kept}) started from the old model's values"
-        ).format(steps=steps, kept=all_of(kept))
+        "the changed model trained to step {steps} in its own model_dir, and the variables "
+        "of the layers it kept ({kept}) started from the old model's values",
+        steps=steps,
+        kept=all_of(kept),
     )
 
 

@@ -8,7 +8,7 @@ import tempfile
 
 from ..language import _
 from ..problems import CheckFailed
-from .common import correct, is_whole_number, reporting_learner_errors, require_answer
+from .common import correct, fail, is_whole_number, reporting_learner_errors, require_answer
 from .notebook04 import train_ranges
 
 __all__ = ["output_layer_tensors", "stop_below_hook", "logged_steps"]
@@ -102,24 +102,20 @@ def output_layer_tensors(
     from ..tensor_names import MissingTensor, VariableHandle, resolve_tensors
 
     if not isinstance(answer, dict):
-        raise CheckFailed(
-            _("`output_tensors` should be a dict {tag: tensor name}, like the one a hook is given")
-        )
+        fail("`output_tensors` should be a dict {tag: tensor name}, like the one a hook is given")
     if set(answer) != set(expected):
-        raise CheckFailed(
-            _(
-                "`output_tensors` should have the tags {tags}, not {given}: a hook logs each tag's "
-                "tensor under that tag"
-            ).format(tags=sorted(expected), given=sorted(map(str, answer)))
+        fail(
+            "`output_tensors` should have the tags {tags}, not {given}: a hook logs each tag's "
+            "tensor under that tag",
+            tags=sorted(expected),
+            given=sorted(map(str, answer)),
         )
     graph = build_graph(model_fn, params)
     for tag, name in answer.items():
         if not isinstance(name, str):
-            raise CheckFailed(
-                _(
-                    "output_tensors[{tag!r}] should be a tensor *name* (a string), as a hook is "
-                    "given"
-                ).format(tag=tag)
+            fail(
+                "output_tensors[{tag!r}] should be a tensor *name* (a string), as a hook is given",
+                tag=tag,
             )
         try:
             tensor = resolve_tensors([name], graph)[name]
@@ -147,7 +143,7 @@ def output_layer_tensors(
         )
         for tag in expected
     )
-    correct(_("both names are in the graph: {found}").format(found=found))
+    correct("both names are in the graph: {found}", found=found)
 
 
 # exercise 2: the tiny model's loss 0.98**(2t) at global step t is first below it at t = 18
@@ -174,22 +170,22 @@ def _watching(hook):
             fetches = tf.nest.flatten(args.fetches) if args is not None else []
             for fetch in fetches:
                 if isinstance(fetch, tf.Operation):
-                    raise CheckFailed(
-                        _(
-                            "your hook's before_run asks for the operation {name!r} rather than "
-                            "one of its tensors, so the value it gets back is None: fetch the op's "
-                            "output, the tensor named '{name}:0' (section '{section}')"
-                        ).format(name=fetch.name, section=naming_section())
+                    fail(
+                        "your hook's before_run asks for the operation {name!r} rather than "
+                        "one of its tensors, so the value it gets back is None: fetch the op's "
+                        "output, the tensor named '{name}:0' (section '{section}')",
+                        name=fetch.name,
+                        section=naming_section(),
                     )
                 if isinstance(fetch, str) and ":" not in fetch and self._names_an_op(fetch):
-                    raise CheckFailed(
-                        _(
-                            "your hook's before_run asks for {name!r}, the name of an operation, "
-                            "not of a tensor, so the value it gets back is None: a tensor's name "
-                            "ends in the index of the op's output, '{name}:0' for its first, or "
-                            "look the tensor up by the name as the notebook does (section "
-                            "'{section}')"
-                        ).format(name=fetch, section=naming_section())
+                    fail(
+                        "your hook's before_run asks for {name!r}, the name of an operation, "
+                        "not of a tensor, so the value it gets back is None: a tensor's name "
+                        "ends in the index of the op's output, '{name}:0' for its first, or "
+                        "look the tensor up by the name as the notebook does (section "
+                        "'{section}')",
+                        name=fetch,
+                        section=naming_section(),
                     )
             return args
 
@@ -259,16 +255,12 @@ def stop_below_hook(answer, threshold: float = STOP_THRESHOLD, steps: int = 100)
     import tensorflow as tf
 
     if isinstance(answer, tf.estimator.SessionRunHook):
-        raise CheckFailed(
-            _(
-                "`StopBelow` should be the class itself, not an instance of it (the check makes "
-                "its own)"
-            )
+        fail(
+            "`StopBelow` should be the class itself, not an instance of it (the check makes "
+            "its own)"
         )
     if not inspect.isclass(answer) or not issubclass(answer, tf.estimator.SessionRunHook):
-        raise CheckFailed(
-            _("`StopBelow` should be a class that subclasses tf.estimator.SessionRunHook")
-        )
+        fail("`StopBelow` should be a class that subclasses tf.estimator.SessionRunHook")
     try:
         hook = answer(TINY_LOSS, threshold)
     except TypeError as error:
@@ -303,53 +295,47 @@ def stop_below_hook(answer, threshold: float = STOP_THRESHOLD, steps: int = 100)
     )
     if last == expected:
         correct(
-            _(
-                "on a model whose loss falls below {threshold} in the step that starts at global "
-                "step {first_below}, training should end at global step {expected}, and it did: "
-                "the run ended without an error after the first step below the threshold"
-            ).format(**values)
+            "on a model whose loss falls below {threshold} in the step that starts at global "
+            "step {first_below}, training should end at global step {expected}, and it did: "
+            "the run ended without an error after the first step below the threshold",
+            **values,
         )
         return
     if last == steps:
-        raise CheckFailed(
-            _(
-                "training ran all {steps} steps: on a model whose loss falls below {threshold} in "
-                "the step that starts at global step {first_below}, training should end at global "
-                "step {expected}; the hook never ended the run (the table of the five methods says "
-                "how a hook ends it)"
-            ).format(**values)
+        fail(
+            "training ran all {steps} steps: on a model whose loss falls below {threshold} in "
+            "the step that starts at global step {first_below}, training should end at global "
+            "step {expected}; the hook never ended the run (the table of the five methods says "
+            "how a hook ends it)",
+            **values,
         )
     if last == 1:
-        raise CheckFailed(
-            _(
-                "training ended after the first step, whose loss {first_loss:g} is above "
-                "{threshold}: the comparison is the wrong way round"
-            ).format(**values)
+        fail(
+            "training ended after the first step, whose loss {first_loss:g} is above "
+            "{threshold}: the comparison is the wrong way round",
+            **values,
         )
     if last == expected + 1:
-        raise CheckFailed(
-            _(
-                "training ended at global step {last}, one step late: on a model whose loss falls "
-                "below {threshold} in the step that starts at global step {first_below}, training "
-                "should end at global step {expected}; ask to stop in the run that computed the "
-                "value, when its result arrives"
-            ).format(**values)
+        fail(
+            "training ended at global step {last}, one step late: on a model whose loss falls "
+            "below {threshold} in the step that starts at global step {first_below}, training "
+            "should end at global step {expected}; ask to stop in the run that computed the "
+            "value, when its result arrives",
+            **values,
         )
     if last < expected:
-        raise CheckFailed(
-            _(
-                "training ended at global step {last}, too early: on a model whose loss falls "
-                "below {threshold} in the step that starts at global step {first_below}, training "
-                "should end at global step {expected}; compare the value that the step itself "
-                "fetched, not one read in a run of its own or after the update"
-            ).format(**values)
+        fail(
+            "training ended at global step {last}, too early: on a model whose loss falls "
+            "below {threshold} in the step that starts at global step {first_below}, training "
+            "should end at global step {expected}; compare the value that the step itself "
+            "fetched, not one read in a run of its own or after the update",
+            **values,
         )
-    raise CheckFailed(
-        _(
-            "training ended at global step {last}: on a model whose loss falls below {threshold} "
-            "in the step that starts at global step {first_below}, training should end at global "
-            "step {expected}"
-        ).format(**values)
+    fail(
+        "training ended at global step {last}: on a model whose loss falls below {threshold} "
+        "in the step that starts at global step {first_below}, training should end at global "
+        "step {expected}",
+        **values,
     )
 
 
@@ -358,11 +344,9 @@ def logged_steps(answer, calls=EXERCISE_3_CALLS, every_n_iter: int = EXERCISE_3_
     """Notebook 05, exercise 3: the values of ``step`` a LoggingTensorHook prints over ``calls``."""
     require_answer(answer, "logged_steps")
     if not isinstance(answer, (list, tuple)) or not all(is_whole_number(value) for value in answer):
-        raise CheckFailed(
-            _(
-                "`logged_steps` should be a list of whole numbers: the values of `step` the hook "
-                "logs, in order"
-            )
+        fail(
+            "`logged_steps` should be a list of whole numbers: the values of `step` the hook "
+            "logs, in order"
         )
     answer = [int(value) for value in answer]
     # for each call: the global steps its runs read (before their updates)
@@ -371,29 +355,23 @@ def logged_steps(answer, calls=EXERCISE_3_CALLS, every_n_iter: int = EXERCISE_3_
     expected = [step for call in logged for step in call]
     if answer == expected:
         correct(
-            _(
-                "the hook logs at steps {expected}: every {every} of its own runs, starting with "
-                "the first run of each train() call"
-            ).format(expected=expected, every=every_n_iter)
+            "the hook logs at steps {expected}: every {every} of its own runs, starting with "
+            "the first run of each train() call",
+            expected=expected,
+            every=every_n_iter,
         )
         return
     if answer == list(range(0, runs[-1].stop, every_n_iter)):
-        raise CheckFailed(
-            _(
-                "every_n_iter counts the hook's own runs, and they start again from 0 in every "
-                "train() call: the global step does not decide when it logs"
-            )
+        fail(
+            "every_n_iter counts the hook's own runs, and they start again from 0 in every "
+            "train() call: the global step does not decide when it logs"
         )
     if answer == [step for call in logged for step in call[1:]]:
-        raise CheckFailed(
-            _("the hook also logs on its first run, the first step of every train() call")
-        )
+        fail("the hook also logs on its first run, the first step of every train() call")
     if answer == [step + 1 for step in expected]:
-        raise CheckFailed(
-            _(
-                "`step` is read in the same run as the update, so it is the global step before it: "
-                "a fresh model's first line says step = 0"
-            )
+        fail(
+            "`step` is read in the same run as the update, so it is the global step before it: "
+            "a fresh model's first line says step = 0"
         )
     # one item per call, each a whole clause, in a list
     # TRANSLATORS: the separator of the clauses, one per train() call: a full-width semicolon
@@ -407,4 +385,4 @@ def logged_steps(answer, calls=EXERCISE_3_CALLS, every_n_iter: int = EXERCISE_3_
         )
         for index, ((kind, count), run) in enumerate(zip(calls, runs))
     )
-    raise CheckFailed(_("{answer} is not it: {calls}").format(answer=answer, calls=described))
+    fail("{answer} is not it: {calls}", answer=answer, calls=described)

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..language import _
 from ..problems import CheckFailed
-from .common import correct, reporting_learner_errors, require_answer, run_metric_pair
+from .common import correct, fail, reporting_learner_errors, require_answer, run_metric_pair
 
 __all__ = ["macro_precision_metric", "sample_f1_at_best_test_step", "most_confused_pair"]
 
@@ -167,10 +167,9 @@ def macro_precision_metric(metric_fn) -> None:
     """Notebook 06, exercise 1: ``{"precision": pair}``, the macro precision over ten classes."""
     require_answer(metric_fn, "macro_precision")
     if not callable(metric_fn):
-        raise CheckFailed(
-            _("`macro_precision` should be a function of (labels, predictions), not {kind}").format(
-                kind=type(metric_fn).__name__
-            )
+        fail(
+            "`macro_precision` should be a function of (labels, predictions), not {kind}",
+            kind=type(metric_fn).__name__,
         )
     import tensorflow as tf
 
@@ -192,11 +191,10 @@ def macro_precision_metric(metric_fn) -> None:
     # both batches, as evaluate() would
     measured = run_metric_pair(build, "macro_precision", "precision", BATCHES)
     if measured.size != 1:
-        raise CheckFailed(
-            _(
-                "the value has shape {shape}, one number per class: average them (macro) into one "
-                "number"
-            ).format(shape=measured.shape)
+        fail(
+            "the value has shape {shape}, one number per class: average them (macro) into one "
+            "number",
+            shape=measured.shape,
         )
     result = float(measured.reshape(()))
     expected = precisions(
@@ -204,11 +202,10 @@ def macro_precision_metric(metric_fn) -> None:
     )["macro"]
     if abs(result - expected) <= TOLERANCE:
         correct(
-            _(
-                "on two batches of ten-class labels your precision is {result:.4f}, the mean of "
-                "the ten per-digit precisions, as scikit-learn's precision_score(average='macro', "
-                "zero_division=0) gives"
-            ).format(result=result)
+            "on two batches of ten-class labels your precision is {result:.4f}, the mean of "
+            "the ten per-digit precisions, as scikit-learn's precision_score(average='macro', "
+            "zero_division=0) gives",
+            result=result,
         )
         return
     raise CheckFailed(mistakes()[_mistake(result)].format(result=result, expected=expected))
@@ -252,17 +249,17 @@ def _is_one_number(answer, call: str) -> float:
         and getattr(answer, "size", None) == 1
         and not isinstance(answer, np.generic)
     ):
-        raise CheckFailed(
-            _(
-                "`{call}` returned a {kind} holding one value: return the number itself, with "
-                "`.item()`"
-            ).format(call=call, kind=type(answer).__name__)
+        fail(
+            "`{call}` returned a {kind} holding one value: return the number itself, with "
+            "`.item()`",
+            call=call,
+            kind=type(answer).__name__,
         )
     if isinstance(answer, bool) or not isinstance(answer, (numbers.Real, np.generic)):
-        raise CheckFailed(
-            _("`{call}` returned a {kind}: it should return one number").format(
-                call=call, kind=type(answer).__name__
-            )
+        fail(
+            "`{call}` returned a {kind}: it should return one number",
+            call=call,
+            kind=type(answer).__name__,
         )
     return float(answer)
 
@@ -273,11 +270,10 @@ def _f1_runs(table) -> tuple:
     for run in ("eval", "eval_training_sample"):
         rows = table[(table["run"] == run) & (table["tag"] == "f1_macro")].sort_values("step")
         if rows.empty:
-            raise CheckFailed(
-                _(
-                    "the table has no 'f1_macro' in run '{run}': pass the table of "
-                    "events.scalars(estimator.model_dir) after the training above"
-                ).format(run=run)
+            fail(
+                "the table has no 'f1_macro' in run '{run}': pass the table of "
+                "events.scalars(estimator.model_dir) after the training above",
+                run=run,
             )
         runs.append(rows)
     return tuple(runs)
@@ -359,19 +355,16 @@ def sample_f1_at_best_test_step(answer, table) -> None:
     if isinstance(answer, (numbers.Real, np.generic)) or (
         hasattr(answer, "shape") and getattr(answer, "size", None) == 1
     ):
-        raise CheckFailed(
-            _(
-                "`sample_f1` is a number, but the exercise asks for a function of the event "
-                "table, `def sample_f1(table):`, which the check runs on a table of its own as "
-                "well as on `scalars`"
-            )
+        fail(
+            "`sample_f1` is a number, but the exercise asks for a function of the event "
+            "table, `def sample_f1(table):`, which the check runs on a table of its own as "
+            "well as on `scalars`"
         )
     if not callable(answer):
-        raise CheckFailed(
-            _(
-                "`sample_f1` should be a function of the event table, `def sample_f1(table):`, "
-                "not a {kind}"
-            ).format(kind=type(answer).__name__)
+        fail(
+            "`sample_f1` should be a function of the event table, `def sample_f1(table):`, "
+            "not a {kind}",
+            kind=type(answer).__name__,
         )
     test, sample = _f1_runs(table)  # the learner's table has both runs
     value = _is_one_number(answer(f1_table()), "sample_f1(table)")
@@ -379,22 +372,22 @@ def sample_f1_at_best_test_step(answer, table) -> None:
         raise CheckFailed(_wrong_row(value))
     yours = _is_one_number(answer(table.copy()), "sample_f1(scalars)")
     if not _right_value(table, yours):
-        raise CheckFailed(
-            _(
-                "`sample_f1(scalars)` returned {value:.4f}, which is not the training sample's "
-                "macro F1 at the step where run 'eval' has its highest 'f1_macro', though your "
-                "function found it in the check's table: read the steps from the table it is given"
-            ).format(value=yours)
+        fail(
+            "`sample_f1(scalars)` returned {value:.4f}, which is not the training sample's "
+            "macro F1 at the step where run 'eval' has its highest 'f1_macro', though your "
+            "function found it in the check's table: read the steps from the table it is given",
+            value=yours,
         )
     best = test["value"].max()
     read = sample[np.isclose(sample["value"], yours, rtol=0, atol=1e-9)]
     step = int(read["step"][read["step"].isin(test.loc[test["value"] == best, "step"])].iloc[0])
     correct(
-        _(
-            "the test set's macro F1 was highest at step {step} ({best:.4f}), the training "
-            "sample's was {value:.4f} there, and on the check's table, where the two runs peak at "
-            "different steps, your function read the right row too"
-        ).format(step=step, best=best, value=yours)
+        "the test set's macro F1 was highest at step {step} ({best:.4f}), the training "
+        "sample's was {value:.4f} there, and on the check's table, where the two runs peak at "
+        "different steps, your function read the right row too",
+        step=step,
+        best=best,
+        value=yours,
     )
 
 
@@ -408,48 +401,50 @@ def most_confused_pair(answer, matrix) -> None:
         or len(answer) != 2
         or not all(isinstance(x, numbers.Integral) and not isinstance(x, bool) for x in answer)
     ):
-        raise CheckFailed(
-            _(
-                "`most_confused` should be a pair of two class numbers, (true, predicted), for "
-                "example (4, 9)"
-            )
+        fail(
+            "`most_confused` should be a pair of two class numbers, (true, predicted), for "
+            "example (4, 9)"
         )
     true, predicted = (int(x) for x in answer)
     size = matrix.shape[0]
     if not (0 <= true < size and 0 <= predicted < size):
-        raise CheckFailed(
-            _("classes run from 0 to {last}; ({true}, {predicted}) is outside").format(
-                last=size - 1, true=true, predicted=predicted
-            )
+        fail(
+            "classes run from 0 to {last}; ({true}, {predicted}) is outside",
+            last=size - 1,
+            true=true,
+            predicted=predicted,
         )
     if true == predicted:
-        raise CheckFailed(
-            _(
-                "({true}, {predicted}) is on the diagonal: those are the correct predictions; "
-                "leave the diagonal out"
-            ).format(true=true, predicted=predicted)
+        fail(
+            "({true}, {predicted}) is on the diagonal: those are the correct predictions; "
+            "leave the diagonal out",
+            true=true,
+            predicted=predicted,
         )
     top = max(matrix[row, column] for row in range(size) for column in range(size) if row != column)
     count = matrix[true, predicted]
     if count == top:
         correct(
-            _(
-                "true {true} predicted as {predicted}: {count:g} test images, the most common "
-                "mistake"
-            ).format(true=true, predicted=predicted, count=count)
+            "true {true} predicted as {predicted}: {count:g} test images, the most common mistake",
+            true=true,
+            predicted=predicted,
+            count=count,
         )
         return
     if matrix[predicted, true] == top:
-        raise CheckFailed(
-            _(
-                "a {true} read as a {predicted} happened {count:g} times, fewer than the most "
-                "common mistake: the pair is (true digit, predicted digit), and the matrix's rows "
-                "are the true digit, its columns the predicted one: check which is which"
-            ).format(true=true, predicted=predicted, count=count)
+        fail(
+            "a {true} read as a {predicted} happened {count:g} times, fewer than the most "
+            "common mistake: the pair is (true digit, predicted digit), and the matrix's rows "
+            "are the true digit, its columns the predicted one: check which is which",
+            true=true,
+            predicted=predicted,
+            count=count,
         )
-    raise CheckFailed(
-        _(
-            "true {true} predicted as {predicted} happened {count:g} times; the most common "
-            "mistake happened {top:g} times: look for the largest count off the diagonal"
-        ).format(true=true, predicted=predicted, count=count, top=top)
+    fail(
+        "true {true} predicted as {predicted} happened {count:g} times; the most common "
+        "mistake happened {top:g} times: look for the largest count off the diagonal",
+        true=true,
+        predicted=predicted,
+        count=count,
+        top=top,
     )

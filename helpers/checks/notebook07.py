@@ -14,7 +14,7 @@ from unittest import mock
 from ..language import _
 from ..logs import logger_level
 from ..problems import CheckFailed
-from .common import correct, is_whole_number, reporting_learner_errors, require_answer
+from .common import correct, fail, is_whole_number, reporting_learner_errors, require_answer
 
 __all__ = ["hook_decision", "stopped_early"]
 
@@ -51,15 +51,13 @@ def judge_decision(answer, timeline: dict, patience: int, min_steps: int) -> Non
     from ..early_stopping import best_step, stop_after
 
     if not isinstance(answer, dict) or set(answer) != {"best_step", "stops_after"}:
-        raise CheckFailed(
-            _("`decision` should be a dict with the two keys 'best_step' and 'stops_after'")
-        )
+        fail("`decision` should be a dict with the two keys 'best_step' and 'stops_after'")
     for key, value in sorted(answer.items()):
         if not (is_whole_number(value) or (key == "stops_after" and value is None)):
-            raise CheckFailed(
-                _(
-                    "decision[{key!r}] should be a global step (a whole number), not {value!r}"
-                ).format(key=key, value=value)
+            fail(
+                "decision[{key!r}] should be a global step (a whole number), not {value!r}",
+                key=key,
+                value=value,
             )
     got_best = int(answer["best_step"])
     got_stop = None if answer["stops_after"] is None else int(answer["stops_after"])
@@ -72,19 +70,23 @@ def judge_decision(answer, timeline: dict, patience: int, min_steps: int) -> Non
         _wrong_stop(got_stop, stop, timeline, patience, min_steps)
     if stop is None:
         correct(
-            _(
-                "the best evaluation counted is at step {best} (those below min_steps={min_steps} "
-                "are skipped, equal values do not count), and no later evaluation is {patience} "
-                "steps after it, so the hook never asks to stop and training runs to max_steps"
-            ).format(best=best_at, min_steps=min_steps, patience=patience)
+            "the best evaluation counted is at step {best} (those below min_steps={min_steps} "
+            "are skipped, equal values do not count), and no later evaluation is {patience} "
+            "steps after it, so the hook never asks to stop and training runs to max_steps",
+            best=best_at,
+            min_steps=min_steps,
+            patience=patience,
         )
         return
     correct(
-        _(
-            "the best evaluation counted is at step {best} (those below min_steps={min_steps} are "
-            "skipped, equal values do not count); at step {stop} it is {age} steps old, so the "
-            "hook asks to stop there, and training ends at step {end}"
-        ).format(best=best_at, min_steps=min_steps, stop=stop, age=stop - best_at, end=stop + 1)
+        "the best evaluation counted is at step {best} (those below min_steps={min_steps} are "
+        "skipped, equal values do not count); at step {stop} it is {age} steps old, so the "
+        "hook asks to stop there, and training ends at step {end}",
+        best=best_at,
+        min_steps=min_steps,
+        stop=stop,
+        age=stop - best_at,
+        end=stop + 1,
     )
 
 
@@ -93,37 +95,32 @@ def _wrong_best_step(got_best, best_at, stop, timeline, min_steps) -> None:
     from ..early_stopping import best_step
 
     if got_best == best_step(timeline, True, 0)[0]:  # min_steps ignored
-        raise CheckFailed(
-            _(
-                "decision['best_step'] is {got}, an evaluation below min_steps={min_steps}, and "
-                "the hook skips every evaluation below min_steps: it cannot be the best"
-            ).format(got=got_best, min_steps=min_steps)
+        fail(
+            "decision['best_step'] is {got}, an evaluation below min_steps={min_steps}, and "
+            "the hook skips every evaluation below min_steps: it cannot be the best",
+            got=got_best,
+            min_steps=min_steps,
         )
     if got_best in timeline and got_best > best_at and timeline[got_best] == timeline[best_at]:
-        raise CheckFailed(
-            _(
-                "decision['best_step'] is {got}, whose value only equals the best so far, and an "
-                "equal value is not an increase: the best stays at the earlier step"
-            ).format(got=got_best)
+        fail(
+            "decision['best_step'] is {got}, whose value only equals the best so far, and an "
+            "equal value is not an increase: the best stays at the earlier step",
+            got=got_best,
         )
     if got_best not in timeline:
-        raise CheckFailed(
-            _("decision['best_step'] is {got}, but there is no evaluation at step {got}").format(
-                got=got_best
-            )
+        fail(
+            "decision['best_step'] is {got}, but there is no evaluation at step {got}", got=got_best
         )
     if stop is not None and got_best > stop:
-        raise CheckFailed(
-            _(
-                "decision['best_step'] is {got}, but the hook asks to stop before step {got}, so "
-                "it never sees that evaluation: the best is the best when it stops"
-            ).format(got=got_best)
+        fail(
+            "decision['best_step'] is {got}, but the hook asks to stop before step {got}, so "
+            "it never sees that evaluation: the best is the best when it stops",
+            got=got_best,
         )
-    raise CheckFailed(
-        _(
-            "decision['best_step'] is {got}, which is not the hook's best: go through the "
-            "evaluations in order from min_steps on, keeping the best so far, until the hook stops"
-        ).format(got=got_best)
+    fail(
+        "decision['best_step'] is {got}, which is not the hook's best: go through the "
+        "evaluations in order from min_steps on, keeping the best so far, until the hook stops",
+        got=got_best,
     )
 
 
@@ -133,45 +130,43 @@ def _wrong_stop(got_stop, stop, timeline, patience, min_steps) -> None:
     from ..early_stopping import stop_after
 
     if stop is None:
-        raise CheckFailed(
-            _(
-                "decision['stops_after'] is {got}, but no evaluation is {patience} steps after "
-                "the best one, so the hook never asks to stop: give None"
-            ).format(got=got_stop, patience=patience)
+        fail(
+            "decision['stops_after'] is {got}, but no evaluation is {patience} steps after "
+            "the best one, so the hook never asks to stop: give None",
+            got=got_stop,
+            patience=patience,
         )
     if got_stop == stop + 1:
-        raise CheckFailed(
-            _(
-                "decision['stops_after'] is {got}, the step where training ends, one step after "
-                "the hook's request: give the step of the evaluation after which the hook asks to "
-                "stop"
-            ).format(got=got_stop)
+        fail(
+            "decision['stops_after'] is {got}, the step where training ends, one step after "
+            "the hook's request: give the step of the evaluation after which the hook asks to "
+            "stop",
+            got=got_stop,
         )
     # waiting for more than the patience
     if got_stop == stop_after(timeline, patience + 1, True, min_steps):
-        raise CheckFailed(
-            _(
-                "decision['stops_after'] is {got}, but the hook stops as soon as step - best_step "
-                ">= max_steps_without_increase ({patience}): reaching it is enough, it need not be "
-                "exceeded"
-            ).format(got=got_stop, patience=patience)
+        fail(
+            "decision['stops_after'] is {got}, but the hook stops as soon as step - best_step "
+            ">= max_steps_without_increase ({patience}): reaching it is enough, it need not be "
+            "exceeded",
+            got=got_stop,
+            patience=patience,
         )
     # an equal value counted as an increase: (value, step) pairs, of equal values the later
     # compares higher
     if got_stop is None or got_stop == stop_after(
         {step: (value, step) for step, value in timeline.items()}, patience, True, min_steps
     ):
-        raise CheckFailed(
-            _(
-                "decision['stops_after'] is {got}, but the hook does stop: count the steps since "
-                "the best evaluation (an equal value is not an increase)"
-            ).format(got=got_stop)
+        fail(
+            "decision['stops_after'] is {got}, but the hook does stop: count the steps since "
+            "the best evaluation (an equal value is not an increase)",
+            got=got_stop,
         )
-    raise CheckFailed(
-        _(
-            "decision['stops_after'] is {got}, which is not where the hook stops: it stops at the "
-            "first evaluation at least {patience} steps after the best one"
-        ).format(got=got_stop, patience=patience)
+    fail(
+        "decision['stops_after'] is {got}, which is not where the hook stops: it stops at the "
+        "first evaluation at least {patience} steps after the best one",
+        got=got_stop,
+        patience=patience,
     )
 
 
@@ -395,88 +390,82 @@ def stopped_early(
     from tensorflow_estimator.python.estimator.early_stopping import read_eval_metrics
 
     if not isinstance(answer, tf.compat.v1.estimator.Estimator):  # add_metrics returns the v1 class
-        raise CheckFailed(
-            _("`fixed_estimator` should be a tf.estimator.Estimator, not {kind}").format(
-                kind=type(answer).__name__
-            )
+        fail(
+            "`fixed_estimator` should be a tf.estimator.Estimator, not {kind}",
+            kind=type(answer).__name__,
         )
     if problem := _hook_problem(hook, answer, eval_name, every, patience):
         raise CheckFailed(problem)
     if os.path.realpath(str(answer.model_dir)) == os.path.realpath(str(broken_model_dir)):
-        raise CheckFailed(
-            _(
-                "`fixed_estimator` uses the broken run's model_dir, whose old evaluations and "
-                "checkpoint the hook would read, so it stops at once (section 'Trap 5: running the "
-                "same cell again')"
-            )
+        fail(
+            "`fixed_estimator` uses the broken run's model_dir, whose old evaluations and "
+            "checkpoint the hook would read, so it stops at once (section 'Trap 5: running the "
+            "same cell again')"
         )
     if tf.train.latest_checkpoint(str(answer.model_dir)) is None:
-        raise CheckFailed(
-            _(
-                "`fixed_estimator` has no checkpoint yet: run tf.estimator.train_and_evaluate "
-                "with it"
-            )
-        )
+        fail("`fixed_estimator` has no checkpoint yet: run tf.estimator.train_and_evaluate with it")
     final, folder = int(answer.get_variable_value("global_step")), Path(answer.eval_dir(eval_name))
     evaluated = sorted(read_eval_metrics(str(folder)))
     if not evaluated:
         others = sorted(path.name for path in Path(answer.model_dir).glob("eval*") if path.is_dir())
         if not others:
-            raise CheckFailed(
-                _(
-                    "fixed_estimator's model_dir has no evaluation folder, and no evaluations in "
-                    "{folder}/: keep EvalSpec(name={eval_name!r}), the exercise's evaluation set"
-                ).format(folder=folder.name, eval_name=eval_name)
+            fail(
+                "fixed_estimator's model_dir has no evaluation folder, and no evaluations in "
+                "{folder}/: keep EvalSpec(name={eval_name!r}), the exercise's evaluation set",
+                folder=folder.name,
+                eval_name=eval_name,
             )
-        raise CheckFailed(
-            _(
-                "no evaluations in {folder}/ (found: {found}): keep EvalSpec(name={eval_name!r}), "
-                "the exercise's evaluation set"
-            ).format(folder=folder.name, found=", ".join(others), eval_name=eval_name)
+        fail(
+            "no evaluations in {folder}/ (found: {found}): keep EvalSpec(name={eval_name!r}), "
+            "the exercise's evaluation set",
+            folder=folder.name,
+            found=", ".join(others),
+            eval_name=eval_name,
         )
     skipped = [step for step in evaluated if step % every == 0 and step < final] != list(
         range(every, final, every)
     )
     if skipped and final >= max_steps:
-        raise CheckFailed(
-            _(
-                "training ran to max_steps={max_steps} and evaluations were skipped (only at steps "
-                "{evaluated}): by default train_and_evaluate evaluates at most every 10 minutes "
-                "(section 'Trap 4: evaluations skipped by `throttle_secs`')"
-            ).format(max_steps=max_steps, evaluated=evaluated)
+        fail(
+            "training ran to max_steps={max_steps} and evaluations were skipped (only at steps "
+            "{evaluated}): by default train_and_evaluate evaluates at most every 10 minutes "
+            "(section 'Trap 4: evaluations skipped by `throttle_secs`')",
+            max_steps=max_steps,
+            evaluated=evaluated,
         )
     if skipped:
-        raise CheckFailed(
-            _(
-                "training stopped at step {final}, but evaluations were skipped (only at steps "
-                "{evaluated}): by default train_and_evaluate evaluates at most every 10 minutes "
-                "(section 'Trap 4: evaluations skipped by `throttle_secs`')"
-            ).format(final=final, evaluated=evaluated)
+        fail(
+            "training stopped at step {final}, but evaluations were skipped (only at steps "
+            "{evaluated}): by default train_and_evaluate evaluates at most every 10 minutes "
+            "(section 'Trap 4: evaluations skipped by `throttle_secs`')",
+            final=final,
+            evaluated=evaluated,
         )
     # the hook asks at the evaluation `patience` steps after the best (one step later when it
     # looks every step: it sees that evaluation's step itself), and training ends one step on
     if final not in (every + patience, every + patience + 1):
-        raise CheckFailed(
-            _(
-                "training ended at step {final}, and a working hook stops this model at step "
-                "{expected}: run train_and_evaluate with fixed_hook in the TrainSpec, with the "
-                "broken run's metric_fn (a run that raised ends at its last checkpoint)"
-            ).format(final=final, expected=every + patience + 1)
+        fail(
+            "training ended at step {final}, and a working hook stops this model at step "
+            "{expected}: run train_and_evaluate with fixed_hook in the TrainSpec, with the "
+            "broken run's metric_fn (a run that raised ends at its last checkpoint)",
+            final=final,
+            expected=every + patience + 1,
         )
     if not _stopped_by_a_hook(answer.model_dir):
-        raise CheckFailed(
-            _(
-                "training ended at step {final}, but no early-stopping hook asked it to stop (its "
-                "last checkpoint holds no stop signal): run train_and_evaluate with fixed_hook in "
-                "the TrainSpec, not with a max_steps chosen to end there"
-            ).format(final=final)
+        fail(
+            "training ended at step {final}, but no early-stopping hook asked it to stop (its "
+            "last checkpoint holds no stop signal): run train_and_evaluate with fixed_hook in "
+            "the TrainSpec, not with a max_steps chosen to end there",
+            final=final,
         )
     correct(
-        _(
-            "the hook watched the macro precision in {folder}/, looked after each evaluation, and "
-            "stopped training at step {final}, {patience} steps after the first evaluation, "
-            "before max_steps={max_steps}"
-        ).format(folder=folder.name, final=final, patience=patience, max_steps=max_steps)
+        "the hook watched the macro precision in {folder}/, looked after each evaluation, and "
+        "stopped training at step {final}, {patience} steps after the first evaluation, "
+        "before max_steps={max_steps}",
+        folder=folder.name,
+        final=final,
+        patience=patience,
+        max_steps=max_steps,
     )
 
 

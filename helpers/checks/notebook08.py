@@ -9,7 +9,7 @@ import numpy as np
 
 from ..language import _
 from ..problems import CheckFailed
-from .common import correct, reporting_learner_errors, require_answer
+from .common import correct, fail, reporting_learner_errors, require_answer
 
 __all__ = ["fixed_serving_export", "first_wrong_digit"]
 
@@ -23,68 +23,64 @@ def fixed_serving_export(answer, images, classes, client_key: str = "pixels") ->
 
     answer = answer.decode() if isinstance(answer, bytes) else answer
     if not isinstance(answer, (str, os.PathLike)):
-        raise CheckFailed(
-            _(
-                "`fixed_export_dir` should be the export directory (the path export_saved_model "
-                "returns), not a {kind}"
-            ).format(kind=type(answer).__name__)
+        fail(
+            "`fixed_export_dir` should be the export directory (the path export_saved_model "
+            "returns), not a {kind}",
+            kind=type(answer).__name__,
         )
     if not os.path.isfile(os.path.join(answer, "saved_model.pb")):
-        raise CheckFailed(
-            _(
-                "there is no saved_model.pb in {folder}: give the path that export_saved_model "
-                "returned"
-            ).format(folder=str(answer))
+        fail(
+            "there is no saved_model.pb in {folder}: give the path that export_saved_model "
+            "returned",
+            folder=str(answer),
         )
     loaded = tf.saved_model.load(str(answer))
     if "serving_default" not in loaded.signatures:
-        raise CheckFailed(
-            _("the SavedModel has no serving_default signature: export the course CNN's model_fn")
-        )
+        fail("the SavedModel has no serving_default signature: export the course CNN's model_fn")
     signature = loaded.signatures["serving_default"]
     keyword_inputs = signature.structured_input_signature[1]
     if len(keyword_inputs) != 1:
-        raise CheckFailed(
-            _(
-                "the serving signature takes {count} inputs ({names}): give it one, the images"
-            ).format(count=len(keyword_inputs), names=sorted(keyword_inputs))
+        fail(
+            "the serving signature takes {count} inputs ({names}): give it one, the images",
+            count=len(keyword_inputs),
+            names=sorted(keyword_inputs),
         )
     ((key, spec),) = keyword_inputs.items()
     if spec.dtype != tf.float32 or spec.shape.as_list()[1:] != [28, 28]:
-        raise CheckFailed(
-            _(
-                "the serving input {key!r} is {dtype} {shape}: it should take raw images, float32 "
-                "[None, 28, 28]"
-            ).format(key=key, dtype=spec.dtype.name, shape=spec.shape)
+        fail(
+            "the serving input {key!r} is {dtype} {shape}: it should take raw images, float32 "
+            "[None, 28, 28]",
+            key=key,
+            dtype=spec.dtype.name,
+            shape=spec.shape,
         )
     if key != client_key:
-        raise CheckFailed(
-            _(
-                "the serving input is called {key!r}, but the clients send {client_key!r} and "
-                "must not have to change: the name the caller uses and the feature the model "
-                "reads are two things"
-            ).format(key=key, client_key=client_key)
+        fail(
+            "the serving input is called {key!r}, but the clients send {client_key!r} and "
+            "must not have to change: the name the caller uses and the feature the model "
+            "reads are two things",
+            key=key,
+            client_key=client_key,
         )
     outputs = signature(**{key: tf.constant(np.asarray(images, dtype=np.float32))})
     if "classes" not in outputs:
-        raise CheckFailed(
-            _("the signature returns {names}, not 'classes': export the course CNN").format(
-                names=sorted(outputs)
-            )
+        fail(
+            "the signature returns {names}, not 'classes': export the course CNN",
+            names=sorted(outputs),
         )
     got, classes = outputs["classes"].numpy(), np.asarray(classes)
     if not np.array_equal(got, classes):
-        raise CheckFailed(
-            _(
-                "the SavedModel predicts a different class for {count} of {total} test digits: "
-                "export the trained `estimator` (not a new one)"
-            ).format(count=int(np.sum(got != classes)), total=len(got))
+        fail(
+            "the SavedModel predicts a different class for {count} of {total} test digits: "
+            "export the trained `estimator` (not a new one)",
+            count=int(np.sum(got != classes)),
+            total=len(got),
         )
     correct(
-        _(
-            "the serving input {key!r} feeds the model's feature 'image'; the SavedModel predicts "
-            "the Estimator's classes on all {total} digits"
-        ).format(key=key, total=len(got))
+        "the serving input {key!r} feeds the model's feature 'image'; the SavedModel predicts "
+        "the Estimator's classes on all {total} digits",
+        key=key,
+        total=len(got),
     )
 
 
@@ -97,45 +93,39 @@ def first_wrong_digit(answer, labels, classes) -> None:
 
     labels, classes = np.asarray(labels), np.asarray(classes)
     if isinstance(answer, types.GeneratorType):
-        raise CheckFailed(
-            _(
-                "`first_wrong` is a generator: predict only runs when you read it; read it until "
-                "the first mistake and keep that digit's position"
-            )
+        fail(
+            "`first_wrong` is a generator: predict only runs when you read it; read it until "
+            "the first mistake and keep that digit's position"
         )
     if isinstance(answer, dict):
-        raise CheckFailed(
-            _(
-                "`first_wrong` is a prediction (a dict with the keys {keys}): keep the position of "
-                "the digit in the test set instead"
-            ).format(keys=sorted(answer))
+        fail(
+            "`first_wrong` is a prediction (a dict with the keys {keys}): keep the position of "
+            "the digit in the test set instead",
+            keys=sorted(answer),
         )
     if isinstance(answer, np.ndarray) and answer.size == 1:
         answer = answer.item()
     if isinstance(answer, bool) or not isinstance(answer, (int, np.integer)):
-        raise CheckFailed(
-            _(
-                "`first_wrong` should be a whole number, the position of a test digit, not "
-                "{answer!r}"
-            ).format(answer=answer)
+        fail(
+            "`first_wrong` should be a whole number, the position of a test digit, not {answer!r}",
+            answer=answer,
         )
     wrong = np.flatnonzero(classes != labels)
     first, answer = int(wrong[0]), int(answer)
     if answer != first:
         raise CheckFailed(_wrong_position(answer, first, wrong, labels, classes))
     if tf.compat.v1.get_default_graph().finalized:
-        raise CheckFailed(
-            _(
-                "the position is right, but the prediction graph is still TensorFlow's default "
-                "graph, finalized: a generator you stopped reading is still open (section "
-                '"`predict` is a generator")'
-            )
+        fail(
+            "the position is right, but the prediction graph is still TensorFlow's default "
+            "graph, finalized: a generator you stopped reading is still open (section "
+            '"`predict` is a generator")'
         )
     correct(
-        _(
-            "test digit {first} is the first the model gets wrong (a {label} read as a "
-            "{predicted}), and no prediction graph was left open"
-        ).format(first=first, label=int(labels[first]), predicted=int(classes[first]))
+        "test digit {first} is the first the model gets wrong (a {label} read as a "
+        "{predicted}), and no prediction graph was left open",
+        first=first,
+        label=int(labels[first]),
+        predicted=int(classes[first]),
     )
 
 

@@ -9,7 +9,7 @@ from unittest import mock
 from ..language import _
 from ..logs import logger_level
 from ..problems import CheckFailed
-from .common import correct, is_whole_number, reporting_learner_errors, require_answer
+from .common import correct, fail, is_whole_number, reporting_learner_errors, require_answer
 
 __all__ = ["second_worker_config", "late_workers_rule", "EXERCISE_1_CLUSTER"]
 
@@ -40,53 +40,40 @@ def second_worker_config(answer) -> None:
             _("`fixed_config` is a string but not JSON: give the dict itself")
         ) from None
     if not isinstance(answer, dict) or set(answer) != {"cluster", "task"}:
-        raise CheckFailed(
-            _("`fixed_config` should be a dict with the two keys 'cluster' and 'task'")
-        )
+        fail("`fixed_config` should be a dict with the two keys 'cluster' and 'task'")
     if answer["cluster"] != EXERCISE_1_CLUSTER:
-        raise CheckFailed(
-            _(
-                "the cluster was right: every task of a job gets the same 'cluster'; change only "
-                "the 'task' part"
-            )
+        fail(
+            "the cluster was right: every task of a job gets the same 'cluster'; change only "
+            "the 'task' part"
         )
     task = answer["task"]
     if not isinstance(task, dict) or set(task) != {"type", "index"}:
-        raise CheckFailed(_("'task' should be a dict with the keys 'type' and 'index'"))
+        fail("'task' should be a dict with the keys 'type' and 'index'")
     if task["type"] != "worker":
-        raise CheckFailed(
-            _(
-                "the task type should be 'worker', not {kind!r}: the chief is its own job type, "
-                "and the second worker is a 'worker'"
-            ).format(kind=task["type"])
+        fail(
+            "the task type should be 'worker', not {kind!r}: the chief is its own job type, "
+            "and the second worker is a 'worker'",
+            kind=task["type"],
         )
     index = task["index"]
     if not is_whole_number(index):
-        raise CheckFailed(
-            _("the task index should be a whole number, not {index!r}").format(index=index)
-        )
+        fail("the task index should be a whole number, not {index!r}", index=index)
     if index == 0:
-        raise CheckFailed(
-            _("index 0 is the first worker (trainer-worker-0): the second one is index 1")
-        )
+        fail("index 0 is the first worker (trainer-worker-0): the second one is index 1")
     if index != 1:
-        raise CheckFailed(
-            _(
-                "index {index} is not the second worker: indexes count from 0 within the "
-                "'worker' list, and the chief is not in that list"
-            ).format(index=index)
+        fail(
+            "index {index} is not the second worker: indexes count from 0 within the "
+            "'worker' list, and the chief is not in that list",
+            index=index,
         )
     config = _run_config_under(answer)  # the checks above catch everything RunConfig refuses
     correct(
-        _(
-            "RunConfig reads task_type={task_type!r}, task_id={task_id}, is_chief={is_chief}, "
-            "num_worker_replicas={replicas} (the chief counts as a worker replica)"
-        ).format(
-            task_type=config.task_type,
-            task_id=config.task_id,
-            is_chief=config.is_chief,
-            replicas=config.num_worker_replicas,
-        )
+        "RunConfig reads task_type={task_type!r}, task_id={task_id}, is_chief={is_chief}, "
+        "num_worker_replicas={replicas} (the chief counts as a worker replica)",
+        task_type=config.task_type,
+        task_id=config.task_id,
+        is_chief=config.is_chief,
+        replicas=config.num_worker_replicas,
     )
 
 
@@ -112,11 +99,9 @@ def late_workers_rule(answer) -> None:
     ``seconds`` after launch."""
     require_answer(answer, "late_workers")
     if not callable(answer):
-        raise CheckFailed(
-            _(
-                "`late_workers` should be a function of (workers, seconds), such as "
-                "`def late_workers(workers, seconds): ...`"
-            )
+        fail(
+            "`late_workers` should be a function of (workers, seconds), such as "
+            "`def late_workers(workers, seconds): ...`"
         )
     per_worker, most = _delays()
     for workers, seconds in LATE_CASES:
@@ -131,11 +116,11 @@ def late_workers_rule(answer) -> None:
             ) from None
         got = _as_indexes(value)
         if got is None:
-            raise CheckFailed(
-                _(
-                    "{call} returned {value!r}: return the indexes of the late workers, a list of "
-                    "whole numbers such as [3, 4]"
-                ).format(call=call, value=value)
+            fail(
+                "{call} returned {value!r}: return the indexes of the late workers, a list of "
+                "whole numbers such as [3, 4]",
+                call=call,
+                value=value,
             )
         want = [index for index in range(workers) if _waits(index) > seconds]
         if got == want:
@@ -143,10 +128,11 @@ def late_workers_rule(answer) -> None:
         raise CheckFailed(_wrong_workers(call, got, want, workers, seconds))
     late = len([index for index in range(13) if _waits(index) > 40])
     correct(
-        _(
-            "a worker with index i starts after min({most}, (i + 1) × {per_worker}) s: after 40 "
-            "s, {late} of 13 workers are still waiting, and after {most} s none is"
-        ).format(most=most, per_worker=per_worker, late=late)
+        "a worker with index i starts after min({most}, (i + 1) × {per_worker}) s: after 40 "
+        "s, {late} of 13 workers are still waiting, and after {most} s none is",
+        most=most,
+        per_worker=per_worker,
+        late=late,
     )
 
 

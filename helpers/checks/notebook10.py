@@ -8,7 +8,7 @@ import numpy as np
 
 from ..language import _
 from ..problems import CheckFailed
-from .common import correct, reporting_learner_errors, require_answer
+from .common import correct, fail, reporting_learner_errors, require_answer
 
 __all__ = ["keras_macro_precision", "piecewise_schedule"]
 
@@ -138,11 +138,7 @@ def _readings(labels, probabilities) -> list:
 def _one_number(answer, call: str) -> float:
     """What ``call`` returned, as a float, or a one-line failure naming what it is instead."""
     if hasattr(answer, "update_state") and hasattr(answer, "result"):
-        raise CheckFailed(
-            _("`{call}` returned a metric object: return the number, its `result()`").format(
-                call=call
-            )
-        )
+        fail("`{call}` returned a metric object: return the number, its `result()`", call=call)
     try:
         if isinstance(answer, (str, bytes)):
             raise TypeError(answer)
@@ -154,25 +150,21 @@ def _one_number(answer, call: str) -> float:
             )
         ) from None
     if array.size == 10:
-        raise CheckFailed(
-            _(
-                "`{call}` returned {count} values, one per class: the macro precision is one "
-                "number, their average"
-            ).format(call=call, count=array.size)
+        fail(
+            "`{call}` returned {count} values, one per class: the macro precision is one "
+            "number, their average",
+            call=call,
+            count=array.size,
         )
     if array.size != 1:
-        raise CheckFailed(
-            _("`{call}` returned an array of shape {shape}: it should return one number").format(
-                call=call, shape=array.shape
-            )
+        fail(
+            "`{call}` returned an array of shape {shape}: it should return one number",
+            call=call,
+            shape=array.shape,
         )
     value = float(array.reshape(()))
     if not np.isfinite(value):
-        raise CheckFailed(
-            _("`{call}` returned {value}: the metric got no valid data").format(
-                call=call, value=value
-            )
-        )
+        fail("`{call}` returned {value}: the metric got no valid data", call=call, value=value)
     return value
 
 
@@ -183,19 +175,16 @@ def keras_macro_precision(answer, labels, probabilities) -> None:
     from the macro precision) and on the notebook's."""
     require_answer(answer, "precision_macro")
     if hasattr(answer, "update_state") and hasattr(answer, "result"):
-        raise CheckFailed(
-            _(
-                "`precision_macro` is a metric object, but the exercise asks for a function, "
-                "`def precision_macro(labels, probabilities):`, that returns the number"
-            )
+        fail(
+            "`precision_macro` is a metric object, but the exercise asks for a function, "
+            "`def precision_macro(labels, probabilities):`, that returns the number"
         )
     if not callable(answer):
-        raise CheckFailed(
-            _(
-                "`precision_macro` is a {kind}, but the exercise asks for a function, "
-                "`def precision_macro(labels, probabilities):`, which the check runs on data of "
-                "its own as well as on test_labels and probabilities"
-            ).format(kind=type(answer).__name__)
+        fail(
+            "`precision_macro` is a {kind}, but the exercise asks for a function, "
+            "`def precision_macro(labels, probabilities):`, which the check runs on data of "
+            "its own as well as on test_labels and probabilities",
+            kind=type(answer).__name__,
         )
     own_labels, own_probabilities = check_data()
     value = _one_number(answer(own_labels.copy(), own_probabilities.copy()), CALL)
@@ -203,33 +192,31 @@ def keras_macro_precision(answer, labels, probabilities) -> None:
         for key, reading, k in _readings(own_labels, own_probabilities.astype(np.float64)):
             if abs(value - reading) <= PRECISION_TOLERANCE:
                 raise CheckFailed(readings()[key].format(value=value, k=k))
-        raise CheckFailed(
-            _(
-                "`precision_macro(labels, probabilities)` returned {value:.4f} on the check's "
-                "data, which is not the macro precision of its predictions: one precision per "
-                "class, where a digit counts for the class with its largest probability, averaged "
-                "(section 'Metrics: from `eval_metric_ops` to `keras.metrics`')"
-            ).format(value=value)
+        fail(
+            "`precision_macro(labels, probabilities)` returned {value:.4f} on the check's "
+            "data, which is not the macro precision of its predictions: one precision per "
+            "class, where a digit counts for the class with its largest probability, averaged "
+            "(section 'Metrics: from `eval_metric_ops` to `keras.metrics`')",
+            value=value,
         )
     labels, probabilities = np.asarray(labels), np.asarray(probabilities)
     yours = _one_number(
         answer(labels, probabilities), "precision_macro(test_labels, probabilities)"
     )
     if abs(yours - _macro_precision(labels, probabilities)) > PRECISION_TOLERANCE:
-        raise CheckFailed(
-            _(
-                "`precision_macro(test_labels, probabilities)` returned {value:.4f}, which is not "
-                "the macro precision of those predictions, though your function found it on the "
-                "check's data: compute it from the labels and probabilities it is given"
-            ).format(value=yours)
+        fail(
+            "`precision_macro(test_labels, probabilities)` returned {value:.4f}, which is not "
+            "the macro precision of those predictions, though your function found it on the "
+            "check's data: compute it from the labels and probabilities it is given",
+            value=yours,
         )
     correct(
-        _(
-            "your function gives the Estimator's predictions a macro precision of {yours:.6f}, as "
-            "scikit-learn's precision_score(average='macro') does to within {tolerance:g}, and on "
-            "the check's data, where the macro F1 lies far from it, your function gave the "
-            "precision too"
-        ).format(yours=yours, tolerance=PRECISION_TOLERANCE)
+        "your function gives the Estimator's predictions a macro precision of {yours:.6f}, as "
+        "scikit-learn's precision_score(average='macro') does to within {tolerance:g}, and on "
+        "the check's data, where the macro F1 lies far from it, your function gave the "
+        "precision too",
+        yours=yours,
+        tolerance=PRECISION_TOLERANCE,
     )
 
 
@@ -250,10 +237,9 @@ def piecewise_schedule(
     """Notebook 10, exercise 2: a Keras schedule equal to tf.compat.v1.train.piecewise_constant."""
     require_answer(answer, "schedule")
     if not callable(answer):
-        raise CheckFailed(
-            _(
-                "`schedule` should be a learning-rate schedule (called with a step), not a {kind}"
-            ).format(kind=type(answer).__name__)
+        fail(
+            "`schedule` should be a learning-rate schedule (called with a step), not a {kind}",
+            kind=type(answer).__name__,
         )
     near_boundaries = [b + d for b in boundaries for d in (-1, 0, 1)]
     steps = sorted({0, 1, *near_boundaries, 2 * boundaries[-1], 10 * boundaries[-1]})
@@ -286,34 +272,36 @@ def piecewise_schedule(
         )
     step = wrong[0]
     if not same(got[0], values[0]):
-        raise CheckFailed(
-            _("at step 0 the rate is {rate:.3g}, not the first value, {first:g}").format(
-                rate=got[0], first=values[0]
-            )
+        fail(
+            "at step 0 the rate is {rate:.3g}, not the first value, {first:g}",
+            rate=got[0],
+            first=values[0],
         )
     if not same(got[1], got[0]):
-        raise CheckFailed(
-            _(
-                "the rate moves from {start:.3g} at step 0 to {next:.3g} at step 1: it should "
-                "stay constant between two boundaries"
-            ).format(start=got[0], next=got[1])
+        fail(
+            "the rate moves from {start:.3g} at step 0 to {next:.3g} at step 1: it should "
+            "stay constant between two boundaries",
+            start=got[0],
+            next=got[1],
         )
     if any(same(got[b], want[b + 1]) and not same(got[b], want[b]) for b in boundaries):
-        raise CheckFailed(
-            _(
-                "at step {step} the rate has already changed to {rate:.3g}: piecewise_constant "
-                "keeps a value up to and including its boundary"
-            ).format(step=step, rate=got[step])
+        fail(
+            "at step {step} the rate has already changed to {rate:.3g}: piecewise_constant "
+            "keeps a value up to and including its boundary",
+            step=step,
+            rate=got[step],
         )
     if step > boundaries[-1]:
-        raise CheckFailed(
-            _(
-                "at step {step} the rate is {rate:.3g}: after the last boundary it should stay at "
-                "the last value, {last:g}"
-            ).format(step=step, rate=got[step], last=values[-1])
+        fail(
+            "at step {step} the rate is {rate:.3g}: after the last boundary it should stay at "
+            "the last value, {last:g}",
+            step=step,
+            rate=got[step],
+            last=values[-1],
         )
-    raise CheckFailed(
-        _("at step {step} the rate is {rate:.3g}, not {want:g}").format(
-            step=step, rate=got[step], want=want[step]
-        )
+    fail(
+        "at step {step} the rate is {rate:.3g}, not {want:g}",
+        step=step,
+        rate=got[step],
+        want=want[step],
     )

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..language import _
 from ..problems import CheckFailed
-from .common import correct, reporting_learner_errors, require_answer
+from .common import correct, fail, reporting_learner_errors, require_answer
 
 __all__ = ["backward_share", "mixed_logits"]
 
@@ -113,19 +113,17 @@ def backward_share(answer, timelines) -> None:
     the backward pass, the ops under the name scope ``gradients/``."""
     require_answer(answer, "backward_share")
     if hasattr(answer, "shape") and np.size(answer) != 1:
-        raise CheckFailed(
-            _(
-                "`backward_share` holds {size} values: it should be one number, the backward "
-                "pass's share of all the traced steps together"
-            ).format(size=np.size(answer))
+        fail(
+            "`backward_share` holds {size} values: it should be one number, the backward "
+            "pass's share of all the traced steps together",
+            size=np.size(answer),
         )
     if hasattr(answer, "shape"):
         answer = np.asarray(answer).reshape(())[()]
     if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
-        raise CheckFailed(
-            _("`backward_share` should be a number between 0 and 1, not a {kind}").format(
-                kind=type(answer).__name__
-            )
+        fail(
+            "`backward_share` should be a number between 0 and 1, not a {kind}",
+            kind=type(answer).__name__,
         )
     value = float(answer)
     expected = _share(timelines, timelines["op_name"].astype(str).str.startswith("gradients/"))
@@ -139,27 +137,24 @@ def backward_share(answer, timelines) -> None:
             ).format(value=value, update=update, rest=1 - expected - update)
         )
     if 1 < value <= 100 and abs(value / 100 - expected) <= SHARE_TOLERANCE:
-        raise CheckFailed(
-            _("{value:.2f} is a percentage: give the share as a fraction between 0 and 1").format(
-                value=value
-            )
+        fail(
+            "{value:.2f} is a percentage: give the share as a fraction between 0 and 1", value=value
         )
     if not 0 <= value <= 1:
-        raise CheckFailed(
-            _(
-                "{value:.4f} is outside 0 to 1: a share of the ops' time is a fraction of their "
-                "summed durations"
-            ).format(value=value)
+        fail(
+            "{value:.4f} is outside 0 to 1: a share of the ops' time is a fraction of their "
+            "summed durations",
+            value=value,
         )
     for reading, mistake in _share_readings(timelines):
         if np.isfinite(reading) and abs(value - reading) <= SHARE_TOLERANCE:
             raise CheckFailed(mistake.format(value=value))
-    raise CheckFailed(
-        _(
-            "{value:.4f} is not the backward pass's share: sum the durations of the ops whose name "
-            "starts with `gradients/`, over every traced step, and divide by the sum of all the "
-            "ops' durations (section '{section}')"
-        ).format(value=value, section=profile_section())
+    fail(
+        "{value:.4f} is not the backward pass's share: sum the durations of the ops whose name "
+        "starts with `gradients/`, over every traced step, and divide by the sum of all the "
+        "ops' durations (section '{section}')",
+        value=value,
+        section=profile_section(),
     )
 
 
@@ -189,77 +184,69 @@ def mixed_logits(answer) -> None:
     import tensorflow as tf
 
     if not callable(answer):
-        raise CheckFailed(
-            _("`mixed_logits` should be a function of a batch of images, not a {kind}").format(
-                kind=type(answer).__name__
-            )
+        fail(
+            "`mixed_logits` should be a function of a batch of images, not a {kind}",
+            kind=type(answer).__name__,
         )
     graph, logits, before, after = _graph_of(answer)
     if not isinstance(logits, tf.Tensor):
-        raise CheckFailed(
-            _("`mixed_logits(images)` returned a {kind}: return the logits tensor").format(
-                kind=type(logits).__name__
-            )
+        fail(
+            "`mixed_logits(images)` returned a {kind}: return the logits tensor",
+            kind=type(logits).__name__,
         )
     if after != before:
-        raise CheckFailed(
-            _(
-                "after `mixed_logits` the global policy is still {after!r}: every layer built "
-                "later (the next model_fn's too) would take it, so set it back to the one you "
-                "found (section '{section}')"
-            ).format(after=after, section=mixed_section())
+        fail(
+            "after `mixed_logits` the global policy is still {after!r}: every layer built "
+            "later (the next model_fn's too) would take it, so set it back to the one you "
+            "found (section '{section}')",
+            after=after,
+            section=mixed_section(),
         )
     matmuls = [op for op in graph.get_operations() if op.type in ("MatMul", "BatchMatMulV2")]
     dtypes = {op.get_attr("T").name for op in matmuls}
     variables = graph.get_collection(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES)
     stored = sorted({variable.dtype.base_dtype.name for variable in variables})
     if not matmuls:
-        raise CheckFailed(
-            _(
-                "the function builds no dense layer (no matrix product in its graph): build the "
-                "network the exercise describes"
-            )
+        fail(
+            "the function builds no dense layer (no matrix product in its graph): build the "
+            "network the exercise describes"
         )
     if "float16" in dtypes:
-        raise CheckFailed(
-            _(
-                "the layers compute in float16, the GPUs' half precision: a CPU speeds up "
-                "bfloat16, with float32's range (the `mixed_bfloat16` policy)"
-            )
+        fail(
+            "the layers compute in float16, the GPUs' half precision: a CPU speeds up "
+            "bfloat16, with float32's range (the `mixed_bfloat16` policy)"
         )
     if stored and stored != ["float32"]:
-        raise CheckFailed(
-            _(
-                "the weights are stored as {dtypes}: the policy `bfloat16` keeps them in "
-                "bfloat16, where small updates are lost; `mixed_bfloat16` stores them in float32 "
-                "and computes in bfloat16"
-            ).format(dtypes=", ".join(stored))
+        fail(
+            "the weights are stored as {dtypes}: the policy `bfloat16` keeps them in "
+            "bfloat16, where small updates are lost; `mixed_bfloat16` stores them in float32 "
+            "and computes in bfloat16",
+            dtypes=", ".join(stored),
         )
     if "bfloat16" not in dtypes:
-        raise CheckFailed(
-            _(
-                "every matrix product computes in float32: the policy must be set before the "
-                "layers are created, because a layer takes the policy in force when it is made "
-                "(section '{section}')"
-            ).format(section=mixed_section())
+        fail(
+            "every matrix product computes in float32: the policy must be set before the "
+            "layers are created, because a layer takes the policy in force when it is made "
+            "(section '{section}')",
+            section=mixed_section(),
         )
     if logits.dtype != tf.float32:
-        raise CheckFailed(
-            _(
-                "the logits are {dtype}: the softmax and the loss need them in float32, where "
-                "bfloat16's 8 bits of precision would round confident probabilities to 1"
-            ).format(dtype=logits.dtype.name)
+        fail(
+            "the logits are {dtype}: the softmax and the loss need them in float32, where "
+            "bfloat16's 8 bits of precision would round confident probabilities to 1",
+            dtype=logits.dtype.name,
         )
     if logits.shape.rank != 2 or logits.shape[-1] != 10:
-        raise CheckFailed(
-            _(
-                "the logits have shape {shape}: they should be [batch, 10], one score per class"
-            ).format(shape=logits.shape)
+        fail(
+            "the logits have shape {shape}: they should be [batch, 10], one score per class",
+            shape=logits.shape,
         )
     in_bf16 = sum(op.get_attr("T") == tf.bfloat16 for op in matmuls)
     correct(
-        _(
-            "{count} of {total} matrix products compute in bfloat16, the weights are float32, the "
-            "logits float32 {shape}, and the global policy is back to {after!r}"
-        ).format(count=in_bf16, total=len(matmuls), shape=logits.shape, after=after)
+        "{count} of {total} matrix products compute in bfloat16, the weights are float32, the "
+        "logits float32 {shape}, and the global policy is back to {after!r}",
+        count=in_bf16,
+        total=len(matmuls),
+        shape=logits.shape,
+        after=after,
     )
