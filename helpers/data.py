@@ -3,7 +3,13 @@
 A file comes from the mirrors (downloaded with pooch) or from the folder named by
 ``WORKBOOK_DATASETS``, and is checked by the SHA-256 of its decompressed bytes before it enters the
 cache and on its first use in each process. ``python -m helpers.data fetch|verify`` fills or
-re-checks ``data/``; ``data/README.md`` says what is checked when.
+re-checks ``data/``; ``data/README.md`` says what is checked when. Its messages are in the
+learner's language (``_()``, helpers/language.py).
+
+Why not ``pooch.retrieve(known_hash=...)`` alone: a file also comes from a folder (a USB stick,
+torchvision's or Kaggle's layout, unpacked), its checksum is that of the IDX bytes so that an
+unpacked copy verifies too, and each disk fault gets one line that says what to do; pooch does
+the download.
 """
 
 from __future__ import annotations
@@ -24,12 +30,13 @@ from typing import NamedTuple
 import numpy as np
 from tqdm.std import tqdm
 
+from .language import N_, _
 from .problems import DatasetProblem, StorageProblem
 from .paths import DATA_DIR, DATASETS_ENV, PROJECT_ROOT, display_path
 
 DOWNLOAD_TIMEOUT_SECONDS = 60
 KEYS = ("train_images", "train_labels", "test_images", "test_labels")
-DISK_NEEDED = "about 42 MB for both datasets"
+DISK_NEEDED = N_("about 42 MB for both datasets")
 GZIP_LEVEL = 6  # an unpacked file is gzipped for the cache: 0.8 s for MNIST's train images
 TORCHVISION = {"mnist": "MNIST/raw", "fashion-mnist": "FashionMNIST/raw"}  # torchvision's folders
 
@@ -130,7 +137,9 @@ def spec_for(name: str | DatasetSpec) -> DatasetSpec:
         return name
     if name not in DATASETS:
         known = ", ".join(map(repr, DATASETS))
-        raise DatasetProblem(f"unknown dataset {name!r}; the course has {known}")
+        raise DatasetProblem(
+            _("unknown dataset {name!r}; the course has {known}").format(name=name, known=known)
+        )
     return DATASETS[name]
 
 
@@ -140,12 +149,16 @@ def spec_for(name: str | DatasetSpec) -> DatasetSpec:
 def _checked(path: Path, spec: FileSpec) -> np.ndarray:
     """A read-only view of the array in the ``.gz`` file at ``path``, after the full check."""
     where = display_path(path)
-    with _refused("{where} cannot be read", "read", where=where):
+    with _refused(N_("{where} cannot be read"), "read", where=where):
         if path.is_dir():
-            raise DatasetProblem(f"{where} is a folder, not a file: name the .gz file itself")
+            raise DatasetProblem(
+                _("{where} is a folder, not a file: name the .gz file itself").format(where=where)
+            )
         if not path.is_file():
             raise DatasetProblem(
-                f"{where} does not exist: run `python -m helpers.data fetch` to fetch it"
+                _("{where} does not exist: run `python -m helpers.data fetch` to fetch it").format(
+                    where=where
+                )
             )
         blob = path.read_bytes()
     return _verified_gzip(blob, spec, where)
@@ -156,20 +169,27 @@ def _verified_gzip(blob: bytes, spec: FileSpec, where: str) -> np.ndarray:
     the IDX bytes."""
     start = blob[:2].hex()
     if not blob:
-        raise DatasetProblem(f"{where} is empty (0 bytes)")
+        raise DatasetProblem(_("{where} is empty (0 bytes)").format(where=where))
     if blob[:3] == b"\0\0\x08":
         raise DatasetProblem(
-            f"{where} is not gzip-compressed (it starts with {start}, not the gzip signature "
-            "1f8b); it holds the IDX bytes uncompressed: gzip it"
+            _(
+                "{where} is not gzip-compressed (it starts with {start}, not the gzip signature "
+                "1f8b); it holds the IDX bytes uncompressed: gzip it"
+            ).format(where=where, start=start)
         )
     if not blob.startswith(b"\x1f\x8b"):
         raise DatasetProblem(
-            f"{where} is not gzip-compressed (it starts with {start}, not the gzip signature 1f8b)"
+            _(
+                "{where} is not gzip-compressed (it starts with {start}, not the gzip signature "
+                "1f8b)"
+            ).format(where=where, start=start)
         )
     try:
         raw = gzip.decompress(blob)
     except (EOFError, gzip.BadGzipFile, zlib.error) as error:
-        raise DatasetProblem(f"{where} is not a complete gzip file ({error})") from None
+        raise DatasetProblem(
+            _("{where} is not a complete gzip file ({error})").format(where=where, error=error)
+        ) from None
     return _verified_idx(raw, spec, where)
 
 
@@ -178,26 +198,52 @@ def _verified_idx(raw: bytes, spec: FileSpec, where: str) -> np.ndarray:
     SHA-256."""
     header, found = 4 + 4 * len(spec.shape), len(raw)
     if found < header:
-        raise DatasetProblem(f"{where} is too short to be an IDX file ({found} bytes)")
+        raise DatasetProblem(
+            _("{where} is too short to be an IDX file ({found} bytes)").format(
+                where=where, found=found
+            )
+        )
     magic = int.from_bytes(raw[:4], "big")
     expected = 0x00000800 + len(spec.shape)  # unsigned bytes, N dimensions
     if magic != expected:
         raise DatasetProblem(
-            f"{where} is not an IDX file of this kind: magic number 0x{magic:08x}, "
-            f"expected 0x{expected:08x}"
+            _(
+                "{where} is not an IDX file of this kind: magic number {magic}, expected {expected}"
+            ).format(where=where, magic=f"0x{magic:08x}", expected=f"0x{expected:08x}")
         )
     dims = tuple(int.from_bytes(raw[i : i + 4], "big") for i in range(4, header, 4))
     shape = tuple(spec.shape)
     if dims != shape:
-        raise DatasetProblem(f"{where} holds shape {dims}, expected {shape}")
+        raise DatasetProblem(
+            _("{where} holds shape {dims}, expected {shape}").format(
+                where=where, dims=dims, shape=shape
+            )
+        )
     size = header + int(np.prod(spec.shape))
     if found != size:
-        raise DatasetProblem(f"{where} has {found} bytes after decompression, expected {size}")
-    digest, wanted = hashlib.sha256(raw).hexdigest()[:12], spec.sha256[:12]
-    if digest != wanted:
         raise DatasetProblem(
-            f"{where}: SHA-256 of the decompressed data is {digest}…, expected {wanted}… "
-            "(not the official file)"
+            _("{where} has {found} bytes after decompression, expected {size}").format(
+                where=where, found=found, size=size
+            )
+        )
+    digest = hashlib.sha256(raw).hexdigest()
+    if digest[:12] != spec.sha256[:12]:
+        other = next(
+            (s.name for s in DATASETS.values() for f in s.files.values() if f.sha256 == digest),
+            None,
+        )
+        if other is not None:  # the two datasets use the same file names
+            raise DatasetProblem(
+                _(
+                    "{where} holds {other}'s {filename} (the two datasets use the same file "
+                    "names): it belongs in the {other}/ folder"
+                ).format(where=where, other=other, filename=spec.filename)
+            )
+        raise DatasetProblem(
+            _(
+                "{where}: SHA-256 of the decompressed data is {digest}…, expected {wanted}… "
+                "(not the official file)"
+            ).format(where=where, digest=digest[:12], wanted=spec.sha256[:12])
         )
     return np.frombuffer(raw, dtype=np.uint8, offset=header).reshape(spec.shape)
 
@@ -218,36 +264,39 @@ _KINDS = {
     errno.EPERM: "denied",
     errno.ENOENT: "gone",
 }
-_CAUSES = {
-    "full": "no space left on the disk",
-    "read-only": "it is on a read-only file system",
-    "denied": "permission denied",
-    "locked": "another program has the file locked",
-    "gone": "the file vanished while it was in use",
+_CAUSES = {  # N_(): translated where the message is made
+    "full": N_("no space left on the disk"),
+    "read-only": N_("it is on a read-only file system"),
+    "denied": N_("permission denied"),
+    "locked": N_("another program has the file locked"),
+    "gone": N_("the file vanished while it was in use"),
 }
-_WRITABLE = (
+_WRITABLE = N_(
     "make it writable for you, or have someone who can write there run "
     "`python -m helpers.data fetch` once, or work in a copy of the course in a folder you can "
     "write to"
 )
-_UNLOCK = "close the program that has it open, then run again"
-_UNSET = f", or unset {DATASETS_ENV} to download"
-# side: "cache" writes into the cache, "read" reads a file, "source" reads WORKBOOK_DATASETS;
-# kind None: any other fault
+_UNLOCK = N_("close the program that has it open, then run again")
+_UNSET = N_("{fix}, or unset {env} to download")
+_READABLE = N_("make it readable for you, then run again")
+_PUT_BACK = N_("put it back (is the USB stick still in?), then run again")
+_CHECK_STICK = N_("check the disk or USB stick that holds it, then run again")
+# side: "cache" writes into the cache, "read" reads a file, "source" reads WORKBOOK_DATASETS
+# (each fix also says how to do without it); kind None: any other fault
 _FIXES = {
-    ("cache", "full"): f"free space on that disk ({DISK_NEEDED}), then run again",
+    ("cache", "full"): N_("free space on that disk ({needed}), then run again"),
     ("cache", "read-only"): _WRITABLE,
     ("cache", "denied"): _WRITABLE,
     ("cache", "locked"): _UNLOCK,
-    ("cache", None): "check that disk, then run again",
-    ("read", "denied"): "make it readable for you, then run again",
+    ("cache", None): N_("check that disk, then run again"),
+    ("read", "denied"): _READABLE,
     ("read", "locked"): _UNLOCK,
-    ("read", "gone"): "put it back (is the USB stick still in?), then run again",
-    ("read", None): "check the disk or USB stick that holds it, then run again",
-    ("source", "denied"): "make it readable for you, then run again" + _UNSET,
-    ("source", "locked"): _UNLOCK + _UNSET,
-    ("source", "gone"): "put it back (is the USB stick still in?), then run again" + _UNSET,
-    ("source", None): "check the disk or USB stick that holds it, then run again" + _UNSET,
+    ("read", "gone"): _PUT_BACK,
+    ("read", None): _CHECK_STICK,
+    ("source", "denied"): _READABLE,
+    ("source", "locked"): _UNLOCK,
+    ("source", "gone"): _PUT_BACK,
+    ("source", None): _CHECK_STICK,
 }
 
 
@@ -261,12 +310,24 @@ def _refused(what: str, side: str, kept_nothing: bool = False, **values: str):
     except OSError as error:
         locked = getattr(error, "winerror", None) in (32, 33)  # Windows: sharing, lock violation
         kind = "locked" if locked else _KINDS.get(error.errno)
-        cause = _CAUSES.get(kind) or (error.strerror or "input/output error").lower()
-        fix = _FIXES.get((side, kind)) or _FIXES[(side, None)]
-        what = what.format(**values)
+        cause = (
+            _(_CAUSES[kind])
+            if kind in _CAUSES
+            else (error.strerror or "input/output error").lower()
+        )
+        fix = _(_FIXES.get((side, kind)) or _FIXES[(side, None)]).format(needed=_(DISK_NEEDED))
+        if side == "source":
+            fix = _(_UNSET).format(fix=fix, env=DATASETS_ENV)
+        what = _(what).format(**values)
         if kept_nothing:
-            raise StorageProblem(f"{what} ({cause}); nothing was kept: {fix}") from None
-        raise StorageProblem(f"{what} ({cause}); {fix}") from None
+            raise StorageProblem(
+                _("{what} ({cause}); nothing was kept: {fix}").format(
+                    what=what, cause=cause, fix=fix
+                )
+            ) from None
+        raise StorageProblem(
+            _("{what} ({cause}); {fix}").format(what=what, cause=cause, fix=fix)
+        ) from None
 
 
 # --- the cache ------------------------------------------------------------------------------------
@@ -285,16 +346,20 @@ def _cache_path(spec: DatasetSpec, file_spec: FileSpec, cache_dir: Path | None) 
     folder = Path(DATA_DIR if cache_dir is None else cache_dir) / spec.name
     path = folder / file_spec.filename
     where, here, name, filename = display_path(folder), display_path(path), spec.name, path.name
-    with _refused("could not open the cache folder {folder}", "cache", folder=where):
+    with _refused(N_("could not open the cache folder {folder}"), "cache", folder=where):
         if folder.exists() and not folder.is_dir():
             raise DatasetProblem(
-                f"{where} is a file where the cache keeps the folder {name}/: "
-                "remove or rename it, then run again"
+                _(
+                    "{where} is a file where the cache keeps the folder {name}/: remove or rename "
+                    "it, then run again"
+                ).format(where=where, name=name)
             )
         if path.is_dir():
             raise DatasetProblem(
-                f"{here} is a folder, where the cache keeps the file {name}/{filename}: remove or "
-                "rename that folder, then run again to fetch the file"
+                _(
+                    "{here} is a folder, where the cache keeps the file {name}/{filename}: remove "
+                    "or rename that folder, then run again to fetch the file"
+                ).format(here=here, name=name, filename=filename)
             )
     return path
 
@@ -307,26 +372,38 @@ def local_source(needed: str) -> Path | None:
         return None
     given = Path(value).expanduser()
     folder = given if given.is_absolute() else PROJECT_ROOT / given
-    with _refused("{env}={value} could not be opened", "source", env=DATASETS_ENV, value=value):
+    with _refused(N_("{env}={value} could not be opened"), "source", env=DATASETS_ENV, value=value):
         if folder.is_dir():
             return folder
         here = Path.cwd() / given
         here_too = not given.is_absolute() and here.is_dir()
-    env, looked, here = DATASETS_ENV, display_path(folder), display_path(here)
-    fix = "name the folder that holds mnist/ and fashion-mnist/, or unset it to download"
+    values = {
+        "needed": needed,
+        "env": DATASETS_ENV,
+        "value": value,
+        "looked": display_path(folder),
+        "here": display_path(here),
+        "fix": _("name the folder that holds mnist/ and fashion-mnist/, or unset it to download"),
+    }
     if given.is_absolute():
         raise DatasetProblem(
-            f"{needed} is not in the cache and {env}={value} is not a folder; {fix}"
+            _("{needed} is not in the cache and {env}={value} is not a folder; {fix}").format(
+                **values
+            )
         )
     if here_too:
         raise DatasetProblem(
-            f"{needed} is not in the cache and {env}={value} is not a folder (a relative path is "
-            f"taken from the project folder: looked for {looked}; to use {here} in the current "
-            f"folder, give its full path); {fix}"
+            _(
+                "{needed} is not in the cache and {env}={value} is not a folder (a relative path "
+                "is taken from the project folder: looked for {looked}; to use {here} in the "
+                "current folder, give its full path); {fix}"
+            ).format(**values)
         )
     raise DatasetProblem(
-        f"{needed} is not in the cache and {env}={value} is not a folder (a relative path is "
-        f"taken from the project folder: looked for {looked}); {fix}"
+        _(
+            "{needed} is not in the cache and {env}={value} is not a folder (a relative path is "
+            "taken from the project folder: looked for {looked}); {fix}"
+        ).format(**values)
     )
 
 
@@ -351,7 +428,7 @@ def fetch_file(
     where = f"{spec.name}/{file_spec.filename}"
     try:
         with _refused(
-            "could not write {where} to the cache folder {folder}",
+            N_("could not write {where} to the cache folder {folder}"),
             "cache",
             kept_nothing=True,
             where=where,
@@ -385,7 +462,7 @@ def _find_in_source(spec: DatasetSpec, file_spec: FileSpec, source: Path) -> Pat
     forms = [folder / name for folder in (source / spec.name, *torchvision) for name in names]
     where = display_path(source)
     with _refused(
-        "{env} folder {where} could not be opened", "source", env=DATASETS_ENV, where=where
+        N_("{env} folder {where} could not be opened"), "source", env=DATASETS_ENV, where=where
     ):
         found = next((path for path in forms if path.is_file()), None)
         if found is None:
@@ -395,35 +472,36 @@ def _find_in_source(spec: DatasetSpec, file_spec: FileSpec, source: Path) -> Pat
 
 def _why_missing(spec: DatasetSpec, file_spec: FileSpec, source: Path) -> str:
     """What ``source`` holds instead of the file, and what to do."""
-    env, where, name = DATASETS_ENV, display_path(source), spec.name
+    name = spec.name
     wanted = f"{name}/{file_spec.filename}"
     top_folders = {name, *DATASETS, *(folder.split("/")[0] for folder in TORCHVISION.values())}
     flat = next((form for form in _file_names(file_spec) if (source / form).exists()), None)
+    values = {"env": DATASETS_ENV, "where": display_path(source), "name": name, "wanted": wanted}
     if (source / wanted).is_dir():
-        return (
-            f"{env} folder {where} has {wanted} as a folder, not a file: put the .gz file itself "
+        return _(
+            "{env} folder {where} has {wanted} as a folder, not a file: put the .gz file itself "
             "there"
-        )
+        ).format(**values)
     if source.name in top_folders:
-        return (
-            f"{env} folder {where} is the {source.name}/ folder itself: name its parent, the "
-            "folder that holds mnist/ and fashion-mnist/"
-        )
+        return _(
+            "{env} folder {where} is the {folder}/ folder itself: name its parent, the folder that "
+            "holds mnist/ and fashion-mnist/"
+        ).format(folder=source.name, **values)
     if flat:
-        return (
-            f"{env} folder {where} holds {flat} directly: put the files of {name} in its "
-            f"{name}/ subfolder (see data/README.md)"
-        )
+        return _(
+            "{env} folder {where} holds {flat} directly: put the files of {name} in its {name}/ "
+            "subfolder (see data/README.md)"
+        ).format(flat=flat, **values)
     if (source / f"{name}.npz").is_file():
-        return (
-            f"{env} folder {where} holds {name}.npz (Keras' copy), which the course does not read: "
-            f"put the four IDX files of {name} in its {name}/ subfolder (see data/README.md) or "
-            f"unset {env} to download"
-        )
-    return (
-        f"{env} folder {where} has no {wanted}: copy the dataset there (see data/README.md) or "
-        f"unset {env} to download"
-    )
+        return _(
+            "{env} folder {where} holds {name}.npz (Keras' copy), which the course does not read: "
+            "put the four IDX files of {name} in its {name}/ subfolder (see data/README.md) or "
+            "unset {env} to download"
+        ).format(**values)
+    return _(
+        "{env} folder {where} has no {wanted}: copy the dataset there (see data/README.md) or "
+        "unset {env} to download"
+    ).format(**values)
 
 
 def _copy_from_folder(spec: DatasetSpec, file_spec: FileSpec, source: Path) -> bytes:
@@ -431,7 +509,7 @@ def _copy_from_folder(spec: DatasetSpec, file_spec: FileSpec, source: Path) -> b
     gzipped."""
     original = _find_in_source(spec, file_spec, source)
     with _refused(
-        "{env} folder {where}: could not read {name}",
+        N_("{env} folder {where}: could not read {name}"),
         "source",
         kept_nothing=True,
         env=DATASETS_ENV,
@@ -447,8 +525,10 @@ def _copy_from_folder(spec: DatasetSpec, file_spec: FileSpec, source: Path) -> b
         return gzip.compress(blob, compresslevel=GZIP_LEVEL, mtime=0)
     except DatasetProblem as problem:
         raise DatasetProblem(
-            f"{problem}; it was not copied: replace it with a good copy (checksums in "
-            "data/README.md)"
+            _(
+                "{problem}; it was not copied: replace it with a good copy (checksums in "
+                "data/README.md)"
+            ).format(problem=problem)
         ) from None
 
 
@@ -483,19 +563,23 @@ def _download_from_mirrors(
         except requests.HTTPError as error:
             failures.append(f"{url}: {error.response.reason}")
         except requests.Timeout:
-            failures.append(f"{url}: no answer within {seconds} s")
+            failures.append(
+                _("{url}: no answer within {seconds} s").format(url=url, seconds=seconds)
+            )
         except requests.ConnectionError:
-            failures.append(f"{url}: could not connect")
+            failures.append(_("{url}: could not connect").format(url=url))
         except requests.RequestException:  # the body ended before its Content-Length
-            failures.append(f"{url}: the download stopped before the end of the file")
+            failures.append(
+                _("{url}: the download stopped before the end of the file").format(url=url)
+            )
         finally:
             if progress:
                 bar.close()
-    failed = "; ".join(failures)
     raise DatasetProblem(
-        f"could not fetch {label} ({failed}); nothing was kept: try again, or "
-        f"without internet set {env} to a folder holding the dataset files (see "
-        "data/README.md)"
+        _(
+            "could not fetch {label} ({failed}); nothing was kept: try again, or without internet "
+            "set {env} to a folder holding the dataset files (see data/README.md)"
+        ).format(label=label, failed="; ".join(failures), env=env)
     )
 
 
@@ -526,13 +610,13 @@ def _remove_damaged(path: Path, problem: DatasetProblem) -> None:
     """Remove a cached file that failed its check, saying so in one printed line."""
     _verified_here.pop(path, None)
     with _refused(
-        "{problem}, and it could not be removed from the cache folder {folder}",
+        N_("{problem}, and it could not be removed from the cache folder {folder}"),
         "cache",
         problem=str(problem),
         folder=display_path(path.parent),
     ):
         path.unlink(missing_ok=True)
-    print(f"{problem} -- removed from the cache; fetching it again")
+    print(_("{problem} -- removed from the cache; fetching it again").format(problem=problem))
 
 
 def ensure(
@@ -567,12 +651,16 @@ def main(argv: list[str] | None = None) -> int:
             folder = display_path(Path(DATA_DIR) / name)
             if args.command == "fetch":
                 ensure(name)
-                print(f"{name}: 4 files in {folder}")
+                print(_("{name}: 4 files in {folder}").format(name=name, folder=folder))
             else:
                 load(name)
-                print(f"{name}: 4 files verified (SHA-256 of the IDX bytes) in {folder}")
+                print(
+                    _("{name}: 4 files verified (SHA-256 of the IDX bytes) in {folder}").format(
+                        name=name, folder=folder
+                    )
+                )
     except DatasetProblem as problem:
-        print(f"error: {problem}", file=sys.stderr)
+        print(_("error: {problem}").format(problem=problem), file=sys.stderr)
         return 1
     return 0
 

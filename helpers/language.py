@@ -1,9 +1,11 @@
 """The learner's language for what the helpers say: ``_("...")`` (introduced in notebook 00).
 
 Check messages, helper errors and plot captions are written in English as whole sentences with
-named values, ``_("{name} is {value}: ...").format(name=..., value=...)``, and translated through
-the gettext catalogue ``translations/zh_TW/helpers.po`` (``make po`` extracts the sentences into
-it; translations/README.md). The language is chosen per kernel, without any code cell naming it,
+named values, ``_("{name} is {value}: ...").format(name=..., value=...)`` (a check's
+``fail("...", name=...)`` and ``correct("...", name=...)`` do this in one call; ``N_("...")``
+marks a sentence kept in a table), and translated through the gettext catalogue
+``translations/zh_TW/helpers.po`` (``make po`` extracts the sentences into it;
+translations/README.md). The language is chosen per kernel, without any code cell naming it,
 so that both editions run the same code:
 
 - ``WORKBOOK_LANGUAGE`` (``zh_TW`` or ``en``) when it is set, else
@@ -54,6 +56,12 @@ def translations(language: str) -> gettext.NullTranslations:
 def _(message: str) -> str:
     """``message`` in the learner's language (English when untranslated)."""
     return translations(current()).gettext(message)
+
+
+def N_(message: str) -> str:
+    """``message`` unchanged: marks an English sentence kept in a table for ``make po`` to extract;
+    ``_()`` translates it where it is said."""
+    return message
 
 
 def sentences(*parts: str) -> str:

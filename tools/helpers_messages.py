@@ -6,8 +6,9 @@
 (Any environment with Babel and polib will do: the sources are read, not imported, so no
 TensorFlow.)
 
-Babel's Python extractor finds every ``_("...")`` literal in ``helpers/**/*.py``; each sentence is
-one entry of ``translations/zh_TW/helpers.po``, with where it is said (``#: file:line``) and any
+Babel's Python extractor finds every ``_("...")`` literal in ``helpers/**/*.py``, and the
+literal of each check's ``fail("...", k=v)`` and ``correct("...", k=v)``; each sentence is one
+entry of ``translations/zh_TW/helpers.po``, with where it is said (``#: file:line``) and any
 ``# TRANSLATORS:`` comment above it (``#.``). Merged as msgmerge does, like the prose catalogues
 (tools/catalogues.py): an unchanged sentence keeps its translation; a changed one keeps the closest
 old translation marked *fuzzy*, its old English as ``#| msgid`` (helpers.language shows English
@@ -34,7 +35,8 @@ from tools.generated_files import update
 
 PACKAGE = ROOT / "helpers"
 CATALOGUE = CATALOGUES / "helpers.po"
-KEYWORDS = {"_": None}  # _("...") only: one literal argument
+# _("..."), N_("...") in a table, the checks' fail("...", k=v) and correct("...", k=v)
+KEYWORDS = {"_": None, "N_": None, "fail": None, "correct": None}
 COMMENT_TAG = "TRANSLATORS:"
 HEADER = (
     "The helpers' sentences (check messages, errors, figure captions) in zh-TW.\n"

@@ -832,3 +832,19 @@ def test_real_mnist_unpacked(tmp_path, cache, monkeypatch):
     assert round(float(mnist.test_images.mean()), 3) == 33.791
     assert cached_files(cache) == sorted(f"mnist/{name}" for name in FILENAMES.values())
     assert seconds < 30, f"loading unpacked MNIST took {seconds:.1f} s"
+
+
+def test_a_disk_fault_in_the_learners_language(cache, tiny, tmp_path, monkeypatch, zh_tw):
+    """In a zh-TW notebook the whole line is Chinese: what failed, the cause and the fix."""
+    zh_tw()
+    monkeypatch.setattr(data, "open", HalfWritten(failing(errno.ENOSPC)), raising=False)
+    source = write_folder(tmp_path / "source", tiny)
+    monkeypatch.chdir(tmp_path)
+
+    with pytest.raises(StorageProblem) as caught:
+        data.fetch_file(tiny.spec, "train_images", cache, source=source, progress=False)
+
+    assert one_line(caught.value) == (
+        f"無法把 tiny/{IMAGES} 寫入快取資料夾 cache/tiny（原因：磁碟空間不足）；什麼都沒有留下："
+        "請清出那個磁碟的空間（兩個資料集共約 42 MB），再執行一次"
+    )
