@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import types
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -11,7 +13,7 @@ from ..language import _
 from ..problems import CheckFailed
 from .common import correct, fail, reporting_learner_errors, require_answer
 
-__all__ = ["fixed_serving_export", "first_wrong_digit"]
+__all__ = ["fixed_serving_export", "first_wrong_digit", "watch_predict"]
 
 
 @reporting_learner_errors
@@ -84,10 +86,84 @@ def fixed_serving_export(answer, images, classes, client_key: str = "pixels") ->
     )
 
 
+@dataclass
+class PredictCall:
+    """One call of a watched ``estimator.predict``: the keys asked for, one example at a time or
+    whole batches, and how many examples were read from it."""
+
+    keys: object
+    single: bool
+    read: int = 0
+
+
+@dataclass
+class PredictWatch:
+    """What the cells after ``watch_predict`` read from ``estimator.predict``, call by call."""
+
+    calls: list = field(default_factory=list)
+
+
+def watch_predict(estimator) -> PredictWatch:
+    """Count what each ``estimator.predict`` call yields from now on (exercise 2): the method of
+    this estimator is wrapped, its predictions are unchanged, and closing the generator closes
+    the Estimator's."""
+    watch, original = PredictWatch(), type(estimator).predict
+
+    def predict(*args, **kwargs):
+        arguments = inspect.signature(original).bind(estimator, *args, **kwargs)
+        arguments.apply_defaults()
+        single = bool(arguments.arguments["yield_single_examples"])
+        call = PredictCall(arguments.arguments["predict_keys"], single)
+        watch.calls.append(call)
+        generator = original(estimator, *args, **kwargs)
+        try:
+            for item in generator:
+                call.read += 1 if single else len(next(iter(item.values())))
+                yield item
+        finally:
+            generator.close()
+
+    estimator.predict = predict
+    return watch
+
+
+def _judge_reading(watch: PredictWatch, first: int) -> None:
+    """The answer came from reading ``estimator.predict`` one example at a time, only the classes,
+    up to the first wrong digit and no further."""
+    if not watch.calls:
+        fail(
+            "the position is right, but your cell never read `estimator.predict`: the exercise "
+            "is to read the model's predictions and stop at its first mistake, not to look it up "
+            "in a table the notebook computed"
+        )
+    call = watch.calls[-1]
+    if not call.single:
+        fail(
+            "your cell read whole batches (yield_single_examples=False), {read} predictions: "
+            "read one example at a time, so that reading stops at the mistake",
+            read=call.read,
+        )
+    keys = [call.keys] if isinstance(call.keys, str) else call.keys
+    if keys is None or list(keys) != ["classes"]:
+        fail(
+            "your cell asked predict for {keys}: ask only for the key the comparison needs "
+            "(predict_keys), so that nothing else is computed and kept",
+            keys="all the keys" if keys is None else ", ".join(map(str, keys)),
+        )
+    if call.read > first + 1:
+        fail(
+            "your cell read {read} predictions, {extra} past the first wrong digit: stop reading "
+            "as soon as you reach it",
+            read=call.read,
+            extra=call.read - first - 1,
+        )
+
+
 @reporting_learner_errors
-def first_wrong_digit(answer, labels, classes) -> None:
+def first_wrong_digit(answer, labels, classes, watch: PredictWatch) -> None:
     """Notebook 08, exercise 2: the position of the first test digit the Estimator classifies
-    wrongly (``classes`` are its predictions), read from a generator that was then closed."""
+    wrongly (``classes`` are its predictions), read one example at a time from a generator that
+    was then closed (``watch``: what the learner's cell read)."""
     require_answer(answer, "first_wrong")
     import tensorflow as tf
 
@@ -114,6 +190,7 @@ def first_wrong_digit(answer, labels, classes) -> None:
     first, answer = int(wrong[0]), int(answer)
     if answer != first:
         raise CheckFailed(_wrong_position(answer, first, wrong, labels, classes))
+    _judge_reading(watch, first)
     if tf.compat.v1.get_default_graph().finalized:
         fail(
             "the position is right, but the prediction graph is still TensorFlow's default "
@@ -122,7 +199,9 @@ def first_wrong_digit(answer, labels, classes) -> None:
         )
     correct(
         "test digit {first} is the first the model gets wrong (a {label} read as a "
-        "{predicted}), and no prediction graph was left open",
+        "{predicted}), found by reading {read} predictions, and no prediction graph was left "
+        "open",
+        read=watch.calls[-1].read,
         first=first,
         label=int(labels[first]),
         predicted=int(classes[first]),

@@ -158,28 +158,124 @@ def backward_share(answer, timelines) -> None:
     )
 
 
+HIDDEN_UNITS = 256
+# the exercise's network, Flatten -> Dense(256, relu) -> Dense(10): its weights' shapes
+NETWORK_SHAPES = [(784, HIDDEN_UNITS), (HIDDEN_UNITS,), (HIDDEN_UNITS, 10), (10,)]
+# logits within 5 % of those computed in float32 from the answer's own weights: bfloat16's 8 bits
+# give about 0.3 % on random images; softmax, sigmoid or no ReLU are 50 % and more away
+VALUES_TOLERANCE = 0.05
+
+
 def _graph_of(answer):
-    """Build ``answer`` on a float32 batch of images in a graph of its own; return (graph,
-    logits, the global policy before, the global policy after)."""
+    """Build ``answer`` on a float32 batch of images in a graph of its own, watching for
+    set_global_policy; return (graph, the images placeholder, logits, the global policy before,
+    the global policy after, whether set_global_policy was called)."""
+    from unittest import mock
+
     import tensorflow as tf
 
-    before = tf.keras.mixed_precision.global_policy()
+    policies = tf.keras.mixed_precision
+    before = policies.global_policy()
+    sentinel = policies.Policy(
+        before.name
+    )  # a set_global_policy, even setting it back, replaces it
+    policies.set_global_policy(sentinel)
+    calls = []
+    real = policies.set_global_policy
+
+    def watched(policy):
+        calls.append(policy)
+        return real(policy)
+
     graph = tf.Graph()
-    with graph.as_default():
+    with graph.as_default(), mock.patch.object(policies, "set_global_policy", watched):
         images = tf.compat.v1.placeholder(tf.float32, [None, 28, 28], name="images")
         try:
             logits = answer(images)
+        except ValueError as error:
+            # layers made eagerly in the kernel ("invalid state") or in another graph
+            if not any(t in str(error) for t in ("invalid state", "must be from the same graph")):
+                raise
+            fail(
+                "`mixed_logits` uses layers made outside it: the check builds it in a graph of "
+                "its own, as Estimator calls a model_fn in a new graph each time, so make its "
+                "layers inside the function"
+            )
         finally:
-            after = tf.keras.mixed_precision.global_policy()
-            tf.keras.mixed_precision.set_global_policy(before)
-    return graph, logits, before.name, after.name
+            after = policies.global_policy()
+            real(before)
+    touched = bool(calls) or after is not sentinel
+    return graph, images, logits, before.name, after.name, touched
+
+
+def _takes_one_argument(answer) -> str | None:
+    """None when ``answer(images)`` can be called; else its parameters, as written."""
+    import inspect
+
+    try:
+        signature = inspect.signature(answer)
+    except (TypeError, ValueError):  # a builtin: let the call say what is wrong
+        return None
+    try:
+        signature.bind(object())
+    except TypeError:
+        return ", ".join(signature.parameters)
+    return None
+
+
+def _judge_values(graph, images, logits) -> None:
+    """Run the network on random images the notebook never showed and compare its logits with
+    Flatten -> Dense(256, relu) -> Dense(10) computed from its own weights in float32."""
+    import tensorflow as tf
+
+    variables = graph.get_collection(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES)
+    batch = np.random.default_rng(11).random((32, 28, 28), dtype=np.float32)
+    with tf.compat.v1.Session(graph=graph) as session:
+        session.run(tf.compat.v1.initializers.variables(variables))
+        got, weights = session.run([logits, variables], {images: batch})
+    by_shape = {tuple(w.shape): w.astype(np.float64) for w in weights}
+    kernel, bias, out_kernel, out_bias = (by_shape[shape] for shape in NETWORK_SHAPES)
+    hidden = batch.reshape(len(batch), -1) @ kernel + bias
+    readings = {  # what the logits are when they are not right: the likely mistakes first
+        "right": np.maximum(hidden, 0) @ out_kernel + out_bias,
+        "softmax": _softmax(np.maximum(hidden, 0) @ out_kernel + out_bias),
+        "linear": hidden @ out_kernel + out_bias,
+        "sigmoid": 1 / (1 + np.exp(-hidden)) @ out_kernel + out_bias,
+    }
+    near = {k: np.linalg.norm(got - r) / np.linalg.norm(r) for k, r in readings.items()}
+    if near["right"] <= VALUES_TOLERANCE:
+        return
+    if near["softmax"] <= VALUES_TOLERANCE:
+        fail(
+            "`mixed_logits` returns probabilities (a softmax on the last layer), not logits: the "
+            "loss applies the softmax itself, from the raw scores"
+        )
+    if near["linear"] <= VALUES_TOLERANCE:
+        fail(
+            "the hidden layer has no ReLU: without an activation two dense layers are one linear "
+            "map; give the 256-unit layer the exercise's activation"
+        )
+    if near["sigmoid"] <= VALUES_TOLERANCE:
+        fail("the hidden layer's activation is a sigmoid: the exercise's network uses ReLU")
+    fail(
+        "on random images the logits are {off:.0%} away from those of Flatten → Dense(256, ReLU) "
+        "→ Dense(10) with the function's own weights: return the last dense layer's output, "
+        "unchanged",
+        off=near["right"],
+    )
+
+
+def _softmax(x):
+    shifted = np.exp(x - x.max(axis=1, keepdims=True))
+    return shifted / shifted.sum(axis=1, keepdims=True)
 
 
 @reporting_learner_errors
 def mixed_logits(answer) -> None:
-    """Notebook 11, exercise 2: ``mixed_logits(images)`` builds a dense network whose layers compute
-    in bfloat16 (the ``mixed_bfloat16`` policy), returns float32 logits [batch, 10] and leaves the
-    global policy as it found it."""
+    """Notebook 11, exercise 2: ``mixed_logits(images)`` builds Flatten -> Dense(256, relu) ->
+    Dense(10) whose hidden layer computes in bfloat16 with float32 weights (the layers' own
+    ``mixed_bfloat16`` policy, never the global one), and returns float32 logits [batch, 10]; the
+    check watches set_global_policy and runs the network on random images."""
     require_answer(answer, "mixed_logits")
     import tensorflow as tf
 
@@ -188,7 +284,23 @@ def mixed_logits(answer) -> None:
             "`mixed_logits` should be a function of a batch of images, not a {kind}",
             kind=type(answer).__name__,
         )
-    graph, logits, before, after = _graph_of(answer)
+    if (parameters := _takes_one_argument(answer)) is not None:
+        fail(
+            "`mixed_logits` should take one argument, the batch of images, as the check calls "
+            "it: yours takes ({parameters})",
+            parameters=parameters,
+        )
+    found = tf.keras.mixed_precision.global_policy().name
+    if found != "float32":
+        fail(
+            "the global policy is {found!r} before the check even runs: a set_global_policy "
+            "in your cell changed it for every model the kernel builds from now on, which the "
+            "exercise rules out; set it back to 'float32' and give the layers their policy "
+            "instead (section '{section}')",
+            found=found,
+            section=mixed_section(),
+        )
+    graph, images, logits, before, after, touched = _graph_of(answer)
     if not isinstance(logits, tf.Tensor):
         fail(
             "`mixed_logits(images)` returned a {kind}: return the logits tensor",
@@ -200,6 +312,13 @@ def mixed_logits(answer) -> None:
             "later (the next model_fn's too) would take it, so set it back to the one you "
             "found (section '{section}')",
             after=after,
+            section=mixed_section(),
+        )
+    if touched:
+        fail(
+            "`mixed_logits` calls set_global_policy, which the exercise rules out: the process "
+            "builds other models, and one built meanwhile (another thread's) would take the "
+            "policy; give each layer its policy instead (section '{section}')",
             section=mixed_section(),
         )
     matmuls = [op for op in graph.get_operations() if op.type in ("MatMul", "BatchMatMulV2")]
@@ -230,6 +349,21 @@ def mixed_logits(answer) -> None:
             "(section '{section}')",
             section=mixed_section(),
         )
+    shapes = [tuple(variable.shape.as_list()) for variable in variables]
+    if sorted(shapes) != sorted(NETWORK_SHAPES):
+        fail(
+            "the network's weights have the shapes {shapes}: the exercise's network is Flatten "
+            "→ Dense(256) → Dense(10), two layers whose weights have the shapes {expected}",
+            shapes=", ".join(map(str, shapes)),
+            expected=", ".join(map(str, NETWORK_SHAPES)),
+        )
+    hidden = [op for op in matmuls if op.outputs[0].shape[-1] == HIDDEN_UNITS]
+    if any(op.get_attr("T") != tf.bfloat16 for op in hidden):
+        fail(
+            "the hidden layer computes in float32 and only the last one in bfloat16: the "
+            "256-unit layer does nearly all the arithmetic, so it is the one the exercise asks "
+            "to compute in bfloat16"
+        )
     if logits.dtype != tf.float32:
         fail(
             "the logits are {dtype}: the softmax and the loss need them in float32, where "
@@ -241,12 +375,11 @@ def mixed_logits(answer) -> None:
             "the logits have shape {shape}: they should be [batch, 10], one score per class",
             shape=logits.shape,
         )
-    in_bf16 = sum(op.get_attr("T") == tf.bfloat16 for op in matmuls)
+    _judge_values(graph, images, logits)
     correct(
-        "{count} of {total} matrix products compute in bfloat16, the weights are float32, the "
-        "logits float32 {shape}, and the global policy is back to {after!r}",
-        count=in_bf16,
-        total=len(matmuls),
+        "the hidden layer computes in bfloat16 with float32 weights, the logits are float32 "
+        "{shape} and, on random images, those of Flatten → Dense(256, ReLU) → Dense(10); the "
+        "global policy stayed {after!r}",
         shape=logits.shape,
         after=after,
     )

@@ -166,11 +166,149 @@ CLASSES = LABELS.copy()
 CLASSES[[12, 14]] = [4, 7]  # digit 12 (a 9 read as a 4) is the first mistake, digit 14 the last
 
 
+class StandIn:
+    """An Estimator's predict, as far as the watch sees it: a generator of CLASSES, one example
+    at a time or in batches of 5, with every key or the ones asked for."""
+
+    def predict(
+        self,
+        input_fn,
+        predict_keys=None,
+        hooks=None,
+        checkpoint_path=None,
+        yield_single_examples=True,
+    ):
+        keys = ["classes", "probabilities"] if predict_keys is None else predict_keys
+        keys = [keys] if isinstance(keys, str) else keys
+        rows = {"classes": CLASSES, "probabilities": np.eye(10)[CLASSES]}
+        if yield_single_examples:
+            for position in range(len(CLASSES)):
+                yield {key: rows[key][position] for key in keys}
+        else:
+            for start in range(0, len(CLASSES), 5):
+                yield {key: rows[key][start : start + 5] for key in keys}
+
+
+def _solution(estimator):  # the notebook's
+    predictions = estimator.predict(None, predict_keys=["classes"])
+    answer = None
+    for position, (prediction, label) in enumerate(zip(predictions, LABELS)):
+        if prediction["classes"] != label:
+            answer = position
+            break
+    predictions.close()
+    return answer
+
+
+def read():
+    """The notebook's solution, run on the stand-in: (its answer, the watch)."""
+    return watched(_solution)
+
+
+def watched(reading):
+    """(the answer, the watch) of a cell that reads the stand-in's predict with ``reading``."""
+    estimator = StandIn()
+    watch = checks.watch_predict(estimator)
+    return reading(estimator), watch
+
+
+RIGHT_READINGS = {
+    "the solution": _solution,
+    "the key as a string, next() in a loop": lambda e: _next_until_wrong(
+        e.predict(None, predict_keys="classes")
+    ),
+}
+
+
+def _next_until_wrong(predictions):
+    position = 0
+    while next(predictions)["classes"] == LABELS[position]:
+        position += 1
+    predictions.close()
+    return position
+
+
+@pytest.mark.parametrize("reading", RIGHT_READINGS.values(), ids=RIGHT_READINGS)
+def test_exercise_2_right_readings_pass(reading, capsys):
+    answer, watch = watched(reading)
+    checks.first_wrong_digit(answer, LABELS, CLASSES, watch)
+    assert "found by reading 13 predictions" in capsys.readouterr().out
+
+
+def _all_of_them(estimator):
+    classes = [p["classes"] for p in estimator.predict(None, predict_keys=["classes"])]
+    return int(np.argmax(np.array(classes) != LABELS))
+
+
+def _batches(estimator):
+    for start, batch in zip(
+        range(0, 99, 5),
+        estimator.predict(None, predict_keys=["classes"], yield_single_examples=False),
+    ):
+        wrong = np.flatnonzero(batch["classes"] != LABELS[start : start + 5])
+        if len(wrong):
+            return start + int(wrong[0])
+
+
+def _every_key(estimator):
+    predictions = estimator.predict(None)
+    for position, prediction in enumerate(predictions):
+        if prediction["classes"] != LABELS[position]:
+            predictions.close()
+            return position
+
+
+def _one_too_many(estimator):  # reads the next one before it stops: off by one in the reading
+    predictions = estimator.predict(None, predict_keys=["classes"])
+    found = None
+    for position, prediction in enumerate(predictions):
+        if found is not None:
+            break
+        if prediction["classes"] != LABELS[position]:
+            found = position
+    predictions.close()
+    return found
+
+
+# what a cell read that gives the right position for the wrong reason
+WRONG_READINGS = {
+    "from the reference table, no predict at all": (
+        lambda e: int(np.argmax(CLASSES != LABELS)),
+        "your cell never read `estimator.predict`",
+    ),
+    "hard-coded from an output above": (lambda e: 12, "your cell never read `estimator.predict`"),
+    "every prediction, listed": (_all_of_them, "your cell read 16 predictions, 3 past the first"),
+    "whole batches": (_batches, "your cell read whole batches (yield_single_examples=False)"),
+    "every key": (_every_key, "your cell asked predict for all the keys"),
+    "one more read before stopping": (_one_too_many, "read 14 predictions, 1 past the first"),
+}
+
+
+@pytest.mark.parametrize("reading, message", WRONG_READINGS.values(), ids=WRONG_READINGS)
+def test_exercise_2_right_position_read_the_wrong_way(reading, message):
+    answer, watch = watched(reading)
+    assert answer == 12
+    with pytest.raises(CheckFailed) as caught:
+        checks.first_wrong_digit(answer, LABELS, CLASSES, watch)
+    assert message in str(caught.value)
+    assert "predict_keys=[" not in str(caught.value)  # the cause, not the code
+
+
+def test_the_watch_leaves_the_predictions_as_they_are():
+    plain = list(StandIn().predict(None, predict_keys=["classes"]))
+    estimator = StandIn()
+    checks.watch_predict(estimator)
+    assert [p["classes"] for p in estimator.predict(None, predict_keys=["classes"])] == [
+        p["classes"] for p in plain
+    ]
+
+
 def test_exercise_2_correct(capsys):
-    checks.first_wrong_digit(12, LABELS, CLASSES)
+    answer, watch = read()
+    checks.first_wrong_digit(answer, LABELS, CLASSES, watch)
     assert capsys.readouterr().out.startswith(
         "Correct: test digit 12 is the first the model gets wrong (a 9 read "
-        "as a 4), and no prediction graph was left open"
+        "as a 4), found by reading 13 predictions, and no prediction graph was left open"
     )
 
 
@@ -178,7 +316,7 @@ def test_exercise_2_correct(capsys):
     "answer", [np.int64(12), np.array(12), np.array([12])], ids=["np.int64", "0-d", "1 item"]
 )
 def test_exercise_2_accepts_numpy_numbers(answer, capsys):
-    checks.first_wrong_digit(answer, LABELS, CLASSES)
+    checks.first_wrong_digit(answer, LABELS, CLASSES, read()[1])
     assert "Correct" in capsys.readouterr().out
 
 
@@ -216,7 +354,7 @@ WRONG_ANSWERS = {
 @pytest.mark.parametrize("answer, message", WRONG_ANSWERS.values(), ids=WRONG_ANSWERS)
 def test_exercise_2_wrong_answers(answer, message):
     with pytest.raises(CheckFailed) as caught:
-        checks.first_wrong_digit(answer, LABELS, CLASSES)
+        checks.first_wrong_digit(answer, LABELS, CLASSES, read()[1])
     assert message in str(caught.value)
     assert "12" not in str(caught.value).replace(repr(answer), "")
 
@@ -229,4 +367,4 @@ def test_exercise_2_a_generator_left_open():
         with pytest.raises(
             CheckFailed, match="the position is right, but the prediction graph is still"
         ):
-            checks.first_wrong_digit(12, LABELS, CLASSES)
+            checks.first_wrong_digit(12, LABELS, CLASSES, read()[1])

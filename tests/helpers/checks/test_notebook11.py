@@ -217,10 +217,15 @@ def with_policy(name, build, restore=True):
     return answer
 
 
-def dense(images, last_dtype=None, units=10):
+def dense(images, last_dtype=None, units=10, hidden_dtype=None, activation="relu"):
     x = tf.keras.layers.Flatten()(images)
-    x = tf.keras.layers.Dense(256, activation="relu")(x)
+    x = tf.keras.layers.Dense(256, activation=activation, dtype=hidden_dtype)(x)
     return tf.keras.layers.Dense(units, dtype=last_dtype)(x)
+
+
+def policies(hidden, last, **kwargs):
+    """The network with a policy given to each dense layer (None: the global one, float32)."""
+    return lambda images: dense(images, last_dtype=last, hidden_dtype=hidden, **kwargs)
 
 
 def cast(build):
@@ -235,17 +240,15 @@ def per_layer_policy(images):
 
 
 def sequential(images):
-    before = tf.keras.mixed_precision.global_policy()
-    tf.keras.mixed_precision.set_global_policy("mixed_bfloat16")
     model = tf.keras.Sequential(
         [
             tf.keras.layers.Flatten(),
-            tf.keras.layers.Dense(256, activation="relu"),
-            tf.keras.layers.Dense(10),
+            tf.keras.layers.Dense(256, activation="relu", dtype="mixed_bfloat16"),
+            tf.keras.layers.Dense(10, dtype="mixed_bfloat16"),
+            tf.keras.layers.Activation("linear", dtype="float32"),
         ]
     )
-    tf.keras.mixed_precision.set_global_policy(before)
-    return tf.cast(model(images), tf.float32)
+    return model(images)
 
 
 def layer_dtypes(images):  # the notebook's solution
@@ -257,10 +260,11 @@ def layer_dtypes(images):  # the notebook's solution
 
 RIGHT_2 = {
     "the policy as the hidden layer's dtype, a float32 last layer": layer_dtypes,
-    "the policy around the layers, then a cast": with_policy("mixed_bfloat16", cast(dense)),
-    "a float32 last layer": with_policy("mixed_bfloat16", lambda i: dense(i, "float32")),
-    "the policy given to each layer": per_layer_policy,
-    "a Sequential model": sequential,
+    "the policy given to each layer, then a cast": per_layer_policy,
+    "the policy's name as each layer's dtype, then a cast": cast(
+        policies("mixed_bfloat16", "mixed_bfloat16")
+    ),
+    "a Sequential model ending in a float32 layer": sequential,
 }
 
 
@@ -268,7 +272,7 @@ RIGHT_2 = {
 def test_exercise_2_right_answers_pass(answer, capsys):
     checks.mixed_logits(answer)
     out = capsys.readouterr().out
-    assert out.startswith("Correct: ") and "the global policy is back to 'float32'" in out
+    assert out.startswith("Correct: ") and "the global policy stayed 'float32'" in out
     assert tf.keras.mixed_precision.global_policy().name == "float32"
 
 
@@ -294,6 +298,55 @@ def model_not_logits(images):
     return model
 
 
+def softmax_out(images):
+    return tf.nn.softmax(layer_dtypes(images))
+
+
+def global_sequential(images):
+    before = tf.keras.mixed_precision.global_policy()
+    tf.keras.mixed_precision.set_global_policy("mixed_bfloat16")
+    model = tf.keras.Sequential(
+        [
+            tf.keras.layers.Flatten(),
+            tf.keras.layers.Dense(256, activation="relu"),
+            tf.keras.layers.Dense(10),
+        ]
+    )
+    tf.keras.mixed_precision.set_global_policy(before)
+    return tf.cast(model(images), tf.float32)
+
+
+def imported_setter(images):  # a name bound before the check looks: the policy object tells
+    from tensorflow.keras.mixed_precision import set_global_policy
+
+    set_global_policy("mixed_bfloat16")
+    try:
+        return cast(dense)(images)
+    finally:
+        set_global_policy("float32")
+
+
+def extra_hidden(images):
+    x = policies("mixed_bfloat16", "mixed_bfloat16", units=256)(images)
+    return tf.keras.layers.Dense(10, dtype="float32")(tf.nn.relu(x))
+
+
+OUTSIDE = []
+
+
+def outside_layers(images):  # layers made once, in the notebook's kernel, reused by each call
+    if not OUTSIDE:
+        with tf.Graph().as_default():
+            OUTSIDE.extend(
+                [
+                    tf.keras.layers.Dense(256, "relu", dtype="mixed_bfloat16"),
+                    tf.keras.layers.Dense(10, dtype="float32"),
+                ]
+            )
+            OUTSIDE[1](OUTSIDE[0](tf.zeros([1, 784])))
+    return OUTSIDE[1](OUTSIDE[0](tf.keras.layers.Flatten()(images)))
+
+
 def broken(images):
     return tf.keras.layers.Dense(256)(images, trainng=True)
 
@@ -305,8 +358,59 @@ WRONG_2 = {
     "no policy at all": (cast(dense), "every matrix product computes in float32"),
     "the policy set after the layers are made": (
         policy_set_after,
-        "every matrix product computes in float32",
+        "calls set_global_policy, which the exercise rules out",
     ),
+    "the global policy around the layers, set back (forbidden API)": (
+        with_policy("mixed_bfloat16", cast(dense)),
+        "calls set_global_policy, which the exercise rules out",
+    ),
+    "the global policy in a Sequential model, set back": (
+        global_sequential,
+        "calls set_global_policy, which the exercise rules out",
+    ),
+    "the global policy imported by name, set back": (
+        imported_setter,
+        "calls set_global_policy, which the exercise rules out",
+    ),
+    "the opposite of the task: float32 hidden layer, bfloat16 last layer": (
+        cast(policies(None, "mixed_bfloat16")),
+        "the hidden layer computes in float32 and only the last one in bfloat16",
+    ),
+    "probabilities, not logits": (
+        softmax_out,
+        "returns probabilities (a softmax on the last layer), not logits",
+    ),
+    "no ReLU": (
+        policies("mixed_bfloat16", "float32", activation=None),
+        "the hidden layer has no ReLU",
+    ),
+    "a sigmoid": (
+        policies("mixed_bfloat16", "float32", activation="sigmoid"),
+        "the hidden layer's activation is a sigmoid",
+    ),
+    "128 hidden units": (
+        lambda images: tf.keras.layers.Dense(10)(
+            tf.keras.layers.Dense(128, "relu", dtype="mixed_bfloat16")(
+                tf.keras.layers.Flatten()(images)
+            )
+        ),
+        "the network's weights have the shapes",
+    ),
+    "an extra hidden layer": (extra_hidden, "the network's weights have the shapes"),
+    "11 classes, the first 10 kept (right shape, wrong content)": (
+        lambda images: policies("mixed_bfloat16", "float32", units=11)(images)[:, :10],
+        "the network's weights have the shapes",
+    ),
+    "a scaled output (right on shapes and types, wrong values)": (
+        lambda images: 2.0 * layer_dtypes(images),
+        "on random images the logits are",
+    ),
+    "a second parameter": (
+        lambda images, training: layer_dtypes(images),
+        "should take one argument, the batch of images, as the check calls it: yours takes "
+        "(images, training)",
+    ),
+    "layers made outside the function": (outside_layers, "uses layers made outside it"),
     "the images cast, the layers float32": (
         images_cast_only,
         "every matrix product computes in float32",
@@ -316,14 +420,14 @@ WRONG_2 = {
         "the global policy is still 'mixed_bfloat16'",
     ),
     "the policy bfloat16, not mixed": (
-        with_policy("bfloat16", cast(dense)),
+        cast(policies("bfloat16", "bfloat16")),
         "the weights are stored as bfloat16",
     ),
-    "bfloat16 logits": (with_policy("mixed_bfloat16", dense), "the logits are bfloat16"),
-    "float16": (with_policy("mixed_float16", cast(dense)), "compute in float16"),
+    "bfloat16 logits": (policies("mixed_bfloat16", "mixed_bfloat16"), "the logits are bfloat16"),
+    "float16": (cast(policies("mixed_float16", "float32")), "compute in float16"),
     "the wrong number of classes": (
-        with_policy("mixed_bfloat16", cast(lambda i: dense(i, units=5))),
-        "the logits have shape (None, 5)",
+        cast(policies("mixed_bfloat16", "mixed_bfloat16", units=5)),
+        "the network's weights have the shapes",
     ),
     "no dense layer": (
         lambda images: tf.cast(images[:, 0, :10], tf.float32),
@@ -377,7 +481,7 @@ def test_a_zh_tw_learner_reads_the_messages_in_chinese(zh_tw, capsys, monkeypatc
     assert counted.startswith(f"{BACKWARD.mean():.4f} 是運算個數的比例"), counted
     checks.backward_share(SHARE, TIMELINES)
     assert capsys.readouterr().out.startswith("正確：反向傳播佔運算時間的 ")
-    message = failure(checks.mixed_logits, with_policy("mixed_bfloat16", dense))
+    message = failure(checks.mixed_logits, policies("mixed_bfloat16", "mixed_bfloat16"))
     assert message.startswith("logits 是 bfloat16：") and "float32" in message, message
     monkeypatch.setenv("WORKBOOK_LANGUAGE", "en")
     assert failure(checks.backward_share, 0.1234, TIMELINES).endswith(
