@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..language import _
+from ..language import N_, _
 from ..problems import CheckFailed
 from .common import correct, fail, reporting_learner_errors, require_answer
 
@@ -36,7 +36,20 @@ def fixed_serving_export(answer, images, classes, client_key: str = "pixels") ->
             "returned",
             folder=str(answer),
         )
-    loaded = tf.saved_model.load(str(answer))
+    try:
+        loaded = tf.saved_model.load(str(answer))
+    except tf.errors.InvalidArgumentError as error:  # one line, never TensorFlow's traceback
+        if "appears more than once in the input list" in str(error):
+            fail(
+                "the SavedModel cannot be loaded: its receiver gives one placeholder two names in "
+                "receiver_tensors, and a serving signature takes each input once; give the "
+                "clients' images one name"
+            )
+        fail(
+            "tf.saved_model.load could not load {folder}: {error}",
+            folder=str(answer),
+            error=str(error).splitlines()[0],
+        )
     if "serving_default" not in loaded.signatures:
         fail("the SavedModel has no serving_default signature: export the course CNN's model_fn")
     signature = loaded.signatures["serving_default"]
@@ -72,6 +85,9 @@ def fixed_serving_export(answer, images, classes, client_key: str = "pixels") ->
         )
     got, classes = outputs["classes"].numpy(), np.asarray(classes)
     if not np.array_equal(got, classes):
+        _judge_receiver(
+            lambda x: signature(**{key: tf.constant(x)})["classes"].numpy(), images, classes
+        )
         fail(
             "the SavedModel predicts a different class for {count} of {total} test digits: "
             "export the trained `estimator` (not a new one)",
@@ -84,6 +100,28 @@ def fixed_serving_export(answer, images, classes, client_key: str = "pixels") ->
         key=key,
         total=len(got),
     )
+
+
+# what a receiver may do to the clients' images, undone: if the model agrees with the Estimator on
+# the images so changed, the receiver changed them (the model itself is the trained one)
+RECEIVER_MISTAKES = (
+    (lambda x: x * 255.0, N_("divides the images by 255")),
+    (lambda x: np.transpose(x, (0, 2, 1)), N_("transposes the images")),
+    (lambda x: 1.0 - x, N_("inverts the images (1 - x)")),
+)
+
+
+def _judge_receiver(predict, images, classes) -> None:
+    """Refuse a receiver that changes the images on their way to the model: with the change undone
+    on the images sent, the SavedModel's classes agree with the Estimator's (99 %)."""
+    images = np.asarray(images, dtype=np.float32)
+    for undo, change in RECEIVER_MISTAKES:
+        if np.mean(predict(undo(images).astype(np.float32)) == classes) >= 0.99:
+            fail(
+                "the receiver {change} before the model sees them: the model was trained on "
+                "the images as the clients send them, so give them to its feature unchanged",
+                change=_(change),
+            )
 
 
 @dataclass

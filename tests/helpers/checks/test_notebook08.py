@@ -98,6 +98,99 @@ def test_exercise_1_other_predictions(exports):
         checks.fixed_serving_export(exports["raw"], exports["images"], wrong)
 
 
+RECEIVER_CHANGES = {  # a receiver that changes the images: the model is right, the receiver not
+    "divided by 255": (lambda x: x / 255.0, "the receiver divides the images by 255"),
+    "transposed": (lambda x: tf.transpose(x, [0, 2, 1]), "the receiver transposes the images"),
+    "inverted": (lambda x: 1.0 - x, "the receiver inverts the images (1 - x)"),
+}
+
+
+def _random_linear_model_fn(features, labels, mode):
+    """Random weights and biases, one step of learning rate 0: classes that change with any change
+    of the images (the tiny CNN, trained one step on noise, gives one class to most images)."""
+    flat = tf.reshape(features["image"], [-1, 784])
+    dense = tf.keras.layers.Dense(
+        10,
+        kernel_initializer=tf.keras.initializers.RandomNormal(stddev=1.0, seed=1),
+        bias_initializer=tf.keras.initializers.RandomNormal(stddev=30.0, seed=2),
+    )
+    classes = tf.argmax(dense(flat), axis=1)
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        output = tf.estimator.export.PredictOutput({"classes": classes})
+        return tf.estimator.EstimatorSpec(
+            mode, predictions={"classes": classes}, export_outputs={"serving_default": output}
+        )
+    loss = tf.reduce_mean(tf.cast(classes, tf.float32)) * 0.0 + tf.reduce_sum(dense.kernel) * 0.0
+    step = tf.compat.v1.assign_add(tf.compat.v1.train.get_global_step(), 1)
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=step)
+
+
+@pytest.fixture(scope="module")
+def varied(tmp_path_factory):
+    """(an Estimator whose classes vary with the images, its images, its classes)."""
+    estimator = tf.estimator.Estimator(
+        _random_linear_model_fn, model_dir=str(tmp_path_factory.mktemp("varied"))
+    )
+    images = np.random.default_rng(4).random((50, 28, 28), dtype=np.float32)
+    estimator.train(
+        lambda: tf.data.Dataset.from_tensors(({"image": images}, np.zeros(50, np.int32))), steps=1
+    )
+    classes = np.array(
+        [
+            p["classes"]
+            for p in estimator.predict(
+                lambda: tf.data.Dataset.from_tensor_slices({"image": images}).batch(25)
+            )
+        ]
+    )
+    assert len(set(classes.tolist())) > 3  # the test needs classes that vary
+    return estimator, images, classes
+
+
+@pytest.mark.parametrize("change, message", RECEIVER_CHANGES.values(), ids=RECEIVER_CHANGES)
+def test_exercise_1_a_receiver_that_changes_the_images(varied, tmp_path, change, message):
+    estimator, images, classes = varied
+
+    def changing_receiver_fn():
+        pixels = tf.compat.v1.placeholder(tf.float32, [None, 28, 28], name="pixels")
+        return tf.estimator.export.ServingInputReceiver(
+            {"image": change(pixels)}, {"pixels": pixels}
+        )
+
+    folder = estimator.export_saved_model(str(tmp_path), changing_receiver_fn)
+    with pytest.raises(CheckFailed) as caught:
+        checks.fixed_serving_export(folder, images, classes)
+    assert str(caught.value).startswith(message), caught.value
+    assert "export the trained" not in str(caught.value)  # the model is the trained one
+
+
+def test_exercise_1_the_varied_model_unchanged_is_correct(varied, tmp_path, capsys):
+    estimator, images, classes = varied
+
+    def receiver_fn():
+        pixels = tf.compat.v1.placeholder(tf.float32, [None, 28, 28], name="pixels")
+        return tf.estimator.export.ServingInputReceiver({"image": pixels}, {"pixels": pixels})
+
+    checks.fixed_serving_export(
+        estimator.export_saved_model(str(tmp_path), receiver_fn), images, classes
+    )
+    assert capsys.readouterr().out.startswith("Correct:")
+
+
+def test_exercise_1_one_placeholder_under_two_names(trained_cnn, exports, tmp_path):
+    """TensorFlow exports it, then cannot load it: one line, not its traceback."""
+
+    def twice_receiver_fn():
+        pixels = tf.compat.v1.placeholder(tf.float32, [None, 28, 28], name="pixels")
+        return tf.estimator.export.ServingInputReceiver(
+            {"image": pixels}, {"pixels": pixels, "image": pixels}
+        )
+
+    folder = trained_cnn.export_saved_model(str(tmp_path), twice_receiver_fn)
+    with pytest.raises(CheckFailed, match="gives one placeholder two names in receiver_tensors"):
+        checks.fixed_serving_export(folder, exports["images"], exports["classes"])
+
+
 def test_exercise_1_two_serving_inputs(trained_cnn, exports, tmp_path):
     def two_inputs_receiver_fn():
         images = tf.compat.v1.placeholder(tf.float32, [None, 28, 28], name="pixels")
