@@ -60,6 +60,18 @@ def logged_seconds(answer, lines: list[str]) -> None:
             "the seconds in parentheses on the loss lines",
             answer=answer,
         )
+    elif answer.is_integer() and abs(answer - expected) < 1:  # int(), round() or ceil() of it
+        if near(len(timed)) or near(len(timed) + 1):  # both readings give this number: say both
+            fail(
+                "{answer} is a count of lines or the total cut to whole seconds: add the seconds "
+                "the loss lines show, keeping every digit",
+                answer=answer,
+            )
+        fail(
+            "{answer} is a whole number of seconds, but the loss lines time their steps to the "
+            "millisecond: add them, keeping every digit",
+            answer=answer,
+        )
     elif near(len(timed)) or near(len(timed) + 1):
         fail("{answer} is a count of lines: add the seconds they show", answer=answer)
     elif abs(answer - expected) < 0.05:
@@ -154,6 +166,11 @@ def _training_reads(model_dir) -> tuple[set, set]:
     from tensorflow.core.framework import graph_pb2
 
     path = Path(model_dir) / "graph.pbtxt"
+    if not path.is_file():  # train() writes it into model_dir; someone removed it since
+        fail(
+            "`fixed_estimator`'s model_dir has no graph.pbtxt, the training graph train() writes "
+            "there: run the exercise's cells again from its first one, then train once"
+        )
     graph = text_format.Parse(path.read_text(encoding="utf-8"), graph_pb2.GraphDef())
     nodes = [
         *graph.node,

@@ -146,9 +146,15 @@ def backward_share(answer, timelines) -> None:
             "summed durations",
             value=value,
         )
-    for reading, mistake in _share_readings(timelines):
-        if np.isfinite(reading) and abs(value - reading) <= SHARE_TOLERANCE:
-            raise CheckFailed(mistake.format(value=value))
+    # a mistake is named only when the number is that reading and no other: on some profiles two
+    # readings fall within the tolerance of each other, and naming one could give a wrong reason
+    mistakes = [
+        mistake
+        for reading, mistake in _share_readings(timelines)
+        if np.isfinite(reading) and abs(value - reading) <= SHARE_TOLERANCE
+    ]
+    if len(mistakes) == 1:
+        raise CheckFailed(mistakes[0].format(value=value))
     fail(
         "{value:.4f} is not the backward pass's share: sum the durations of the ops whose name "
         "starts with `gradients/`, over every traced step, and divide by the sum of all the "

@@ -78,6 +78,8 @@ WRONG = [
     (63.2565 + 57.6665, r"global_step/sec lines, which are rates, not times"),
     ((63.2565 + 57.6665) / 2, r"global_step/sec lines, which are rates"),
     (2, r"a count of lines"),
+    (int(TOTAL), r"is a count of lines or the total cut to whole seconds"),  # 3: both readings
+    (4, r"a whole number of seconds"),  # rounded up: math.ceil
     (3.32, r"close but rounded"),
     (300 / 60.0, r"is not it: find the loss lines that end with '\(… sec\)'"),
 ]
@@ -189,6 +191,12 @@ def test_fixed_trained_twice(broken, tmp_path):
     _fails(
         checks.fixed_input_fn, model, broken, STEPS, match=r"global step 10, not 5: steps add up"
     )
+
+
+def test_fixed_without_its_training_graph(broken, tmp_path):
+    model = trained(tmp_path, _right)
+    (tmp_path / "fixed" / "graph.pbtxt").unlink()
+    _fails(checks.fixed_input_fn, model, broken, STEPS, match=r"has no graph.pbtxt")
 
 
 @pytest.mark.parametrize("steps", [STEPS - 1, 1])  # off by one; one step

@@ -182,6 +182,18 @@ def test_exercise_1_the_readings_are_apart_from_the_share_and_from_each_other():
     assert gaps.min() > 2 * checks.SHARE_TOLERANCE, values
 
 
+def test_exercise_1_a_number_two_readings_share_gets_no_reason(monkeypatch):
+    """When two mistakes give the same number on this profile, neither is named: the learner may
+    have made the other one (an op_type selection once got "the first traced step alone")."""
+    readings = checks._share_readings(TIMELINES)
+    (first_value, first), (_second_value, second) = readings[0], readings[1]
+    monkeypatch.setattr(
+        checks, "_share_readings", lambda t: [(first_value, first), (first_value, second)]
+    )
+    message = failure(checks.backward_share, first_value, TIMELINES)
+    assert message.startswith(f"{first_value:.4f} is not the backward pass's share"), message
+
+
 def test_exercise_1_an_unplaced_number_points_to_the_section():
     message = failure(checks.backward_share, 0.1234, TIMELINES)
     assert message.endswith("(section 'Where a step's time goes')")
