@@ -51,6 +51,8 @@ EDITION_PATHS = (
 )
 HALF_WIDTH_NEXT_TO_CJK = re.compile(rf"[{CJK}][,.:;?!]|[,.:;?!][{CJK}]")
 HALF_WIDTH_PARENS = re.compile(rf"[{CJK}] ?\(|\) ?[{CJK}]|\([{CJK}]|[{CJK}]\)")
+# a call written as code, `train()` or `Dense(256, ReLU)`: its brackets are the code's, not prose
+CALL = re.compile(rf"[A-Za-z_][\w.]*\([^()（）{CJK}]*\)")
 NO_SPACE = re.compile(rf"[{CJK}][A-Za-z0-9]|[A-Za-z0-9%][{CJK}]")
 WESTERN_QUOTES = re.compile(rf"[“”]|[{CJK}]\"|\"[{CJK}]")
 HAS_CJK = re.compile(rf"[{CJK}]")
@@ -201,7 +203,7 @@ def _emphasis(english: str, translation: str) -> list[str]:
 
 
 def _typography(english: str, translation: str) -> list[str]:
-    text = prose(without_quotes(translation))
+    text = CALL.sub("call", prose(without_quotes(translation)))
     if not any(character.isalnum() for character in english):
         return []  # punctuation only (a separator such as "; "): its translation is too
     if not HAS_CJK.search(text):
