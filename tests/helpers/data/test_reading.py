@@ -206,22 +206,33 @@ def test_wrong_checksum_names_both_sums_as_the_datasheet_lists_them(tmp_path, ti
     )
 
 
-def test_the_other_datasets_file_is_named(tmp_path, tiny, monkeypatch):
-    """MNIST and Fashion-MNIST use the same file names: a file of one in the other's folder is
-    named as the other's file, not only as "not the official file"."""
-    # another dataset, "twin", whose train images the folder holds where tiny's should be
+def _twin_in_tinys_place(tmp_path, tiny, monkeypatch) -> str:
+    """The problem with a file of another dataset, "twin", where tiny's should be."""
     monkeypatch.setitem(data.DATASETS, "twin", dataclasses.replace(tiny.spec, name="twin"))
     wanted = dataclasses.replace(tiny.spec.train_images, sha256="0" * 64)
     path = tmp_path / "tiny" / IMAGES
     path.parent.mkdir()
     path.write_bytes(tiny.gz("train_images"))
-
     with pytest.raises(DatasetProblem) as caught:
         data.read_verified(path, wanted)
+    return one_line(caught.value).removeprefix(paths.display_path(path))
 
-    assert one_line(caught.value) == (
-        f"{paths.display_path(path)} holds twin's {IMAGES} (the two datasets use the same file "
-        "names): it belongs in the twin/ folder"
+
+def test_the_other_datasets_file_is_named(tmp_path, tiny, monkeypatch):
+    """MNIST and Fashion-MNIST use the same file names: a file of one in the other's folder is
+    named as the other's file, not only as "not the official file"."""
+    assert _twin_in_tinys_place(tmp_path, tiny, monkeypatch) == (
+        f" holds twin's {IMAGES} (the two datasets use the same file names): it belongs in the "
+        "twin/ folder"
+    )
+
+
+def test_the_other_datasets_file_is_named_in_the_learners_language(
+    tmp_path, tiny, monkeypatch, zh_tw
+):
+    zh_tw()
+    assert _twin_in_tinys_place(tmp_path, tiny, monkeypatch) == (
+        f" 其實是 twin 的 {IMAGES}（兩個資料集的檔名相同）：它應該放在 twin/ 資料夾"
     )
 
 
@@ -741,21 +752,3 @@ def test_each_dataset_has_two_mirrors_to_download_from():
             parts = urllib.parse.urlsplit(mirror)
             assert parts.scheme in ("http", "https") and parts.netloc, mirror
             assert mirror.endswith("/"), mirror
-
-
-def test_the_other_datasets_file_is_named_in_the_learners_language(
-    tmp_path, tiny, monkeypatch, zh_tw
-):
-    zh_tw()
-    monkeypatch.setitem(data.DATASETS, "twin", dataclasses.replace(tiny.spec, name="twin"))
-    wanted = dataclasses.replace(tiny.spec.train_images, sha256="0" * 64)
-    path = tmp_path / IMAGES
-    path.write_bytes(tiny.gz("train_images"))
-
-    with pytest.raises(DatasetProblem) as caught:
-        data.read_verified(path, wanted)
-
-    assert one_line(caught.value) == (
-        f"{paths.display_path(path)} 其實是 twin 的 {IMAGES}（兩個資料集的檔名相同）："
-        "它應該放在 twin/ 資料夾"
-    )
