@@ -17,7 +17,10 @@ Autograding runs each notebook top to bottom in the notebooks' kernel, the
 course's "estimator-workbook" (TF 2.15); it inherits the environment
 (``WORKBOOK_DATASETS`` is passed on). The config switches grading mode on
 (``WORKBOOK_GRADING=1``, unless already set): fast mode, with the demonstrations
-that no check needs trained minimally (``helpers.settings.steps``).
+that no check needs trained minimally (``helpers.settings.steps``). An answer or a check cell
+may run ``ANSWER_TIMEOUT_SECONDS`` (a minute), any other cell ``CELL_TIMEOUT_SECONDS``: a cell
+that runs longer is interrupted, its error says so in the feedback, and the notebook's next cells
+run on in the same kernel.
 """
 
 from __future__ import annotations
@@ -32,6 +35,21 @@ ROOT = Path(__file__).resolve().parent.parent
 TEACHER = ROOT / ".venv-teacher"  # the teacher environment (make teacher): nbgrader
 COURSE_ID = "estimator-workbook"
 CELL_TIMEOUT_SECONDS = 1800  # as tools/run_notebooks.py: a full-mode training cell takes minutes
+# An answer (nbgrader solution cell) or a check cell (autograded test) gets a minute: a learner's
+# endless loop then costs the grader a minute, not half an hour. Where the figure comes from:
+# benchmarks/grading.json (`make grading-benchmark`), whose slowest_cells bound every answer and
+# check cell at 2.4 s in grading mode (07's early-stopping answer) and 4.8 s in fast mode without
+# it; a margin of ten over that (tests/tools/test_nbgrader_course.py recomputes it from the file)
+# makes 48 s, rounded up to a minute. In full mode (`WORKBOOK_GRADING=0` without `WORKBOOK_FAST`)
+# the answers that train take at most five times their fast steps (04's 50 for 10): seconds.
+ANSWER_TIMEOUT_SECONDS = 60
+ANSWER_TIMEOUT_MARGIN = 10  # the slowest answer or check cell measured, times this, fits in it
+TIMEOUT_MESSAGE = (
+    f"This cell ran too long and was stopped: when grading, an answer or a check cell may run "
+    f"{ANSWER_TIMEOUT_SECONDS} s, any other cell {CELL_TIMEOUT_SECONDS // 60} min. "
+    "Does it loop forever?"
+)
+TIMEOUT_TRACEBACK = "\x1b[0;31mCellTimeoutError\x1b[0m: " + TIMEOUT_MESSAGE  # red, as nbgrader's
 SKIP_TAG = "nbval-skip"  # %tensorboard: never run under test, nor when grading
 GRADING_SKIP_TAG = "grading-skip"  # a demonstration no check needs: not run in grading mode
 EDITION_FOLDER = "zh-TW"  # a course of notebooks from notebooks/zh-TW/ grades in zh-TW
@@ -50,8 +68,29 @@ if not os.environ.get("{GRADING_ENV}", "").strip():
     os.environ["{GRADING_ENV}"] = "1"
 c = get_config()
 c.CourseDirectory.course_id = "{COURSE_ID}"
-# nbgrader gives a cell 30 s by default; training cells take minutes in full mode.
-c.Execute.timeout = {CELL_TIMEOUT_SECONDS}
+
+
+# nbgrader gives a cell 30 s by default. An answer or a check cell gets {ANSWER_TIMEOUT_SECONDS} s:
+# a learner's endless loop costs a minute, not half an hour (the slowest of those cells takes
+# seconds: tools/nbgrader_course.py says where the figure comes from). Any other cell gets
+# {CELL_TIMEOUT_SECONDS} s: a training takes minutes in full mode, a first run downloads the data.
+def cell_timeout(cell):
+    marks = cell.metadata.get("nbgrader", {{}})
+    if marks.get("solution") or marks.get("grade"):
+        return {ANSWER_TIMEOUT_SECONDS}
+    return {CELL_TIMEOUT_SECONDS}
+
+
+c.Execute.timeout_func = cell_timeout
+c.Execute.timeout = {CELL_TIMEOUT_SECONDS}  # what nbclient waits for other than a cell
+# A cell over its time is interrupted, not killed: the next cells run on in the same kernel and
+# keep their points; the cell's error, in the feedback, says why it stopped.
+c.Execute.interrupt_on_timeout = True
+c.Execute.error_on_timeout = {{
+    "ename": "CellTimeoutError",
+    "evalue": {TIMEOUT_MESSAGE!r},
+    "traceback": [{TIMEOUT_TRACEBACK!r}],
+}}
 # Cells tagged {SKIP_TAG} (%tensorboard: it would leave a TensorBoard server running) are not run.
 c.Execute.skip_cells_with_tag = "{SKIP_TAG}"
 

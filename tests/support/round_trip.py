@@ -4,8 +4,11 @@ autograded in the course's kernel (fast mode, grading mode as the course's confi
 feedback generated and the grades exported; and what the tests assert of the result.
 
 The submissions (``STUDENTS``): the notebook with its solutions (``solved``), the released copy
-as it is (``released``), and a copy with one wrong answer whose check cell is tagged to be skipped
-(``one_wrong``: the course's config runs every graded cell, so the point is lost all the same).
+as it is (``released``), a copy with one wrong answer whose check cell is tagged to be skipped
+(``one_wrong``: the course's config runs every graded cell, so the point is lost all the same),
+and a solved copy with one answer that never ends (``endless``: the course's config stops an
+answer cell after ``ANSWER_TIMEOUT_SECONDS``; it is autograded on its own, timed, and
+``autograde_seconds.json`` in the course folder keeps the time).
 The kernels import a copy of `helpers/` in the temporary folder, so what the notebooks write
 (`models/`) goes there and is removed with it.
 """
@@ -14,31 +17,52 @@ from __future__ import annotations
 
 import csv
 import html
+import json
 import os
 import re
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from tools.nbgrader_course import TEACHER, run_nbgrader, write_course
+from tools.nbgrader_course import (
+    ANSWER_TIMEOUT_SECONDS,
+    TEACHER,
+    TIMEOUT_MESSAGE,
+    run_nbgrader,
+    write_course,
+)
 from tools.run_notebooks import kernel_checkout
 
 KERNEL_SPEC = TEACHER / "share" / "jupyter" / "kernels" / "estimator-workbook" / "kernel.json"
-# Per notebook: the solution cell to get wrong,
-# what a learner might write there, and its check cell.
 # Per notebook: the solution cell to get wrong,
 # what a learner might write there, and its check cell.
 WRONG_ANSWERS = {
     # the "break it" estimator handed in untrained
     "01_estimator_idea": ("nb01-ex2-solution", "fixed_estimator = broken", "nb01-ex2-check"),
 }
+# Per notebook: the solution cell that never ends, its source, and its check cell. An answer
+# before the notebook's others (exercise 2 trains after it: the kernel must live on)
+ENDLESS_ANSWERS = {
+    "01_estimator_idea": (
+        "nb01-ex1-solution",
+        "logged_seconds = None\nwhile True:  # never ends\n    pass\n",
+        "nb01-ex1-check",
+    ),
+}
 # solved: full points; released as it is: 0, and the autograder does not crash; one_wrong: one
 # answer wrong, its check cell tagged to be skipped: that point lost all the same (the course's
-# config runs every graded cell), and only that one
-STUDENTS = ("solved", "released", "one_wrong")
+# config runs every graded cell), and only that one; endless: one answer loops forever, is
+# stopped, loses its point and only that one
+ENDLESS = "endless"
+STUDENTS = ("solved", "released", "one_wrong", ENDLESS)
+# the endless submission's autograde, nbgrader's start and the notebook's other cells included:
+# "graded in at most 2 minutes", with room for a loaded machine
+ENDLESS_GRADING_SECONDS = 150
+SECONDS_FILE = "autograde_seconds.json"  # {assignment: seconds} of the endless submission
 SKIP_TAG = "nbval-skip"  # the tag the course's config tells nbgrader to skip
 
 
@@ -46,9 +70,9 @@ def grade_id(cell) -> str | None:
     return cell.metadata.get("nbgrader", {}).get("grade_id")
 
 
-def _submission(released, source, wrong=None):
+def _submission(released, source, wrong=None, skip_check=True):
     """The released notebook with every solution cell answered as in ``source``
-    (and one answered ``wrong``, its check cell tagged to be skipped)."""
+    (and one answered ``wrong``, its check cell tagged to be skipped if ``skip_check``)."""
     answers = {
         grade_id(cell): cell.source
         for cell in source.cells
@@ -59,7 +83,7 @@ def _submission(released, source, wrong=None):
     for cell in released.cells:
         if grade_id(cell) in answers:
             cell.source = answers[grade_id(cell)]
-        if wrong is not None and grade_id(cell) == wrong[2]:
+        if wrong is not None and skip_check and grade_id(cell) == wrong[2]:
             cell.metadata["tags"] = [*cell.metadata.get("tags", []), SKIP_TAG]
     return released
 
@@ -90,21 +114,36 @@ def _graded_course(temporary: Path, notebooks: list, names, students) -> Path:
     root = temporary / "course"
     write_course(root, notebooks)
     run_nbgrader(root, env, "generate_assignment", "*")
+    seconds = {}
     for name in names:
-        wrong = WRONG_ANSWERS[name]
         source = nbformat.read(root / "source" / name / f"{name}.ipynb", as_version=4)
         released = root / "release" / name / f"{name}.ipynb"
-        for student in students:
+        others = [student for student in students if student != ENDLESS]
+        for student in others:
             notebook = nbformat.read(released, as_version=4)
             if student != "released":
-                notebook = _submission(notebook, source, None if student == "solved" else wrong)
-            target = root / "submitted" / student / name / f"{name}.ipynb"
-            target.parent.mkdir(parents=True)
-            nbformat.write(notebook, target)
-        run_nbgrader(root, env, "autograde", name)
+                wrong = None if student == "solved" else WRONG_ANSWERS[name]
+                notebook = _submission(notebook, source, wrong)
+            _hand_in(root, student, name, notebook)
+        if others:
+            run_nbgrader(root, env, "autograde", name)
+        if ENDLESS in students:  # handed in after the others' autograde, and graded on its own
+            notebook = nbformat.read(released, as_version=4)
+            notebook = _submission(notebook, source, ENDLESS_ANSWERS[name], skip_check=False)
+            _hand_in(root, ENDLESS, name, notebook)
+            started = time.monotonic()
+            run_nbgrader(root, env, "autograde", name, "--student", ENDLESS)
+            seconds[name] = round(time.monotonic() - started, 1)
         run_nbgrader(root, env, "generate_feedback", name)
+    (root / SECONDS_FILE).write_text(json.dumps(seconds), encoding="utf-8")
     run_nbgrader(root, env, "export", "--to", "grades.csv")
     return root
+
+
+def _hand_in(root: Path, student: str, name: str, notebook) -> None:
+    target = root / "submitted" / student / name / f"{name}.ipynb"
+    target.parent.mkdir(parents=True)
+    nbformat.write(notebook, target)
 
 
 def scores(course: Path) -> dict:
@@ -120,15 +159,13 @@ def assert_points(grades: dict, name: str, students=STUDENTS) -> None:
     maximum = grades[(name, students[0])][1]
     assert maximum >= 2, "a round-trip notebook needs at least two graded checks"
     # a learner who tags the failing check cell to be skipped gains nothing: it runs anyway
-    expected = {"solved": maximum, "released": 0.0, "one_wrong": maximum - 1}
+    expected = {"solved": maximum, "released": 0.0, "one_wrong": maximum - 1, ENDLESS: maximum - 1}
     for student in students:
         assert grades[(name, student)] == (expected[student], maximum), student
 
 
-def check_failure(course: Path, name: str, check_id: str) -> str:
-    notebook = nbformat.read(
-        course / "autograded" / "one_wrong" / name / f"{name}.ipynb", as_version=4
-    )
+def check_failure(course: Path, name: str, check_id: str, student: str = "one_wrong") -> str:
+    notebook = nbformat.read(course / "autograded" / student / name / f"{name}.ipynb", as_version=4)
     cell = next(cell for cell in notebook.cells if grade_id(cell) == check_id)
     errors = [output for output in cell.outputs if output.output_type == "error"]
     assert errors and errors[0].ename == "CheckFailed", (
@@ -137,16 +174,62 @@ def check_failure(course: Path, name: str, check_id: str) -> str:
     return errors[0].evalue
 
 
+def feedback_text(course: Path, name: str, student: str) -> str:
+    """The feedback page of a submission as its words: tags and extra spaces removed."""
+    page = (course / "feedback" / student / name / f"{name}.html").read_text(encoding="utf-8")
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", page)).split())
+
+
+def _grade_cell(text: str, check_id: str, score: str) -> str:
+    """The feedback text under a check cell, from its "Grade cell" line with ``score`` on."""
+    start = text.index(f"Grade cell: {check_id} Score: {score}")
+    end = text.find("Grade cell:", start + 1)
+    return text[start:] if end == -1 else text[start:end]
+
+
 def assert_feedback(course: Path, name: str) -> None:
     message = " ".join(check_failure(course, name, WRONG_ANSWERS[name][2]).split())
     assert "\n" not in message and "still None" not in message and len(message) > 40, message
-    page = (course / "feedback" / "one_wrong" / name / f"{name}.html").read_text(encoding="utf-8")
-    text = " ".join(html.unescape(re.sub(r"<[^>]+>", "", page)).split())
+    text = feedback_text(course, name, "one_wrong")
     check_id = WRONG_ANSWERS[name][2]
     # the failed check, with its score
-    start = text.index(f"Grade cell: {check_id} Score: 0.0 / 1.0")
-    end = text.find("Grade cell:", start + 1)
-    graded = text[start:] if end == -1 else text[start:end]
+    graded = _grade_cell(text, check_id, "0.0 / 1.0")
     assert message in graded, (
         f"the feedback does not show the check's message under {check_id}: {message}"
     )
+
+
+def assert_stopped_in_time(course: Path, name: str) -> None:
+    """The endless answer was interrupted after the answers' timeout, in a graded run of at most
+    ``ENDLESS_GRADING_SECONDS``; the notebook ran on (the other checks passed, the points are
+    :func:`assert_points`'), and the feedback says the answer ran too long."""
+    seconds = json.loads((course / SECONDS_FILE).read_text(encoding="utf-8"))[name]
+    assert ANSWER_TIMEOUT_SECONDS < seconds < ENDLESS_GRADING_SECONDS, (
+        f"the submission with an endless answer took {seconds:.0f} s to autograde"
+    )
+    answer_id, _, check_id = ENDLESS_ANSWERS[name]
+    notebook = nbformat.read(course / "autograded" / ENDLESS / name / f"{name}.ipynb", as_version=4)
+    graded = [
+        cell
+        for cell in notebook.cells
+        if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade_id")
+    ]
+    errors = {
+        grade_id(cell): [output.ename for output in cell.outputs if output.output_type == "error"]
+        for cell in graded
+    }
+    assert "CellTimeoutError" in errors[answer_id], errors[answer_id]
+    assert errors[check_id] == ["CheckFailed"], errors[check_id]  # the answer stayed unset
+    failed = {cell for cell, names in errors.items() if names and cell not in (answer_id, check_id)}
+    assert not failed, f"cells failed after the endless answer: {sorted(failed)}"
+    text = feedback_text(course, name, ENDLESS)
+    assert f"CellTimeoutError: {TIMEOUT_MESSAGE}" in text, (
+        "the feedback does not say that the endless answer ran too long"
+    )
+    # its check lost its point, and only it
+    for cell in graded:
+        marks = cell.metadata["nbgrader"]
+        if marks.get("grade") and not marks.get("solution"):
+            points = float(marks["points"])
+            score = 0.0 if grade_id(cell) == check_id else points
+            _grade_cell(text, grade_id(cell), f"{score} / {points}")

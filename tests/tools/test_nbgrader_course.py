@@ -2,14 +2,16 @@
 
 The config is executed as nbgrader executes it (Python with ``get_config``): it
 must switch on grading mode (``WORKBOOK_GRADING=1``, inherited by the kernels
-nbgrader starts), keep a teacher's ``WORKBOOK_GRADING=0``, keep the cell
-timeout and the skipped tag, skip the demonstrations tagged grading-skip in
-grading mode and never a cell nbgrader marks. The round trip through nbgrader itself is
-tests/tools/test_nbgrader_round_trip.py.
+nbgrader starts), keep a teacher's ``WORKBOOK_GRADING=0``, keep the skipped tag, skip the
+demonstrations tagged grading-skip in grading mode and never a cell nbgrader marks, and give an
+answer or a check cell a minute and any other cell the long timeout, a minute that stays ten times
+what the slowest of those cells took when last measured (benchmarks/grading.json). The round trip
+through nbgrader itself is tests/tools/test_nbgrader_round_trip.py (an endless answer stopped).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import types
@@ -140,3 +142,85 @@ def test_an_empty_grading_variable_switches_grading_mode_on(course, tmp_path, mo
     monkeypatch.setenv(course.GRADING_ENV, "")
     _run_config(course, tmp_path)
     assert settings.grading_mode()
+
+
+def _cell(nbgrader=None):
+    cell = nbformat.v4.new_code_cell("x = 1")
+    if nbgrader is not None:
+        cell.metadata["nbgrader"] = {"grade_id": "x", "locked": False, "points": 1, **nbgrader}
+    return cell
+
+
+def test_an_answer_or_a_check_gets_a_minute_every_other_cell_the_long_timeout(
+    course, tmp_path, monkeypatch
+):
+    monkeypatch.setenv(course.GRADING_ENV, "1")
+    timeout = _run_config(course, tmp_path).Execute.timeout_func
+    short, long = course.ANSWER_TIMEOUT_SECONDS, course.CELL_TIMEOUT_SECONDS
+    assert short < long
+    assert timeout(_cell({"solution": True, "grade": False})) == short  # an answer
+    assert timeout(_cell({"solution": False, "grade": True})) == short  # a check
+    assert timeout(_cell({"solution": True, "grade": True})) == short  # an answer graded by hand
+    # a demonstration, a locked cell of the instructions, a cell the learner added
+    assert timeout(_cell()) == long
+    assert timeout(_cell({"solution": False, "grade": False, "locked": True})) == long
+    assert timeout(_cell({})) == long
+
+
+def test_a_cell_over_its_time_is_interrupted_and_its_error_says_so(course, tmp_path, monkeypatch):
+    monkeypatch.setenv(course.GRADING_ENV, "1")
+    execute = _run_config(course, tmp_path).Execute
+    assert execute.interrupt_on_timeout  # not killed: the notebook's next cells run on
+    assert execute.timeout == course.CELL_TIMEOUT_SECONDS  # what is not a cell
+    error = execute.error_on_timeout
+    assert error["ename"] == "CellTimeoutError" and error["evalue"] == course.TIMEOUT_MESSAGE
+    assert error["traceback"] == [course.TIMEOUT_TRACEBACK]
+    assert "\n" not in course.TIMEOUT_MESSAGE  # one line
+    minutes = course.CELL_TIMEOUT_SECONDS // 60
+    for figure in (f"{course.ANSWER_TIMEOUT_SECONDS} s", f"{minutes} min", "answer", "stopped"):
+        assert figure in course.TIMEOUT_MESSAGE, figure
+
+
+def _graded_first_lines(notebook) -> set:
+    """The first lines of a notebook's answer and check cells, as benchmarks/grading.py's
+    ``slowest_cells`` shows a cell (an answer's is the same before and after it is answered)."""
+    cells = nbformat.read(notebook, as_version=4).cells
+    marks = [
+        (cell, cell.metadata.get("nbgrader", {})) for cell in cells if cell.cell_type == "code"
+    ]
+    return {
+        cell.source.strip().splitlines()[0][:60]
+        for cell, marked in marks
+        if marked.get("solution") or marked.get("grade")
+    }
+
+
+def test_a_minute_is_ten_times_the_slowest_answer_or_check_measured(course):
+    """benchmarks/grading.json keeps the five slowest cells of each graded notebook: an answer or
+    a check cell among them took its time, one not among them at most the fifth's."""
+    results = json.loads((ROOT / "benchmarks" / "grading.json").read_text(encoding="utf-8"))
+    bounds = {}
+    for mode, record in results["modes"].items():
+        for name, row in record["notebooks"].items():
+            if not (ROOT / "notebooks" / name).exists() or not row["slowest_cells"]:
+                continue
+            graded = _graded_first_lines(ROOT / "notebooks" / name)
+            listed = [seconds for _, seconds, first in row["slowest_cells"] if first in graded]
+            fifth = min(seconds for _, seconds, _ in row["slowest_cells"])
+            bounds[(mode, name)] = max([*listed, fifth])
+    assert any(mode == "grading" for mode, _ in bounds), "no grading-mode measurement"
+    slowest = max(bounds, key=bounds.get)
+    assert bounds[slowest] * course.ANSWER_TIMEOUT_MARGIN <= course.ANSWER_TIMEOUT_SECONDS, (
+        f"an answer or a check cell of {slowest[1]} took up to {bounds[slowest]} s ({slowest[0]}): "
+        f"ANSWER_TIMEOUT_SECONDS ({course.ANSWER_TIMEOUT_SECONDS} s) leaves less than "
+        f"{course.ANSWER_TIMEOUT_MARGIN} times that"
+    )
+
+
+def test_teaching_states_the_timeouts_the_config_sets(course):
+    text = " ".join((ROOT / "TEACHING.md").read_text(encoding="utf-8").split())
+    stated = (
+        f"an answer or a check cell may run {course.ANSWER_TIMEOUT_SECONDS} s, "
+        f"any other cell {course.CELL_TIMEOUT_SECONDS // 60} min"
+    )
+    assert stated in text, f"TEACHING.md does not say: {stated}"

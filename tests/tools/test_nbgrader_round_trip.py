@@ -7,12 +7,15 @@ Uses the teacher environment (`.venv-teacher`, built by `make teacher`, which
   the committed student copy (`make student`), apart from the course's run stamp
   and what `make student` adds for the student folder (links, generated note);
 * for notebook 01, which trains (the fastest that does, with a "break it"
-  exercise), three submissions are autograded in the course's kernel: the
+  exercise), four submissions are autograded in the course's kernel: the
   notebook with its solutions gets full points, the released copy as it is gets
-  0 (the autograder does not crash on it), and a copy with one wrong answer,
+  0 (the autograder does not crash on it), a copy with one wrong answer,
   its check cell tagged to be skipped, loses that exercise's point only (the
   course's config runs every graded cell), and its feedback HTML shows the
-  check's plain-words message.
+  check's plain-words message; and a solved copy whose first answer is
+  `while True: pass` is graded in less than 150 s: the answer is interrupted
+  after the course's answer timeout (a minute), loses its point only (exercise
+  2 trains after it in the same kernel), and its feedback says it ran too long.
 
 Every other notebook's graded path is run by `make test` itself: each zh-TW notebook as nbgrader
 grades it (grading mode, every check; tests/nbval_plugin.py), each check's bank of wrong answers
@@ -33,9 +36,11 @@ import pytest
 
 from tests import ROOT
 from tests.support.round_trip import (
+    ENDLESS_ANSWERS,
     WRONG_ANSWERS,
     assert_feedback,
     assert_points,
+    assert_stopped_in_time,
     round_trip,
     scores,
 )
@@ -43,7 +48,7 @@ from tools.make_student import for_the_student_folder
 from tools.nbgrader_course import assignment_id
 
 pytestmark = pytest.mark.slow(
-    reason="nbgrader releases every notebook and autogrades one three times in a kernel (minutes)"
+    reason="nbgrader releases every notebook and autogrades one four times in a kernel (minutes)"
 )
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -51,7 +56,7 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 @pytest.fixture(scope="module")
 def course():
-    root = round_trip(NOTEBOOKS, sorted(WRONG_ANSWERS))
+    root = round_trip(NOTEBOOKS, sorted(WRONG_ANSWERS))  # the same notebooks as ENDLESS_ANSWERS
     try:
         yield root
     finally:
@@ -77,3 +82,8 @@ def test_points(course, name):
 @pytest.mark.parametrize("name", sorted(WRONG_ANSWERS))
 def test_feedback_shows_the_plain_message(course, name):
     assert_feedback(course, name)
+
+
+@pytest.mark.parametrize("name", sorted(ENDLESS_ANSWERS))
+def test_an_endless_answer_is_stopped_in_a_minute(course, name):
+    assert_stopped_in_time(course, name)

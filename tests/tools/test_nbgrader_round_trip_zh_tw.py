@@ -3,7 +3,7 @@ runs it (`tests/support/round_trip.py`): notebook 01's release is its committed 
 copy with one wrong answer loses that point only, and its feedback shows the check's message in
 Chinese (a course laid out from zh-TW notebooks grades in zh-TW).
 
-One submission, not the English round trip's three: the released copy grades the same in both
+One submission, not the English round trip's four: the released copy grades the same in both
 editions (the points do not depend on the language) and `test_nbgrader_round_trip.py` grades it
 for the same notebook; the solved one is what `make test` runs as nbgrader grades it, in zh-TW and
 in grading mode, for every notebook (tests/nbval_plugin.py).
