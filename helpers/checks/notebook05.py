@@ -247,6 +247,25 @@ def _first_line(error: BaseException) -> str:
     return (str(error).strip().splitlines() or [""])[0]
 
 
+OTHER_THRESHOLD = 0.3  # one the notebook never uses: a hook must compare with the one it is given
+
+
+def _judge_other_threshold(answer, losses, steps) -> None:
+    """The hook stops at the right step for a threshold the notebook never showed too."""
+    first_below = next(step for step, loss in enumerate(losses) if loss < OTHER_THRESHOLD)
+    last = _train_tiny(answer(TINY_LOSS, OTHER_THRESHOLD), steps=steps)
+    if last != first_below + 1:
+        fail(
+            "with the threshold {other}, below which the loss falls in the step that starts at "
+            "global step {first_below}, training ended at global step {last}, not {expected}: "
+            "the hook should compare with the threshold it is given, not a number of its own",
+            other=OTHER_THRESHOLD,
+            first_below=first_below,
+            last=last,
+            expected=first_below + 1,
+        )
+
+
 @reporting_learner_errors
 def stop_below_hook(answer, threshold: float = STOP_THRESHOLD, steps: int = 100) -> None:
     """Notebook 05, exercise 2: a hook class ``StopBelow(tensor_name, threshold)`` that ends
@@ -294,6 +313,7 @@ def stop_below_hook(answer, threshold: float = STOP_THRESHOLD, steps: int = 100)
         first_loss=losses[0],
     )
     if last == expected:
+        _judge_other_threshold(answer, losses, steps)
         correct(
             "on a model whose loss falls below {threshold} in the step that starts at global "
             "step {first_below}, training should end at global step {expected}, and it did: "

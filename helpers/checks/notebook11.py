@@ -229,6 +229,67 @@ def _takes_one_argument(answer) -> str | None:
     return None
 
 
+def _judge_layers(graph, logits) -> None:
+    """The layers' matrix products, weights and logits: bfloat16 where the exercise computes,
+    float32 where it stores and returns, the exercise's shapes."""
+    import tensorflow as tf
+
+    matmuls = [op for op in graph.get_operations() if op.type in ("MatMul", "BatchMatMulV2")]
+    dtypes = {op.get_attr("T").name for op in matmuls}
+    variables = graph.get_collection(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES)
+    stored = sorted({variable.dtype.base_dtype.name for variable in variables})
+    if not matmuls:
+        fail(
+            "the function builds no dense layer (no matrix product in its graph): build the "
+            "network the exercise describes"
+        )
+    if "float16" in dtypes:
+        fail(
+            "the layers compute in float16, the GPUs' half precision: a CPU speeds up "
+            "bfloat16, with float32's range (the `mixed_bfloat16` policy)"
+        )
+    if stored and stored != ["float32"]:
+        fail(
+            "the weights are stored as {dtypes}: the policy `bfloat16` keeps them in "
+            "bfloat16, where small updates are lost; `mixed_bfloat16` stores them in float32 "
+            "and computes in bfloat16",
+            dtypes=", ".join(stored),
+        )
+    if "bfloat16" not in dtypes:
+        fail(
+            "every matrix product computes in float32: the policy must be set before the "
+            "layers are created, because a layer takes the policy in force when it is made "
+            "(section '{section}')",
+            section=mixed_section(),
+        )
+    shapes = [tuple(variable.shape.as_list()) for variable in variables]
+    if sorted(shapes) != sorted(NETWORK_SHAPES):
+        fail(
+            "the network's weights have the shapes {shapes}: the exercise's network is Flatten "
+            "→ Dense(256) → Dense(10), two layers whose weights have the shapes {expected}",
+            shapes=", ".join(map(str, shapes)),
+            expected=", ".join(map(str, NETWORK_SHAPES)),
+        )
+    hidden = [op for op in matmuls if op.outputs[0].shape[-1] == HIDDEN_UNITS]
+    if any(op.get_attr("T") != tf.bfloat16 for op in hidden):
+        fail(
+            "the hidden layer computes in float32 and only the last one in bfloat16: the "
+            "256-unit layer does nearly all the arithmetic, so it is the one the exercise asks "
+            "to compute in bfloat16"
+        )
+    if logits.dtype != tf.float32:
+        fail(
+            "the logits are {dtype}: the softmax and the loss need them in float32, where "
+            "bfloat16's 8 bits of precision would round confident probabilities to 1",
+            dtype=logits.dtype.name,
+        )
+    if logits.shape.rank != 2 or logits.shape[-1] != 10:
+        fail(
+            "the logits have shape {shape}: they should be [batch, 10], one score per class",
+            shape=logits.shape,
+        )
+
+
 def _judge_values(graph, images, logits) -> None:
     """Run the network on random images the notebook never showed and compare its logits with
     Flatten -> Dense(256, relu) -> Dense(10) computed from its own weights in float32."""
@@ -327,60 +388,7 @@ def mixed_logits(answer) -> None:
             "policy; give each layer its policy instead (section '{section}')",
             section=mixed_section(),
         )
-    matmuls = [op for op in graph.get_operations() if op.type in ("MatMul", "BatchMatMulV2")]
-    dtypes = {op.get_attr("T").name for op in matmuls}
-    variables = graph.get_collection(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES)
-    stored = sorted({variable.dtype.base_dtype.name for variable in variables})
-    if not matmuls:
-        fail(
-            "the function builds no dense layer (no matrix product in its graph): build the "
-            "network the exercise describes"
-        )
-    if "float16" in dtypes:
-        fail(
-            "the layers compute in float16, the GPUs' half precision: a CPU speeds up "
-            "bfloat16, with float32's range (the `mixed_bfloat16` policy)"
-        )
-    if stored and stored != ["float32"]:
-        fail(
-            "the weights are stored as {dtypes}: the policy `bfloat16` keeps them in "
-            "bfloat16, where small updates are lost; `mixed_bfloat16` stores them in float32 "
-            "and computes in bfloat16",
-            dtypes=", ".join(stored),
-        )
-    if "bfloat16" not in dtypes:
-        fail(
-            "every matrix product computes in float32: the policy must be set before the "
-            "layers are created, because a layer takes the policy in force when it is made "
-            "(section '{section}')",
-            section=mixed_section(),
-        )
-    shapes = [tuple(variable.shape.as_list()) for variable in variables]
-    if sorted(shapes) != sorted(NETWORK_SHAPES):
-        fail(
-            "the network's weights have the shapes {shapes}: the exercise's network is Flatten "
-            "→ Dense(256) → Dense(10), two layers whose weights have the shapes {expected}",
-            shapes=", ".join(map(str, shapes)),
-            expected=", ".join(map(str, NETWORK_SHAPES)),
-        )
-    hidden = [op for op in matmuls if op.outputs[0].shape[-1] == HIDDEN_UNITS]
-    if any(op.get_attr("T") != tf.bfloat16 for op in hidden):
-        fail(
-            "the hidden layer computes in float32 and only the last one in bfloat16: the "
-            "256-unit layer does nearly all the arithmetic, so it is the one the exercise asks "
-            "to compute in bfloat16"
-        )
-    if logits.dtype != tf.float32:
-        fail(
-            "the logits are {dtype}: the softmax and the loss need them in float32, where "
-            "bfloat16's 8 bits of precision would round confident probabilities to 1",
-            dtype=logits.dtype.name,
-        )
-    if logits.shape.rank != 2 or logits.shape[-1] != 10:
-        fail(
-            "the logits have shape {shape}: they should be [batch, 10], one score per class",
-            shape=logits.shape,
-        )
+    _judge_layers(graph, logits)
     _judge_values(graph, images, logits)
     correct(
         "the hidden layer computes in bfloat16 with float32 weights, the logits are float32 "

@@ -92,10 +92,12 @@ def _calls_of_underscore(tree):
 
 # The functions that translate a sentence marked elsewhere: a literal that make po extracts as a
 # keyword (fail, correct: said) or from a table of N_() literals (data's disk faults, TensorFlow's
-# EstimatorSpec errors). _() of anything but one literal anywhere else is a sentence lost.
+# EstimatorSpec errors, notebook 08's receiver mistakes). _() of anything but one literal anywhere
+# else is a sentence lost.
 TRANSLATE_MARKED = {
     ("helpers/checks/common.py", "said"),
     ("helpers/data.py", "_refused"),
+    ("helpers/checks/notebook08.py", "_judge_receiver"),
     ("helpers/model_fn_checker/tf_errors.py", "explain_build_error"),
 }
 MARKERS = ("_", "N_", "fail")  # their first argument is the sentence itself

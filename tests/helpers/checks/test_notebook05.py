@@ -192,6 +192,12 @@ class ByGraphName(StopBelow):
         self.tensor = tf.compat.v1.get_default_graph().get_tensor_by_name(self.tensor_name + ":0")
 
 
+class FixedThreshold(StopBelow):  # right on the notebook's threshold, 0.5, wrong in general
+    def after_run(self, run_context, run_values):
+        if run_values.results < 0.5:
+            run_context.request_stop()
+
+
 class Never(StopBelow):
     def after_run(self, run_context, run_values):
         pass
@@ -299,6 +305,11 @@ EXERCISE_2_WRONG = {
     "not a hook": (NotAHook, "should be a class that subclasses tf.estimator.SessionRunHook"),
     "a function": (lambda tensor_name, threshold: None, "should be a class"),
     "no arguments": (NoArguments, "it should take the tensor's name and the threshold"),
+    "a threshold of its own (0.5, the notebook's)": (
+        FixedThreshold,
+        "with the threshold 0.3, below which the loss falls in the step that starts at global "
+        "step 30, training ended at global step 19, not 31",
+    ),
     "never stops": (Never, "training ran all 100 steps: on a model whose loss falls below 0.5"),
     "comparison reversed": (Reversed, "the comparison is the wrong way round"),
     "one step late": (Late, "one step late"),
@@ -422,7 +433,7 @@ def test_exercise_3_a_call_that_does_not_train():
 
 def test_the_banks_are_counted():
     """The closing note of notebook 05 counts these banks: keep it in step."""
-    assert (len(EXERCISE_1_WRONG), len(EXERCISE_2_WRONG), len(EXERCISE_3_WRONG)) == (17, 13, 7)
+    assert (len(EXERCISE_1_WRONG), len(EXERCISE_2_WRONG), len(EXERCISE_3_WRONG)) == (17, 14, 7)
 
 
 def test_the_sections_the_messages_cite_are_headings_of_notebook_05():

@@ -700,7 +700,7 @@ WRONG_PER_NOTEBOOK = {
         "decision['best_step'] should be a global step (a whole number), not 1.5",
     ),
     "08": (
-        lambda: notebook08.first_wrong_digit(2, [0, 1, 2], [0, 2, 2]),
+        lambda: notebook08.first_wrong_digit(2, [0, 1, 2], [0, 2, 2], notebook08.PredictWatch()),
         "`first_wrong` is 2, one past it",
     ),
     "09": (
