@@ -102,6 +102,13 @@ check: setup ## one notebook in both editions: make check NB=05 (lint, checks' t
 		tests/notebooks $(wildcard tests/helpers/checks/test_notebook$(NB).py) \
 		notebooks/$(NB)_*.ipynb notebooks/zh-TW/$(NB)_*.ipynb
 
+# A new notebook (CONTRIBUTING.md, "Adding a notebook"): make new-notebook N=12 NAME=serving writes
+# notebooks/12_serving.ipynb from tools/NN_template.ipynb, its checks module and their test, and a
+# row in README.md and TEACHING.md (tools/new_notebook.py); it overwrites nothing.
+.PHONY: new-notebook
+new-notebook: $(INSTALLED) ## start a notebook from the template: make new-notebook N=12 NAME=serving
+	$(PY) -m tools.new_notebook "$(N)" "$(NAME)"
+
 # Without the notebooks and the tests tests/conftest.py calls slow (training for real,
 # kernels, Jupyter servers, nbgrader), in UNIT_WORKERS processes (pytest-xdist; 1: in
 # this process, e.g. for pdb). TensorFlow's start-up lines are silenced: each worker

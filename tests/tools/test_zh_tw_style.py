@@ -161,7 +161,7 @@ def test_a_separator_made_of_punctuation_is_translated_by_punctuation():
 
 def test_a_call_written_as_code_keeps_its_brackets_next_to_chinese():
     """`train() 寫` is code then Chinese, not a prose bracket: no comma forced after a call (the
-    rule once pushed translators into 「呼叫 train()，就會」); a bracket of prose still is refused."""
+    rule once pushed translators into 「呼叫 train()，就會」); a prose bracket still is refused."""
     english = "each train() call writes the graph; Dense(256, ReLU) is the hidden layer"
     assert problems(english, "每次 train() 都會寫入計算圖；Dense(256, ReLU) 是隱藏層") == []
     assert any(
