@@ -22,106 +22,14 @@ import nbformat
 from nbformat.v4.nbbase import random_cell_id
 
 ROOT = Path(__file__).resolve().parent.parent
+# what it writes besides the notebook, templates beside it as the notebook's ($N, $STEM, $TITLE)
+CHECKS = (Path(__file__).parent / "NN_checks.py.template").read_text(encoding="utf-8")
+TEST = (Path(__file__).parent / "NN_test.py.template").read_text(encoding="utf-8")
 COUNTS = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
 ROWS = {  # doc: (a placeholder row of its notebooks' table, what that table's rows match)
     "README.md": ("| $N | [$TITLE](notebooks/$STEM.ipynb) | … | — / — | … |", r"\| \[.*\]\("),
     "TEACHING.md": ("| $N | … | 00 |", r"\| .+ \| (?:[\d, ]+|none) \|$"),
 }
-CHECKS = '''"""Exercise checks of notebook $N ($TITLE)."""
-
-from __future__ import annotations
-
-import numbers
-
-import numpy as np
-
-from .common import correct, fail, reporting_learner_errors, require_answer
-
-__all__ = ["majority_accuracy"]
-
-
-@reporting_learner_errors
-def majority_accuracy(answer, dataset) -> None:
-    """Notebook $N, exercise 1: the test accuracy of always answering the commonest digit."""
-    require_answer(answer, "majority_accuracy")
-    if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
-        fail("`majority_accuracy` should be a number, not {kind}", kind=type(answer).__name__)
-    digit = int(np.argmax(np.bincount(dataset.train_labels)))
-    expected = float(np.mean(dataset.test_labels == digit))
-    if abs(answer - 100 * expected) < 1e-6:
-        fail("{answer:.2f} is a percentage: give the accuracy as a fraction", answer=answer)
-    if abs(answer - np.mean(dataset.train_labels == digit)) < 1e-6:
-        fail(
-            "{answer:.4f} is the digit's share of the training labels: the model is scored on "
-            "the test labels",
-            answer=answer,
-        )
-    if abs(answer - expected) >= 1e-6:
-        fail(
-            "{answer:.4f} is not it: find the most common digit of the training labels, then its "
-            "share of the test labels (section 'A section')",
-            answer=answer,
-        )
-    correct(
-        "always answering {digit} is right on {share:.2%} of the test digits",
-        digit=digit,
-        share=expected,
-    )
-'''
-TEST = '''"""The exercise check of notebook $N accepts the right answer and explains wrong ones."""
-
-import re
-from pathlib import Path
-from types import SimpleNamespace
-
-import numpy as np
-import pytest
-
-from helpers.checks import notebook$N as checks
-from tests.support.checks import failure, notebook_headings, zh_tw_heading
-
-# What the check reads, made tiny: 1 is 3 of the 4 training labels, and 1 of the 4 test labels.
-MNIST = SimpleNamespace(train_labels=np.array([1, 1, 1, 0]), test_labels=np.array([1, 0, 0, 0]))
-
-
-def test_the_right_answer_passes(capsys):
-    checks.majority_accuracy(0.25, MNIST)
-    assert capsys.readouterr().out.startswith("Correct: always answering 1 is right on 25.00%")
-
-
-def test_a_blank_answer_names_the_variable():
-    assert failure(checks.majority_accuracy, None, MNIST).startswith("`majority_accuracy` is still")
-
-
-# The bank of wrong answers learners give: (answer, a regex of the sentence that names the mistake),
-# each of a kind of tests/helpers/checks/test_bank_table.py, whose BANKS row cites their test ids.
-WRONG = [
-    (25.0, r"25.00 is a percentage"),  # wrong unit: per cent
-    (0.75, r"share of the training labels"),  # copy of a nearby cell: the training labels' share
-    (0.116, r"0.1160 is not it"),  # hard-coded from an output above: the share of ones
-]
-
-
-@pytest.mark.parametrize("answer, sentence", WRONG)
-def test_each_wrong_answer_gets_its_sentence(answer, sentence):
-    assert re.search(sentence, failure(checks.majority_accuracy, answer, MNIST))
-
-
-CITED = re.findall(r"\\(section '(.+?)'\\)", Path(checks.__file__).read_text(encoding="utf-8"))
-
-
-def test_the_sections_it_cites_are_headings_of_the_notebook():
-    assert set(CITED) <= notebook_headings("$STEM")
-
-
-def test_a_zh_tw_learner_reads_the_sections_as_the_zh_tw_notebook_heads_them(zh_tw):
-    zh_tw()
-    message = failure(checks.majority_accuracy, 0.116, MNIST)
-    if message.startswith("0.1160 is not it"):
-        pytest.skip("translate its sentence in translations/zh_TW/helpers.po (CONTRIBUTING.md)")
-    cited = [f"「{zh_tw_heading('$STEM', '## ' + section)}」一節" for section in CITED]
-    assert all(section in message for section in cited), message
-'''
 NEXT = """Wrote $FILES; added a row to README.md and TEACHING.md.
 Next, CONTRIBUTING.md, "Adding a notebook": 2 the lesson (make lab) and its rows; 3 the check, its
 bank of wrong answers, its row in tests/helpers/checks/test_bank_table.py; 4 make sync; 5 make
