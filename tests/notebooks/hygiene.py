@@ -141,7 +141,7 @@ def check_call_problems(notebook) -> list:
                     f"{_cell(index, cell)}: checks.{name} is called, but no cell imports "
                     "`from helpers.checks import notebookNN as checks`"
                 )
-            elif name not in module.__all__:
+            elif not hasattr(module, name):  # a check, or what one needs (a constant, a watch)
                 problems.append(
                     f"{_cell(index, cell)}: checks.{name} does not exist: call a check "
                     f"that helpers/checks/{module.__name__.rpartition('.')[2]}.py defines, "
