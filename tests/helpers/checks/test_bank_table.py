@@ -71,19 +71,20 @@ BANKS = {
         "right, written otherwise": "test_notebook00.py::test_majority_accuracy_correct",
     },
     ("00", 2, "brightest_class"): {
-        "off by one": "MISSING",
-        "wrong unit": "test_notebook00.py::test_brightest_class_explains_mistakes[3-class index 3]",
+        "off by one": "test_notebook00.py::test_brightest_class_explains_mistakes[k - 1]",
+        "wrong unit": "test_notebook00.py::test_brightest_class_explains_mistakes[the index]",
         "hard-coded from an output above": "n/a: no output above shows a brightness per class",
-        "copy of a nearby cell": "MISSING",
+        "copy of a nearby cell": (
+            "test_notebook00.py::test_brightest_class_explains_mistakes[the commonest class]"
+        ),
         "right shape, wrong content": (
-            "test_notebook00.py::"
-            "test_brightest_class_explains_mistakes[f-another class is brighter]"
+            "test_notebook00.py::test_brightest_class_explains_mistakes[another class]"
         ),
         "forbidden API": "n/a: the prompt forbids no API",
         "right on the notebook's data, wrong in general": (
             "n/a: a value: the check sees no code it could run on other data"
         ),
-        "right, written otherwise": "MISSING",
+        "right, written otherwise": "test_notebook00.py::test_brightest_class_correct[numpy str]",
     },
     ("01", 1, "logged_seconds"): {
         "off by one": (
@@ -299,7 +300,10 @@ BANKS = {
         "right, written otherwise": "test_notebook04.py::test_exercise_1_accepts_whole_floats",
     },
     ("04", 2, "steps_after_rerun"): {
-        "off by one": "MISSING",
+        "off by one": (
+            "test_notebook04.py::"
+            "test_exercise_2_messages[answer7-1600 is not it; find the last checkpoint]"
+        ),
         "wrong unit": "n/a: global steps: counts, with no other unit",
         "hard-coded from an output above": "n/a: no output above shows this scenario",
         "copy of a nearby cell": (
@@ -308,13 +312,15 @@ BANKS = {
         ),
         "right shape, wrong content": (
             "test_notebook04.py::"
-            "test_exercise_2_messages[answer7-after_rerun['max_steps']: 1700 is not it]"
+            "test_exercise_2_messages[answer9-after_rerun['max_steps']: 1700 is not it]"
         ),
         "forbidden API": "n/a: the prompt forbids no API",
         "right on the notebook's data, wrong in general": (
             "n/a: a value: the check sees no code it could run on other data"
         ),
-        "right, written otherwise": "MISSING",
+        "right, written otherwise": (
+            "test_notebook04.py::test_exercise_2_right_written_otherwise[numpy integers]"
+        ),
     },
     ("04", 3, "fixed_estimator"): {
         "off by one": "n/a: the step count is given (EXERCISE_STEPS): nothing to count",
@@ -706,28 +712,10 @@ BANKS = {
 }
 
 WANTED = {
-    ("00", 2, "off by one"): (
-        "the name next to the brightest one, class_names[k + 1] or [k - 1], as an index off by one "
-        "gives"
-    ),
-    ("00", 2, "copy of a nearby cell"): (
-        "what a nearby cell computes instead: a mean brightness as a number (the pixel table's "
-        "cell), or the most common class (exercise 1's way; 'T-shirt/top' on Fashion-MNIST's tie)"
-    ),
-    ("00", 2, "right, written otherwise"): (
-        "the name as an np.str_, as np.array(fashion.class_names)[k] gives it"
-    ),
     ("01", 2, "hard-coded from an output above"): (
         "an Estimator trained for a step count typed from above (3000, the run's 'global step now "
         "3000', or in fast mode the 200 of settings.steps(200, 50)): today's message for it, "
         "'steps add up', names another mistake"
-    ),
-    ("04", 2, "off by one"): (
-        "a re-run from the checkpoint before or after 700 ('steps': 1600 or 1800)"
-    ),
-    ("04", 2, "right, written otherwise"): (
-        "the right numbers written otherwise: numpy integers, whole floats, the keys in the other "
-        "order"
     ),
     ("05", 3, "right, written otherwise"): (
         "the right steps written otherwise: a tuple, numpy integers or whole floats"

@@ -71,8 +71,9 @@ def test_majority_accuracy_the_digit_itself(digits):
         checks.majority_accuracy(2, data)
 
 
-def test_brightest_class_correct(digits, capsys):
-    checks.brightest_class("d", digits)
+@pytest.mark.parametrize("answer", ["d", np.str_("d")], ids=["str", "numpy str"])
+def test_brightest_class_correct(digits, capsys, answer):
+    checks.brightest_class(answer, digits)
     assert "Correct:" in capsys.readouterr().out
 
 
@@ -84,6 +85,21 @@ def test_brightest_class_correct(digits, capsys):
         (5, "not the brightest index"),
         ("zebra", "not one of the class names"),
         ("f", "another class is brighter"),
+        ("c", "another class is brighter"),  # off by one: class_names[k - 1]
+        ("e", "another class is brighter"),  # off by one: class_names[k + 1]
+        ("b", "another class is brighter"),  # the majority exercise's class, copied
+        (200.0, "not one of the class names"),  # the brightest mean itself, not its class
+    ],
+    ids=[
+        "blank",
+        "the index",
+        "another index",
+        "no class",
+        "another class",
+        "k - 1",
+        "k + 1",
+        "the commonest class",
+        "the mean",
     ],
 )
 def test_brightest_class_explains_mistakes(digits, answer, words):

@@ -84,6 +84,9 @@ def test_exercise_2_correct(capsys):
         ({"steps": 1750, "max_steps": 1000}, "does not start at 750, where it crashed"),
         ({"steps": 1000, "max_steps": 1000}, "steps=1000 adds 1000 steps to the restored model"),
         ({"steps": 2000, "max_steps": 1000}, "2000 is not it; find the last checkpoint"),
+        # off by one checkpoint: restored from the one before 700, or the one after it
+        ({"steps": 1600, "max_steps": 1000}, "1600 is not it; find the last checkpoint"),
+        ({"steps": 1800, "max_steps": 1000}, "1800 is not it; find the last checkpoint"),
         ({"steps": 1700, "max_steps": 1700}, "after_rerun['max_steps']: 1700 is not it"),
     ],
 )
@@ -91,6 +94,20 @@ def test_exercise_2_messages(answer, message):
     with pytest.raises(CheckFailed) as caught:
         checks.steps_after_rerun(answer)
     assert message in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"max_steps": 1000, "steps": 1700},  # the keys in the other order
+        {"steps": np.int64(1700), "max_steps": np.int64(1000)},  # read off a NumPy array
+        {"steps": 1700.0, "max_steps": 1000.0},  # whole floats
+    ],
+    ids=["keys in the other order", "numpy integers", "whole floats"],
+)
+def test_exercise_2_right_written_otherwise(answer, capsys):
+    checks.steps_after_rerun(answer)
+    assert capsys.readouterr().out.startswith("Correct: the re-run restores step 700")
 
 
 def test_exercise_2_other_scenario(capsys):
