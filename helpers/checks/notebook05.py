@@ -363,6 +363,8 @@ def stop_below_hook(answer, threshold: float = STOP_THRESHOLD, steps: int = 100)
 def logged_steps(answer, calls=EXERCISE_3_CALLS, every_n_iter: int = EXERCISE_3_EVERY) -> None:
     """Notebook 05, exercise 3: the values of ``step`` a LoggingTensorHook prints over ``calls``."""
     require_answer(answer, "logged_steps")
+    if getattr(answer, "ndim", None) == 1:  # a NumPy array of the steps is a list of them too
+        answer = answer.tolist()
     if not isinstance(answer, (list, tuple)) or not all(is_whole_number(value) for value in answer):
         fail(
             "`logged_steps` should be a list of whole numbers: the values of `step` the hook "

@@ -38,6 +38,9 @@ VARYING = {
     "a temp-<time> export folder": re.compile(r"\btemp-\d+"),
     "a 10-digit export-folder number (a time)": re.compile(r"(?:[/\\]|export\W{1,3})1\d{9}(?!\d)"),
     "a process id": re.compile(r"\bpid\b\W{0,3}\d+|\bprocess(?: id)? \d{3,}", re.IGNORECASE),
+    # an object's repr as a cell's last value (`<matplotlib.legend.Legend at 0x7f…>`): end the
+    # cell with plt.show(), or give the value a name
+    "a memory address": re.compile(r"\bat 0x[0-9a-f]{6,}"),
 }
 # pandas' truncation: a row or column of "..." (max_rows, max_columns), or a value cut to its
 # default

@@ -268,6 +268,10 @@ OUTPUT_BAD = {  # defect: (a word the problem must hold, the change)
         "export-folder number",
         lambda nb: _shown(nb, _result("'../models/08_export/1796304151'")),
     ),
+    "memory address": (
+        "memory address",
+        lambda nb: _shown(nb, _result("<matplotlib.legend.Legend at 0x7f3a5c1e2d90>")),
+    ),
     "process id": (
         "process id",
         lambda nb: _shown(nb, _stream("[launcher] started chief (pid 24976)\n")),

@@ -412,7 +412,7 @@ BANKS = {
         "right on the notebook's data, wrong in general": (
             "n/a: a value: the check sees no code it could run on other data"
         ),
-        "right, written otherwise": "MISSING",
+        "right, written otherwise": "test_notebook05.py::test_exercise_3_correct[numpy array]",
     },
     ("06", 1, "macro_precision_metric"): {
         "off by one": "test_notebook06.py::test_macro_precision_explains_mistakes[nine digits]",
@@ -716,9 +716,6 @@ WANTED = {
         "an Estimator trained for a step count typed from above (3000, the run's 'global step now "
         "3000', or in fast mode the 200 of settings.steps(200, 50)): today's message for it, "
         "'steps add up', names another mistake"
-    ),
-    ("05", 3, "right, written otherwise"): (
-        "the right steps written otherwise: a tuple, numpy integers or whole floats"
     ),
     ("06", 1, "forbidden API"): (
         "the course's metrics.precision_recall_f1, which the prompt rules out: "

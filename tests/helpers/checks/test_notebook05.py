@@ -7,6 +7,7 @@ by name; exercise 2 trains a one-variable model with the learner's stopping hook
 arithmetic.
 """
 
+import numpy as np
 import pytest
 import tensorflow as tf
 
@@ -381,8 +382,19 @@ def test_exercise_2_stopping_late_by_more_than_a_step():
 # --------------------------------------------------------------------------- exercise 3
 
 
-def test_exercise_3_correct(capsys):
-    checks.logged_steps([0, 40, 80, 100, 140])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        [0, 40, 80, 100, 140],
+        (0, 40, 80, 100, 140),
+        np.array([0, 40, 80, 100, 140]),
+        [np.int64(step) for step in (0, 40, 80, 100, 140)],
+        [0.0, 40.0, 80.0, 100.0, 140.0],
+    ],
+    ids=["list", "tuple", "numpy array", "numpy integers", "whole floats"],
+)
+def test_exercise_3_correct(capsys, answer):
+    checks.logged_steps(answer)
     assert capsys.readouterr().out.startswith(
         "Correct: the hook logs at steps [0, 40, 80, 100, 140]"
     )
