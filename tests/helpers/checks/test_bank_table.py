@@ -607,7 +607,10 @@ BANKS = {
         ),
     },
     ("10", 1, "keras_macro_precision"): {
-        "off by one": "MISSING",
+        "off by one": (
+            "test_notebook10.py::test_exercise_1_wrong_answers_fail_and_say_why"
+            "[nine classes, range(9): off by one]"
+        ),
         "wrong unit": "n/a: a fraction (a precision, an F1): no other unit",
         "hard-coded from an output above": "MISSING",
         "copy of a nearby cell": (
@@ -724,9 +727,6 @@ WANTED = {
     ("07", 1, "hard-coded from an output above"): (
         "{'best_step': 1400, 'stops_after': 1800}: the best step and the stop of the run printed "
         "above ('best validation F1 ... at step 1400')"
-    ),
-    ("10", 1, "off by one"): (
-        "nine classes averaged, range(1, 10) or range(9), as notebook 06's 'nine digits' tries"
     ),
     ("10", 1, "hard-coded from an output above"): (
         "a function that returns the macro precision printed above (estimator_results"

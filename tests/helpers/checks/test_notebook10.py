@@ -204,6 +204,14 @@ WRONG_1 = {
         whole(lambda: keras.metrics.Precision(class_id=3, top_k=1)),
         "the precision of class 3 alone",
     ),
+    "nine classes, range(9): off by one": (
+        lambda labels, probabilities: np.mean(
+            per_class(
+                lambda k: keras.metrics.Precision(class_id=k, top_k=1), labels, probabilities
+            )[:9]
+        ),
+        "on the check's data, which is not the macro precision",
+    ),
     "something else": (
         lambda labels, probabilities: 0.1234,
         "returned 0.1234 on the check's data, which is not the macro precision",
