@@ -34,13 +34,15 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT))  # tools/ and helpers/ (the timeout's sentence)
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from nbgrader_course import (  # noqa: E402
+from tools.nbgrader_course import (  # noqa: E402
     GRADING_ENV,
     TEACHER,
+    EDITION_FOLDER,
     NbgraderFailed,
+    lesson_errors,
     run_nbgrader,
     write_course,
 )
@@ -103,21 +105,6 @@ def slowest_cells(notebook: Path, count: int = 5) -> list:
     return sorted(rows, key=lambda row: -row[1])[:count]
 
 
-def unexpected_errors(notebook: Path) -> list:
-    """[[cell index, error name, its message], …] of the cells that raised although not tagged
-    raises-exception: a lesson asserted in a cell that grading mode broke."""
-    import nbformat
-
-    found = []
-    for index, cell in enumerate(nbformat.read(notebook, as_version=4).cells):
-        if "raises-exception" in cell.metadata.get("tags", []):
-            continue
-        for output in cell.get("outputs", []):
-            if output.output_type == "error":
-                found.append([index, output.ename, output.evalue[:200]])
-    return found
-
-
 def grade_one(notebook: Path, grading: bool, fast: bool) -> dict:
     """Autograde one solved submission of ``notebook``: its seconds, score, left-over files."""
     import nbformat
@@ -167,15 +154,16 @@ def grade_one(notebook: Path, grading: bool, fast: bool) -> dict:
             "score": points,
             "max_score": maximum,
             "slowest_cells": slowest_cells(autograded),
-            "errors": unexpected_errors(autograded),
+            "errors": lesson_errors(nbformat.read(autograded, as_version=4)),
             "load_before": load_before,
             "load_after": load_after,
             "autograph_files_left": len(left),
         }
 
 
-def mode_name(grading: bool, fast: bool) -> str:
-    return ("grading" if grading else "no-grading") + ("-fast" if fast else "")
+def mode_name(grading: bool, fast: bool, edition: str = "") -> str:
+    name = ("grading" if grading else "no-grading") + ("-fast" if fast else "")
+    return f"{name}-{edition}" if edition else name
 
 
 def _seconds(record: dict, name: str) -> str:
@@ -195,15 +183,18 @@ def table(results: dict) -> str:
     """TEACHING.md's table: seconds per submission in grading mode, and without it (fast mode)."""
     modes = results["modes"]
     graded, without = modes.get("grading", {}), modes.get("no-grading-fast", {})
+    chinese = modes.get(mode_name(True, False, EDITION_FOLDER), {})
     names = sorted(set(graded.get("notebooks", {})) | set(without.get("notebooks", {})))
     lines = [
         "| notebook | one submission, grading mode | load "
+        f"| {EDITION_FOLDER} edition, grading mode "
         "| without grading mode, fast mode | load |",
-        "|---|---:|---|---:|---|",
+        "|---|---:|---|---:|---:|---|",
     ]
     for name in names:
         lines.append(
             f"| {name} | {_seconds(graded, name)} | {_load(graded, name)} "
+            f"| {_seconds(chinese, name)} "
             f"| {_seconds(without, name)} | {_load(without, name)} |"
         )
     rows = graded.get("notebooks", {})
@@ -242,6 +233,10 @@ def table(results: dict) -> str:
                 f"{duration(before)} without it over the {len(both)} notebooks measured both "
                 "ways, a difference within what two runs of the same notebook differ."
             )
+    errors = sum(
+        len(row.get("errors", [])) for mode in modes.values() for row in mode["notebooks"].values()
+    )
+    lines.append(f"- Lesson cells that raised while grading, in all the runs above: {errors}.")
     where = results.get("machine", "?")
     where = describe(where) if isinstance(where, dict) else where
     lines += [
@@ -249,7 +244,8 @@ def table(results: dict) -> str:
         f"_Measured by `make grading-benchmark` ([benchmarks/grading.py](benchmarks/grading.py)) "
         f"on {where} (the load column: the 1-minute load average before → after each "
         "notebook, raised by the notebook's own processes); "
-        f"grading mode {graded.get('measured', '—')}, without it {without.get('measured', '—')}._",
+        f"grading mode {graded.get('measured', '—')}, {EDITION_FOLDER} "
+        f"{chinese.get('measured', '—')}, without it {without.get('measured', '—')}._",
     ]
     return "\n".join(lines) + "\n"
 
@@ -265,6 +261,9 @@ def main(argv=None) -> int:
         help=f"{GRADING_ENV}=0: train as the notebook says",
     )
     parser.add_argument("--fast", action="store_true", help="WORKBOOK_FAST=1 as well")
+    parser.add_argument(
+        "--edition", choices=(EDITION_FOLDER,), help="grade the notebooks of notebooks/zh-TW/"
+    )
     parser.add_argument("--results", type=Path, default=RESULTS)
     parser.add_argument(
         "--update-guide", action="store_true", help="write the table into TEACHING.md"
@@ -279,10 +278,11 @@ def main(argv=None) -> int:
         if not (TEACHER / "bin" / "nbgrader").exists():
             raise SystemExit("the teacher environment .venv-teacher is missing: run `make teacher`")
         grading = not args.no_grading_mode
-        mode = mode_name(grading, args.fast)
+        mode = mode_name(grading, args.fast, args.edition or "")
+        folder = ROOT / "notebooks" / (args.edition or "")
         record = results["modes"].setdefault(mode, {"notebooks": {}})
         record_machine(results, partial=bool(args.only))
-        for notebook in args.only or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        for notebook in args.only or sorted(folder.glob("[0-9][0-9]_*.ipynb")):
             try:
                 row = grade_one(notebook.resolve(), grading, args.fast)
             except NbgraderFailed as error:
@@ -298,6 +298,11 @@ def main(argv=None) -> int:
             args.results.write_text(json.dumps(results, indent=1) + "\n")  # keep what is done
             for index, ename, evalue in row["errors"]:
                 print(f"  cell {index} raised {ename}: {evalue}", flush=True)
+            if row["errors"]:
+                raise SystemExit(
+                    f"{notebook.name}: {len(row['errors'])} lesson cells raised in {mode} mode "
+                    "(above): a cell that needs a skipped demonstration, or a lesson grading broke"
+                )
             if row["score"] != row["max_score"]:
                 raise SystemExit(
                     f"{notebook.name}: the solved submission got {row['score']:g} of "

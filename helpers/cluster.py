@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .language import _
+from .language import _, listed
 from .problems import UsageProblem, WorkbookProblem
 
 JOB_ENV = "WORKBOOK_CLUSTER_JOB"  # the job description, as JSON, for each task
@@ -299,7 +299,7 @@ def launch(
         pids = ", ".join(f"{role_label(t.name)} (pid {t.process.pid})" for t in tasks)
         # ids change every run: in the log file, not shown
         (log_dir / "launcher.log").write_text(f"[launcher] started {pids}\n")
-        _say(_("started {tasks}").format(tasks=", ".join(role_label(t.name) for t in tasks)))
+        _say(_("started {tasks}").format(tasks=listed(role_label(t.name) for t in tasks)))
         _follow(tasks, started, timeout, evaluator_grace, log_dir)
     finally:
         for task in tasks:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .language import _, all_of
+from .language import _, all_of, listed
 from .problems import UsageProblem
 
 CPUINFO = Path("/proc/cpuinfo")
@@ -71,7 +71,7 @@ def onednn_cap(environ: Mapping[str, str] = os.environ) -> str | None:
             _(
                 "ONEDNN_MAX_CPU_ISA={value} is not one of oneDNN's ISA names ({names}): correct "
                 "it or unset it"
-            ).format(value=value, names=", ".join(ONEDNN_ISAS))
+            ).format(value=value, names=listed(ONEDNN_ISAS))
         )
     return value
 

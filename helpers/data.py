@@ -30,7 +30,7 @@ from typing import NamedTuple
 import numpy as np
 from tqdm.std import tqdm
 
-from .language import N_, _
+from .language import _, listed, N_
 from .problems import DatasetProblem, StorageProblem
 from .paths import DATA_DIR, DATASETS_ENV, PROJECT_ROOT, display_path
 
@@ -136,7 +136,7 @@ def spec_for(name: str | DatasetSpec) -> DatasetSpec:
     if isinstance(name, DatasetSpec):
         return name
     if name not in DATASETS:
-        known = ", ".join(map(repr, DATASETS))
+        known = listed(map(repr, DATASETS))
         raise DatasetProblem(
             _("unknown dataset {name!r}; the course has {known}").format(name=name, known=known)
         )

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import tensorflow as tf
 
-from .language import _, all_of, any_of, sentences
+from .language import _, all_of, any_of, listed, sentences
 from .logs import logger_level
 from .model_fn_checker import check_branch
 from .problems import WorkbookProblem, similar_names
@@ -103,7 +103,7 @@ class PreflightReport:
         ).format(
             metric=self.metric_name,
             count=len(scalars),
-            names=", ".join(scalars),
+            names=listed(scalars),
             folder=display_path(self.hook_reads),
         )
         return sentences(passed, self.steps)
@@ -112,7 +112,7 @@ class PreflightReport:
 def metric_problem(metric_name: str, results: dict[str, Result]) -> str | None:
     """The sentence for a ``metric_name`` the hook could not read, or None."""
     scalars = [name for name, result in results.items() if result.readable]
-    listing = ", ".join(scalars)
+    listing = listed(scalars)
     if metric_name not in results:
         close = similar_names(metric_name, scalars)
         if close:

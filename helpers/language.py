@@ -16,8 +16,8 @@ A sentence the catalogue does not translate yet, or marks fuzzy, stays English, 
 The catalogue is read with polib when first needed; no compiled ``.mo`` file is kept.
 
 Whole sentences are joined with ``sentences`` (a space in English, nothing after Chinese
-punctuation), and a list of names or values with ``any_of`` / ``all_of`` ("a, b or c"), whose
-templates the catalogue translates too.
+punctuation), and a list of names or values with ``any_of`` / ``all_of`` ("a, b or c"; in
+Chinese the enumeration comma, "a、b 或 c"), whose templates the catalogue translates too.
 """
 
 from __future__ import annotations
@@ -71,12 +71,18 @@ def sentences(*parts: str) -> str:
     return separator.join(part.strip() for part in parts if part and part.strip())
 
 
+def listed(items) -> str:
+    """``"a, b, c"``: ``items`` (already formatted) one after another, with the enumeration comma
+    、 in Chinese."""
+    return ("、" if current() == "zh_TW" else ", ").join(str(item) for item in items)
+
+
 def any_of(items) -> str:
     """``"a, b or c"``: a choice between ``items`` (already formatted, e.g. ``repr``)."""
     items = [str(item) for item in items]
     if len(items) < 2:
         return "".join(items)
-    return _("{items} or {last}").format(items=", ".join(items[:-1]), last=items[-1])
+    return _("{items} or {last}").format(items=listed(items[:-1]), last=items[-1])
 
 
 def all_of(items) -> str:
@@ -84,4 +90,4 @@ def all_of(items) -> str:
     items = [str(item) for item in items]
     if len(items) < 2:
         return "".join(items)
-    return _("{items} and {last}").format(items=", ".join(items[:-1]), last=items[-1])
+    return _("{items} and {last}").format(items=listed(items[:-1]), last=items[-1])

@@ -14,13 +14,19 @@ import sys
 from pathlib import Path
 
 from . import paths
-from .language import _
+from .language import N_, _
 from .problems import UsageProblem
 
 SEED = 42
 
 FAST_ENV = "WORKBOOK_FAST"
 GRADING_ENV = "WORKBOOK_GRADING"  # set by nbgrader_config.py (tools/nbgrader_course.py)
+# What a learner reads in the feedback under a cell that grading stopped (tools/nbgrader_course.py
+# writes it into the course's config, translated for the zh-TW edition's course)
+GRADING_TIMEOUT = N_(
+    "This cell ran too long and was stopped: when grading, an answer or a check cell may run "
+    "{answer} s, any other cell {other} min. Does it loop forever?"
+)
 
 
 def _switched_on(variable: str) -> bool:

@@ -8,7 +8,7 @@ import logging
 
 import tensorflow as tf
 
-from .language import _, all_of, any_of
+from .language import _, all_of, any_of, listed
 from .logs import logger_level
 from .model_graph import build_graph
 from .problems import WorkbookProblem, similar_names
@@ -163,7 +163,7 @@ def _problem(
         return sentence.format(**values)
     if similar := similar_names(op_name, candidates):
         return _("no tensor named '{name}' in the graph; similar names: {similar}").format(
-            name=name, similar=", ".join(similar)
+            name=name, similar=listed(similar)
         )
     return _(
         "no tensor named '{name}' in the graph, and no similar name: name it in the model_fn, "

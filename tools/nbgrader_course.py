@@ -44,12 +44,18 @@ CELL_TIMEOUT_SECONDS = 1800  # as tools/run_notebooks.py: a full-mode training c
 # the answers that train take at most five times their fast steps (04's 50 for 10): seconds.
 ANSWER_TIMEOUT_SECONDS = 60
 ANSWER_TIMEOUT_MARGIN = 10  # the slowest answer or check cell measured, times this, fits in it
-TIMEOUT_MESSAGE = (
-    f"This cell ran too long and was stopped: when grading, an answer or a check cell may run "
-    f"{ANSWER_TIMEOUT_SECONDS} s, any other cell {CELL_TIMEOUT_SECONDS // 60} min. "
-    "Does it loop forever?"
-)
-TIMEOUT_TRACEBACK = "\x1b[0;31mCellTimeoutError\x1b[0m: " + TIMEOUT_MESSAGE  # red, as nbgrader's
+
+
+def timeout_message(language: str = "en") -> str:
+    """What the feedback says under a cell that ran too long, in ``language``."""
+    from helpers.language import translations
+    from helpers.settings import GRADING_TIMEOUT
+
+    sentence = translations(language).gettext(GRADING_TIMEOUT)
+    return sentence.format(answer=ANSWER_TIMEOUT_SECONDS, other=CELL_TIMEOUT_SECONDS // 60)
+
+
+TIMEOUT_MESSAGE = timeout_message()
 SKIP_TAG = "nbval-skip"  # %tensorboard: never run under test, nor when grading
 GRADING_SKIP_TAG = "grading-skip"  # a demonstration no check needs: not run in grading mode
 EDITION_FOLDER = "zh-TW"  # a course of notebooks from notebooks/zh-TW/ grades in zh-TW
@@ -59,6 +65,8 @@ GRADING_ENV = "WORKBOOK_GRADING"  # helpers.settings reads it: demonstrations tr
 CONFIG = f'''\
 # nbgrader settings for the estimator workbook, written by tools/nbgrader_course.py.
 import os
+
+TIMEOUT_MESSAGE = {TIMEOUT_MESSAGE!r}  # a zh-TW edition's course says it in zh-TW
 
 # Grading mode: the kernels nbgrader starts inherit this variable, and the notebooks' demonstrations
 # then train the fewest steps they can while every exercise check gets what it needs.
@@ -88,8 +96,8 @@ c.Execute.timeout = {CELL_TIMEOUT_SECONDS}  # what nbclient waits for other than
 c.Execute.interrupt_on_timeout = True
 c.Execute.error_on_timeout = {{
     "ename": "CellTimeoutError",
-    "evalue": {TIMEOUT_MESSAGE!r},
-    "traceback": [{TIMEOUT_TRACEBACK!r}],
+    "evalue": TIMEOUT_MESSAGE,
+    "traceback": ["\\x1b[0;31mCellTimeoutError\\x1b[0m: " + TIMEOUT_MESSAGE],  # red, as nbgrader's
 }}
 # Cells tagged {SKIP_TAG} (%tensorboard: it would leave a TensorBoard server running) are not run.
 c.Execute.skip_cells_with_tag = "{SKIP_TAG}"
@@ -136,6 +144,7 @@ def write_course(root: Path, notebooks) -> list:
     if any(EDITION_FOLDER in Path(notebook).resolve().parts for notebook in notebooks):
         # notebooks of the zh-TW edition: the checks speak zh-TW in the kernels nbgrader starts,
         # wherever the submissions lie (helpers/language.py reads no folder name there)
+        config = config.replace(repr(TIMEOUT_MESSAGE), repr(timeout_message("zh_TW")))
         config += (
             f'if not os.environ.get("{LANGUAGE_ENV}", "").strip():\n'
             f'    os.environ["{LANGUAGE_ENV}"] = "zh_TW"\n'
@@ -149,6 +158,22 @@ def write_course(root: Path, notebooks) -> list:
         shutil.copyfile(notebook, target)
         assignments.append(name)
     return assignments
+
+
+def lesson_errors(notebook) -> list:
+    """[[cell index, error name, its message], ...] of an autograded notebook's errors outside an
+    answer or a check cell and outside a cell tagged raises-exception: a lesson cell that grading
+    broke. The grading benchmark and the round trip fail on any."""
+    found = []
+    for index, cell in enumerate(notebook.cells):
+        if cell.metadata.get("nbgrader") or "raises-exception" in cell.metadata.get("tags", []):
+            continue
+        found += [
+            [index, out.ename, out.evalue[:200]]
+            for out in cell.get("outputs", [])
+            if out.output_type == "error"
+        ]
+    return found
 
 
 class NbgraderFailed(RuntimeError):

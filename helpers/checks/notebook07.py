@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from unittest import mock
 
-from ..language import _
+from ..language import _, listed
 from ..logs import logger_level
 from ..problems import CheckFailed
 from .common import correct, fail, is_whole_number, reporting_learner_errors, require_answer
@@ -419,7 +419,7 @@ def stopped_early(
             "no evaluations in {folder}/ (found: {found}): keep EvalSpec(name={eval_name!r}), "
             "the exercise's evaluation set",
             folder=folder.name,
-            found=", ".join(others),
+            found=listed(others),
             eval_name=eval_name,
         )
     skipped = [step for step in evaluated if step % every == 0 and step < final] != list(

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..language import N_, _
+from ..language import N_, _, listed
 from ..problems import CheckFailed
 from .common import correct, fail, reporting_learner_errors, require_answer
 
@@ -201,7 +201,7 @@ def _judge_reading(watch: PredictWatch, first: int) -> None:
         fail(
             "your cell asked predict for {keys}: ask only for the key the comparison needs "
             "(predict_keys), so that nothing else is computed and kept",
-            keys="all the keys" if keys is None else ", ".join(map(str, keys)),
+            keys=_("all the keys") if keys is None else listed(map(str, keys)),
         )
     if call.read > first + 1:
         fail(

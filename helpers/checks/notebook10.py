@@ -6,7 +6,7 @@ import functools
 
 import numpy as np
 
-from ..language import _
+from ..language import _, listed
 from ..problems import CheckFailed
 from .common import correct, fail, reporting_learner_errors, require_answer
 
@@ -267,7 +267,7 @@ def piecewise_schedule(
             ).format(
                 first=got[0],
                 boundary=boundaries[0],
-                later=", ".join(f"{value:g}" for value in values[1:]),
+                later=listed(f"{value:g}" for value in values[1:]),
             )
         )
     step = wrong[0]

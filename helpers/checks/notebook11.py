@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-from ..language import _
+from ..language import _, listed
 from ..problems import CheckFailed
 from .common import correct, fail, reporting_learner_errors, require_answer
 
@@ -253,7 +253,7 @@ def _judge_layers(graph, logits) -> None:
             "the weights are stored as {dtypes}: the policy `bfloat16` keeps them in "
             "bfloat16, where small updates are lost; `mixed_bfloat16` stores them in float32 "
             "and computes in bfloat16",
-            dtypes=", ".join(stored),
+            dtypes=listed(stored),
         )
     if "bfloat16" not in dtypes:
         fail(

@@ -18,7 +18,7 @@ import tensorflow as tf
 from tensorflow.python.util import function_utils
 from tensorflow_estimator.python.estimator import model_fn as model_fn_lib
 
-from ..language import _
+from ..language import _, listed
 from ..logs import logger_level
 from ..model_graph import call_like_estimator, estimator_graph, tiny_batch
 from .diagnoses import (
@@ -118,7 +118,7 @@ def check_signature(model_fn: Callable, params: dict | None, report: ModelFnRepo
     for kind in ("features", "unexpected", "params"):
         if not refused[kind]:
             continue
-        finding = signature_problems()[kind].format(names=names, accepted=", ".join(ACCEPTED_ARGS))
+        finding = signature_problems()[kind].format(names=names, accepted=listed(ACCEPTED_ARGS))
         if kind == raised_for and estimator_error:
             finding = _("{finding} (Estimator raises `ValueError: {error}`)").format(
                 finding=finding, error=estimator_error

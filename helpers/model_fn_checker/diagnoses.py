@@ -11,7 +11,7 @@ import re
 import numpy as np
 import tensorflow as tf
 
-from ..language import _, current
+from ..language import _, current, listed
 from ..learner_code import error_text, learner_line, op_line
 from .report import Branch, ModelFnReport, _at, _listed, _with_shapes
 
@@ -268,7 +268,7 @@ def _keras_metric_sentence(key: str, metric: tf.keras.metrics.Metric) -> str:
             'is wrong (`tf.keras.metrics.F1Score(average="macro")`\'s op only adds to '
             "`intermediate_weights`, and its F1 stays 0.0): build a (value, update_op) pair with "
             "`tf.compat.v1.metrics` instead"
-        ).format(key=key, names=", ".join(f"`{name}`" for name in unchanged))
+        ).format(key=key, names=listed(f"`{name}`" for name in unchanged))
     return _(
         "eval_metric_ops[{key!r}] is a Keras Metric object: EstimatorSpec turns it into "
         "`(metric.result(), metric.updates[0])`, and in a graph that one update op is the last op "

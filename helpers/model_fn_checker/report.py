@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ..language import _, all_of, current
+from ..language import _, all_of, current, listed
 from ..learner_code import Line, where
 from ..problems import WorkbookProblem
 
@@ -204,7 +204,7 @@ def _listed(items: list, limit: int = 3) -> str:
     items = list(items)
     if len(items) > limit:
         return _("{first} and {more} more").format(
-            first=", ".join(items[:limit]), more=len(items) - limit
+            first=listed(items[:limit]), more=len(items) - limit
         )
     return all_of(items)
 

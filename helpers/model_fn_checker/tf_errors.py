@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import tensorflow as tf
 
-from ..language import N_, _, all_of, any_of
+from ..language import _, all_of, any_of, listed, N_
 from ..learner_code import Line, error_text, learner_line
 from ..model_graph import call_like_estimator, estimator_graph, tiny_batch
 from ..problems import similar_names
@@ -226,7 +226,7 @@ def _missing_name_or_key(
     key = error.args[0]
     if re.search(r"\bparams\s*\[", code):
         # TRANSLATORS: the params' keys when there are none
-        have = ", ".join(repr(k) for k in (params or {})) or _("none")
+        have = listed(repr(k) for k in (params or {})) or _("none")
         return missing()["params"].format(key=key, at=at, have=have)
     if re.search(r"\bfeatures\s*\[", code):
         return missing()["features"].format(key=key, at=at, features=FEATURES_IN)

@@ -43,6 +43,10 @@ MADE_UP = {
             "measured": "2026-12-03 23:30",
             "notebooks": {"06_x.ipynb": _row(30.4), "09_y.ipynb": _row(95.0)},
         },
+        "grading-zh-TW": {
+            "measured": "2026-12-04 08:00",
+            "notebooks": {"06_x.ipynb": _row(31.0)},
+        },
         "no-grading-fast": {
             "measured": "2026-12-03 22:40",
             "notebooks": {"06_x.ipynb": _row(49.0), "09_y.ipynb": _row(168.2)},
@@ -54,18 +58,19 @@ MADE_UP = {
 def test_table_gives_both_modes_and_the_load_per_notebook(grading):
     text = grading.table(MADE_UP)
     lines = text.splitlines()
-    assert lines[2] == "| 06_x.ipynb | 30 s | 1.00 → 3.50 | 49 s | 1.00 → 3.50 |"
-    assert lines[3] == "| 09_y.ipynb | 1 min 35 s | 1.00 → 3.50 | 2 min 48 s | 1.00 → 3.50 |"
+    assert lines[2] == "| 06_x.ipynb | 30 s | 1.00 → 3.50 | 31 s | 49 s | 1.00 → 3.50 |"
+    assert lines[3] == "| 09_y.ipynb | 1 min 35 s | 1.00 → 3.50 | — | 2 min 48 s | 1.00 → 3.50 |"
     assert "**2 min 05 s** in grading mode" in text  # 30.4 + 95.0 s
     assert "saves 1 min 32 s of 3 min 37 s (42%) over the 2 notebooks" in text
     assert "Some CPU, 2 cores, 8 GiB, Python 3.11.7" in text
-    assert "grading mode 2026-12-03 23:30, without it 2026-12-03 22:40" in text
+    assert "grading mode 2026-12-03 23:30, zh-TW 2026-12-04 08:00, without it 2026-12-03" in text
+    assert "- Lesson cells that raised while grading, in all the runs above: 0." in text
 
 
 def test_a_notebook_measured_in_one_mode_only_gets_a_dash(grading):
     results = json.loads(json.dumps(MADE_UP))
     del results["modes"]["grading"]["notebooks"]["09_y.ipynb"]
-    assert "| 09_y.ipynb | — | — | 2 min 48 s | 1.00 → 3.50 |" in grading.table(results)
+    assert "| 09_y.ipynb | — | — | — | 2 min 48 s | 1.00 → 3.50 |" in grading.table(results)
 
 
 def test_the_table_names_the_notebooks_over_the_target(grading):
@@ -101,8 +106,11 @@ def _executed(tmp_path):
     return path
 
 
-def test_the_cells_that_raised_unasked_are_reported(grading, tmp_path):
-    assert grading.unexpected_errors(_executed(tmp_path)) == [[1, "AssertionError", "accuracy"]]
+def test_the_lesson_cells_that_raised_unasked_are_reported(grading, tmp_path):
+    notebook = nbformat.read(_executed(tmp_path), as_version=4)
+    notebook.cells[0].outputs = [notebook.cells[1].outputs[0]]
+    notebook.cells[0].metadata["nbgrader"] = {"solution": True, "grade_id": "ex1"}  # an answer
+    assert grading.lesson_errors(notebook) == [[1, "AssertionError", "accuracy"]]
 
 
 def test_the_slowest_cells_are_read_from_the_execution_times(grading, tmp_path):

@@ -270,14 +270,14 @@ def test_the_real_catalogue_makes_a_problem_chinese_with_its_values(monkeypatch)
 
 
 @pytest.mark.parametrize(
-    "chosen, joined, choice, every",
+    "chosen, joined, choice, every, names",
     [
-        ("en", "One. Two.", "'a', 'b' or 'c'", "int32 and int64"),
-        ("zh_TW", "一。二。", "'a', 'b' 或 'c'", "int32 和 int64"),
+        ("en", "One. Two.", "'a', 'b' or 'c'", "int32 and int64", "acc, loss"),
+        ("zh_TW", "一。二。", "'a'、'b' 或 'c'", "int32 和 int64", "acc、loss"),
     ],
 )
 def test_sentences_and_lists_are_joined_as_the_language_writes_them(
-    monkeypatch, chosen, joined, choice, every
+    monkeypatch, chosen, joined, choice, every, names
 ):
     monkeypatch.setenv(language.LANGUAGE_ENV, chosen)
     language.translations.cache_clear()
@@ -286,3 +286,4 @@ def test_sentences_and_lists_are_joined_as_the_language_writes_them(
     assert language.any_of(["'a'", "'b'", "'c'"]) == choice
     assert language.all_of(["int32", "int64"]) == every
     assert language.any_of(["'a'"]) == "'a'" and language.all_of([]) == ""
+    assert language.listed(iter(["acc", "loss"])) == names

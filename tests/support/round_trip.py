@@ -32,6 +32,7 @@ from tools.nbgrader_course import (
     ANSWER_TIMEOUT_SECONDS,
     TEACHER,
     TIMEOUT_MESSAGE,
+    lesson_errors,
     run_nbgrader,
     write_course,
 )
@@ -162,6 +163,15 @@ def assert_points(grades: dict, name: str, students=STUDENTS) -> None:
     expected = {"solved": maximum, "released": 0.0, "one_wrong": maximum - 1, ENDLESS: maximum - 1}
     for student in students:
         assert grades[(name, student)] == (expected[student], maximum), student
+
+
+def assert_no_lesson_errors(course: Path, name: str, students=STUDENTS) -> None:
+    """No cell of any autograded submission raised outside an answer or a check cell (or a cell
+    tagged raises-exception): grading broke no lesson, whatever the learner answered."""
+    for student in students:
+        path = course / "autograded" / student / name / f"{name}.ipynb"
+        errors = lesson_errors(nbformat.read(path, as_version=4))
+        assert not errors, f"{student}'s submission: lesson cells raised when graded: {errors}"
 
 
 def check_failure(course: Path, name: str, check_id: str, student: str = "one_wrong") -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import types
 
@@ -174,11 +175,26 @@ def test_a_cell_over_its_time_is_interrupted_and_its_error_says_so(course, tmp_p
     assert execute.timeout == course.CELL_TIMEOUT_SECONDS  # what is not a cell
     error = execute.error_on_timeout
     assert error["ename"] == "CellTimeoutError" and error["evalue"] == course.TIMEOUT_MESSAGE
-    assert error["traceback"] == [course.TIMEOUT_TRACEBACK]
+    assert error["traceback"] == ["\x1b[0;31mCellTimeoutError\x1b[0m: " + course.TIMEOUT_MESSAGE]
     assert "\n" not in course.TIMEOUT_MESSAGE  # one line
     minutes = course.CELL_TIMEOUT_SECONDS // 60
     for figure in (f"{course.ANSWER_TIMEOUT_SECONDS} s", f"{minutes} min", "answer", "stopped"):
         assert figure in course.TIMEOUT_MESSAGE, figure
+
+
+def test_a_zh_tw_course_says_why_a_cell_stopped_in_zh_tw(course, tmp_path, monkeypatch):
+    monkeypatch.setenv(course.GRADING_ENV, "1")  # the config sets both when they are not set
+    monkeypatch.setenv(course.LANGUAGE_ENV, "zh_TW")
+    notebook = tmp_path / "zh-TW" / "01_x.ipynb"
+    notebook.parent.mkdir()
+    nbformat.write(nbformat.v4.new_notebook(), notebook)
+    course.write_course(tmp_path / "course", [notebook])
+    config = Config()
+    text = (tmp_path / "course" / "nbgrader_config.py").read_text(encoding="utf-8")
+    exec(text, {"get_config": lambda: config})
+    message = config.Execute.error_on_timeout["evalue"]
+    assert message == course.timeout_message("zh_TW") != course.TIMEOUT_MESSAGE
+    assert re.search(r"[\u4e00-\u9fff]", message) and "60" in message, message
 
 
 def _graded_first_lines(notebook) -> set:

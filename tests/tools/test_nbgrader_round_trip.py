@@ -39,6 +39,7 @@ from tests.support.round_trip import (
     ENDLESS_ANSWERS,
     WRONG_ANSWERS,
     assert_feedback,
+    assert_no_lesson_errors,
     assert_points,
     assert_stopped_in_time,
     round_trip,
@@ -87,3 +88,8 @@ def test_feedback_shows_the_plain_message(course, name):
 @pytest.mark.parametrize("name", sorted(ENDLESS_ANSWERS))
 def test_an_endless_answer_is_stopped_in_a_minute(course, name):
     assert_stopped_in_time(course, name)
+
+
+@pytest.mark.parametrize("name", sorted(WRONG_ANSWERS))
+def test_no_lesson_cell_raises_when_graded(course, name):
+    assert_no_lesson_errors(course, name)

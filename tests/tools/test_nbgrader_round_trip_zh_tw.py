@@ -21,6 +21,7 @@ from tests import ROOT
 from tests.support.round_trip import (
     WRONG_ANSWERS,
     assert_feedback,
+    assert_no_lesson_errors,
     assert_points,
     check_failure,
     round_trip,
@@ -64,3 +65,7 @@ def test_zh_tw_feedback_shows_the_plain_message(zh_tw_course):
     assert_feedback(zh_tw_course, ZH_TW.stem)
     message = check_failure(zh_tw_course, ZH_TW.stem, WRONG_ANSWERS[ZH_TW.stem][2])
     assert re.search(r"[\u4e00-\u9fff]", message), f"the zh-TW check spoke English: {message}"
+
+
+def test_zh_tw_no_lesson_cell_raises_when_graded(zh_tw_course):
+    assert_no_lesson_errors(zh_tw_course, ZH_TW.stem, STUDENTS)
