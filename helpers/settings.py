@@ -24,8 +24,8 @@ GRADING_ENV = "WORKBOOK_GRADING"  # set by nbgrader_config.py (tools/nbgrader_co
 # What a learner reads in the feedback under a cell that grading stopped (tools/nbgrader_course.py
 # writes it into the course's config, translated for the zh-TW edition's course)
 GRADING_TIMEOUT = N_(
-    "This cell ran too long and was stopped: when grading, an answer or a check cell may run "
-    "{answer} s, any other cell {other} min. Does it loop forever?"
+    "This cell ran too long and was stopped: when grading, an answer, a check or a cell you "
+    "added may run {answer} s, the lesson's cells {other} min. Does it loop forever?"
 )
 
 

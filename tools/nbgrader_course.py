@@ -78,13 +78,18 @@ c = get_config()
 c.CourseDirectory.course_id = "{COURSE_ID}"
 
 
-# nbgrader gives a cell 30 s by default. An answer or a check cell gets {ANSWER_TIMEOUT_SECONDS} s:
-# a learner's endless loop costs a minute, not half an hour (the slowest of those cells takes
-# seconds: tools/nbgrader_course.py says where the figure comes from). Any other cell gets
-# {CELL_TIMEOUT_SECONDS} s: a training takes minutes in full mode, a first run downloads the data.
+# nbgrader gives a cell 30 s by default. An answer or a check cell, or a cell the learner added,
+# gets {ANSWER_TIMEOUT_SECONDS} s: a learner's endless loop costs a minute, not half an hour (the
+# slowest of those cells takes seconds: tools/nbgrader_course.py says where the figure comes from).
+# The lesson's own cells (their ids, below) get {CELL_TIMEOUT_SECONDS} s: a training takes minutes
+# in full mode, a first run downloads the data. A cell without an id (nbformat < 4.5) is taken
+# for the lesson's.
+LESSON_CELLS = frozenset()  # the ids of the lesson's code cells, written by write_course
 def cell_timeout(cell):
     marks = cell.metadata.get("nbgrader", {{}})
-    if marks.get("solution") or marks.get("grade"):
+    if marks.get("solution") or marks.get("grade") or cell.get("id", None) not in (
+        LESSON_CELLS | {{None}}
+    ):
         return {ANSWER_TIMEOUT_SECONDS}
     return {CELL_TIMEOUT_SECONDS}
 
@@ -136,6 +141,12 @@ def assignment_id(notebook: Path) -> str:
     return Path(notebook).stem
 
 
+def _graded(metadata) -> bool:
+    """An answer or a check cell (nbgrader's solution or grade mark)."""
+    marks = metadata.get("nbgrader", {})
+    return bool(marks.get("solution") or marks.get("grade"))
+
+
 def write_course(root: Path, notebooks) -> list:
     """Write the config and the source copies; return the assignment ids, in order."""
     root = Path(root)
@@ -149,6 +160,15 @@ def write_course(root: Path, notebooks) -> list:
             f'if not os.environ.get("{LANGUAGE_ENV}", "").strip():\n'
             f'    os.environ["{LANGUAGE_ENV}"] = "zh_TW"\n'
         )
+    import nbformat
+
+    lesson = sorted(
+        cell.id
+        for notebook in notebooks
+        for cell in nbformat.read(notebook, as_version=4).cells
+        if cell.cell_type == "code" and "id" in cell and not _graded(cell.metadata)
+    )
+    config = config.replace("LESSON_CELLS = frozenset()", f"LESSON_CELLS = frozenset({lesson})")
     (root / "nbgrader_config.py").write_text(config, encoding="utf-8")
     assignments = []
     for notebook in notebooks:

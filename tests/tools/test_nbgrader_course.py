@@ -145,27 +145,38 @@ def test_an_empty_grading_variable_switches_grading_mode_on(course, tmp_path, mo
     assert settings.grading_mode()
 
 
-def _cell(nbgrader=None):
-    cell = nbformat.v4.new_code_cell("x = 1")
+def _cell(nbgrader=None, cell_id="lesson-1"):
+    cell = nbformat.v4.new_code_cell("x = 1", id=cell_id)
     if nbgrader is not None:
         cell.metadata["nbgrader"] = {"grade_id": "x", "locked": False, "points": 1, **nbgrader}
     return cell
 
 
-def test_an_answer_or_a_check_gets_a_minute_every_other_cell_the_long_timeout(
+def test_an_answer_a_check_or_a_cell_added_gets_a_minute_the_lessons_the_long_timeout(
     course, tmp_path, monkeypatch
 ):
     monkeypatch.setenv(course.GRADING_ENV, "1")
-    timeout = _run_config(course, tmp_path).Execute.timeout_func
+    notebook = nbformat.v4.new_notebook()
+    locked = {"solution": False, "grade": False, "locked": True}
+    notebook.cells = [_cell(), _cell(locked, "lesson-2"), _cell({"solution": True}, "answer")]
+    nbformat.write(notebook, tmp_path / "01_x.ipynb")
+    course.write_course(tmp_path / "course", [tmp_path / "01_x.ipynb"])
+    config = Config()
+    exec((tmp_path / "course" / "nbgrader_config.py").read_text(), {"get_config": lambda: config})
+    timeout = config.Execute.timeout_func
     short, long = course.ANSWER_TIMEOUT_SECONDS, course.CELL_TIMEOUT_SECONDS
     assert short < long
-    assert timeout(_cell({"solution": True, "grade": False})) == short  # an answer
-    assert timeout(_cell({"solution": False, "grade": True})) == short  # a check
-    assert timeout(_cell({"solution": True, "grade": True})) == short  # an answer graded by hand
-    # a demonstration, a locked cell of the instructions, a cell the learner added
+    assert timeout(_cell({"solution": True, "grade": False}, "answer")) == short  # an answer
+    assert timeout(_cell({"solution": False, "grade": True}, "check")) == short  # a check
+    assert timeout(_cell({"solution": True, "grade": True}, "by-hand")) == short  # graded by hand
+    # the lesson's cells: a demonstration, a locked cell of the instructions
     assert timeout(_cell()) == long
-    assert timeout(_cell({"solution": False, "grade": False, "locked": True})) == long
-    assert timeout(_cell({})) == long
+    assert timeout(_cell(locked, "lesson-2")) == long
+    # a cell the learner added (JupyterLab gives it a new id), and one without an id
+    assert timeout(_cell(cell_id="a1b2c3d4")) == short
+    no_id = _cell()
+    del no_id["id"]
+    assert timeout(no_id) == long
 
 
 def test_a_cell_over_its_time_is_interrupted_and_its_error_says_so(course, tmp_path, monkeypatch):
