@@ -113,6 +113,15 @@ def fixed_input_fn(answer, broken, steps: int) -> None:
             "function')"
         )
     reached = int(answer.get_variable_value("global_step"))
+    if reached > steps and _trained_once(answer.model_dir):
+        fail(
+            "`fixed_estimator` is at global step {reached}, not {steps}: it was trained once, "
+            "for a step count typed in or taken from the training above rather than the "
+            "exercise's EXERCISE_STEPS; run the exercise's first cell again (it starts a fresh "
+            "model_dir), then train once",
+            reached=reached,
+            steps=steps,
+        )
     if reached > steps:
         fail(
             "`fixed_estimator` is at global step {reached}, not {steps}: steps add up when "
@@ -157,6 +166,15 @@ def fixed_input_fn(answer, broken, steps: int) -> None:
 def _class_name(estimator) -> str:
     """``LinearClassifier``, not TensorFlow's ``LinearClassifierV2``."""
     return type(estimator).__name__.removesuffix("V2")
+
+
+def _trained_once(model_dir) -> bool:
+    """Whether one train() call made every step in ``model_dir``: each call saves a checkpoint at
+    the step it starts from (and one at its end), so a second call leaves one between 0 and the
+    last. (A run of over ten minutes saves timed ones too, and is then taken for several calls.)"""
+    from ..model_dirs import checkpoint_steps
+
+    return all(step == 0 for step in checkpoint_steps(model_dir)[:-1])
 
 
 def _training_reads(model_dir) -> tuple[set, set]:

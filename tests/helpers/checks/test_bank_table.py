@@ -118,7 +118,9 @@ BANKS = {
             "n/a: the answer is not a quantity (an Estimator, a train op, a hook, a config): no "
             "unit"
         ),
-        "hard-coded from an output above": "MISSING",
+        "hard-coded from an output above": (
+            "test_notebook01.py::test_fixed_trained_once_for_a_step_count_typed_in[12]"
+        ),
         "copy of a nearby cell": "test_notebook01.py::test_fixed_never_trained",
         "right shape, wrong content": (
             "test_notebook01.py::test_fixed_trained_on_other_data[_zeros-did not train on the "
@@ -715,11 +717,6 @@ BANKS = {
 }
 
 WANTED = {
-    ("01", 2, "hard-coded from an output above"): (
-        "an Estimator trained for a step count typed from above (3000, the run's 'global step now "
-        "3000', or in fast mode the 200 of settings.steps(200, 50)): today's message for it, "
-        "'steps add up', names another mistake"
-    ),
     ("06", 1, "forbidden API"): (
         "the course's metrics.precision_recall_f1, which the prompt rules out: "
         "test_macro_precision_correct[course] passes it as right"
@@ -755,6 +752,9 @@ NOTES = {
     ),
     ("01", 1, "right, written otherwise"): "np.float32(total)",
     ("01", 2, "off by one"): "one step short",
+    ("01", 2, "hard-coded from an output above"): (
+        "a step count typed in, trained once (3000 or 200 in the notebook)"
+    ),
     ("01", 2, "copy of a nearby cell"): "`broken` itself, as the cell above left it",
     ("01", 2, "right shape, wrong content"): (
         "an Estimator trained to the right step, on made-up data"

@@ -193,6 +193,23 @@ def test_fixed_trained_twice(broken, tmp_path):
     )
 
 
+@pytest.mark.parametrize("typed", [12, 2 * STEPS])  # any count; one a multiple of STEPS too
+def test_fixed_trained_once_for_a_step_count_typed_in(broken, tmp_path, typed):
+    """An Estimator trained once for a count typed from the output above (3000, the run's
+    'global step now 3000'; 200, the full-mode count, in fast mode), not EXERCISE_STEPS: the
+    message names the count, not steps adding up over several train() calls."""
+    model = trained(tmp_path, _right, steps=typed)
+    message = _fails(
+        checks.fixed_input_fn,
+        model,
+        broken,
+        STEPS,
+        match=rf"global step {typed}, not {STEPS}: it was trained once, for a step count typed "
+        r"in or taken from the training above rather than the exercise's EXERCISE_STEPS",
+    )
+    assert "add up" not in message and "steps=" not in message
+
+
 def test_fixed_without_its_training_graph(broken, tmp_path):
     model = trained(tmp_path, _right)
     (tmp_path / "fixed" / "graph.pbtxt").unlink()
