@@ -9,6 +9,7 @@ import numpy as np
 
 from ..language import _
 from ..problems import CheckFailed
+from . import forbidden
 from .common import correct, fail, reporting_learner_errors, require_answer, run_metric_pair
 
 __all__ = ["macro_precision_metric", "sample_f1_at_best_test_step", "most_confused_pair"]
@@ -188,8 +189,22 @@ def macro_precision_metric(metric_fn) -> None:
                 ) from None
             raise
 
-    # both batches, as evaluate() would
-    measured = run_metric_pair(build, "macro_precision", "precision", BATCHES)
+    # both batches, as evaluate() would; the metrics the prompt rules out, watched
+    with forbidden.watching(
+        metric_fn, forbidden.COURSE_METRICS, _tf_metrics_reproduction(metric_fn)
+    ) as called:
+        try:
+            measured = run_metric_pair(build, "macro_precision", "precision", BATCHES)
+        except Exception:
+            if not called:
+                raise
+    if called:
+        fail(
+            "`macro_precision` calls {function}, which the exercise rules out: its point is to "
+            "make the ten-class precision yourself from TensorFlow's binary "
+            "tf.compat.v1.metrics.precision",
+            function=called[0],
+        )
     if measured.size != 1:
         fail(
             "the value has shape {shape}, one number per class: average them (macro) into one "
@@ -209,6 +224,16 @@ def macro_precision_metric(metric_fn) -> None:
         )
         return
     raise CheckFailed(mistakes()[_mistake(result)].format(result=result, expected=expected))
+
+
+def _tf_metrics_reproduction(metric_fn) -> list:
+    """The notebook's ``tf_metrics`` class (its reproduction of the package), as
+    ``forbidden.watching`` takes it, when the learner's function can reach it by that name: its
+    precision, recall and f1 all go through its ``metric``."""
+    reproduction = getattr(metric_fn, "__globals__", {}).get("tf_metrics")
+    if isinstance(reproduction, type) and "metric" in vars(reproduction):
+        return [("tf_metrics", reproduction, "metric")]
+    return []
 
 
 # Exercise 2's own event table, in the columns of events.scalars: the test set's macro F1 peaks at

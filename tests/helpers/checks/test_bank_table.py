@@ -428,7 +428,7 @@ BANKS = {
         "right shape, wrong content": (
             "test_notebook06.py::test_macro_precision_explains_mistakes[weighted]"
         ),
-        "forbidden API": "MISSING",
+        "forbidden API": "test_notebook06.py::test_macro_precision_explains_mistakes[course]",
         "right on the notebook's data, wrong in general": (
             "test_notebook06.py::test_macro_precision_explains_mistakes[predicted only]"
         ),
@@ -717,10 +717,6 @@ BANKS = {
 }
 
 WANTED = {
-    ("06", 1, "forbidden API"): (
-        "the course's metrics.precision_recall_f1, which the prompt rules out: "
-        "test_macro_precision_correct[course] passes it as right"
-    ),
     ("07", 1, "hard-coded from an output above"): (
         "{'best_step': 1400, 'stops_after': 1800}: the best step and the stop of the run printed "
         "above ('best validation F1 ... at step 1400')"

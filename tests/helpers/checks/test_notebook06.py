@@ -21,6 +21,7 @@ from helpers.checks import notebook06, notebook07, notebook08, notebook09, noteb
 from helpers.problems import CheckFailed
 from tests import ROOT
 from tests.support.checks import assert_names_the_mistake, failure, notebook_headings
+from tools.notebook_code import definitions
 
 # --- exercise 1: macro precision as a (value, update_op) pair -----------------
 
@@ -85,17 +86,36 @@ def _streamed_counts(labels, predictions):
     return tf.stack([v for v, _ in tps]), tf.stack([v for v, _ in fps]), update
 
 
+def _by_hand(labels, classes) -> dict:
+    """What precision_recall_f1 gives, from a confusion matrix streamed by hand (the course's
+    metrics are ruled out): per-class "precision" and "f1", and "precision_<average>", each a
+    (value, update_op) pair."""
+    total = tf.Variable(
+        tf.zeros([10, 10]), trainable=False, collections=[tf.compat.v1.GraphKeys.LOCAL_VARIABLES]
+    )
+    update = total.assign_add(tf.math.confusion_matrix(labels, classes, 10, dtype=tf.float32))
+    matrix = tf.identity(total)
+    true_positives = tf.linalg.diag_part(matrix)
+    predicted, support = tf.reduce_sum(matrix, axis=0), tf.reduce_sum(matrix, axis=1)
+    precision = tf.math.divide_no_nan(true_positives, predicted)
+    f1 = tf.math.divide_no_nan(2 * true_positives, predicted + support)
+    values = {
+        "precision": precision,
+        "precision_macro": tf.reduce_mean(precision),
+        "precision_micro": tf.reduce_sum(true_positives) / tf.reduce_sum(support),
+        "precision_weighted": tf.reduce_sum(precision * support) / tf.reduce_sum(support),
+        "f1_macro": tf.reduce_mean(f1),
+    }
+    return {key: (value, update) for key, value in values.items()}
+
+
 def _from_counts(labels, predictions):
     """Another right answer: streaming true and false positives per digit."""
     tp, fp, update = _streamed_counts(labels, predictions)
     return {"precision": (tf.reduce_mean(tf.math.divide_no_nan(tp, tp + fp)), update)}
 
 
-@pytest.mark.parametrize(
-    "answer",
-    [_per_digit(), _helpers_macro, _from_counts],
-    ids=["binary per digit", "course", "counts"],
-)
+@pytest.mark.parametrize("answer", [_per_digit(), _from_counts], ids=["binary per digit", "counts"])
 def test_macro_precision_correct(answer, capsys):
     checks.macro_precision_metric(answer)
     out = capsys.readouterr().out
@@ -115,11 +135,7 @@ def _binary(labels, predictions):
 
 def _named(key, average):
     def metric_fn(labels, predictions):
-        return {
-            key: metrics.precision_recall_f1(labels, predictions["classes"], 10)[
-                f"precision_{average}"
-            ]
-        }
+        return {key: _by_hand(labels, predictions["classes"])[f"precision_{average}"]}
 
     return metric_fn
 
@@ -180,27 +196,36 @@ def _predicted_only(labels, predictions):
 
 
 def _per_class(labels, predictions):
-    return {
-        "precision": metrics.precision_recall_f1(labels, predictions["classes"], num_classes=10)[
-            "precision"
-        ]
-    }
+    return {"precision": _by_hand(labels, predictions["classes"])["precision"]}
 
 
 def _swapped(labels, predictions):
-    return {
-        "precision": metrics.precision_recall_f1(predictions["classes"], labels, num_classes=10)[
-            "precision_macro"
-        ]
-    }
+    return {"precision": _by_hand(predictions["classes"], labels)["precision_macro"]}
 
 
 def _f1(labels, predictions):
-    return {
-        "precision": metrics.precision_recall_f1(labels, predictions["classes"], num_classes=10)[
-            "f1_macro"
-        ]
-    }
+    return {"precision": _by_hand(labels, predictions["classes"])["f1_macro"]}
+
+
+def _course_through_classification_metrics(labels, predictions):
+    """The course's metrics reached through classification_metrics, which calls
+    precision_recall_f1."""
+    ops = metrics.classification_metrics(
+        labels, predictions["classes"], predictions["probabilities"]
+    )
+    return {"precision": ops["precision_macro"]}
+
+
+# The notebook's own tf_metrics (its reproduction of the package) and a learner's function that
+# calls it, as the notebook's namespace holds them: the check finds the class among the
+# function's globals.
+NOTEBOOK_NAMESPACE = definitions("06_metrics_and_tensorboard.ipynb", names=("tf_metrics",))
+exec(  # noqa: S102 - a learner's cell, run in the notebook's namespace
+    "def tf_metrics_macro(labels, predictions):\n"
+    "    return {'precision': tf_metrics.precision(labels, predictions['classes'], 10,\n"
+    "                                              average='macro')}\n",
+    NOTEBOOK_NAMESPACE,
+)
 
 
 def _only_last_update(labels, predictions):
@@ -287,6 +312,19 @@ WRONG_EX1 = [
     (_f1, "none of the usual slips"),
     (_only_last_update, "of which only one digit's counts were ever updated"),
     (_only_update_of(0), "of which only one digit's counts were ever updated"),
+    (
+        _helpers_macro,
+        re.escape(
+            "`macro_precision` calls helpers.metrics.precision_recall_f1, which the exercise "
+            "rules out: its point is to make the ten-class precision yourself from "
+            "TensorFlow's binary tf.compat.v1.metrics.precision"
+        ),
+    ),
+    (
+        _course_through_classification_metrics,
+        "calls helpers.metrics.precision_recall_f1, which the exercise rules out",
+    ),
+    (NOTEBOOK_NAMESPACE["tf_metrics_macro"], "calls tf_metrics, which the exercise rules out"),
 ]
 IDS_EX1 = [
     "blank",
@@ -303,7 +341,7 @@ IDS_EX1 = [
     "first batch",
     "mean of batches",
     "per class",
-    "swapped course",
+    "swapped, by hand",
     "swapped binary",
     "mean_per_class_accuracy",
     "predicted only",
@@ -311,6 +349,9 @@ IDS_EX1 = [
     "f1",
     "last update only",
     "first update only",
+    "course",
+    "course through classification_metrics",
+    "the notebook's tf_metrics",
 ]
 
 
