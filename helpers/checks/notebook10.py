@@ -8,6 +8,7 @@ import numpy as np
 
 from ..language import _, listed
 from ..problems import CheckFailed
+from . import forbidden
 from .common import correct, fail, reporting_learner_errors, require_answer
 
 __all__ = ["keras_macro_precision", "piecewise_schedule"]
@@ -19,6 +20,10 @@ PRECISION_TOLERANCE = 1e-5
 RATE_RELATIVE_TOLERANCE = 1e-5
 EXERCISE_2 = {"boundaries": (500, 1000), "values": (2e-3, 1e-3, 5e-4)}  # the colleague's schedule
 CALL = "precision_macro(labels, probabilities)"
+# exercise 1: what the prompt's "with keras.metrics" rules out, watched while the function runs
+NOT_KERAS = forbidden.SCIKIT_LEARN_PRECISION + forbidden.COURSE_METRICS
+# exercise 1: a number typed from the notebook's output (4 decimals) is this near its value
+PRINTED_TOLERANCE = 5e-5
 
 
 @functools.cache
@@ -186,9 +191,17 @@ def keras_macro_precision(answer, labels, probabilities) -> None:
             "its own as well as on test_labels and probabilities",
             kind=type(answer).__name__,
         )
+    labels, probabilities = np.asarray(labels), np.asarray(probabilities)
     own_labels, own_probabilities = check_data()
-    value = _one_number(answer(own_labels.copy(), own_probabilities.copy()), CALL)
+    value = _one_number(_keras_only(answer, own_labels.copy(), own_probabilities.copy()), CALL)
     if abs(value - _macro_precision(own_labels, own_probabilities)) > PRECISION_TOLERANCE:
+        if abs(value - _macro_precision(labels, probabilities)) <= PRINTED_TOLERANCE:
+            fail(
+                "`precision_macro(labels, probabilities)` returned, on the check's data, the "
+                "macro precision of test_labels and probabilities, the number printed above: "
+                "your function must compute it from the labels and probabilities it is given, "
+                "not return a number typed in"
+            )
         for key, reading, k in _readings(own_labels, own_probabilities.astype(np.float64)):
             if abs(value - reading) <= PRECISION_TOLERANCE:
                 raise CheckFailed(readings()[key].format(value=value, k=k))
@@ -199,9 +212,8 @@ def keras_macro_precision(answer, labels, probabilities) -> None:
             "(section 'Metrics: from `eval_metric_ops` to `keras.metrics`')",
             value=value,
         )
-    labels, probabilities = np.asarray(labels), np.asarray(probabilities)
     yours = _one_number(
-        answer(labels, probabilities), "precision_macro(test_labels, probabilities)"
+        _keras_only(answer, labels, probabilities), "precision_macro(test_labels, probabilities)"
     )
     if abs(yours - _macro_precision(labels, probabilities)) > PRECISION_TOLERANCE:
         fail(
@@ -218,6 +230,25 @@ def keras_macro_precision(answer, labels, probabilities) -> None:
         yours=yours,
         tolerance=PRECISION_TOLERANCE,
     )
+
+
+def _keras_only(answer, labels, probabilities):
+    """What ``answer(labels, probabilities)`` returns; a failure when it called a function the
+    exercise rules out (scikit-learn's precision, the course's metrics): the prompt asks for
+    keras.metrics."""
+    with forbidden.watching(answer, NOT_KERAS) as called:
+        try:
+            returned = answer(labels, probabilities)
+        except Exception:
+            if not called:
+                raise
+    if called:
+        fail(
+            "`precision_macro` calls {function}, which is not keras.metrics: the exercise asks "
+            "for the macro precision computed with keras.metrics",
+            function=called[0],
+        )
+    return returned
 
 
 def _piecewise(step: int, boundaries, values) -> float:

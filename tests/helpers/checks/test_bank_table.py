@@ -614,7 +614,10 @@ BANKS = {
             "[nine classes, range(9): off by one]"
         ),
         "wrong unit": "n/a: a fraction (a precision, an F1): no other unit",
-        "hard-coded from an output above": "MISSING",
+        "hard-coded from an output above": (
+            "test_notebook10.py::test_exercise_1_wrong_answers_fail_and_say_why"
+            "[the macro precision printed above, returned as a constant]"
+        ),
         "copy of a nearby cell": (
             "test_notebook10.py::test_exercise_1_wrong_answers_fail_and_say_why[Precision() on "
             "one-hot labels: threshold 0.5, all columns]"
@@ -623,7 +626,10 @@ BANKS = {
             "test_notebook10.py::"
             "test_exercise_1_wrong_answers_fail_and_say_why[Recall(class_id=k, top_k=1), averaged]"
         ),
-        "forbidden API": "MISSING",
+        "forbidden API": (
+            "test_notebook10.py::"
+            "test_exercise_1_wrong_answers_fail_and_say_why[scikit-learn's precision_score]"
+        ),
         "right on the notebook's data, wrong in general": (
             "test_notebook10.py::"
             "test_exercise_1_wrong_answers_fail_and_say_why[the notebook's one_hot inside]"
@@ -720,14 +726,6 @@ WANTED = {
     ("07", 1, "hard-coded from an output above"): (
         "{'best_step': 1400, 'stops_after': 1800}: the best step and the stop of the run printed "
         "above ('best validation F1 ... at step 1400')"
-    ),
-    ("10", 1, "hard-coded from an output above"): (
-        "a function that returns the macro precision printed above (estimator_results"
-        "['precision_macro'])"
-    ),
-    ("10", 1, "forbidden API"): (
-        "a function without keras.metrics, which the prompt asks for: "
-        "test_exercise_1_right_answers_pass[scikit-learn] passes precision_score as right"
     ),
 }
 

@@ -6,13 +6,15 @@ mistake and does not print the right value.
 """
 
 import inspect
+import re
 
 import keras
 import numpy as np
 import pytest
 import tensorflow as tf
-from sklearn.metrics import precision_score
+from sklearn.metrics import classification_report, precision_score
 
+from helpers import metrics
 from helpers.checks import notebook10 as checks
 from helpers.problems import CheckFailed
 from tests.support.checks import failure
@@ -71,9 +73,6 @@ RIGHT_1 = {
             for k in range(10)
         ]
     ),
-    "scikit-learn": lambda labels, probabilities: precision_score(
-        labels, probabilities.argmax(axis=1), average="macro"
-    ),
 }
 
 
@@ -120,11 +119,21 @@ def test_exercise_1_f1_is_refused_and_named_even_where_it_is_close_to_the_precis
 def hard_coded(labels, probabilities):
     """Right on the check's data only."""
     if len(labels) == len(checks.check_data()[0]):
-        return RIGHT_1["scikit-learn"](labels, probabilities)
+        return RIGHT_1["Precision(class_id=k, top_k=1), averaged"](labels, probabilities)
     return 0.5
 
 
 GLOBAL_ONE_HOT = tf.one_hot(LABELS, 10)
+
+# a learner's cell that imports precision_score by name: the check watches the name it binds too
+LEARNERS_CELL: dict = {}
+exec(  # noqa: S102 - a learner's cell, in a namespace of its own
+    "from sklearn.metrics import precision_score\n"
+    "def precision_macro(labels, probabilities):\n"
+    "    return precision_score(labels, probabilities.argmax(axis=1), average='macro')\n",
+    LEARNERS_CELL,
+)
+with_precision_score_imported = LEARNERS_CELL["precision_macro"]
 
 
 def with_the_notebooks_one_hot(labels, probabilities):
@@ -187,15 +196,27 @@ WRONG_1 = {
         macro_of(lambda k: keras.metrics.Recall(class_id=k, top_k=1)),
         "the macro recall",
     ),
-    "scikit-learn with labels and predictions swapped": (
-        lambda labels, probabilities: precision_score(
-            probabilities.argmax(axis=1), labels, average="macro"
+    "Precision(class_id=k) with labels and predictions swapped": (
+        lambda labels, probabilities: np.mean(
+            [
+                float(
+                    keras_result(
+                        keras.metrics.Precision(class_id=k),
+                        tf.one_hot(np.argmax(probabilities, axis=1), 10),
+                        tf.one_hot(labels, 10),
+                    )
+                )
+                for k in range(10)
+            ]
         ),
         "the macro recall",
     ),
     "weighted": (
-        lambda labels, probabilities: precision_score(
-            labels, probabilities.argmax(axis=1), average="weighted"
+        lambda labels, probabilities: np.average(
+            per_class(
+                lambda k: keras.metrics.Precision(class_id=k, top_k=1), labels, probabilities
+            ),
+            weights=np.bincount(labels, minlength=10),
         ),
         "the weighted average",
     ),
@@ -221,6 +242,46 @@ WRONG_1 = {
         r"returned an array of shape \(3,\): it should return one number",
     ),
     "right on the check's data only": (hard_coded, "though your function found it"),
+    "the macro precision printed above, returned as a constant": (
+        lambda labels, probabilities: MACRO,
+        re.escape(
+            "`precision_macro(labels, probabilities)` returned, on the check's data, the macro "
+            "precision of test_labels and probabilities, the number printed above: your function "
+            "must compute it from the labels and probabilities it is given, not return a number "
+            "typed in"
+        ),
+    ),
+    "the same, typed with the four decimals printed": (
+        lambda labels, probabilities: round(MACRO, 4),
+        "the number printed above",
+    ),
+    "scikit-learn's precision_score": (
+        lambda labels, probabilities: precision_score(
+            labels, probabilities.argmax(axis=1), average="macro"
+        ),
+        re.escape(
+            "`precision_macro` calls sklearn.metrics.precision_score, which is not "
+            "keras.metrics: the exercise asks for the macro precision computed with keras.metrics"
+        ),
+    ),
+    "scikit-learn's precision_score, imported by name": (
+        with_precision_score_imported,
+        "calls sklearn.metrics.precision_score, which is not keras.metrics",
+    ),
+    "scikit-learn's classification_report": (
+        lambda labels, probabilities: classification_report(
+            labels, probabilities.argmax(axis=1), output_dict=True
+        )["macro avg"]["precision"],
+        "calls sklearn.metrics.classification_report, which is not keras.metrics",
+    ),
+    "the course's precision_recall_f1": (
+        lambda labels, probabilities: float(
+            metrics.precision_recall_f1(labels, probabilities.argmax(axis=1), 10)[
+                "precision_macro"
+            ][0]
+        ),
+        "calls helpers.metrics.precision_recall_f1, which is not keras.metrics",
+    ),
     "the notebook's one_hot inside": (with_the_notebooks_one_hot, "your code raised"),
 }
 
@@ -333,7 +394,7 @@ def test_exercise_1_points_to_the_section_for_a_number_it_cannot_place():
 def test_the_tolerances_are_float32s_not_more():
     """1e-5 on the precision (Keras's float32 counts are within 1e-7), 1e-5 relative on a rate: a
     number off by half as much again is wrong."""
-    right = RIGHT_1["scikit-learn"]
+    right = RIGHT_1["Precision(class_id=k, top_k=1), averaged"]
     with pytest.raises(CheckFailed):
         checks.keras_macro_precision(lambda *data: right(*data) + 1.5e-5, LABELS, PROBABILITIES)
     rates = RIGHT_2["a function with <="]
