@@ -39,11 +39,38 @@ EXERCISE_1 = {
 }
 
 
+# The run the sections train (full mode), as the notebook prints it: "best validation F1 … at step
+# 1400", "Requesting early stopping at global step 1800", training ended at step 1801.
+SECTIONS_RUN = {"best_step": 1400, "stops_after": (1800, 1801)}
+
+
 @reporting_learner_errors
 def hook_decision(answer) -> None:
     """Notebook 07, exercise 1: the hook's best step and the evaluation after which it stops."""
     require_answer(answer, "decision")
+    if _copied_from_the_sections_run(answer):
+        fail(
+            "`decision` holds the best step and the stop of the run trained in the sections "
+            "above, {best} and {stop}: the exercise asks about the table in its own prompt, "
+            "with max_steps_without_increase={patience} and min_steps={min_steps}; work both "
+            "steps out from that table",
+            best=answer["best_step"],
+            stop=answer["stops_after"],
+            patience=EXERCISE_1["patience"],
+            min_steps=EXERCISE_1["min_steps"],
+        )
     judge_decision(answer, **EXERCISE_1)
+
+
+def _copied_from_the_sections_run(answer) -> bool:
+    """Whether ``answer`` is the sections' run's best step and stop (or its last step)."""
+    return (
+        isinstance(answer, dict)
+        and set(answer) == {"best_step", "stops_after"}
+        and all(is_whole_number(value) for value in answer.values())
+        and answer["best_step"] == SECTIONS_RUN["best_step"]
+        and answer["stops_after"] in SECTIONS_RUN["stops_after"]
+    )
 
 
 def judge_decision(answer, timeline: dict, patience: int, min_steps: int) -> None:

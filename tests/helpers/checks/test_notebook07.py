@@ -107,6 +107,39 @@ def test_exercise_1_messages(answer, message):
     )
 
 
+@pytest.mark.parametrize("stop", [1800, 1801], ids=["requested at 1800", "ended at 1801"])
+def test_exercise_1_the_sections_run_copied_is_named(stop):
+    """{'best_step': 1400, 'stops_after': 1800}, the run printed above ('best validation F1 … at
+    step 1400', 'Requesting early stopping at global step 1800'), not the exercise's table: the
+    message says where the numbers come from, not only that 1400 is not the hook's best."""
+    message = failure(checks.hook_decision, {"best_step": 1400, "stops_after": stop})
+    assert message == (
+        "`decision` holds the best step and the stop of the run trained in the sections above, "
+        f"1400 and {stop}: the exercise asks about the table in its own prompt, with "
+        "max_steps_without_increase=600 and min_steps=1000; work both steps out from that table"
+    )
+    assert "1200" not in message
+
+
+def test_exercise_1_the_sections_run_is_what_the_notebook_prints_and_not_the_answer(capsys):
+    cells = json.loads(
+        (ROOT / "notebooks" / "07_early_stopping.ipynb").read_text(encoding="utf-8")
+    )["cells"]
+    printed = "".join(
+        "".join(output.get("text", ""))
+        for cell in cells
+        if cell["cell_type"] == "code"
+        for output in cell.get("outputs", [])
+    )
+    best, (requested, ended) = checks.SECTIONS_RUN.values()
+    assert re.search(rf"best validation F1 [\d.]+ at step {best};", printed)
+    assert f"Requesting early stopping at global step {requested}\n" in printed
+    assert f"training ended at step {ended} of max_steps" in printed
+    # the exercise's own answer is another: the check never refuses it as copied
+    checks.hook_decision({"best_step": 1200, "stops_after": 1800})
+    assert capsys.readouterr().out.startswith("Correct:")
+
+
 def test_exercise_1_other_scenario(capsys):
     checks.judge_decision(
         {"best_step": 200, "stops_after": 400},
