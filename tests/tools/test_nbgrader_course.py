@@ -247,7 +247,7 @@ def test_a_minute_is_ten_times_the_slowest_answer_or_check_measured(course):
 def test_teaching_states_the_timeouts_the_config_sets(course):
     text = " ".join((ROOT / "TEACHING.md").read_text(encoding="utf-8").split())
     stated = (
-        f"an answer or a check cell may run {course.ANSWER_TIMEOUT_SECONDS} s, "
-        f"any other cell {course.CELL_TIMEOUT_SECONDS // 60} min"
+        f"an answer, a check or a cell the learner added may run {course.ANSWER_TIMEOUT_SECONDS} "
+        f"s, the lesson's own cells {course.CELL_TIMEOUT_SECONDS // 60} min"
     )
     assert stated in text, f"TEACHING.md does not say: {stated}"

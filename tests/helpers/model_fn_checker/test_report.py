@@ -292,8 +292,8 @@ def test_a_zh_tw_learner_reads_the_verdict_findings_and_table_in_chinese(zh_tw):
     headline, problem, warning = repr(report).split("\n")
     assert headline == "檢查 model_fn model_fn（批次大小 4）：有 1 個問題要修正（1 個警告）"
     assert problem.startswith(
-        "  問題：簽章：Estimator 不會傳入 `learning_rate`：它只接受 features, labels, mode, "
-        "params, config 這些參數名稱，所以請重新命名 `learning_rate`（Estimator 會引發 "
+        "  問題：簽章：Estimator 不會傳入 `learning_rate`：它只接受 features、labels、mode、"
+        "params、config 這些參數名稱，所以請重新命名 `learning_rate`（Estimator 會引發 "
         "`ValueError: "
     )
     assert warning == (
