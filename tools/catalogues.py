@@ -6,7 +6,7 @@
 
 (Any environment with polib, markdown-it-py and nbformat will do: no TensorFlow.)
 
-Each English source (a notebook, README.md, TEACHING.md) has a catalogue
+Each English source (a notebook, README.md, TEACHING.md, translations/README.md) has a catalogue
 ``translations/zh_TW/<name>.po`` with one entry per translatable Markdown block
 (tools/markdown_blocks.py). An entry's context (``msgctxt``) is where the block
 is: the notebook cell's id, or in a Markdown file the GitHub anchor of the
@@ -69,14 +69,20 @@ class Block:
     kind: str
 
 
+TRANSLATORS_GUIDE = ROOT / "translations" / "README.md"
+
+
 def sources() -> list[Path]:
     """The English files the edition translates."""
     notebooks = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-    return [*notebooks, ROOT / "README.md", ROOT / "TEACHING.md"]
+    return [*notebooks, ROOT / "README.md", ROOT / "TEACHING.md", TRANSLATORS_GUIDE]
 
 
 def catalogue_path(source: Path) -> Path:
-    return CATALOGUES / f"{Path(source).stem}.po"
+    """notebooks/NN_name.ipynb -> NN_name.po; README.md -> README.po; translations/README.md (the
+    translators' guide) -> translators-guide.po."""
+    name = "translators-guide" if Path(source) == TRANSLATORS_GUIDE else Path(source).stem
+    return CATALOGUES / f"{name}.po"
 
 
 def blocks(source: Path) -> list[Block]:
