@@ -487,11 +487,13 @@ def stopped_early(
         )
     correct(
         "the hook watched the macro precision in {folder}/, looked after each evaluation, and "
-        "stopped training at step {final}, {patience} steps after the first evaluation, "
-        "before max_steps={max_steps}",
+        "asked to stop after the evaluation at step {asked}, {patience} steps after the first "
+        "one, at step {first}; training ended at step {final}, before max_steps={max_steps}",
         folder=folder.name,
-        final=final,
+        asked=every + patience,
         patience=patience,
+        first=every,
+        final=final,
         max_steps=max_steps,
     )
 

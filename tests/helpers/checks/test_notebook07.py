@@ -269,8 +269,8 @@ def test_exercise_2_correct(stopped, capsys):
     out = capsys.readouterr().out
     assert out.startswith("Correct: the hook watched the macro precision in eval_holdout/")
     assert (
-        "stopped training at step 41, 20 steps after the first evaluation, before max_steps=100"
-        in out
+        "asked to stop after the evaluation at step 40, 20 steps after the first one, at step 20; "
+        "training ended at step 41, before max_steps=100" in out
     )
 
 
@@ -283,7 +283,10 @@ def test_exercise_2_accepts_the_step_a_hook_that_looks_every_step_stops_at(tmp_p
     # run_every_steps=1 sees the evaluation at step 40 at step 40 itself: training ends at 40
     run = run_like(tmp_path, STOP - 1, [20, STOP - 1])
     check(run, good_hook(run, run_every_steps=1))
-    assert "stopped training at step 40" in capsys.readouterr().out
+    assert (
+        "after the evaluation at step 40, 20 steps after the first one, at step 20; training "
+        "ended at step 40," in capsys.readouterr().out
+    )
 
 
 def test_exercise_2_a_run_that_max_steps_ended_where_the_hook_would_is_refused(tmp_path):
