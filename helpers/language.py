@@ -8,11 +8,14 @@ marks a sentence kept in a table), and translated through the gettext catalogue
 translations/README.md). The language is chosen per kernel, without any code cell naming it,
 so that both editions run the same code:
 
-- ``WORKBOOK_LANGUAGE`` (``zh_TW`` or ``en``) when it is set, else
+- ``WORKBOOK_LANGUAGE`` (``zh_TW`` or ``en``, written as people write them: ``zh-TW``, ``zh_tw``,
+  ``en_US``; any other value is said in one line, and English is used) when it is set, else
 - ``zh_TW`` when the kernel runs in a ``zh-TW`` folder (the zh-TW notebooks and their student
   copies), else English.
 
-A sentence the catalogue does not translate yet, or marks fuzzy, stays English, as for the prose.
+A sentence the catalogue does not translate yet, or marks fuzzy, stays English, as for the prose;
+so does one whose translation has other ``{fields}`` than the English (``make po`` refuses it too):
+``.format()`` could not fill it, and a translator's slip must not reach a learner as ``KeyError``.
 The catalogue is read with polib when first needed; no compiled ``.mo`` file is kept.
 
 Whole sentences are joined with ``sentences`` (a space in English, nothing after Chinese
@@ -26,6 +29,9 @@ import functools
 import gettext
 import io
 import os
+import string
+import sys
+from collections import Counter
 from pathlib import Path
 
 LANGUAGE_ENV = "WORKBOOK_LANGUAGE"
@@ -36,10 +42,41 @@ DOMAIN = "helpers"
 
 def current() -> str:
     """``"zh_TW"`` or ``"en"``: the language the helpers speak in this process."""
-    chosen = os.environ.get(LANGUAGE_ENV, "").strip().replace("-", "_")
+    chosen = os.environ.get(LANGUAGE_ENV, "").strip()
     if chosen:
-        return chosen if chosen in LANGUAGES else "en"
+        return chosen_language(chosen)
     return "zh_TW" if "zh-TW" in Path.cwd().parts else "en"
+
+
+@functools.lru_cache(maxsize=None)
+def chosen_language(value: str) -> str:
+    """The language a ``WORKBOOK_LANGUAGE`` value names, however its case and separator are
+    written (``zh-TW``, ``zh_tw``, ``en_US``); for any other value one line says so, once."""
+    key = value.replace("-", "_").lower()
+    if key in ("zh_tw", "zh_hant", "zh_hant_tw"):
+        return "zh_TW"
+    if key == "en" or key.startswith("en_"):
+        return "en"
+    # the learner's language is what is unknown here: the line is in both
+    print(
+        f"{LANGUAGE_ENV}={value!r} is not a language of the course (zh_TW or en): the helpers "
+        f"speak English. / {LANGUAGE_ENV}={value!r} 不是本課程的語言（zh_TW 或 en），"
+        "輔助程式改用英文。",
+        file=sys.stderr,
+    )
+    return "en"
+
+
+def _fields(text: str) -> Counter | None:
+    """The replacement fields of a format template as written; None when it is not one."""
+    try:
+        return Counter(
+            (name, conversion, spec)
+            for _literal, name, spec, conversion in string.Formatter().parse(text)
+            if name is not None
+        )
+    except ValueError:
+        return None
 
 
 @functools.lru_cache(maxsize=None)
@@ -50,7 +87,11 @@ def translations(language: str) -> gettext.NullTranslations:
         return gettext.NullTranslations()
     import polib
 
-    return gettext.GNUTranslations(io.BytesIO(polib.pofile(str(path)).to_binary()))
+    catalogue = polib.pofile(str(path))
+    for entry in catalogue:
+        if entry.msgstr and _fields(entry.msgstr) != _fields(entry.msgid):
+            entry.msgstr = ""  # stays English: .format() fills the English's fields only
+    return gettext.GNUTranslations(io.BytesIO(catalogue.to_binary()))
 
 
 def _(message: str) -> str:

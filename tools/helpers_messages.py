@@ -160,25 +160,31 @@ def shown(text: str) -> str:
     return "".join(parts)
 
 
-def translation_problems(msgid: str, msgstr: str) -> list[str]:
-    """What is wrong with ``msgstr``, the translation of the template ``msgid``: a field dropped,
-    renamed or added (``.format`` would raise ``KeyError`` or lose a value), a template Python
-    cannot parse, or the zh-TW style rules (tools/zh_tw_style.py) broken."""
-    from tools.zh_tw_style import problems
-
+def field_problem(msgid: str, msgstr: str) -> str | None:
+    """Why ``msgstr`` cannot stand for the template ``msgid``: a field dropped, renamed or added
+    (``.format`` would raise ``KeyError`` or lose a value), or not a template Python can parse."""
     try:
         english, translated = fields(msgid), fields(msgstr)
     except ValueError as error:
-        return [f"not a format template ({error}): write each {{ }} as in the English"]
-    found = []
-    if english != translated:
-        missing = " ".join(sorted((english - translated).elements())) or "none"
-        extra = " ".join(sorted((translated - english).elements())) or "none"
-        found.append(
-            f"its fields are not the English's (missing: {missing}; not in the English: {extra}): "
-            "give back every {field} of the English as it is written"
-        )
-    return found + problems(shown(msgid), shown(msgstr))
+        return f"not a format template ({error}): write each {{ }} as in the English"
+    if english == translated:
+        return None
+    missing = " ".join(sorted((english - translated).elements())) or "none"
+    extra = " ".join(sorted((translated - english).elements())) or "none"
+    return (
+        f"its fields are not the English's (missing: {missing}; not in the English: {extra}): "
+        "give back every {field} of the English as it is written"
+    )
+
+
+def translation_problems(msgid: str, msgstr: str) -> list[str]:
+    """What is wrong with ``msgstr``, the translation of the template ``msgid``: its fields
+    (``field_problem``) or the zh-TW style rules (tools/zh_tw_style.py) broken."""
+    from tools.zh_tw_style import problems
+
+    if (wrong := field_problem(msgid, msgstr)) and wrong.startswith("not a format"):
+        return [wrong]
+    return ([wrong] if wrong else []) + problems(shown(msgid), shown(msgstr))
 
 
 def run(check: bool = False, package=None, root=None, path=None) -> list[str]:

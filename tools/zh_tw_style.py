@@ -266,10 +266,17 @@ def entry_problems(entry: polib.POEntry) -> list[str]:
 
 
 def report(paths: list[Path]) -> list[str]:
+    """One line per problem of each entry; in helpers.po, also a translation whose {fields} are
+    not the English's, which would reach the learner as KeyError."""
+    from tools.helpers_messages import CATALOGUE, field_problem
+
     lines = []
     for path in paths:
         for entry in load(path):
-            for problem in entry_problems(entry):
+            found = entry_problems(entry)
+            if Path(path).name == CATALOGUE.name and entry.translated():
+                found = [field_problem(entry.msgid, entry.msgstr), *found]
+            for problem in filter(None, found):
                 start = entry.msgid[:50].replace("\n", " ")
                 lines.append(f"{Path(path).name} [{entry.msgctxt}] {start!r}: {problem}")
     return lines

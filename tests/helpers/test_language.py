@@ -22,6 +22,8 @@ def catalogue(tmp_path, monkeypatch):
     fuzzy.flags.append("fuzzy")
     po.append(fuzzy)
     po.append(polib.POEntry(msgid="Not translated yet", msgstr=""))
+    # a translator's slip (make po refuses it): {nmae} for {name}
+    po.append(polib.POEntry(msgid="unknown strategy {name!r}", msgstr="不認得的策略 {nmae!r}"))
     (tmp_path / "zh_TW").mkdir()
     po.save(str(tmp_path / "zh_TW" / "helpers.po"))
     monkeypatch.setattr(language, "CATALOGUES", tmp_path)
@@ -39,8 +41,10 @@ def catalogue(tmp_path, monkeypatch):
         ("notebooks/student", None, "en"),
         ("notebooks", "zh_TW", "zh_TW"),
         ("notebooks", "zh-TW", "zh_TW"),
+        ("notebooks", "zh_tw", "zh_TW"),
+        ("notebooks", " ZH-tw ", "zh_TW"),
         ("notebooks/zh-TW", "en", "en"),
-        ("notebooks", "fr", "en"),
+        ("notebooks/zh-TW", "en_US", "en"),
     ],
 )
 def test_the_language_follows_the_variable_then_the_folder(
@@ -53,6 +57,22 @@ def test_the_language_follows_the_variable_then_the_folder(
     else:
         monkeypatch.setenv(language.LANGUAGE_ENV, variable)
     assert language.current() == expected
+
+
+def test_any_other_language_is_english_said_in_one_line_once(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(language.LANGUAGE_ENV, "fr")
+    language.chosen_language.cache_clear()
+    assert language.current() == "en" and language.current() == "en"
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("WORKBOOK_LANGUAGE='fr' is not a language of the course (zh_TW or en)")
+    assert "不是本課程的語言" in line
+
+
+def test_a_translation_whose_fields_differ_stays_english(catalogue, monkeypatch):
+    # what .format() would fill is the English's fields: no KeyError reaches the learner
+    monkeypatch.setenv(language.LANGUAGE_ENV, "zh_TW")
+    assert language._("unknown strategy {name!r}").format(name="x") == "unknown strategy 'x'"
 
 
 def test_a_translated_sentence_is_chinese_and_keeps_its_named_values(catalogue, monkeypatch):

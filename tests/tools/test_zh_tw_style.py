@@ -3,8 +3,10 @@ right ones (run on Python 3.10+, where opencc installs)."""
 
 from __future__ import annotations
 
+import polib
 import pytest
 
+from tools import zh_tw_style
 from tools.zh_tw_style import article_quotes, edition_form, mainland_terms, problems
 
 ENGLISH = (
@@ -170,3 +172,15 @@ def test_a_call_written_as_code_keeps_its_brackets_next_to_chinese():
             english, "每次 train() 都會寫入計算圖 (graph)；Dense(256, ReLU) 是隱藏層"
         )
     )
+
+
+def test_make_po_refuses_a_helpers_translation_with_a_misspelt_field(tmp_path):
+    # a translator's slip that .format() would raise KeyError for: named, with the entry
+    po = polib.POFile()
+    po.append(polib.POEntry(msgid="unknown strategy {name!r}", msgstr="不認得的策略 {nmae!r}"))
+    po.append(polib.POEntry(msgid="{count} steps", msgstr="{count} 步"))
+    path = tmp_path / "helpers.po"
+    po.save(str(path))
+    (line,) = zh_tw_style.report([path])
+    assert line.startswith("helpers.po [None] 'unknown strategy {name!r}'")
+    assert "missing: {name!r}; not in the English: {nmae!r}" in line
