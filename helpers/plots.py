@@ -2,15 +2,19 @@
 
 An image grid (notebook 00), curves and a confusion matrix (06), an early-stopping timeline (07).
 
-The figures' text stays English in both editions: no pinned font package holds Traditional
-Chinese glyphs (matplotlib's DejaVu Sans has none, and mplfonts ships Simplified-Chinese fonts in
-an 85 MB wheel). In the zh-TW edition (``helpers.language``) each function prints instead a
+In the zh-TW edition (``helpers.language``) the text these functions draw themselves (legends,
+axis labels, default titles) is Chinese when matplotlib finds a Traditional Chinese font on the
+machine (``CHINESE_FONTS``, the first found; none is pinned: no Python package ships one).
+Without one it stays English, and the first figure of the kernel prints one line naming a font to
+install. Titles and labels a notebook passes are drawn as given. Each function also prints a
 one-line Chinese caption under its figure that says what its title, axes and legend show; in
 English it prints nothing.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import sys
 
 import matplotlib.pyplot as plt
@@ -19,8 +23,58 @@ import pandas as pd
 from matplotlib.colors import LogNorm
 from matplotlib.ticker import NullFormatter
 
-from .language import _, current, sentences
+from .language import N_, _, current, listed, sentences
 from .problems import UsageProblem
+
+# Traditional Chinese fonts, in the order tried: Windows, macOS, Linux (Noto CJK and Source Han
+# under their names for Taiwan), older Linux
+CHINESE_FONTS = (
+    "Microsoft JhengHei",
+    "PingFang TC",
+    "Noto Sans CJK TC",
+    "Noto Sans TC",
+    "Source Han Sans TC",
+    "Heiti TC",
+    "AR PL UMing TW",
+)
+NO_CHINESE_FONT = N_(
+    "This computer has no Traditional Chinese font, so the figures' text stays English: install "
+    "Noto Sans CJK TC (on Linux the fonts-noto-cjk package; Microsoft JhengHei on Windows and "
+    "PingFang TC on macOS draw it too) and restart the kernel."
+)
+_SAID_NO_FONT: list = []  # the no-font line is said once per kernel
+
+
+@functools.lru_cache(maxsize=None)
+def chinese_font() -> str | None:
+    """The first of ``CHINESE_FONTS`` that matplotlib finds here, or None."""
+    from matplotlib import font_manager
+
+    names = {font.name for font in font_manager.fontManager.ttflist}
+    return next((name for name in CHINESE_FONTS if name in names), None)
+
+
+@contextlib.contextmanager
+def _drawing():
+    """While a figure is made: whether its own text is drawn in Chinese (zh-TW and a Chinese
+    font), with that font first; in zh-TW without one, the no-font line once."""
+    font = chinese_font() if current() == "zh_TW" else None
+    if font is None:
+        if current() == "zh_TW" and not _SAID_NO_FONT:
+            _SAID_NO_FONT.append(True)
+            caption(_(NO_CHINESE_FONT))
+        yield False
+        return
+    # named, not "sans-serif": a text keeps its family, and a generic one is looked up when the
+    # figure is drawn, after this (IPython shows figures at the end of the cell)
+    with plt.rc_context({"font.family": [font, *plt.rcParams["font.sans-serif"]]}):
+        yield True
+
+
+def _label(chinese: bool, message: str, **values) -> str:
+    """A figure's own text: ``message`` (marked with N_) in Chinese where it can be drawn so."""
+    return (_(message) if chinese else message).format(**values)
+
 
 # Captions waiting for the end of the running cell, when the figures are shown (IPython).
 _PENDING: list[str] = []
@@ -105,10 +159,17 @@ def image_grid(
 
 
 def curves(
-    table: pd.DataFrame, panels: dict, title: str | None = None, xlabel: str = "global step"
+    table: pd.DataFrame, panels: dict, title: str | None = None, xlabel: str | None = None
 ) -> plt.Figure:
-    """One panel per ``{panel title: {line label: (run, tag)}}`` of ``events.scalars``; a missing
-    tag: UsageProblem."""
+    """One panel per ``{panel title: {line label: (run, tag)}}`` of ``events.scalars``, x the
+    global step unless ``xlabel`` names it; a missing tag: UsageProblem."""
+    with _drawing() as chinese:
+        return _curves(table, panels, title, xlabel, chinese)
+
+
+def _curves(table, panels: dict, title, xlabel, chinese: bool) -> plt.Figure:
+    steps = xlabel is None
+    xlabel = _label(chinese, N_("global step")) if steps else xlabel
     figure, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 3.6), squeeze=False)
     for axis, (panel_title, lines) in zip(axes[0], panels.items()):
         for label, (run, tag) in lines.items():
@@ -130,8 +191,8 @@ def curves(
     figure.tight_layout()
     panel_sentences = []
     for number, (panel_title, lines) in enumerate(panels.items(), start=1):
-        values = {"number": number, "panel": panel_title, "lines": ", ".join(lines)}
-        if xlabel == "global step":
+        values = {"number": number, "panel": panel_title, "lines": listed(lines)}
+        if steps:
             sentence = _(
                 "Panel {number}, {panel}: x is the global step, y is {panel}; its lines: {lines}."
             )
@@ -145,11 +206,16 @@ def curves(
 
 
 def confusion_matrix(
-    matrix: np.ndarray, class_names: list[str] | None = None, title: str = "Confusion matrix"
+    matrix: np.ndarray, class_names: list[str] | None = None, title: str | None = None
 ) -> plt.Figure:
     """Rows the true class, columns the predicted one, counts written in, colours on a log scale
-    (mistakes show)."""
-    matrix = np.asarray(matrix)
+    (mistakes show); titled "Confusion matrix" unless ``title`` is given."""
+    with _drawing() as chinese:
+        return _confusion_matrix(np.asarray(matrix), class_names, title, chinese)
+
+
+def _confusion_matrix(matrix, class_names, title, chinese: bool) -> plt.Figure:
+    title = _label(chinese, N_("Confusion matrix")) if title is None else title
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
         raise UsageProblem(
             _(
@@ -169,9 +235,13 @@ def confusion_matrix(
         axis.text(column, row, text, ha="center", va="center", fontsize=7, color=color)
     axis.set_xticks(range(size), names)
     axis.set_yticks(range(size), names)
-    axis.set(xlabel="predicted class", ylabel="true class", title=title)
+    axis.set(
+        xlabel=_label(chinese, N_("predicted class")),
+        ylabel=_label(chinese, N_("true class")),
+        title=title,
+    )
     colorbar = figure.colorbar(
-        image, ax=axis, fraction=0.046, pad=0.04, label="examples (log scale)"
+        image, ax=axis, fraction=0.046, pad=0.04, label=_label(chinese, N_("examples (log scale)"))
     )
     ticks = [10**power for power in range(int(np.log10(top)) + 1)]
     colorbar.set_ticks(ticks, labels=[str(tick) for tick in ticks])  # plain numbers, no mathtext
@@ -188,13 +258,15 @@ def confusion_matrix(
     return figure
 
 
-def _shade_ignored_and_patience(axis, best: int, patience: int | None, min_steps: int) -> None:
+def _shade_ignored_and_patience(axis, best, patience, min_steps, chinese: bool) -> None:
     """Grey up to ``min_steps`` (the hook ignores those evaluations), green for the patience."""
     if min_steps:
-        label = f"ignored by the hook (step < min_steps = {min_steps})"
+        label = _label(
+            chinese, N_("ignored by the hook (step < min_steps = {min_steps})"), min_steps=min_steps
+        )
         axis.axvspan(0, min_steps, color="0.85", label=label)
     if patience:
-        label = f"patience: {patience} steps after the best"
+        label = _label(chinese, N_("patience: {patience} steps after the best"), patience=patience)
         axis.axvspan(best, best + patience, color="tab:green", alpha=0.12, label=label)
 
 
@@ -210,38 +282,12 @@ def stopping_timeline(
 ) -> plt.Figure:
     """Evaluations ``{step: value}`` of ``metric``, the steps below ``min_steps``, the best, the
     patience, the stop."""
-    series = pd.Series(dict(values)).sort_index()
-    figure, axis = plt.subplots(figsize=(10, 4))
-    _shade_ignored_and_patience(axis, best, patience, min_steps)
-    axis.plot(
-        series.index,
-        series.values,
-        marker="o",
-        markersize=4,
-        color="tab:blue",
-        label=f"{metric} at each evaluation",
-    )
-    axis.plot(
-        [best],
-        [series[best]],
-        marker="*",
-        markersize=14,
-        color="tab:green",
-        linestyle="none",
-        label=f"best: step {best}",
-    )
-    axis.axvline(stop, color="tab:red", label=f"training stopped: step {stop}")
-    if max_steps:
-        axis.axvline(max_steps, color="0.4", linestyle=":", label=f"max_steps = {max_steps}")
-    axis.set_xlim(0, max(max_steps or 0, stop, series.index.max()) * 1.02)
-    title = title or f"Evaluations of {metric}, and where the hook stopped training"
-    axis.set(xlabel="global step", ylabel=metric, title=title)
-    axis.grid(alpha=0.3)
-    # beside the plot, never on it
-    axis.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    figure.tight_layout()
+    with _drawing() as chinese:
+        figure = _timeline(
+            values, metric, best, stop, patience, min_steps, max_steps, title, chinese
+        )
     caption(
-        _title_sentence(title),
+        _title_sentence(figure.axes[0].get_title()),  # as drawn: Chinese where a font draws it
         _(
             "x is the global step, y is {metric}: the blue dots are {metric} at each evaluation, "
             "the green star the best, at step {best}, and the red line the step where training "
@@ -262,4 +308,42 @@ def stopping_timeline(
         if max_steps
         else "",
     )
+    return figure
+
+
+def _timeline(values, metric, best, stop, patience, min_steps, max_steps, title, chinese: bool):
+    series = pd.Series(dict(values)).sort_index()
+    figure, axis = plt.subplots(figsize=(10, 4))
+    _shade_ignored_and_patience(axis, best, patience, min_steps, chinese)
+    axis.plot(
+        series.index,
+        series.values,
+        marker="o",
+        markersize=4,
+        color="tab:blue",
+        label=_label(chinese, N_("{metric} at each evaluation"), metric=metric),
+    )
+    axis.plot(
+        [best],
+        [series[best]],
+        marker="*",
+        markersize=14,
+        color="tab:green",
+        linestyle="none",
+        label=_label(chinese, N_("best: step {best}"), best=best),
+    )
+    axis.axvline(
+        stop, color="tab:red", label=_label(chinese, N_("training stopped: step {stop}"), stop=stop)
+    )
+    if max_steps:
+        axis.axvline(max_steps, color="0.4", linestyle=":", label=f"max_steps = {max_steps}")
+    axis.set_xlim(0, max(max_steps or 0, stop, series.index.max()) * 1.02)
+    if not title:
+        default = N_("Evaluations of {metric}, and where the hook stopped training")
+        title = _label(chinese, default, metric=metric)
+    axis.set(xlabel=_label(chinese, N_("global step")), ylabel=metric, title=title)
+    axis.grid(alpha=0.3)
+    # beside the plot, never on it
+    axis.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    figure.tight_layout()
     return figure

@@ -119,6 +119,8 @@ TRANSLATE_MARKED = {
     ("helpers/data.py", "_refused"),
     ("helpers/checks/notebook08.py", "_judge_receiver"),
     ("helpers/model_fn_checker/tf_errors.py", "explain_build_error"),
+    ("helpers/plots.py", "_drawing"),  # NO_CHINESE_FONT
+    ("helpers/plots.py", "_label"),  # a figure's own text, Chinese where a font draws it
 }
 MARKERS = ("_", "N_", "fail")  # their first argument is the sentence itself
 

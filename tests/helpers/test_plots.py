@@ -26,6 +26,13 @@ def teardown_function():
     plt.close("all")
 
 
+@pytest.fixture(autouse=True)
+def no_chinese_font(monkeypatch):
+    """Every machine alike: no Chinese font, and its line already said (tests below change it)."""
+    monkeypatch.setattr(plots, "chinese_font", lambda: None)
+    monkeypatch.setattr(plots, "_SAID_NO_FONT", [True])
+
+
 def test_curves_draws_one_panel_per_entry_with_its_lines():
     figure = plots.curves(
         TABLE,
@@ -263,7 +270,7 @@ def test_the_captions_say_what_the_figures_show(zh_tw, capsys):
         xlabel="epoch",
     )
     assert capsys.readouterr().out == (
-        "第 1 張子圖「loss」：x 軸是 epoch，y 軸是 loss；線條：training, test。"
+        "第 1 張子圖「loss」：x 軸是 epoch，y 軸是 loss；線條：training、test。"
         "第 2 張子圖「accuracy」：x 軸是 epoch，y 軸是 accuracy；線條：test。\n"
     )
     plots.image_grid(np.ones((2, 28, 28)), rows=1, columns=3, captions=["a", "b"], title="T.")
@@ -300,3 +307,61 @@ def test_in_ipython_the_caption_waits_for_the_figures_at_the_end_of_the_cell(
     assert lines[1].startswith("4 張 28 × 28 像素的影像")
     registered[0][1]()  # the next cell: nothing left
     assert capsys.readouterr().out == ""
+
+
+# --- the figures' own text in zh-TW: Chinese where a Chinese font draws it -----------------------
+
+
+def _timeline_texts(figure) -> list:
+    axis = figure.axes[0]
+    legend = [text.get_text() for text in axis.get_legend().get_texts()]
+    return [axis.get_title(), axis.get_xlabel(), *legend]
+
+
+@pytest.mark.filterwarnings("ignore:Glyph")  # DejaVu Sans stands in: it has no Chinese glyphs
+def test_with_a_chinese_font_the_timeline_s_own_text_is_chinese(zh_tw, monkeypatch, capsys):
+    zh_tw()
+    monkeypatch.setattr(plots, "chinese_font", lambda: "DejaVu Sans")  # a font this machine has
+    figure = plots.stopping_timeline(
+        {200: 0.9, 400: 0.95, 600: 0.94},
+        "f1_macro",
+        best=400,
+        stop=601,
+        patience=200,
+        min_steps=100,
+    )
+    texts = _timeline_texts(figure)
+    assert all(re.search("[\u4e00-\u9fff]", text) for text in texts), texts
+    assert "601" in " ".join(texts) and "min_steps = 100" in " ".join(texts)
+    # the font is the text's own, not looked up when the figure is drawn, after the cell
+    assert figure.axes[0].get_legend().get_texts()[0].get_fontfamily()[0] == "DejaVu Sans"
+    assert plt.rcParams["font.family"] == ["sans-serif"]
+    assert "沒有繁體中文字型" not in capsys.readouterr().out
+
+
+def test_without_a_chinese_font_the_text_stays_english_and_one_line_names_a_font(
+    zh_tw, monkeypatch, capsys
+):
+    zh_tw()
+    monkeypatch.setattr(plots, "_SAID_NO_FONT", [])
+    figure = FIGURES["stopping_timeline"]()
+    assert _timeline_texts(figure)[1:] == [
+        "global step",
+        "patience: 200 steps after the best",
+        "f1_macro at each evaluation",
+        "best: step 400",
+        "training stopped: step 601",
+    ]
+    first, caption = capsys.readouterr().out.splitlines()
+    assert first.startswith("這台電腦沒有繁體中文字型") and "Noto Sans CJK TC" in first
+    assert caption.startswith("圖：")
+    FIGURES["confusion_matrix"]()
+    assert "字型" not in capsys.readouterr().out  # once a kernel
+
+
+def test_in_english_the_figures_own_text_is_english_whatever_the_fonts(monkeypatch):
+    monkeypatch.setenv("WORKBOOK_LANGUAGE", "en")
+    monkeypatch.setattr(plots, "chinese_font", lambda: "DejaVu Sans")
+    figure = plots.confusion_matrix(np.eye(3))
+    assert figure.axes[0].get_title() == "Confusion matrix"
+    assert figure.axes[0].get_xlabel() == "predicted class"
