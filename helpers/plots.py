@@ -66,8 +66,10 @@ def _drawing():
         yield False
         return
     # named, not "sans-serif": a text keeps its family, and a generic one is looked up when the
-    # figure is drawn, after this (IPython shows figures at the end of the cell)
-    with plt.rc_context({"font.family": [font, *plt.rcParams["font.sans-serif"]]}):
+    # figure is drawn, after this (IPython shows figures at the end of the cell). Only fonts that
+    # are there: matplotlib logs a line for each missing one, for every text it draws. DejaVu Sans
+    # (matplotlib's own) draws what the Chinese font lacks.
+    with plt.rc_context({"font.family": [font, "DejaVu Sans"]}):
         yield True
 
 

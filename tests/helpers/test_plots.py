@@ -339,6 +339,18 @@ def test_with_a_chinese_font_the_timeline_s_own_text_is_chinese(zh_tw, monkeypat
     assert "沒有繁體中文字型" not in capsys.readouterr().out
 
 
+@pytest.mark.filterwarnings("ignore:Glyph")
+def test_drawing_in_chinese_logs_no_missing_font(zh_tw, monkeypatch, caplog):
+    # a font list naming fonts the machine lacks makes matplotlib log one line per missing font
+    # for every text it draws: a wall of "findfont: Font family ... not found" under the figure
+    zh_tw()
+    monkeypatch.setattr(plots, "chinese_font", lambda: "DejaVu Sans")
+    figure = FIGURES["stopping_timeline"]()
+    with caplog.at_level("INFO", logger="matplotlib.font_manager"):
+        figure.canvas.draw()
+    assert not [record for record in caplog.records if "not found" in record.getMessage()]
+
+
 def test_without_a_chinese_font_the_text_stays_english_and_one_line_names_a_font(
     zh_tw, monkeypatch, capsys
 ):
