@@ -487,8 +487,8 @@ def stopped_early(
         )
     correct(
         "the hook watched the macro precision in {folder}/, looked after each evaluation, and "
-        "asked to stop after the evaluation at step {asked}, {patience} steps after the first "
-        "one, at step {first}; training ended at step {final}, before max_steps={max_steps}",
+        "asked to stop after the evaluation at step {asked} ({patience} steps after the first, "
+        "at step {first}); training ended at step {final}, before max_steps={max_steps}",
         folder=folder.name,
         asked=every + patience,
         patience=patience,

@@ -269,7 +269,7 @@ def test_exercise_2_correct(stopped, capsys):
     out = capsys.readouterr().out
     assert out.startswith("Correct: the hook watched the macro precision in eval_holdout/")
     assert (
-        "asked to stop after the evaluation at step 40, 20 steps after the first one, at step 20; "
+        "asked to stop after the evaluation at step 40 (20 steps after the first, at step 20); "
         "training ended at step 41, before max_steps=100" in out
     )
 
@@ -284,7 +284,7 @@ def test_exercise_2_accepts_the_step_a_hook_that_looks_every_step_stops_at(tmp_p
     run = run_like(tmp_path, STOP - 1, [20, STOP - 1])
     check(run, good_hook(run, run_every_steps=1))
     assert (
-        "after the evaluation at step 40, 20 steps after the first one, at step 20; training "
+        "after the evaluation at step 40 (20 steps after the first, at step 20); training "
         "ended at step 40," in capsys.readouterr().out
     )
 
