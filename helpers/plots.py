@@ -27,7 +27,9 @@ from .language import N_, _, current, listed, sentences
 from .problems import UsageProblem
 
 # Traditional Chinese fonts, in the order tried: Windows, macOS, Linux (Noto CJK and Source Han
-# under their names for Taiwan), older Linux
+# under their names for Taiwan), older Linux; last, Linux's fonts-noto-cjk as matplotlib before
+# 3.11 names it: it reads only the first face of a collection (.ttc), the Japanese one, which
+# draws every Traditional Chinese character too (a few in Japanese shapes)
 CHINESE_FONTS = (
     "Microsoft JhengHei",
     "PingFang TC",
@@ -36,6 +38,7 @@ CHINESE_FONTS = (
     "Source Han Sans TC",
     "Heiti TC",
     "AR PL UMing TW",
+    "Noto Sans CJK JP",
 )
 NO_CHINESE_FONT = N_(
     "This computer has no Traditional Chinese font, so the figures' text stays English: install "
@@ -47,11 +50,23 @@ _SAID_NO_FONT: list = []  # the no-font line is said once per kernel
 
 @functools.lru_cache(maxsize=None)
 def chinese_font() -> str | None:
-    """The first of ``CHINESE_FONTS`` that matplotlib finds here, or None."""
+    """The first of ``CHINESE_FONTS`` that matplotlib finds here, or None. matplotlib keeps the
+    list of fonts it made the first time it ran: when none is on it, the fonts installed since are
+    added (the no-font line asks the learner to install one and restart the kernel)."""
     from matplotlib import font_manager
 
-    names = {font.name for font in font_manager.fontManager.ttflist}
-    return next((name for name in CHINESE_FONTS if name in names), None)
+    manager = font_manager.fontManager
+    for look_again in (False, True):
+        if look_again:
+            known = {font.fname for font in manager.ttflist}
+            for path in set(font_manager.findSystemFonts()) - known:
+                with contextlib.suppress(Exception):  # a file FreeType cannot read is no font
+                    manager.addfont(path)
+        names = {font.name for font in manager.ttflist}
+        found = next((name for name in CHINESE_FONTS if name in names), None)
+        if found:
+            return found
+    return None
 
 
 @contextlib.contextmanager

@@ -1,6 +1,7 @@
 """``helpers.plots``: the figures notebooks 06 and 07 draw, checked without looking at pixels."""
 
 import re
+from pathlib import Path
 
 import matplotlib
 
@@ -13,6 +14,8 @@ import pytest  # noqa: E402
 
 from helpers import plots  # noqa: E402
 from helpers.problems import UsageProblem  # noqa: E402
+
+LOOK_FOR_A_CHINESE_FONT = plots.chinese_font.__wrapped__  # before the fixture below replaces it
 
 TABLE = pd.DataFrame(
     [(".", "loss", step, 2.0 / step) for step in range(1, 300, 10)]
@@ -369,6 +372,37 @@ def test_without_a_chinese_font_the_text_stays_english_and_one_line_names_a_font
     assert caption.startswith("圖：")
     FIGURES["confusion_matrix"]()
     assert "字型" not in capsys.readouterr().out  # once a kernel
+
+
+def _fonts_known(monkeypatch, *names):
+    """matplotlib's list of fonts as if it held only ``names`` (each a stand-in file)."""
+    from matplotlib import font_manager
+
+    entries = [font_manager.FontEntry(fname=f"/fonts/{n}.otf", name=n) for n in names]
+    monkeypatch.setattr(font_manager.fontManager, "ttflist", entries)
+    return font_manager
+
+
+def test_linux_s_noto_cjk_collection_counts_as_a_chinese_font(monkeypatch):
+    # matplotlib before 3.11 names fonts-noto-cjk's .ttc by its first face, the Japanese one
+    _fonts_known(monkeypatch, "DejaVu Sans", "Noto Sans CJK JP")
+    assert LOOK_FOR_A_CHINESE_FONT() == "Noto Sans CJK JP"
+    _fonts_known(monkeypatch, "Noto Sans CJK JP", "Noto Sans CJK TC")
+    assert LOOK_FOR_A_CHINESE_FONT() == "Noto Sans CJK TC"  # the Taiwanese face first
+
+
+def test_a_font_installed_after_matplotlib_listed_its_fonts_is_found(monkeypatch):
+    # matplotlib keeps the font list of its first run: the learner installs a font, restarts
+    # the kernel, and the list still lacks it
+    font_manager = _fonts_known(monkeypatch, "DejaVu Sans")
+    installed = str(Path(matplotlib.get_data_path(), "fonts/ttf/DejaVuSansMono.ttf"))
+    unreadable = "/fonts/broken.ttf"
+    monkeypatch.setattr(font_manager, "findSystemFonts", lambda: [installed, unreadable])
+    monkeypatch.setattr(plots, "CHINESE_FONTS", ("Noto Sans CJK TC", "DejaVu Sans Mono"))
+    assert LOOK_FOR_A_CHINESE_FONT() == "DejaVu Sans Mono"
+    monkeypatch.setattr(font_manager, "findSystemFonts", lambda: [unreadable])
+    _fonts_known(monkeypatch, "DejaVu Sans")
+    assert LOOK_FOR_A_CHINESE_FONT() is None
 
 
 def test_in_english_the_figures_own_text_is_english_whatever_the_fonts(monkeypatch):
