@@ -267,10 +267,11 @@ def text_of(catalogue: polib.POFile) -> str:
     return catalogue.__unicode__()
 
 
-def content(catalogue: polib.POFile) -> Counter:
+def content(catalogue: polib.POFile, comments: bool = False, references: bool = False) -> Counter:
     """What a catalogue says, without its layout: each entry's context, English, translation,
     fuzzy mark (with the old English it was marked against), translator comment and whether it
-    is obsolete; not the header, the line wrapping, the order or the ``#.`` block kind."""
+    is obsolete; with ``comments`` its ``#.`` comment (in the prose's catalogues the block kind,
+    not content), with ``references`` its ``#:`` places. Not the header, wrapping or order."""
     return Counter(
         (
             entry.obsolete,
@@ -280,6 +281,8 @@ def content(catalogue: polib.POFile) -> Counter:
             entry.fuzzy,
             (entry.previous_msgid or "") if entry.fuzzy else "",
             " ".join((entry.tcomment or "").split()),  # an editor may wrap it
+            " ".join((entry.comment or "").split()) if comments else "",
+            tuple(sorted(tuple(place) for place in entry.occurrences)) if references else (),
         )
         for entry in catalogue
     )

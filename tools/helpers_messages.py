@@ -30,7 +30,7 @@ from pathlib import Path
 
 import polib
 
-from tools.catalogues import CATALOGUES, ROOT, load, merge
+from tools.catalogues import CATALOGUES, ROOT, content, load, merge
 from tools.generated_files import update
 
 PACKAGE = ROOT / "helpers"
@@ -42,7 +42,6 @@ HEADER = (
     "The helpers' sentences (check messages, errors, figure captions) in zh-TW.\n"
     "Merged by `python -m tools.helpers_messages` (make po): translations/README.md."
 )
-# How alike a changed sentence must be to an old one to be offered its translation (fuzzy).
 
 
 @dataclass
@@ -89,25 +88,6 @@ def merged(old: polib.POFile, messages: list[Message]) -> polib.POFile:
     return merge(old, templates, HEADER)
 
 
-def content(catalogue: polib.POFile, references: bool = True) -> Counter:
-    """What a catalogue says, without its layout (header, wrapping, order): each entry's English,
-    translation, fuzzy mark and old English, comments, obsolete mark and, with ``references``,
-    its places."""
-    return Counter(
-        (
-            entry.obsolete,
-            entry.msgid,
-            entry.msgstr,
-            entry.fuzzy,
-            (entry.previous_msgid or "") if entry.fuzzy else "",
-            " ".join((entry.tcomment or "").split()),
-            " ".join((entry.comment or "").split()),
-            tuple(sorted(tuple(place) for place in entry.occurrences)) if references else (),
-        )
-        for entry in catalogue
-    )
-
-
 def problem(catalogue: polib.POFile, messages: list[Message], name: str = "helpers.po"):
     """Why ``catalogue`` is not merged with ``messages``, as one sentence that says what to do;
     None when it is (whatever the layout it was saved in)."""
@@ -122,15 +102,16 @@ def problem(catalogue: polib.POFile, messages: list[Message], name: str = "helpe
             "`python -m tools.helpers_messages` (make po)"
         )
     fresh = merged(catalogue, messages)
-    if content(fresh, references=False) != content(catalogue, references=False):
-        changed = len(content(fresh, references=False) - content(catalogue, references=False))
+    after, before = content(fresh, comments=True), content(catalogue, comments=True)
+    if after != before:
         return (
-            f"{name}: merging would carry translations into {changed} of its entries (from an "
-            "obsolete entry, or one marked fuzzy): run `python -m tools.helpers_messages` "
+            f"{name}: merging would carry translations into {len(after - before)} of its entries "
+            "(from an obsolete entry, or one marked fuzzy): run `python -m tools.helpers_messages` "
             "(make po)"
         )
-    if content(fresh) != content(catalogue):
-        moved = len(content(fresh) - content(catalogue))
+    after = content(fresh, comments=True, references=True)
+    if after != content(catalogue, comments=True, references=True):
+        moved = len(after - content(catalogue, comments=True, references=True))
         return (
             f"{name}: the file:line references of {moved} entries are out of date (the code "
             "moved, no sentence changed): run `python -m tools.helpers_messages` (make po)"
