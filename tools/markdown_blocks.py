@@ -38,6 +38,15 @@ AUTOLINK = re.compile(r"<(?:https?|mailto):[^>\s]+>")
 BARE_URL = re.compile(r"(?<![(<])\bhttps?://[^\s)>\]]+")
 MATH = re.compile(r"\$[^$\n]+\$")
 HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
+# What a translation gives back unchanged, in the order it is taken out of the text.
+PROTECTED = (
+    ("code", CODE_SPAN),
+    ("link target", LINK_TARGET),
+    ("URL", AUTOLINK),
+    ("URL", BARE_URL),
+    ("math", MATH),
+    ("tag", HTML_TAG),
+)
 ENGLISH_WORD = re.compile(r"[A-Za-z]{2,}")
 # An inline link or image, its target as the group 2; a target with a scheme (https:, mailto:)
 # is not relative.
@@ -68,21 +77,21 @@ def split(markdown: str) -> list[Piece]:
 
 
 def _block_spans(markdown: str) -> list[tuple[int, int, str]]:
-    """(first line, end line, kind) of each block; kind "kept" for what is not translated."""
+    """(first line, end line, kind) of each block that may be translated; :func:`split` keeps the
+    lines between them."""
     spans, tokens = [], PARSER.parse(markdown)
     for index, token in enumerate(tokens):
         if token.level != 0 or token.map is None or token.nesting == -1:
             continue
-        start, end = token.map
         if token.type in KEPT_BLOCKS:
-            spans.append((start, end, "kept"))
-        elif token.type in ("bullet_list_open", "ordered_list_open"):
+            continue
+        if token.type in ("bullet_list_open", "ordered_list_open"):
             spans.extend(_inner_spans(tokens, index, "list_item_open", 1, "list item"))
-        elif token.type == "table_open":
-            spans.extend(_table_spans(tokens, index, start, end))
+        elif token.type == "table_open":  # not its |---| line
+            spans.extend(_inner_spans(tokens, index, "tr_open", 2, "table row"))
         else:
             kind = {"heading_open": "heading", "blockquote_open": "quote"}
-            spans.append((start, end, kind.get(token.type, "paragraph")))
+            spans.append((*token.map, kind.get(token.type, "paragraph")))
     return spans
 
 
@@ -96,24 +105,11 @@ def _inner_spans(tokens, index: int, opening: str, level: int, kind: str):
     return spans
 
 
-def _table_spans(tokens, index: int, start: int, end: int):
-    rows = _inner_spans(tokens, index, "tr_open", 2, "table row")
-    spans, line = [], start
-    for row_start, row_end, kind in rows:
-        if row_start > line:
-            spans.append((line, row_start, "kept"))  # the |---| line
-        spans.append((row_start, row_end, kind))
-        line = row_end
-    if line < end:
-        spans.append((line, end, "kept"))
-    return spans
-
-
 def _block_pieces(text: str, kind: str) -> list[Piece]:
     """The block without its trailing blank lines (kept apart), translatable if it has words."""
     body = text.rstrip("\n \t")
     tail = text[len(body) :]
-    pieces = [Piece(body, kind != "kept" and has_words(body), kind)]
+    pieces = [Piece(body, has_words(body), kind)]
     if tail:
         pieces.append(Piece(tail, False, "kept"))
     return pieces
@@ -121,7 +117,7 @@ def _block_pieces(text: str, kind: str) -> list[Piece]:
 
 def without_protected(text: str) -> str:
     """``text`` with its code, URLs, math and HTML tags taken out."""
-    for pattern in (CODE_SPAN, LINK_TARGET, AUTOLINK, BARE_URL, MATH, HTML_TAG):
+    for _name, pattern in PROTECTED:
         text = pattern.sub(" ", text)
     return text
 
@@ -134,10 +130,7 @@ def protected(text: str) -> Counter:
     """What a translation of ``text`` must keep: code spans, link targets, URLs, math, tags."""
     found = Counter()
     rest = text
-    for name, pattern in (("code", CODE_SPAN), ("link target", LINK_TARGET)):
-        found.update((name, match.group(0)) for match in pattern.finditer(rest))
-        rest = pattern.sub(" ", rest)
-    for name, pattern in (("URL", AUTOLINK), ("URL", BARE_URL), ("math", MATH), ("tag", HTML_TAG)):
+    for name, pattern in PROTECTED:
         found.update((name, match.group(0)) for match in pattern.finditer(rest))
         rest = pattern.sub(" ", rest)
     return found
