@@ -85,12 +85,18 @@ def catalogue_path(source: Path) -> Path:
     return CATALOGUES / f"{name}.po"
 
 
-def blocks(source: Path) -> list[Block]:
-    """The translatable blocks of ``source``, in order, each with its context."""
+def read(source: Path):
+    """A source (or its zh-TW file) as read for the edition: a notebook, or a page's text."""
     source = Path(source)
     if source.suffix == ".ipynb":
-        return notebook_blocks(nbformat.read(source, as_version=4))
-    return markdown_file_blocks(source.read_text(encoding="utf-8"))
+        return nbformat.read(source, as_version=4)
+    return source.read_text(encoding="utf-8")
+
+
+def blocks(source: Path) -> list[Block]:
+    """The translatable blocks of ``source``, in order, each with its context."""
+    text = read(source)
+    return markdown_file_blocks(text) if isinstance(text, str) else notebook_blocks(text)
 
 
 def notebook_blocks(notebook) -> list[Block]:
