@@ -34,6 +34,7 @@ from pathlib import Path
 
 import nbformat
 
+from tools.generated_files import update
 from tools.markdown_blocks import relink
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,14 +64,15 @@ def release_preprocessors() -> list:
     ]
 
 
-def student_copy(notebook, name: str, path: Path | None = None):
-    """The released form of ``notebook`` (named ``name``, without ``.ipynb``), without the run
-    stamp; with ``path`` (where the notebook is), made to work from its student folder."""
+def student_copy(notebook, path: Path):
+    """The released form of the notebook at ``path``, without the run stamp, made to work from
+    its student folder."""
+    name = Path(path).stem
     resources = {"nbgrader": {"notebook": name, "assignment": name}}
     for preprocessor in release_preprocessors():
         notebook, resources = preprocessor().preprocess(notebook, resources)
     notebook.metadata.pop("workbook", None)
-    return notebook if path is None else for_the_student_folder(notebook, path)
+    return for_the_student_folder(notebook, path)
 
 
 def student_path(path: Path) -> Path:
@@ -139,7 +141,7 @@ def for_the_student_folder(notebook, path: Path):
 def student_text(path: Path) -> str:
     """The student copy of the notebook at ``path``, as it is written to disk."""
     notebook = nbformat.read(path, as_version=4)
-    return nbformat.writes(student_copy(notebook, Path(path).stem, path)) + "\n"
+    return nbformat.writes(student_copy(notebook, path)) + "\n"
 
 
 def main(argv=None) -> int:
@@ -151,19 +153,14 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     stale = []
     for path in args.notebooks:
-        target = student_path(path)
-        text = student_text(path)
-        current = target.exists() and target.read_text(encoding="utf-8") == text
-        where = target.relative_to(ROOT)
-        command = generated(nbformat.read(path, as_version=4), path)["command"]
-        if current:
+        where = student_path(path).relative_to(ROOT)
+        if not update({student_path(path): student_text(path)}, check=args.check):
             print(f"{where}: up to date")
         elif args.check:
             stale.append(where)
+            command = generated(nbformat.read(path, as_version=4), path)["command"]
             print(f"{where}: out of date: run `{command}`")
         else:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
             print(f"{where}: written")
     return 1 if stale else 0
 
