@@ -41,16 +41,9 @@ def module_file(name: str, root: Path = ROOT) -> Path | None:
     return None
 
 
-def _module_name(path: Path, root: Path) -> str:
-    parts = path.relative_to(root).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
 def module_imports(path: Path, root: Path = ROOT) -> set:
     """Dotted names under ``helpers`` that this helpers module imports (or starts with ``-m``)."""
-    package = _module_name(path, root)
-    if path.name != "__init__.py":
-        package = package.rpartition(".")[0]
+    package = ".".join(path.parent.relative_to(root).parts)  # what a relative import is from
     return set(_imports(path.read_text(encoding="utf-8"), package))
 
 
@@ -100,8 +93,6 @@ def dependencies(sources: list, root: Path = ROOT) -> list:
     seen = set()
     while todo:
         path = todo.pop()
-        if path in seen:
-            continue
         seen.add(path)
         todo |= files_for(module_imports(path, root), root) - seen
     return sorted(seen)
