@@ -259,10 +259,10 @@ def _wrapped(english: str) -> bool:
 def entry_problems(entry: polib.POEntry) -> list[str]:
     if entry.obsolete or entry.fuzzy or not entry.msgstr:
         return []
+    found = problems(entry.msgid, entry.msgstr)
     if ON_PURPOSE in (entry.tcomment or ""):
-        found = problems(entry.msgid, entry.msgstr)
         return [problem for problem in found if problem != "no Chinese in the translation"]
-    return problems(entry.msgid, entry.msgstr)
+    return found
 
 
 def report(paths: list[Path]) -> list[str]:
