@@ -122,17 +122,15 @@ def markdown_file_blocks(text: str) -> list[Block]:
 
 
 def _unique(found: list[Block]) -> list[Block]:
-    seen = {}
-    return [
-        Block(numbered(seen, block.context, block.text), block.text, block.kind) for block in found
-    ]
-
-
-def numbered(seen: dict, context: str, text: str) -> str:
-    """The entry's context: the same English twice in one context is told apart by ``#2``."""
-    seen[(context, text)] = seen.get((context, text), 0) + 1
-    count = seen[(context, text)]
-    return context if count == 1 else f"{context}#{count}"
+    """The blocks with their entries' contexts: the same English twice in one context is told
+    apart by ``#2``."""
+    seen, unique = Counter(), []
+    for block in found:
+        seen[block.context, block.text] += 1
+        count = seen[block.context, block.text]
+        context = block.context if count == 1 else f"{block.context}#{count}"
+        unique.append(Block(context, block.text, block.kind))
+    return unique
 
 
 def new_catalogue() -> polib.POFile:
@@ -173,11 +171,10 @@ def _shown(path: Path) -> str:
 
 def merged(old: polib.POFile, found: list[Block]) -> polib.POFile:
     """A catalogue for the blocks ``found`` that keeps what ``old`` translated (see above)."""
-    templates = []
-    for block in found:
-        entry = polib.POEntry(msgctxt=block.context, msgid=block.text, msgstr="")
-        entry.comment = block.kind
-        templates.append(entry)
+    templates = [
+        polib.POEntry(msgctxt=block.context, msgid=block.text, msgstr="", comment=block.kind)
+        for block in found
+    ]
     return merge(old, templates)
 
 
@@ -269,10 +266,6 @@ def renumbered(old_english: str, new_english: str, translation: str):
     )
 
 
-def text_of(catalogue: polib.POFile) -> str:
-    return catalogue.__unicode__()
-
-
 def content(catalogue: polib.POFile, comments: bool = False, references: bool = False) -> Counter:
     """What a catalogue says, without its layout: each entry's context, English, translation,
     fuzzy mark (with the old English it was marked against), translator comment and whether it
@@ -323,14 +316,10 @@ def merge_all(check: bool = False, only: tuple = ()) -> list[str]:
     merged, naming why and what to do (one saved by a PO editor in its own layout is merged)."""
     chosen = [s for s in sources() if not only or catalogue_path(s).name in only]
     if check:
-        found = []
-        for source in chosen:
-            reason = problem(source, load(catalogue_path(source)), blocks(source))
-            if reason:
-                found.append(reason)
-        return found
+        found = [problem(source, load(catalogue_path(source)), blocks(source)) for source in chosen]
+        return [reason for reason in found if reason]
     files = {
-        catalogue_path(source): text_of(merged(load(catalogue_path(source)), blocks(source)))
+        catalogue_path(source): str(merged(load(catalogue_path(source)), blocks(source)))
         for source in chosen
     }
     return [_shown(path) for path in update(files)]
@@ -338,14 +327,11 @@ def merge_all(check: bool = False, only: tuple = ()) -> list[str]:
 
 def counts(catalogue: polib.POFile) -> dict:
     """Translated, fuzzy and empty entries (obsolete ones are not counted)."""
-    active = [entry for entry in catalogue if not entry.obsolete]
-    fuzzy = sum(1 for entry in active if entry.fuzzy)
-    empty = sum(1 for entry in active if not entry.msgstr)
     return {
-        "entries": len(active),
-        "translated": len(active) - fuzzy - empty,
-        "fuzzy": fuzzy,
-        "empty": empty,
+        "entries": sum(1 for entry in catalogue if not entry.obsolete),
+        "translated": len(catalogue.translated_entries()),
+        "fuzzy": len(catalogue.fuzzy_entries()),
+        "empty": len(catalogue.untranslated_entries()),
     }
 
 

@@ -177,7 +177,7 @@ def run(check: bool = False, package=None, root=None, path=None) -> list[str]:
     if check:
         reason = problem(old, messages, Path(path).name)
         return [reason] if reason else []
-    return [str(written) for written in update({path: merged(old, messages).__unicode__()})]
+    return [str(written) for written in update({path: str(merged(old, messages))})]
 
 
 def main(argv=None) -> int:

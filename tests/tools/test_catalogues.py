@@ -23,7 +23,6 @@ from tools.catalogues import (
     new_catalogue,
     notebook_blocks,
     renumbered,
-    text_of,
 )
 
 
@@ -76,7 +75,7 @@ def test_merging_twice_changes_nothing():
         Block("c9", "Something else entirely, nothing alike.", "paragraph"),
     ]
     once = merged(OLD, found)
-    assert text_of(merged(polib.pofile(text_of(once), wrapwidth=0), found)) == text_of(once)
+    assert str(merged(polib.pofile(str(once), wrapwidth=0), found)) == str(once)
 
 
 def test_a_fuzzy_entry_stays_fuzzy_until_a_translator_clears_it():

@@ -22,7 +22,7 @@ import polib
 import pytest
 
 from tests import ROOT
-from tools.catalogues import catalogue_path, load, merged, notebook_blocks, text_of
+from tools.catalogues import catalogue_path, load, merged, notebook_blocks
 from tools.edition import STATUS_CELL_ID, Document, build_documents, edition_path, out_of_date
 from tools.run_notebooks import notebook_language, run_stamp
 
@@ -53,11 +53,11 @@ def test_an_edited_english_paragraph_is_shown_in_english_and_counted():
     cell.source = cell.source.replace(block.text, edited_text, 1)
 
     remerged = merged(catalogue, notebook_blocks(notebook))
-    assert text_of(remerged) != text_of(catalogue), "the drift is not seen"
+    assert str(remerged) != str(catalogue), "the drift is not seen"
     entry = next(e for e in remerged if e.msgid == edited_text)
     assert entry.fuzzy and entry.previous_msgid == block.text and entry.msgstr
 
-    after = _build(notebook, polib.pofile(text_of(remerged), wrapwidth=0))
+    after = _build(notebook, polib.pofile(str(remerged), wrapwidth=0))
     built = next(c for c in after.cells if c.get("id") == cell.id)
     assert edited_text in built.source
     status_before, status_after = before.cells[0].source, after.cells[0].source
