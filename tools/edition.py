@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import functools
 import os
 import sys
 from dataclasses import dataclass, field
@@ -162,12 +163,6 @@ def anchor_map(document: Document) -> dict:
     return mapping
 
 
-def rewrite_links(markdown: str, document: Document, by_path: dict) -> str:
-    """Relative links of ``markdown`` (which was in ``document.source``) as seen from the
-    edition's file; what is in code spans and fenced code is left alone."""
-    return relink(markdown, lambda link: edition_link(link, document, by_path))
-
-
 def edition_link(link: str, document: Document, by_path: dict) -> str:
     """``link`` (relative to ``document.source``) for the edition: to the zh-TW file when
     there is one, at its translated heading, else to the English file."""
@@ -253,13 +248,14 @@ def build_documents(documents: list[Document]) -> dict:
 
 def edition_text(document: Document, by_path: dict) -> str:
     """The zh-TW file of a translated ``document``, as it is written to disk."""
+    links = functools.partial(edition_link, document=document, by_path=by_path)
     if not document.is_notebook:
-        document.translated = rewrite_links(document.translated, document, by_path)
+        document.translated = relink(document.translated, links)
         return page_text(document)
     notebook = document.translated
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
-            cell.source = rewrite_links(cell.source, document, by_path)
+            cell.source = relink(cell.source, links)
     notebook.cells.insert(0, status_cell(document))
     notebook.metadata["generated"] = generated(document)
     keep_run(notebook, document.previous, notebook_language(document.target))
@@ -271,17 +267,15 @@ def code_cells(notebook) -> list:
     return [(cell.get("id"), cell.source) for cell in notebook.cells if cell.cell_type == "code"]
 
 
-def keep_run(notebook, previous, language: str) -> bool:
+def keep_run(notebook, previous, language: str) -> None:
     """Give the built zh-TW ``notebook`` the products of ``previous``'s run (the committed zh-TW
-    notebook's outputs, execution counts, ``language_info`` and run stamp) when they are still
-    today's: the same code cells, and a stamp of today's code and helpers in ``language``. Else
-    it keeps the English outputs without a run stamp (stale: ``make sync`` executes it). True
-    when the run is kept."""
+    notebook's) while they are today's: the same code cells, a stamp of today's code and helpers
+    in ``language``. Else it keeps the English outputs, unstamped: ``make sync`` executes it."""
     notebook.metadata.pop("workbook", None)  # the English run's stamp, never the zh-TW one's
     if previous is None or code_cells(previous) != code_cells(notebook):
-        return False
+        return
     if not stamp_is_current(previous.metadata.get("workbook"), notebook, language):
-        return False
+        return
     ran = {cell.get("id"): cell for cell in previous.cells if cell.cell_type == "code"}
     for cell in notebook.cells:
         if cell.cell_type == "code":
@@ -290,7 +284,6 @@ def keep_run(notebook, previous, language: str) -> bool:
     for key in RUN_METADATA:
         if key in previous.metadata:
             notebook.metadata[key] = copy.deepcopy(previous.metadata[key])
-    return True
 
 
 def without_run(text: str) -> str:
