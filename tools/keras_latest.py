@@ -42,10 +42,10 @@ NOTEBOOK = ROOT / "notebooks" / "10_migrating_to_keras.ipynb"
 TAG = "keras-latest"
 
 
-def tagged_cells(notebook=NOTEBOOK, tag: str = TAG) -> list:
-    """``(index, source)`` of the notebook's code cells tagged ``tag``, in order (``index``
+def tagged_cells(notebook=NOTEBOOK) -> list:
+    """``(index, source)`` of the notebook's code cells tagged ``TAG``, in order (``index``
     counts every cell from 0)."""
-    return [(cell.index, cell.source) for cell in notebook_code.code_cells(notebook, tag)]
+    return [(cell.index, cell.source) for cell in notebook_code.code_cells(notebook, TAG)]
 
 
 def problems(cells: list) -> list:
@@ -92,10 +92,10 @@ def _failure(index: int, source: str, error: BaseException) -> str:
     return f"FAILED in cell {index}{where} -> {message}"
 
 
-def run(cells: list, namespace: dict | None = None) -> int:
+def run(cells: list) -> int:
     """Execute the cells in order in one namespace; 0 when all ran, else 1 after a one-line
     report on stderr."""
-    namespace = {"__name__": "__main__"} if namespace is None else namespace
+    namespace = {"__name__": "__main__"}
     for index, source in cells:
         first = next((line for line in source.splitlines() if line.strip()), "")
         print(f"\n--- cell {index}: {first[:70]}", flush=True)
@@ -111,11 +111,8 @@ def run(cells: list, namespace: dict | None = None) -> int:
 
 
 def definitions(notebook=NOTEBOOK) -> dict:
-    """The imports, functions, classes and constants of the tagged cells, executed without the rest.
-
-    So that a test or a benchmark can use the notebook's ``build_cnn`` and
-    callbacks without training anything.
-    """
+    """The imports, functions, classes and constants of the tagged cells, executed without the
+    rest: the notebook's ``build_cnn`` and callbacks for a test or a benchmark, nothing trained."""
     return notebook_code.definitions(notebook, tag=TAG)
 
 
