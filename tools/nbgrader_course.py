@@ -31,10 +31,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+# as tools/run_notebooks.py runs a notebook: a full-mode training cell takes minutes
+from tools.run_notebooks import CELL_TIMEOUT_SECONDS, LANGUAGE_ENV
+
 ROOT = Path(__file__).resolve().parent.parent
 TEACHER = ROOT / ".venv-teacher"  # the teacher environment (make teacher): nbgrader
 COURSE_ID = "estimator-workbook"
-CELL_TIMEOUT_SECONDS = 1800  # as tools/run_notebooks.py: a full-mode training cell takes minutes
 # An answer (nbgrader solution cell) or a check cell (autograded test) gets a minute: a learner's
 # endless loop then costs the grader a minute, not half an hour. Where the figure comes from:
 # benchmarks/grading.json (`make grading-benchmark`), whose slowest_cells bound every answer and
@@ -59,7 +61,6 @@ TIMEOUT_MESSAGE = timeout_message()
 SKIP_TAG = "nbval-skip"  # %tensorboard: never run under test, nor when grading
 GRADING_SKIP_TAG = "grading-skip"  # a demonstration no check needs: not run in grading mode
 EDITION_FOLDER = "zh-TW"  # a course of notebooks from notebooks/zh-TW/ grades in zh-TW
-LANGUAGE_ENV = "WORKBOOK_LANGUAGE"  # helpers/language.py's
 GRADING_ENV = "WORKBOOK_GRADING"  # helpers.settings reads it: demonstrations train minimally
 
 CONFIG = f'''\
