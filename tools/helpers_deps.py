@@ -24,9 +24,8 @@ import hashlib
 import re
 from pathlib import Path
 
-from tools.notebook_code import helpers_imports
+from tools.notebook_code import ROOT, helpers_imports
 
-ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "helpers"
 
 MODULE_NAME = re.compile(r"helpers(?:\.\w+)+")

@@ -9,10 +9,9 @@ TensorFlow.)
 Babel's Python extractor finds every ``_("...")`` literal in ``helpers/**/*.py``, and the
 literal of each check's ``fail("...", k=v)`` and ``correct("...", k=v)``; each sentence is one
 entry of ``translations/zh_TW/helpers.po``, with where it is said (``#: file:line``) and any
-``# TRANSLATORS:`` comment above it (``#.``). Merged as msgmerge does, like the prose catalogues
-(tools/catalogues.py): an unchanged sentence keeps its translation; a changed one keeps the closest
-old translation marked *fuzzy*, its old English as ``#| msgid`` (helpers.language shows English
-until a translator removes the mark); a new one is empty; a removed one becomes obsolete (``#~``).
+``# TRANSLATORS:`` comment above it (``#.``). Merged as msgmerge does, as the prose catalogues
+are (tools/catalogues.py says how); helpers.language shows a *fuzzy* entry's English until a
+translator removes the mark.
 
 ``--check`` compares what the catalogue says (not its layout, so a catalogue saved by a PO editor
 passes) and names what is not merged: sentences without an entry, entries no longer said, or
@@ -135,10 +134,8 @@ def fields(text: str) -> Counter:
 def shown(text: str) -> str:
     """A template as the style rules read it: each field as ``X`` (a Latin word, as its values
     mostly are: a name, a number, a path), each escaped brace as one."""
-    parts = []
-    for literal, name, _spec, _conversion in string.Formatter().parse(text):
-        parts.append(literal + ("X" if name is not None else ""))
-    return "".join(parts)
+    parsed = string.Formatter().parse(text)
+    return "".join(literal + ("X" if name is not None else "") for literal, name, _, _ in parsed)
 
 
 def field_problem(msgid: str, msgstr: str) -> str | None:
