@@ -22,6 +22,9 @@ MACHINE_PATH = re.compile(
     r"|[A-Za-z]:\\\\?Users\\)"
 )
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)")
+# the line helpers/plots.py prints in zh-TW on a machine without a Traditional Chinese font: the
+# committed zh-TW figures are drawn in Chinese (README's and TEACHING's word)
+NO_CHINESE_FONT = "這台電腦沒有繁體中文字型"
 GRADE_ID = re.compile(r"^[A-Za-z0-9_-]+$")  # what nbgrader accepts in a grade_id
 
 MAX_CODE_LINE = 88  # ruff format's and black's default: a code cell reads without a scroll bar
@@ -324,6 +327,11 @@ def run_problems(notebook, size_bytes: int, language: str = "en") -> list:
             if match:
                 problems.append(
                     f"code cell {index + 1}: a machine path ({match.group(0)}…) in the output"
+                )
+            if language == "zh_TW" and NO_CHINESE_FONT in text:
+                problems.append(
+                    f"code cell {index + 1}: its figure was drawn without a Traditional Chinese "
+                    "font: install one (fonts-noto-cjk on Linux) and re-execute it with `make sync`"
                 )
             is_error = output.get("output_type") == "error" or TRACEBACK.search(text)
             if is_error and "raises-exception" not in tags:

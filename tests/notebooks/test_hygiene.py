@@ -13,6 +13,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_output
 
 from tests import ROOT
 from tests.notebooks.hygiene import (
+    NO_CHINESE_FONT,
     MAX_CODE_LINE,
     check_call_problems,
     code_line_problems,
@@ -63,6 +64,14 @@ def test_a_zh_tw_notebook_with_the_english_run_s_outputs_is_refused(good):
     assert any("fast mode" in p for p in run_problems(notebook, 10_000, "zh_TW"))
     notebook.metadata.pop("workbook")
     assert any("not from this code" in p for p in run_problems(notebook, 10_000, "zh_TW"))
+
+
+def test_a_zh_tw_figure_drawn_without_a_chinese_font_is_refused(good):
+    notebook = copy.deepcopy(good)
+    notebook.metadata["workbook"] = run_stamp(notebook, "zh_TW")
+    _add_output(notebook, output_type="stream", name="stdout", text=f"{NO_CHINESE_FONT}，…\n")
+    (problem,) = run_problems(notebook, 10_000, "zh_TW")
+    assert "without a Traditional Chinese font" in problem and "fonts-noto-cjk" in problem
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
