@@ -179,12 +179,9 @@ def merged(old: polib.POFile, found: list[Block]) -> polib.POFile:
 
 
 def merge(old: polib.POFile, templates: list, header: str = "") -> polib.POFile:
-    """The catalogue of ``templates`` (new entries, untranslated) that keeps what ``old``
-    translated, the gettext way (msgmerge), for the prose's catalogues and the helpers' alike:
-    an unchanged entry keeps its translation (and its fuzzy mark); a changed one whose numbers
-    alone changed gets them in its translation; else the closest old entry's translation, fuzzy;
-    an old entry no longer used is kept, obsolete. ``old``'s header and the fields a translator's
-    editor added to it are kept (``header`` when it has none)."""
+    """The catalogue of ``templates`` (new, untranslated entries) merged with ``old`` as the module
+    docstring says, for the prose's catalogues and the helpers' alike; ``old``'s header and the
+    fields a translator's editor added to it are kept (``header`` when it has none)."""
     catalogue = new_catalogue()
     catalogue.header = old.header or header
     catalogue.metadata.update(
@@ -192,8 +189,7 @@ def merge(old: polib.POFile, templates: list, header: str = "") -> polib.POFile:
     )
     # obsolete ones included, after the current ones: a current entry wins a tie
     previous = sorted((entry for entry in old if entry.msgstr), key=lambda entry: entry.obsolete)
-    exact: dict = {}
-    by_text: dict = {}
+    exact, by_text = {}, {}
     for entry in previous:
         exact.setdefault((entry.msgctxt, entry.msgid), entry)
         if not entry.fuzzy:
@@ -219,8 +215,8 @@ def merge(old: polib.POFile, templates: list, header: str = "") -> polib.POFile:
                 msgid=entry.msgid,
                 msgstr=entry.msgstr,
                 tcomment=entry.tcomment,
+                obsolete=True,
             )
-            gone.obsolete = True
             catalogue.append(gone)
     return catalogue
 
@@ -372,14 +368,11 @@ def main(argv=None) -> int:
     except CatalogueError as error:
         print(error, file=sys.stderr)
         return 1
-    if args.check:
-        for reason in changed:
-            print(reason, file=sys.stderr)
-        if changed:
-            return 1
-    else:
-        for name in changed:
-            print(f"{name}: merged (in the course's layout)")
+    if args.check and changed:
+        print("\n".join(changed), file=sys.stderr)
+        return 1
+    for name in changed:
+        print(f"{name}: merged (in the course's layout)")
     if not changed:
         print("Every catalogue is merged with the English.")
     return 0

@@ -108,9 +108,9 @@ def problem(catalogue: polib.POFile, messages: list[Message], name: str = "helpe
             "(from an obsolete entry, or one marked fuzzy): run `python -m tools.helpers_messages` "
             "(make po)"
         )
-    after = content(fresh, comments=True, references=True)
-    if after != content(catalogue, comments=True, references=True):
-        moved = len(after - content(catalogue, comments=True, references=True))
+    after, before = (content(c, comments=True, references=True) for c in (fresh, catalogue))
+    if after != before:
+        moved = len(after - before)
         return (
             f"{name}: the file:line references of {moved} entries are out of date (the code "
             "moved, no sentence changed): run `python -m tools.helpers_messages` (make po)"
