@@ -64,9 +64,8 @@ class Piece:
 def split(markdown: str) -> list[Piece]:
     """The pieces of ``markdown`` in order; joined, they are ``markdown`` exactly."""
     lines = markdown.splitlines(keepends=True)
-    spans = _block_spans(markdown)
     pieces, line = [], 0
-    for start, end, kind in spans:
+    for start, end, kind in _block_spans(markdown):
         if start > line:
             pieces.append(Piece("".join(lines[line:start]), False, "kept"))
         pieces.extend(_block_pieces("".join(lines[start:end]), kind))
@@ -81,9 +80,7 @@ def _block_spans(markdown: str) -> list[tuple[int, int, str]]:
     lines between them."""
     spans, tokens = [], PARSER.parse(markdown)
     for index, token in enumerate(tokens):
-        if token.level != 0 or token.map is None or token.nesting == -1:
-            continue
-        if token.type in KEPT_BLOCKS:
+        if token.level or token.map is None or token.nesting == -1 or token.type in KEPT_BLOCKS:
             continue
         if token.type in ("bullet_list_open", "ordered_list_open"):
             spans.extend(_inner_spans(tokens, index, "list_item_open", 1, "list item"))

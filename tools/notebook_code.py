@@ -159,12 +159,8 @@ def definitions(notebook, names: tuple = (), tag: str | None = None) -> dict:
 
 def saved_cells(notebook) -> list:
     """``(module, cell)`` for each code cell whose first line is ``#@save <module>``."""
-    found = []
-    for cell in code_cells(notebook):
-        match = SAVE.match(cell.source.split("\n", 1)[0])
-        if match:
-            found.append((match.group(1), cell))
-    return found
+    marks = ((SAVE.match(cell.source.split("\n", 1)[0]), cell) for cell in code_cells(notebook))
+    return [(mark.group(1), cell) for mark, cell in marks if mark]
 
 
 def _segment(source: str, node: ast.stmt) -> str:

@@ -142,10 +142,7 @@ def run_stamp(notebook, language: str = ENGLISH, fast: bool = False) -> dict:
 def stamp_is_current(stamp: dict, notebook, language: str) -> bool:
     """Whether ``stamp`` is that of a run of ``notebook``'s code with today's helpers (and
     catalogue) in ``language``, in either mode."""
-    today = run_stamp(notebook, language)
-    return {k: v for k, v in (stamp or {}).items() if k != "mode"} == {
-        k: v for k, v in today.items() if k != "mode"
-    }
+    return dict(stamp or {}, mode=None) == dict(run_stamp(notebook, language), mode=None)
 
 
 def clean_metadata(notebook) -> None:
