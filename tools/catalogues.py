@@ -100,15 +100,9 @@ def blocks(source: Path) -> list[Block]:
 
 
 def notebook_blocks(notebook) -> list[Block]:
-    cells = [(cell.id, cell.source) for cell in notebook.cells if cell.cell_type == "markdown"]
-    return _unique(
-        [
-            Block(cell_id, piece.text, piece.kind)
-            for cell_id, text in cells
-            for piece in split(text)
-            if piece.translatable
-        ]
-    )
+    cells = [cell for cell in notebook.cells if cell.cell_type == "markdown"]
+    pieces = [(cell.id, p) for cell in cells for p in split(cell.source) if p.translatable]
+    return _unique([Block(where, piece.text, piece.kind) for where, piece in pieces])
 
 
 def markdown_file_blocks(text: str) -> list[Block]:

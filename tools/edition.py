@@ -144,18 +144,15 @@ def translate_document(document: Document) -> None:
     document.anchors = anchor_map(document)
 
 
-def markdown_of(document: Document, translated: bool) -> str:
-    content = document.translated if translated else document.english
-    if not document.is_notebook:
-        return content
-    return "\n\n".join(cell.source for cell in content.cells if cell.cell_type == "markdown")
-
-
 def anchor_map(document: Document) -> dict:
     """English heading anchor -> the translated heading's anchor."""
     anchor = notebook_anchor if document.is_notebook else github_anchor
-    english = headings(markdown_of(document, translated=False))
-    translated = headings(markdown_of(document, translated=True))
+    texts = [document.english, document.translated]
+    if document.is_notebook:  # the headings of its Markdown cells
+        texts = [
+            "\n\n".join(c.source for c in nb.cells if c.cell_type == "markdown") for nb in texts
+        ]
+    english, translated = (headings(text) for text in texts)
     assert len(english) == len(translated), document.source
     mapping = {}
     for before, after in zip(english, translated):

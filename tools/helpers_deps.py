@@ -34,10 +34,7 @@ MODULE_NAME = re.compile(r"helpers(?:\.\w+)+")
 def module_file(name: str, root: Path = ROOT) -> Path | None:
     """``helpers/x.py`` or ``helpers/x/__init__.py`` for ``helpers.x``; None when neither is."""
     base = root.joinpath(*name.split("."))
-    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if candidate.is_file():
-            return candidate
-    return None
+    return next((f for f in (base.with_suffix(".py"), base / "__init__.py") if f.is_file()), None)
 
 
 def module_imports(path: Path, root: Path = ROOT) -> set:
