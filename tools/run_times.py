@@ -33,6 +33,8 @@ NOTEBOOK_LINE = re.compile(
     rf"(?:, (?P<fast>{DURATION}) in fast mode| and in fast mode alike)"
 )
 README_CELL = re.compile(rf"^(?P<full>{DURATION}) / (?P<fast>{DURATION})$")
+# The start of a row of the README's contents table, up to its notebook's link ({}: the file name).
+README_ROW = r"^\| \d\d \| \[[^\]]*\]\(notebooks/{}\) \|"
 
 
 def rounded(seconds: float) -> float:
@@ -75,7 +77,7 @@ def readme_statements(readme: str) -> dict:
     from the contents table."""
     found = {}
     for line in readme.splitlines():
-        link = re.match(r"^\| \d\d \| \[[^\]]*\]\(notebooks/(\d\d_[\w-]+\.ipynb)\) \|", line)
+        link = re.match(README_ROW.format(r"(\d\d_[\w-]+\.ipynb)"), line)
         if link:
             cells = [cell.strip() for cell in line.strip().strip("|").split(" | ")]
             times = README_CELL.match(cells[3]) if len(cells) > 3 else None
@@ -125,11 +127,7 @@ def main(root: Path = ROOT) -> None:
             cell.source = new
             nbformat.write(notebook, path)
             print(f"{name}: {notebook_statement(new)}")
-        row = re.compile(
-            rf"^(\| \d\d \| \[[^\]]*\]\(notebooks/{re.escape(name)}\) \|[^|]*\| )"
-            rf"[^|]*?( \|)",
-            re.M,
-        )
+        row = re.compile(rf"({README_ROW.format(re.escape(name))}[^|]*\| )[^|]*?( \|)", re.M)
         stated = f"{written(times['full'][name])} / {written(times['fast'][name])}"
         readme = row.sub(lambda m: m.group(1) + stated + m.group(2), readme)
     if readme != readme_path.read_text():
