@@ -43,8 +43,8 @@ import polib
 from tools.anchors import github_anchor, headings
 from tools.generated_files import update
 from tools.markdown_blocks import split
+from tools.notebook_code import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 LANGUAGE = "zh_TW"
 CATALOGUES = ROOT / "translations" / LANGUAGE
 # The line at the top of README.md and TEACHING.md that links the other language; the

@@ -36,8 +36,8 @@ import nbformat
 
 from tools.generated_files import update
 from tools.markdown_blocks import relink
+from tools.notebook_code import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 COMMAND = "make student"
 # The folders whose notebooks have student copies beside them, in student/.
 NOTEBOOK_FOLDERS = (ROOT / "notebooks", ROOT / "notebooks" / "zh-TW")

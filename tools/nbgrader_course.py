@@ -32,9 +32,8 @@ import sys
 from pathlib import Path
 
 # as tools/run_notebooks.py runs a notebook: a full-mode training cell takes minutes
-from tools.run_notebooks import CELL_TIMEOUT_SECONDS, LANGUAGE_ENV
+from tools.run_notebooks import CELL_TIMEOUT_SECONDS, LANGUAGE_ENV, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 TEACHER = ROOT / ".venv-teacher"  # the teacher environment (make teacher): nbgrader
 COURSE_ID = "estimator-workbook"
 # An answer (nbgrader solution cell) or a check cell (autograded test) gets a minute: a learner's

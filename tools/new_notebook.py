@@ -21,7 +21,8 @@ from string import Template
 import nbformat
 from nbformat.v4.nbbase import random_cell_id
 
-ROOT = Path(__file__).resolve().parent.parent
+from tools.notebook_code import ROOT
+
 # what it writes besides the notebook, templates beside it as the notebook's ($N, $STEM, $TITLE)
 CHECKS = (Path(__file__).parent / "NN_checks.py.template").read_text(encoding="utf-8")
 TEST = (Path(__file__).parent / "NN_test.py.template").read_text(encoding="utf-8")

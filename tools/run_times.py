@@ -23,7 +23,7 @@ from pathlib import Path
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parent.parent
+from tools.notebook_code import ROOT
 
 SHORT = 45  # seconds: below, times are stated to 5 s; from here on, to half a minute
 AMOUNT = r"(?:\d+½?|½)"
