@@ -190,9 +190,8 @@ def generated(document: Document) -> dict:
 
 def status_cell(document: Document):
     """The zh-TW notebook's first cell: which English it translates, and how much of it."""
-    english = f"../{document.source.name}"
     text = (
-        f"**繁體中文版**（英文原版：[{document.source.name}]({english})）。"
+        f"**繁體中文版**（英文原版：[{document.source.name}](../{document.source.name})）。"
         f"說明文字已翻譯 {document.share}"
     )
     if rest := document.total - document.done:

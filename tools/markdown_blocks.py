@@ -21,6 +21,7 @@ copy of the text in another folder (the zh-TW edition, the student copies).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -93,13 +94,8 @@ def _block_spans(markdown: str) -> list[tuple[int, int, str]]:
 
 
 def _inner_spans(tokens, index: int, opening: str, level: int, kind: str):
-    spans = []
-    for token in tokens[index + 1 :]:
-        if token.level == 0:
-            break
-        if token.type == opening and token.level == level:
-            spans.append((token.map[0], token.map[1], kind))
-    return spans
+    inner = itertools.takewhile(lambda token: token.level, tokens[index + 1 :])
+    return [(*token.map, kind) for token in inner if token.type == opening and token.level == level]
 
 
 def _block_pieces(text: str, kind: str) -> list[Piece]:

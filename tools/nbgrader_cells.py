@@ -95,18 +95,13 @@ def mark(notebook, prefix: str) -> bool:
     return changed
 
 
-def prefix_of(path: Path) -> str:
-    """``nb03`` for ``03_model_fn_and_estimatorspec.ipynb``."""
-    return "nb" + Path(path).name[:2]
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="+", type=Path)
     args = parser.parse_args(argv)
     for path in args.notebooks:
         notebook = nbformat.read(path, as_version=4)
-        changed = mark(notebook, prefix_of(path))
+        changed = mark(notebook, "nb" + path.name[:2])  # nb03 for 03_model_fn_….ipynb
         if changed:
             nbformat.write(notebook, path)
         print(f"{path.name}: {'marked' if changed else 'up to date'}")
