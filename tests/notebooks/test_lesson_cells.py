@@ -24,9 +24,10 @@ CASES = [
 ]
 
 
-def test_notebooks_03_06_08_save_what_later_notebooks_import():
+def test_notebooks_03_06_08_11_save_what_the_helpers_import():
     saved = {(module, name) for module, name, *_ in CASES}
     assert saved == {
+        ("cpu", "read_flags"),  # notebook 11's reading of the CPU's flags
         ("models", "cnn_model_fn"),
         ("models", "cnn_logits"),
         ("metrics", "course_metrics"),
