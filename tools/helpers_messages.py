@@ -155,16 +155,6 @@ def field_problem(msgid: str, msgstr: str) -> str | None:
     )
 
 
-def translation_problems(msgid: str, msgstr: str) -> list[str]:
-    """What is wrong with ``msgstr``, the translation of the template ``msgid``: its fields
-    (``field_problem``) or the zh-TW style rules (tools/zh_tw_style.py) broken."""
-    from tools.zh_tw_style import problems
-
-    if (wrong := field_problem(msgid, msgstr)) and wrong.startswith("not a format"):
-        return [wrong]
-    return ([wrong] if wrong else []) + problems(shown(msgid), shown(msgstr))
-
-
 def run(check: bool = False, package=None, root=None, path=None) -> list[str]:
     """Merge (or with ``check`` only compare): the files written, or the problems found. By
     default the course's helpers/ and translations/zh_TW/helpers.po."""

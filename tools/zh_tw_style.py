@@ -32,6 +32,7 @@ from pathlib import Path
 import polib
 
 from tools.catalogues import CATALOGUES, NUMBER, CatalogueError, load
+from tools.helpers_messages import CATALOGUE, field_problem, shown
 from tools.markdown_blocks import CODE_SPAN, PARSER, protected, structure, without_protected
 
 GLOSSARY = CATALOGUES / "glossary.md"
@@ -254,6 +255,14 @@ def _wrapped(english: str) -> bool:
     return not any(nested.match(line) for line in later)
 
 
+def translation_problems(msgid: str, msgstr: str) -> list[str]:
+    """What is wrong with ``msgstr``, the translation of the template ``msgid``: its fields
+    (``field_problem``) or the zh-TW style rules broken."""
+    if (wrong := field_problem(msgid, msgstr)) and wrong.startswith("not a format"):
+        return [wrong]
+    return ([wrong] if wrong else []) + problems(shown(msgid), shown(msgstr))
+
+
 def entry_problems(entry: polib.POEntry) -> list[str]:
     if entry.obsolete or entry.fuzzy or not entry.msgstr:
         return []
@@ -266,8 +275,6 @@ def entry_problems(entry: polib.POEntry) -> list[str]:
 def report(paths: list[Path]) -> list[str]:
     """One line per problem of each entry; in helpers.po, also a translation whose {fields} are
     not the English's, which would reach the learner as KeyError."""
-    from tools.helpers_messages import CATALOGUE, field_problem
-
     lines = []
     for path in paths:
         for entry in load(path):

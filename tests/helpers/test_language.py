@@ -9,7 +9,7 @@ import polib
 import pytest
 
 from helpers import language
-from tools import helpers_messages
+from tools import helpers_messages, zh_tw_style
 
 
 @pytest.fixture
@@ -247,7 +247,7 @@ def test_every_translation_keeps_the_fields_and_the_style_rules():
     found = {
         entry.msgid[:60]: problems
         for entry in translated
-        if (problems := helpers_messages.translation_problems(entry.msgid, entry.msgstr))
+        if (problems := zh_tw_style.translation_problems(entry.msgid, entry.msgstr))
     }
     assert not found
 
@@ -269,7 +269,7 @@ def test_every_translation_keeps_the_fields_and_the_style_rules():
 def test_a_translation_that_drops_renames_or_adds_a_field_or_breaks_the_style_fails(
     translation, problem
 ):
-    found = helpers_messages.translation_problems(
+    found = zh_tw_style.translation_problems(
         "{metric!r} is one of the {count} results", translation
     )
     if problem is None:
