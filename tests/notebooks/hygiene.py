@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from html import unescape
 
+from helpers import plots
+from helpers.language import translations
 from tools.nbgrader_cells import planned_metadata
 from tools.run_notebooks import code_hash
 
@@ -22,9 +24,9 @@ MACHINE_PATH = re.compile(
     r"|[A-Za-z]:\\\\?Users\\)"
 )
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)")
-# the line helpers/plots.py prints in zh-TW on a machine without a Traditional Chinese font: the
-# committed zh-TW figures are drawn in Chinese (README's and TEACHING's word)
-NO_CHINESE_FONT = "這台電腦沒有繁體中文字型"
+# the line helpers/plots.py prints in zh-TW on a machine without a Traditional Chinese font, as
+# the catalogue words it: the committed zh-TW figures are drawn in Chinese (TEACHING's word)
+NO_CHINESE_FONT = translations("zh_TW").gettext(plots.NO_CHINESE_FONT)
 GRADE_ID = re.compile(r"^[A-Za-z0-9_-]+$")  # what nbgrader accepts in a grade_id
 
 MAX_CODE_LINE = 88  # ruff format's and black's default: a code cell reads without a scroll bar

@@ -74,6 +74,17 @@ def test_a_zh_tw_figure_drawn_without_a_chinese_font_is_refused(good):
     assert "without a Traditional Chinese font" in problem and "fonts-noto-cjk" in problem
 
 
+def test_nbval_drops_the_no_font_line_as_the_catalogue_words_it():
+    # a machine without the font prints it where the committed run did not: nbval must not see it
+    import configparser
+    import re
+
+    config = configparser.ConfigParser()
+    config.read(ROOT / "tests" / "nbval_sanitize.cfg", encoding="utf-8")
+    pattern = config["no Chinese font"]["regex"]
+    assert NO_CHINESE_FONT.startswith("這台電腦") and re.fullmatch(pattern, NO_CHINESE_FONT + "\n")
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_exercises_are_nbgrader_cells(path):
     notebook = nbformat.read(path, as_version=4)
