@@ -56,6 +56,7 @@ from reporting import (  # noqa: E402
     describe,
     duration,
     load_average,
+    notebooks_named,
     record_machine,
     timestamp,
     write_section,
@@ -434,7 +435,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--modes", default="full", help="full | fast | fast,full")
     parser.add_argument(
-        "--only", nargs="*", type=Path, help="measure only these notebooks (others are kept)"
+        "--only",
+        nargs="*",
+        help="measure only these notebooks (others are kept): a number, a file name or a path",
     )
     parser.add_argument("--results", type=Path, default=ROOT / "benchmarks" / "classroom.json")
     parser.add_argument(
@@ -450,7 +453,7 @@ def main(argv=None) -> int:
     results.setdefault("modes", {})
     if not args.report_only:
         record_machine(results, partial=bool(args.only))
-        notebooks = args.only or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+        notebooks = notebooks_named(ROOT / "notebooks", args.only)
         for mode in [m.strip() for m in args.modes.split(",") if m.strip()]:
             record = results["modes"].setdefault(mode, {"notebooks": {}})
             measure_mode(mode, notebooks, record, args, results)

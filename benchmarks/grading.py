@@ -46,7 +46,15 @@ from tools.nbgrader_course import (  # noqa: E402
     run_nbgrader,
     write_course,
 )
-from reporting import describe, duration, load_average, record_machine, timestamp, write_section  # noqa: E402
+from reporting import (  # noqa: E402
+    describe,
+    duration,
+    load_average,
+    notebooks_named,
+    record_machine,
+    timestamp,
+    write_section,
+)
 
 RESULTS = ROOT / "benchmarks" / "grading.json"
 GUIDE = ROOT / "TEACHING.md"
@@ -250,19 +258,6 @@ def table(results: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def named(folder: Path, name: str) -> Path:
-    """The notebook of ``folder`` (the edition's) that ``--only NAME`` means: ``NAME`` a path, a
-    file name or its start (``11``); else one line saying what to write."""
-    stem = Path(name).name.removesuffix(".ipynb")
-    found = sorted(folder.glob(f"{stem}*.ipynb")) if stem else []
-    if len(found) != 1:
-        raise SystemExit(
-            f"--only {name}: {len(found)} notebooks of {folder.relative_to(ROOT)}/ start with "
-            f"{stem!r}: name one by its number or file name, e.g. --only 11 or 11_training_speed"
-        )
-    return found[0]
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -297,8 +292,7 @@ def main(argv=None) -> int:
         folder = ROOT / "notebooks" / (args.edition or "")
         record = results["modes"].setdefault(mode, {"notebooks": {}})
         record_machine(results, partial=bool(args.only))
-        chosen = [named(folder, name) for name in args.only or ()]
-        for notebook in chosen or sorted(folder.glob("[0-9][0-9]_*.ipynb")):
+        for notebook in notebooks_named(folder, args.only):
             try:
                 row = grade_one(notebook.resolve(), grading, args.fast)
             except NbgraderFailed as error:

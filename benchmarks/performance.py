@@ -53,7 +53,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from reporting import describe, duration, load_average, record_machine, timestamp, write_section  # noqa: E402
+from reporting import (  # noqa: E402
+    describe,
+    duration,
+    load_average,
+    notebooks_named,
+    record_machine,
+    timestamp,
+    write_section,
+)
 
 from helpers import settings  # noqa: E402  (also quiets TensorFlow's C++ start-up logs)
 
@@ -618,7 +626,7 @@ def measure(name: str, function, *args) -> dict:
 
 def measure_run_times(args, previous: dict) -> dict:
     """{"notebooks_<mode>": part} for each mode asked; with ``--only``, the others' times kept."""
-    notebooks = args.only or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    notebooks = notebooks_named(ROOT / "notebooks", args.only)
     found = {}
     for mode in [m.strip() for m in args.notebooks.split(",") if m.strip()]:
         key = f"notebooks_{mode}"
@@ -692,7 +700,9 @@ def arguments(argv) -> argparse.Namespace:
     parser.add_argument(
         "--notebooks", default="fast,full", help="modes to time: fast,full | fast | full"
     )
-    parser.add_argument("--only", nargs="*", type=Path, help="time only these notebooks")
+    parser.add_argument(
+        "--only", nargs="*", help="time only these notebooks: a number, a file name or a path"
+    )
     parser.add_argument("--steps", type=int, default=600, help="training steps per speed run")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (training, bf16)")
     parser.add_argument("--target", type=float, default=0.99, help="bf16: test accuracy to reach")

@@ -9,6 +9,8 @@
 * ``load_average()`` and ``timestamp()``: the load and the time around a
   measurement (a busy machine slows it);
 * ``duration(seconds)``: a time as the reports write it (``1 min 05 s``);
+* ``notebooks_named(folder, names)``: the notebooks ``--only`` names (a number, a file name or
+  a path), in the folder of the edition measured; all of them without ``--only``;
 * ``write_section(doc, name, text)``: a generated section of a doc, the text
   between the markers ``<!-- name:start -->`` and ``<!-- name:end -->``, which
   holds the latest run only (git keeps the earlier ones); ``section(doc, name)``
@@ -89,6 +91,25 @@ def record_machine(results: dict, partial: bool) -> None:
             "(leave out --only and --parts), or run this on that machine"
         )
     results["machine"] = here
+
+
+def notebooks_named(folder: Path, names) -> list:
+    """The notebooks of ``folder`` that ``--only`` names: each a path, a file name or its start
+    (``11``), looked up in ``folder`` (the edition's); every notebook when ``names`` is empty.
+    A name that matches none or several is one line saying what to write."""
+    if not names:
+        return sorted(folder.glob("[0-9][0-9]_*.ipynb"))
+    found = []
+    for name in names:
+        stem = Path(name).name.removesuffix(".ipynb")
+        matches = sorted(folder.glob(f"{stem}*.ipynb")) if stem else []
+        if len(matches) != 1:
+            raise SystemExit(
+                f"--only {name}: {len(matches)} notebooks of {folder.name}/ start with {stem!r}: "
+                "name one by its number or file name, e.g. --only 11 or 11_training_speed"
+            )
+        found.append(matches[0])
+    return found
 
 
 def load_average() -> str:

@@ -142,14 +142,3 @@ def test_teaching_md_holds_the_committed_measurements(grading, load_script):
         "TEACHING.md's grading table is not benchmarks/grading.json's: run "
         "`.venv-teacher/bin/python benchmarks/grading.py --report-only --update-guide`"
     )
-
-
-def test_only_takes_a_number_a_file_name_or_a_path_in_the_edition_s_folder(grading):
-    english, zh_tw = ROOT / "notebooks", ROOT / "notebooks" / "zh-TW"
-    speed = "11_training_speed.ipynb"
-    assert grading.named(english, "11") == english / speed
-    assert grading.named(english, "11_training_speed") == english / speed
-    assert grading.named(zh_tw, f"notebooks/{speed}") == zh_tw / speed  # the edition's copy
-    for wrong in ("12", "1", "speed"):  # none, or several (10_, 11_)
-        with pytest.raises(SystemExit, match=f"--only {wrong}: .* e.g. --only 11"):
-            grading.named(english, wrong)

@@ -169,3 +169,15 @@ def test_a_whole_run_or_the_same_machine_records_this_machine(reporting):
     first = {}
     reporting.record_machine(first, partial=True)  # nothing kept yet
     assert first["machine"] == here
+
+
+def test_only_names_a_notebook_by_number_file_name_or_path_in_the_edition_s_folder(reporting):
+    english, zh_tw = ROOT / "notebooks", ROOT / "notebooks" / "zh-TW"
+    speed = "11_training_speed.ipynb"
+    assert reporting.notebooks_named(english, ["11"]) == [english / speed]
+    assert reporting.notebooks_named(english, ["11_training_speed"]) == [english / speed]
+    assert reporting.notebooks_named(zh_tw, [f"notebooks/{speed}"]) == [zh_tw / speed]
+    assert len(reporting.notebooks_named(english, None)) == len(list(english.glob("[0-9]*.ipynb")))
+    for wrong in ("12", "1", "speed"):  # none, or several (10_, 11_)
+        with pytest.raises(SystemExit, match=f"--only {wrong}: .* e.g. --only 11"):
+            reporting.notebooks_named(english, [wrong])
