@@ -8,14 +8,15 @@ TensorFlow.)
 
 Babel's Python extractor finds every ``_("...")`` literal in ``helpers/**/*.py``, and the
 literal of each check's ``fail("...", k=v)`` and ``correct("...", k=v)``; each sentence is one
-entry of ``translations/zh_TW/helpers.po``, with where it is said (``#: file:line``) and any
+entry of ``translations/zh_TW/helpers.po``, with the files that say it (``#: helpers/checks/notebook05.py``, no line numbers, so that
+moving code leaves the catalogue alone) and any
 ``# TRANSLATORS:`` comment above it (``#.``). Merged as msgmerge does, as the prose catalogues
 are (tools/catalogues.py says how); helpers.language shows a *fuzzy* entry's English until a
 translator removes the mark.
 
 ``--check`` compares what the catalogue says (not its layout, so a catalogue saved by a PO editor
 passes) and names what is not merged: sentences without an entry, entries no longer said, or
-only the ``file:line`` references, which move with the code.
+only the file references, which change when a sentence moves to another file.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ class Message:
     """One sentence and every place that says it."""
 
     msgid: str
-    occurrences: list = field(default_factory=list)  # (path, line)
+    occurrences: list = field(default_factory=list)  # (path, ""): the files, no lines
     comments: list = field(default_factory=list)  # the translators' comments
 
 
@@ -67,7 +68,9 @@ def extracted(package: Path = PACKAGE, root: Path = ROOT) -> list[Message]:
         strip_comment_tags=True,
     ):
         message = found.setdefault(msgid, Message(msgid))
-        message.occurrences.append(((prefix / filename).as_posix(), str(line)))
+        place = ((prefix / filename).as_posix(), "")  # no line: moving code changes nothing
+        if place not in message.occurrences:
+            message.occurrences.append(place)
         message.comments.extend(c for c in comments if c not in message.comments)
     return list(found.values())
 
@@ -112,8 +115,8 @@ def problem(catalogue: polib.POFile, messages: list[Message], name: str = "helpe
     if after != before:
         moved = len(after - before)
         return (
-            f"{name}: the file:line references of {moved} entries are out of date (the code "
-            "moved, no sentence changed): run `python -m tools.helpers_messages` (make po)"
+            f"{name}: the file references of {moved} entries are out of date (a sentence "
+            "moved to another file, none changed): run `python -m tools.helpers_messages` (make po)"
         )
     return None
 

@@ -58,12 +58,12 @@ def test_every_sentence_once_with_its_places_and_the_translators_comment(project
     found = entries(project)
     assert list(found) == ["Hello {name}, welcome to the course", "Bye for now"]
     hello, bye = found.values()
-    assert hello.occurrences == [("pkg/greetings.py", "6")]
+    assert hello.occurrences == [("pkg/greetings.py", "")]
     assert hello.comment == "said once, at the start"
-    assert bye.occurrences == [("pkg/greetings.py", "10"), ("pkg/more.py", "5")]
+    assert bye.occurrences == [("pkg/greetings.py", ""), ("pkg/more.py", "")]
     assert all(entry.msgstr == "" and not entry.fuzzy for entry in found.values())
     text = project["path"].read_text()
-    assert "#: pkg/greetings.py:10 pkg/more.py:5\n" in text
+    assert "#: pkg/greetings.py pkg/more.py\n" in text
     assert "#. said once, at the start\n" in text
     assert '"Language: zh_TW\\n"' in text and "tools.helpers_messages" in text.splitlines()[1]
     assert run(project) == []  # merged: nothing to write
@@ -133,18 +133,30 @@ def test_a_catalogue_saved_by_a_po_editor_is_merged(project):
     assert "X-Generator: Poedit 3.4" in text and text.startswith("# Chinese (Taiwan)")
 
 
-def test_moved_code_is_named_as_such(project):
+def test_code_moved_within_a_file_changes_nothing(project):
     run(project)
-    greetings = project["package"] / "greetings.py"
-    greetings.write_text("\n\n" + FIRST)
+    before = project["path"].read_text()
+    (project["package"] / "greetings.py").write_text("\n\n" + FIRST)
+    assert run(project, check=True) == []
+    run(project)
+    assert project["path"].read_text() == before
+    assert "#: pkg/greetings.py pkg/more.py\n" in before
+
+
+def test_a_sentence_moved_to_another_file_is_named_as_such(project):
+    run(project)
+    (project["package"] / "greetings.py").write_text(FIRST.replace('_("Bye" " for now")', "0"))
+    (project["package"] / "elsewhere.py").write_text(
+        "from .language import _\n\n\ndef bye():\n    return _('Bye for now')\n"
+    )
     assert run(project, check=True) == [
-        "pkg.po: the file:line references of 2 entries are out of date (the code moved, no "
-        "sentence changed): run `python -m tools.helpers_messages` (make po)"
+        "pkg.po: the file references of 1 entries are out of date (a sentence moved to "
+        "another file, none changed): run `python -m tools.helpers_messages` (make po)"
     ]
     run(project)
     assert entries(project)["Bye for now"].occurrences == [
-        ("pkg/greetings.py", "12"),
-        ("pkg/more.py", "5"),
+        ("pkg/elsewhere.py", ""),
+        ("pkg/more.py", ""),
     ]
 
 
