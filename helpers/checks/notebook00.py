@@ -12,7 +12,9 @@ import numbers
 import numpy as np
 
 from . import calls
-from .common import correct, fail, reporting_learner_errors
+from ..language import N_
+from ..problems import CheckFailed
+from .common import correct, fail, reporting_learner_errors, said
 
 __all__ = ["majority_accuracy", "brightest_class"]
 
@@ -61,22 +63,38 @@ def _majority_variants(train, test) -> dict:
 
 
 MAJORITY_MISTAKES = {
-    "percentage": "`{call}` returned a percentage on the check's labels: return the accuracy as "
-    "a fraction, between 0 and 1",
-    "count": "`{call}` returned a count of test labels on the check's labels: an accuracy is that "
-    "count divided by the number of test labels",
-    "error rate": "`{call}` returned the share of test labels the model gets wrong, on the check's "
-    "labels: the accuracy is the share it gets right",
-    "label": "`{call}` returned the label such a model answers, on the check's labels: the "
-    "exercise asks how often that answer is right on the test labels",
-    "training share": "`{call}` returned how often the most common label occurs in the training "
-    "labels, on the check's labels: the model is scored on the test labels, so count there",
-    "test majority": "`{call}` chose the most common label of the test labels, on the check's "
-    "labels: the model is built from the training labels alone, then scored on the test labels",
-    "rarest": "`{call}` returned the score of the rarest training label, on the check's labels: "
-    "the model answers the most common one",
-    "random": "`{call}` returned one over the number of classes, on the check's labels: that is "
-    "guessing at random; this model always gives the training set's most common label",
+    "percentage": N_(
+        "`{call}` returned a percentage on the check's labels: return the accuracy as "
+        "a fraction, between 0 and 1"
+    ),
+    "count": N_(
+        "`{call}` returned a count of test labels on the check's labels: an accuracy is that "
+        "count divided by the number of test labels"
+    ),
+    "error rate": N_(
+        "`{call}` returned the share of test labels the model gets wrong, on the check's "
+        "labels: the accuracy is the share it gets right"
+    ),
+    "label": N_(
+        "`{call}` returned the label such a model answers, on the check's labels: the "
+        "exercise asks how often that answer is right on the test labels"
+    ),
+    "training share": N_(
+        "`{call}` returned how often the most common label occurs in the training "
+        "labels, on the check's labels: the model is scored on the test labels, so count there"
+    ),
+    "test majority": N_(
+        "`{call}` chose the most common label of the test labels, on the check's "
+        "labels: the model is built from the training labels alone, then scored on the test labels"
+    ),
+    "rarest": N_(
+        "`{call}` returned the score of the rarest training label, on the check's labels: "
+        "the model answers the most common one"
+    ),
+    "random": N_(
+        "`{call}` returned one over the number of classes, on the check's labels: that is "
+        "guessing at random; this model always gives the training set's most common label"
+    ),
 }
 
 
@@ -106,7 +124,7 @@ def majority_accuracy(answer, dataset) -> None:
             continue
         for mistake, message in MAJORITY_MISTAKES.items():
             if abs(value - variants[mistake]) < 1e-6:
-                fail(message, call=MAJORITY_CALL)
+                raise CheckFailed(said(message, call=MAJORITY_CALL))
         fail(
             "on labels the check made up, `{call}` returned {value:.4f}: that is not the share "
             "of test labels equal to the most common training label (section 'Class balance')",
@@ -174,20 +192,34 @@ def _brightness_variants(images, labels, names) -> dict:
 
 
 BRIGHTNESS_MISTAKES = {
-    "sum": "on images the check made up, `{call}` named the class with the largest sum of "
-    "pixels: a class with more images sums to more; compare means",
-    "median": "on images the check made up, `{call}` named the class with the highest median "
-    "pixel: the exercise asks for the highest mean",
-    "max": "on images the check made up, `{call}` named the class with the brightest single "
-    "pixel: the exercise asks for the highest mean over all its images' pixels",
-    "darkest": "on images the check made up, `{call}` named the darkest class: it should name "
-    "the brightest",
-    "most common": "on images the check made up, `{call}` named the class with the most images: "
-    "compare the classes' mean pixel, not their sizes",
-    "next": "on images the check made up, `{call}` named the class one index after the "
-    "brightest: index class_names with the brightest class's own label",
-    "previous": "on images the check made up, `{call}` named the class one index before the "
-    "brightest: index class_names with the brightest class's own label",
+    "sum": N_(
+        "on images the check made up, `{call}` named the class with the largest sum of "
+        "pixels: a class with more images sums to more; compare means"
+    ),
+    "median": N_(
+        "on images the check made up, `{call}` named the class with the highest median "
+        "pixel: the exercise asks for the highest mean"
+    ),
+    "max": N_(
+        "on images the check made up, `{call}` named the class with the brightest single "
+        "pixel: the exercise asks for the highest mean over all its images' pixels"
+    ),
+    "darkest": N_(
+        "on images the check made up, `{call}` named the darkest class: it should name "
+        "the brightest"
+    ),
+    "most common": N_(
+        "on images the check made up, `{call}` named the class with the most images: "
+        "compare the classes' mean pixel, not their sizes"
+    ),
+    "next": N_(
+        "on images the check made up, `{call}` named the class one index after the "
+        "brightest: index class_names with the brightest class's own label"
+    ),
+    "previous": N_(
+        "on images the check made up, `{call}` named the class one index before the "
+        "brightest: index class_names with the brightest class's own label"
+    ),
 }
 
 
@@ -205,7 +237,7 @@ def brightest_class(answer, dataset) -> None:
     if str(named) != variants["right"]:
         for mistake, message in BRIGHTNESS_MISTAKES.items():
             if str(named) == variants[mistake]:
-                fail(message, call=BRIGHTEST_CALL)
+                raise CheckFailed(said(message, call=BRIGHTEST_CALL))
         fail(
             "on images the check made up, `{call}` named {named!r}, whose mean pixel is not the "
             "highest: average every pixel of each class's images, then take the largest",
