@@ -146,9 +146,13 @@ def error_text(error: BaseException) -> str:
         for line in shorten_graph_message(message).splitlines()
     ]
     said = [line for line in lines if line and not re.match(r"Graph execution error:|Node: ", line)]
-    text = (said or [""])[0].rstrip(".")
+    kind = type(error).__name__
+    if said[:1] == ["in user code:"]:  # AutoGraph's header, then the frames: the error is last
+        named = re.match(r"(\w+(?:Error|Exception)): (.*)", said[-1])
+        kind, said = (named[1], [named[2]]) if named else (kind, said[-1:])
+    text = re.sub(r" for '\{\{node .*$", "", (said or [""])[0]).rstrip(".")
     text = text[: _LONGEST_TEXT - 1] + "…" if len(text) > _LONGEST_TEXT else text
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+    return f"{kind}: {text}" if text else kind
 
 
 def shorten_graph_message(message: str) -> str:

@@ -8,8 +8,9 @@ TensorFlow.)
 
 Babel's Python extractor finds every ``_("...")`` literal in ``helpers/**/*.py``, and the
 literal of each check's ``fail("...", k=v)`` and ``correct("...", k=v)``; each sentence is one
-entry of ``translations/zh_TW/helpers.po``, with the files that say it (``#: helpers/checks/notebook05.py``, no line numbers, so that
-moving code leaves the catalogue alone) and any
+entry of ``translations/zh_TW/helpers.po``, with the files that say it
+(``#: helpers/checks/notebook05.py``, no line numbers, so that moving code leaves the catalogue
+alone) and any
 ``# TRANSLATORS:`` comment above it (``#.``). Merged as msgmerge does, as the prose catalogues
 are (tools/catalogues.py says how); helpers.language shows a *fuzzy* entry's English until a
 translator removes the mark.

@@ -33,9 +33,10 @@ ROWS = {  # doc: (a placeholder row of its notebooks' table, what that table's r
 }
 NEXT = """Wrote $FILES; added a row to README.md and TEACHING.md.
 Next, CONTRIBUTING.md, "Adding a notebook": 2 the lesson (make lab) and its rows; 3 the check, its
-bank of wrong answers, its row in tests/helpers/checks/test_bank_table.py; 4 make sync; 5 make
-benchmark, make classroom-benchmark (--only notebooks/$STEM.ipynb), the README's headline result;
-6 make po and translate; 7 make sync; 8 make check NB=$N, make lint, make test."""
+bank of wrong answers, each marked bank(exercise, kind), and NOT_APPLICABLE for the kinds that do
+not apply (tests/support/banks.py); 4 make sync; 5 make benchmark, make classroom-benchmark (--only
+notebooks/$STEM.ipynb), the README's headline result; 6 make po and translate; 7 make sync; 8 make
+check NB=$N, make lint, make test."""
 
 
 def notebook(root: Path, n: str) -> str:

@@ -2,85 +2,534 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
-import numbers
 import sys
 
-from ..language import _
+import numpy as np
+
+from ..language import N_, _
+from ..learner_code import error_text
 from ..problems import CheckFailed
-from .common import correct, fail, reporting_learner_errors, require_answer
+from . import calls
+from .common import correct, fail, reporting_learner_errors, require_answer, said
 
 __all__ = ["steps_for_epochs", "eval_input_fn", "class_id_input_fn"]
 
 
+STEPS_CALL = "steps_for_epochs(examples, batch_size, epochs)"
+# (examples, batch size, epochs) of the check's own: a remainder only across epochs, none at all,
+# a batch larger than the data, and one batch per epoch exactly
+STEP_CASES = ((1000, 300, 3), (1000, 250, 2), (100, 1000, 1), (7, 3, 5), (600, 600, 4))
+
+
+def _steps_tf_runs(examples: int, batch_size: int, epochs: int) -> int:
+    """The steps ``train`` runs on ``examples`` repeated ``epochs`` times, then batched: the
+    batches tf.data itself makes."""
+    import tensorflow as tf
+
+    dataset = tf.data.Dataset.range(examples).repeat(epochs).batch(batch_size)
+    return int(dataset.reduce(0, lambda count, _batch: count + 1))
+
+
+STEPS_MISTAKES = {
+    "batch then repeat": N_(
+        "`{call}` counts a short batch at the end of every epoch, which batch-then-repeat gives; "
+        "the input function repeats first (section '`repeat`')"
+    ),
+    "rounded down": N_(
+        "`{call}` leaves out the last, shorter batch: without drop_remainder=True it is a step "
+        "too, so round up"
+    ),
+    "one epoch": N_(
+        "`{call}` counts one epoch: the input function goes through the data epochs times"
+    ),
+    "examples": N_("`{call}` counts examples: one step trains a whole batch"),
+    "not whole": N_(
+        "`{call}` returned a fraction of a step: each step trains one batch, and a last, shorter "
+        "batch is a step too, so round up"
+    ),
+}
+
+
+def _steps_variants(examples: int, batch_size: int, epochs: int) -> dict:
+    total = examples * epochs
+    return {
+        "batch then repeat": epochs * math.ceil(examples / batch_size),
+        "rounded down": total // batch_size,
+        "one epoch": math.ceil(examples / batch_size),
+        "examples": total,
+        "not whole": total / batch_size,
+    }
+
+
 @reporting_learner_errors
 def steps_for_epochs(answer, examples: int = 60000, batch_size: int = 256, epochs: int = 3) -> None:
-    """Notebook 02, exercise 1: the steps of ``epochs`` epochs of ``examples``, repeated before
-    batching."""
-    require_answer(answer, "steps_for_three_epochs")
-    if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
-        fail("`steps_for_three_epochs` should be a number, not {kind}", kind=type(answer).__name__)
+    """Notebook 02, exercise 1: ``answer(examples, batch_size, epochs)``, the steps ``train`` runs
+    on data repeated, then batched; tried on the check's own sizes against the batches tf.data
+    makes, then on the notebook's (``examples``, ``batch_size``, ``epochs``)."""
+    calls.function(answer, "steps_for_epochs", STEPS_CALL)
+    cases = (*STEP_CASES, (examples, batch_size, epochs))
+    for case in cases:
+        calls.bound(answer, "steps_for_epochs", STEPS_CALL, *case)
+        value = calls.number(answer(*case), "steps_for_epochs", STEPS_CALL)
+        expected = _steps_tf_runs(*case)
+        if value == expected:
+            continue
+        if not value.is_integer():
+            raise CheckFailed(said(STEPS_MISTAKES["not whole"], call=STEPS_CALL))
+        variants = _steps_variants(*case)
+        for mistake, message in STEPS_MISTAKES.items():
+            if value == variants[mistake] and variants[mistake] != expected:
+                raise CheckFailed(said(message, call=STEPS_CALL))
+        fail(
+            "`steps_for_epochs({examples}, {batch_size}, {epochs})` returned {value:g}, but "
+            "train() runs another number of steps on {examples} examples repeated {epochs} "
+            "times, then batched by {batch_size}: count the examples all the epochs hold "
+            "together, then the batches they make",
+            examples=case[0],
+            batch_size=case[1],
+            epochs=case[2],
+            value=value,
+        )
     total = epochs * examples
-    expected = math.ceil(total / batch_size)
-    if not float(answer).is_integer():
-        fail(
-            "{answer:.3f} is not a whole number of steps: each step trains one batch, and a "
-            "last, shorter batch is a step too, so round up",
-            answer=float(answer),
-        )
-    answer = int(answer)
-    per_epoch = math.ceil(examples / batch_size)
-    values = dict(
-        answer=answer, epochs=epochs, examples=examples, batch_size=batch_size, steps=expected
+    correct(
+        "{epochs} × {examples} examples, repeated and then batched by {batch_size}, make "
+        "{steps} steps (only the very last batch is short, {short} examples), and your function "
+        "agreed with tf.data on {cases} other sizes",
+        epochs=epochs,
+        examples=examples,
+        batch_size=batch_size,
+        steps=math.ceil(total / batch_size),
+        short=total % batch_size or batch_size,
+        cases=len(STEP_CASES),
     )
-    if answer == expected and total % batch_size:
-        correct(
-            "{epochs} × {examples} examples, repeated and then batched by {batch_size}, make "
-            "{steps} steps; only the very last batch is short ({short} examples)",
-            short=total % batch_size,
-            **values,
-        )
-    elif answer == expected:
-        correct(
-            "{epochs} × {examples} examples, repeated and then batched by {batch_size}, make "
-            "{steps} steps",
-            **values,
-        )
-    elif answer == epochs * per_epoch:
-        fail(
-            "{answer} counts a short batch at the end of every epoch, which is what "
-            "batch-then-repeat gives; this input function repeats first (section "
-            "'`repeat`')",
-            **values,
-        )
-    elif answer == total // batch_size:
-        fail(
-            "{answer} leaves out the last, shorter batch: without drop_remainder=True it is a "
-            "step too, so round up",
-            **values,
-        )
-    elif answer in (per_epoch, examples // batch_size):
-        fail(
-            "{answer} is about one epoch: the input function goes through the data {epochs} times",
-            **values,
-        )
-    elif answer in (examples, total):
-        fail(
-            "{answer} is a number of examples: one step trains a whole batch of {batch_size}",
-            **values,
-        )
-    else:
-        fail(
-            "{answer} is not it: count the examples all the epochs hold together, then the "
-            "batches they make",
-            **values,
-        )
 
 
-def _dataset_of(answer, name: str, watched=frozenset()):
-    """Call the learner's input function as the Estimator would: its dataset, and whether any of the
-    ``watched`` code objects ran during the call; one line per way the call can fail."""
+class _Comparer:
+    """Each batch the model_fn receives, compared as it arrives with ``images`` (uint8, the
+    reference's pixels times 255) and ``labels``, in order, in batches of ``sizes``: the first
+    difference is kept with the batch it is in, and a little of what it looks like."""
+
+    def __init__(self, images, labels, sizes):
+        self.images, self.labels, self.sizes = images, labels, list(sizes)
+        self.batches, self.offset, self.first = [], 0, None
+        self.error, self.classes = None, []
+
+    def __call__(self, pixels, classes) -> int:
+        try:
+            self._compare(pixels, classes)
+        except Exception as error:  # noqa: BLE001 - the check's own comparison, reported later
+            self.error = self.error or error
+        return 0
+
+    def _compare(self, pixels, classes) -> None:
+        import numpy as np
+
+        index, start = len(self.batches), self.offset
+        self.batches.append(len(classes))
+        self.classes.append(np.asarray(classes))
+        self.offset += len(classes)
+        if self.first is not None:
+            return
+        if len(pixels) != len(classes):
+            self.first = ("unzipped", index, len(pixels), len(classes))
+            return
+        if index >= len(self.sizes) or len(classes) != self.sizes[index]:
+            self.first = ("size", index, len(classes))
+            return
+        want_pixels = self.images[start : self.offset].astype(np.float32)
+        want_labels = self.labels[start : self.offset]
+        got = np.asarray(pixels, dtype=np.float64) * 255
+        if not np.array_equal(np.asarray(classes), want_labels):
+            self.first = ("labels", index, np.asarray(classes), want_labels, start)
+        elif np.abs(got - want_pixels).max() > 1e-3:
+            self.first = ("pixels", index, got, want_pixels, start)
+
+
+# An input function's pixels are k / 255 for a byte k, in float32 however the division is written:
+# times 255, within 1e-4 of k; the comparison allows 1e-3 and refuses any other image.
+PIXEL_MISTAKES = (
+    (
+        lambda got, want: np.allclose(got / 255, want, atol=1e-3),
+        N_("the pixels go up to 255: the model wants them between 0 and 1"),
+    ),
+    (
+        lambda got, want: np.allclose(got, 255 - want, atol=1e-3),
+        N_("the images are inverted (1 - x): keep each pixel's value"),
+    ),
+    (
+        lambda got, want: np.allclose(got, np.transpose(want, (0, 2, 1)), atol=1e-3),
+        N_("the images are transposed: keep each image's rows and columns"),
+    ),
+    (
+        lambda got, want: not got.any(),
+        N_("the images are all zeros: keep each pixel's value"),
+    ),
+    (
+        lambda got, want: got.min() < -1e-3 or got.max() > 255 + 1e-3,
+        N_(
+            "the pixels are not between 0 and 1: the model wants the bytes divided by 255, "
+            "nothing else"
+        ),
+    ),
+)
+
+
+def _run_estimator(answer, name: str, mode: str, comparer: _Comparer, watched=frozenset()):
+    """Give ``answer`` to a real Estimator, as the lesson does: ``evaluate`` (``mode`` "eval",
+    from a checkpoint of the check's) or ``train``, in the Estimator's own graph, with a
+    model_fn that hands each batch to ``comparer``; at most one batch more than the reference
+    holds is read. Returns whether any of the ``watched`` code objects ran. One line for each way
+    the call fails: the element's form, data embedded in the graph, an error in the answer."""
+    import tempfile
+    from pathlib import Path
+
+    import tensorflow as tf
+
+    from ..logs import logger_level
+
+    def model_fn(features, labels, mode):
+        _check_element_spec(_spec_of(features, labels), name)
+        embedded = _embedded_bytes(tf.compat.v1.get_default_graph())
+        if embedded > 1_000_000:
+            fail(
+                "`{name}()` puts {megabytes:.0f} MB of data in the graph as constants "
+                "(from_tensor_slices of arrays, the trap this notebook measured): read the "
+                "files with inputs.image_dataset",
+                name=name,
+                megabytes=embedded / 1e6,
+            )
+        seen = tf.py_function(comparer, [features["image"], labels], tf.int64)
+        loss = tf.cast(seen, tf.float32) * 0.0
+        step = tf.compat.v1.train.get_global_step()
+        with tf.control_dependencies([seen]):
+            train_op = tf.compat.v1.assign_add(step, 1)
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    ran = []
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code in watched:
+            ran.append(frame.f_code)
+
+    input_fn = _as_estimator_calls_it(answer, name)
+    steps = len(comparer.sizes) + 1
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as folder, logger_level("ERROR"):
+        config = tf.estimator.RunConfig(model_dir=folder, log_step_count_steps=10**9)
+        estimator = tf.estimator.Estimator(model_fn, config=config)
+        if mode == "eval":
+            with tf.Graph().as_default():
+                tf.compat.v1.train.get_or_create_global_step()
+                with tf.compat.v1.Session() as session:
+                    session.run(tf.compat.v1.global_variables_initializer())
+                    tf.compat.v1.train.Saver().save(session, str(Path(folder) / "model.ckpt"), 0)
+        previous = sys.getprofile()
+        sys.setprofile(profile if watched else previous)
+        try:
+            if mode == "eval":
+                estimator.evaluate(input_fn, steps=steps)
+            else:
+                estimator.train(input_fn, steps=steps)
+        except CheckFailed:
+            raise
+        except Exception as error:  # the learner's code, run by the Estimator
+            if "is different from the graph" in str(error):
+                fail(
+                    "`{name}()` returns a dataset built outside the function: the Estimator "
+                    "calls the input function inside its own graph, so build the dataset there",
+                    name=name,
+                )
+            call = "evaluate" if mode == "eval" else "train"
+            raise CheckFailed(
+                _("`{call}({name})` raised {error}").format(
+                    call=call, name=name, error=error_text(error)
+                )
+            ) from None
+        finally:
+            sys.setprofile(previous)
+    if comparer.error is not None:
+        raise comparer.error
+    return bool(ran)
+
+
+ESTIMATOR_ARGUMENTS = ("mode", "params", "config", "input_context")
+
+
+def _as_estimator_calls_it(answer, name: str):
+    """``answer`` as the Estimator calls an input function: with no arguments, or with those of
+    ``mode``, ``params``, ``config`` (and ``input_context``) it declares; one line for another
+    parameter without a default, and for a result that is not a Dataset."""
+    import inspect
+
+    import tensorflow as tf
+
+    try:
+        parameters = inspect.signature(answer).parameters.values()
+    except (TypeError, ValueError):
+        parameters = []
+    declared = {p.name for p in parameters if p.name in ESTIMATOR_ARGUMENTS}
+    other = [
+        p.name
+        for p in parameters
+        if p.name not in ESTIMATOR_ARGUMENTS
+        and p.default is p.empty
+        and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
+    if other:
+        fail(
+            "`{name}` has the parameter {parameter}: the Estimator calls an input function with "
+            "no arguments, or with those of mode, params and config it declares",
+            name=name,
+            parameter=other[0],
+        )
+
+    def input_fn(mode, params, config):
+        given = {"mode": mode, "params": params, "config": config}
+        result = answer(**{key: value for key, value in given.items() if key in declared})
+        if not isinstance(result, tf.data.Dataset):
+            fail(
+                "`{name}()` returned a {kind}: return a tf.data.Dataset",
+                name=name,
+                kind=type(result).__name__,
+            )
+        return result
+
+    return input_fn
+
+
+def _spec_of(features, labels):
+    """The element spec of what the model_fn received (labels None: no labels)."""
+    import tensorflow as tf
+
+    as_spec = lambda t: tf.TensorSpec(t.shape, t.dtype)  # noqa: E731
+    if labels is None:
+        return tf.nest.map_structure(as_spec, features)
+    return (tf.nest.map_structure(as_spec, features), as_spec(labels))
+
+
+def _embedded_bytes(graph) -> int:
+    """The bytes of data the graph holds in its constants."""
+    total = 0
+    for op in graph.get_operations():
+        if op.type == "Const":
+            value = op.get_attr("value")
+            total += len(value.tensor_content) or 4 * len(value.float_val) + len(value.int_val)
+    return total
+
+
+def _judge(comparer: _Comparer, name: str, others: dict, whole: str) -> None:
+    """Refuse in one line the first difference ``comparer`` found: ``others`` maps a dataset's
+    name to its (images, labels), the data a learner may have read by mistake; ``whole`` says
+    which data the reference is."""
+    import numpy as np
+
+    count = len(comparer.labels)
+    yielded = sum(comparer.batches)
+    values = dict(name=name, whole=whole, count=count, yielded=yielded)
+    if comparer.first is None and yielded == count:
+        return
+    if not comparer.batches:
+        fail("`{name}()` yields no batch at all", **values)
+    if comparer.first is None:
+        fail(
+            "`{name}()` yields {yielded} of the {count} examples of {whole}: the last, shorter "
+            "batch or some examples are left out (drop_remainder=True, take)",
+            **values,
+        )
+    kind, index, *rest = comparer.first
+    values.update(batch=index + 1)
+    if kind == "unzipped":
+        fail(
+            "batch {batch} has {images} images but {labels} labels: zip them one to one",
+            images=rest[0],
+            labels=rest[1],
+            **values,
+        )
+    if kind == "size" and index >= len(comparer.sizes):
+        fail(
+            "`{name}()` yields more than the {count} examples of {whole} (it repeats or reads "
+            "more): make one pass, or evaluate() never returns",
+            **values,
+        )
+    if kind == "size":
+        fail(
+            "batch {batch} holds {size} examples where {expected} were expected",
+            size=rest[0],
+            expected=comparer.sizes[index],
+            **values,
+        )
+    got, want, start = rest
+    if kind == "labels":
+        stop = start + len(got)
+        for other, (_images, labels) in others.items():
+            if np.array_equal(got, labels[start:stop]):
+                fail("the labels are those of {other}: read {whole}", other=other, **values)
+        every = np.concatenate(comparer.classes)
+        if np.array_equal(np.sort(every), np.sort(comparer.labels)):
+            fail(
+                "from batch {batch} on, the examples come in another order than in {whole}: "
+                "keep their order (an input for evaluate() or for a check does not shuffle)",
+                **values,
+            )
+        if len(set(got.tolist())) == 1:
+            fail("the labels of batch {batch} are all the same class", **values)
+        shift = got.astype(np.int64) - want
+        if len(set(shift.tolist())) == 1 and abs(int(shift[0])) == 1:
+            fail("the labels of batch {batch} are each one class off", **values)
+        fail("the labels of batch {batch} are not those of {whole}", **values)
+    for other, (images, _labels) in others.items():
+        if np.allclose(got, images[start : start + len(got)], atol=1e-3):
+            fail("the images are those of {other}: read {whole}", other=other, **values)
+    for test, message in PIXEL_MISTAKES:
+        if test(got, want):
+            raise CheckFailed(said(message))
+    fail(
+        "the images of batch {batch} are not those of {whole} (largest difference "
+        "{difference:.3f} on a 0–1 scale): give each image as the file holds it, scaled to 0–1",
+        difference=float(np.abs(got - want).max()) / 255,
+        **values,
+    )
+
+
+@reporting_learner_errors
+def eval_input_fn(
+    answer, dataset, other, batch_size: int = 300, name: str = "fashion_eval_input_fn"
+) -> None:
+    """Notebook 02, exercise 2: an evaluation input over ``dataset``'s test split, given to a
+    real ``Estimator.evaluate``: every image and label once, in order, in batches of
+    ``batch_size``, compared in full with the files' (``other``: the dataset a learner may have
+    read by mistake); built without ``inputs.make_eval_input_fn``."""
+    from .. import inputs
+
     require_answer(answer, name)
+    _callable_input_fn(answer, name)
+    helper = {inputs.make_eval_input_fn.__code__, inputs.make_eval_input_fn().__code__}
+    labels = np.asarray(dataset.test_labels)
+    sizes = [min(batch_size, len(labels) - at) for at in range(0, len(labels), batch_size)]
+    comparer = _Comparer(dataset.test_images, labels, sizes)
+    if _run_estimator(answer, name, "eval", comparer, helper):
+        fail(
+            "`{name}()` gets its batches from inputs.make_eval_input_fn, which the exercise "
+            "asks you to do without: build them yourself from inputs.image_dataset and the "
+            "steps this notebook took on it "
+            "(section 'The course's input functions are exactly this')",
+            name=name,
+        )
+    whole = said(N_("{dataset}'s test split"), dataset=dataset.name)
+    others = {
+        said(N_("{dataset}'s training split"), dataset=dataset.name): (
+            dataset.train_images,
+            dataset.train_labels,
+        ),
+        said(N_("{dataset}'s test split"), dataset=other.name): (
+            other.test_images,
+            other.test_labels,
+        ),
+    }
+    _judge(comparer, name, others, whole)
+    correct(
+        "evaluate() read {batches} batches of {batch_size} (the last of {last}): every test "
+        "image and label once, in order, each pixel as the files hold it",
+        batches=len(sizes),
+        batch_size=batch_size,
+        last=sizes[-1],
+    )
+
+
+# The check's own one-hot input: Fashion-MNIST's first training images, in batches of another size
+# than the notebook's, the last one short
+STAND_IN = ("fashion-mnist", 2000, 64)
+
+
+@reporting_learner_errors
+def class_id_input_fn(answer, one_hot_input_fn, name: str = "class_id_input_fn") -> None:
+    """Notebook 02, exercise 3: ``one_hot_input_fn``'s batches with each one-hot label turned back
+    into its class id. The answer is given to a real ``Estimator.train`` with
+    ``one_hot_input_fn`` swapped for a stand-in over data the notebook never showed
+    (``STAND_IN``), and what the model_fn receives is compared in full, batch by batch, with the
+    stand-in's batches; an answer that reaches ``one_hot_input_fn`` where it cannot be swapped
+    (a ``partial``) is judged on MNIST, as the notebook defines it."""
+    import tensorflow as tf
+
+    from .. import data, inputs
+
+    require_answer(answer, name)
+    _callable_input_fn(answer, name)
+    source, count, batch_size = STAND_IN
+    arrays = data.load(source)
+    called = []
+
+    def stand_in(*args, **kwargs):
+        called.append(True)
+        return (
+            inputs.image_dataset(source, "train")
+            .take(count)
+            .batch(batch_size)
+            .map(lambda image, label: ({"image": image}, tf.one_hot(label, 10)))
+        )
+
+    sizes = [min(batch_size, count - at) for at in range(0, count, batch_size)]
+    comparer = _Comparer(arrays.train_images[:count], arrays.train_labels[:count], sizes)
+    given = getattr(one_hot_input_fn, "__code__", None)
+    with _swapped(answer, one_hot_input_fn, stand_in):
+        used_given = _run_estimator(answer, name, "train", comparer, {given} - {None})
+    if not called and used_given:  # reached where it could not be swapped: the notebook's data
+        source, batch_size, mnist = "mnist", 100, data.load("mnist")
+        sizes = [min(100, len(mnist.train_labels) - at) for at in range(0, 60000, 100)]
+        comparer = _Comparer(mnist.train_images, mnist.train_labels, sizes)
+        _run_estimator(answer, name, "train", comparer)
+    elif not called:
+        fail(
+            "`{name}()` never calls one_hot_input_fn(): the exercise asks for its batches as "
+            "they are, read inside your function, with each one-hot label turned back into its "
+            "class id",
+            name=name,
+        )
+    _judge(comparer, name, {}, said(N_("the batches of one_hot_input_fn()")))
+    correct(
+        "train() read every batch of the one-hot input ({batches} batches of {batch_size}, "
+        "{source}), each as it was with its class ids, shape [batch]: what the model's loss "
+        "reads",
+        batches=len(sizes),
+        batch_size=batch_size,
+        source=source,
+    )
+
+
+@contextlib.contextmanager
+def _swapped(answer, original, stand_in):
+    """While it lasts, ``answer`` reaches ``stand_in`` wherever it held ``original``: among its
+    globals, its default arguments and the variables it closes over."""
+    undo = []
+    namespace = getattr(answer, "__globals__", {})
+    for key, value in list(namespace.items()):
+        if value is original:
+            undo.append(lambda key=key: namespace.__setitem__(key, original))
+            namespace[key] = stand_in
+    for attribute in ("__defaults__", "__kwdefaults__"):
+        held = getattr(answer, attribute, None)
+        if isinstance(held, tuple) and any(value is original for value in held):
+            setattr(answer, attribute, tuple(stand_in if v is original else v for v in held))
+            undo.append(lambda attribute=attribute, held=held: setattr(answer, attribute, held))
+        elif isinstance(held, dict) and any(value is original for value in held.values()):
+            setattr(
+                answer, attribute, {k: stand_in if v is original else v for k, v in held.items()}
+            )
+            undo.append(lambda attribute=attribute, held=held: setattr(answer, attribute, held))
+    for cell in getattr(answer, "__closure__", None) or ():
+        if cell.cell_contents is original:
+            cell.cell_contents = stand_in
+            undo.append(lambda cell=cell: setattr(cell, "cell_contents", original))
+    try:
+        yield
+    finally:
+        for step in reversed(undo):
+            step()
+
+
+def _callable_input_fn(answer, name: str) -> None:
+    """Refuse in one line an answer that is not an input function."""
     import tensorflow as tf
 
     if isinstance(answer, tf.data.Dataset):
@@ -95,242 +544,6 @@ def _dataset_of(answer, name: str, watched=frozenset()):
             name=name,
             kind=type(answer).__name__,
         )
-    ran = []
-
-    def profile(frame, event, arg):
-        if event == "call" and frame.f_code in watched:
-            ran.append(frame.f_code)
-
-    previous = sys.getprofile()
-    sys.setprofile(profile if watched else previous)
-    try:
-        dataset = answer()
-    except Exception as error:  # the learner's code: report it in one line
-        raise CheckFailed(
-            _("calling `{name}()` raised {kind}: {first_line}").format(
-                name=name, kind=type(error).__name__, first_line=_first_line(error)
-            )
-        ) from None
-    finally:
-        sys.setprofile(previous)
-    if not isinstance(dataset, tf.data.Dataset):
-        fail(
-            "`{name}()` returned a {kind}: return a tf.data.Dataset",
-            name=name,
-            kind=type(dataset).__name__,
-        )
-    return dataset, bool(ran)
-
-
-def _batches(dataset, name: str, limit: int):
-    """(pixels, labels) of the dataset's batches, at most ``limit`` examples and one batch more."""
-    read, count = [], 0
-    try:
-        for features, labels in dataset:
-            read.append((features["image"].numpy(), labels.numpy()))
-            count += len(read[-1][1])
-            if count > limit:
-                break
-    except Exception as error:  # reading the files or a map function failed
-        raise CheckFailed(
-            _("reading the batches of `{name}()` raised {kind}: {first_line}").format(
-                name=name, kind=type(error).__name__, first_line=_first_line(error)
-            )
-        ) from None
-    if not read:
-        fail("`{name}()` returned an empty dataset: it yields no batch at all", name=name)
-    for pixels, classes in read[:1]:
-        if len(pixels) != len(classes):
-            fail(
-                "the first batch has {images} images but {labels} labels: zip them one to one",
-                images=len(pixels),
-                labels=len(classes),
-            )
-        if pixels.max() > 1.0:
-            fail(
-                "the pixels go up to {highest:.4g}: the model wants them between 0 and 1",
-                highest=float(pixels.max()),
-            )
-        if pixels.min() < 0.0:
-            fail(
-                "some pixels are negative ({lowest:.2f}): the model wants them between 0 and 1",
-                lowest=float(pixels.min()),
-            )
-    return read
-
-
-@reporting_learner_errors
-def eval_input_fn(
-    answer, dataset, other, batch_size: int = 300, name: str = "fashion_eval_input_fn"
-) -> None:
-    """Notebook 02, exercise 2: an evaluation input over ``dataset``'s test split: every image once,
-    in order, in batches of ``batch_size``, built without ``inputs.make_eval_input_fn`` (the
-    exercise asks for it from ``inputs.image_dataset``); ``other`` is the dataset a learner may
-    have read by mistake."""
-    import numpy as np
-
-    from .. import inputs
-
-    # the course's helper, and the input function it returns, are what the exercise rules out
-    helper = {inputs.make_eval_input_fn.__code__, inputs.make_eval_input_fn().__code__}
-    data, used_helper = _dataset_of(answer, name, helper)
-    if used_helper:
-        fail(
-            "`{name}()` gets its batches from inputs.make_eval_input_fn, which the exercise "
-            "asks you to do without: build them yourself from inputs.image_dataset and the "
-            "steps this notebook took on it "
-            "(section 'The course's input functions are exactly this')",
-            name=name,
-        )
-    _check_element_spec(data.element_spec, name)
-    expected = np.asarray(dataset.test_labels)
-    read = _batches(data, name, limit=len(expected))
-    labels = np.concatenate([classes for _pixels, classes in read])
-    sizes = [len(classes) for _pixels, classes in read]
-    values = dict(
-        name=name,
-        test_images=len(expected),
-        yielded=len(labels),
-        first=sizes[0],
-        last=sizes[-1],
-        batches=len(sizes),
-        batch_size=batch_size,
-        dataset=dataset.name,
-        other=other.name,
-    )
-    if len(labels) > len(expected) and np.array_equal(
-        labels[: len(expected)], dataset.train_labels[: len(expected)]
-    ):
-        fail(
-            "`{name}()` yields more than the {test_images} test images (the training split): "
-            "an evaluation input makes one pass over the test split, or evaluate() never "
-            "returns",
-            **values,
-        )
-    if len(labels) > len(expected):
-        fail(
-            "`{name}()` yields more than the {test_images} test images (it repeats): an "
-            "evaluation input makes one pass over the test split, or evaluate() never "
-            "returns",
-            **values,
-        )
-    if sizes[0] != batch_size:
-        fail(
-            "the first batch holds {first} images: the exercise asks for batches of {batch_size}",
-            **values,
-        )
-    if len(labels) < len(expected):
-        fail(
-            "`{name}()` yields {yielded} of the {test_images} test images: an evaluation that "
-            "leaves out images (drop_remainder=True, take) measures less than the whole "
-            "test set",
-            **values,
-        )
-    if np.array_equal(labels, expected):
-        correct(
-            "{batches} batches of {batch_size} (the last of {last}), every test image once and "
-            "in order: evaluate() returns after one pass",
-            **values,
-        )
-    elif np.array_equal(labels, np.asarray(other.test_labels)[: len(labels)]):
-        fail("these are the labels of {other}'s test split: read {dataset}'s", **values)
-    elif np.array_equal(np.sort(labels), np.sort(expected)):
-        fail(
-            "every test image is there but in another order: an evaluation input does not "
-            "shuffle (section 'Train, evaluate and predict: three input functions')"
-        )
-    else:
-        fail(
-            "the labels are not those of {dataset}'s test split: read its test split, in the "
-            "order of its files",
-            **values,
-        )
-
-
-@reporting_learner_errors
-def class_id_input_fn(answer, one_hot_input_fn, name: str = "class_id_input_fn") -> None:
-    """Notebook 02, exercise 3: ``one_hot_input_fn``'s batches with each one-hot label turned back
-    into its class id; the answer must call ``one_hot_input_fn`` (the exercise converts its
-    batches, it does not read the data again)."""
-    import numpy as np
-
-    given = getattr(one_hot_input_fn, "__code__", None)
-    data, used_given = _dataset_of(answer, name, {given} if given else frozenset())
-    if given and not used_given:
-        fail(
-            "`{name}()` never calls one_hot_input_fn(): the exercise asks for its batches as "
-            "they are, read inside your function, with each one-hot label turned back into its "
-            "class id",
-            name=name,
-        )
-    _check_element_spec(data.element_spec, name)
-    features, labels = data.element_spec
-    if labels.shape.rank == 1 and labels.shape[0] == 10 and features["image"].shape[0] != 10:
-        fail(
-            "the labels are 10 numbers whatever the batch size: tf.argmax reduced over the "
-            "batch (its default axis 0), not over each label's ten classes"
-        )
-    pixels, classes = _batches(data, name, limit=1)[0]
-    reference = next(iter(one_hot_input_fn()))[1].numpy()
-    if len(classes) != len(reference):
-        fail(
-            "the first batch holds {labels} labels, one_hot_input_fn()'s {given}: keep its "
-            "batches as they are",
-            labels=len(classes),
-            given=len(reference),
-        )
-    if not np.array_equal(classes, reference.argmax(axis=1)):
-        fail(
-            "the labels of the first batch are not the classes of one_hot_input_fn()'s first "
-            "batch: convert its labels, in its order"
-        )
-    rolled = _classes_with_rolled_labels(answer, one_hot_input_fn, name)
-    if rolled is not None and not np.array_equal(rolled, (reference.argmax(axis=1) + 1) % 10):
-        fail(
-            "`{name}()` calls one_hot_input_fn() but its labels do not come from it: the check "
-            "gave it batches whose one-hot labels were changed, and your class ids did not "
-            "change; build the dataset you return from the batches one_hot_input_fn() returns",
-            name=name,
-        )
-    correct(
-        "`{name}()` yields the same batches with {dtype} class ids, shape [batch]: what the "
-        "model's loss reads",
-        name=name,
-        dtype=classes.dtype.name,
-    )
-
-
-def _classes_with_rolled_labels(answer, one_hot_input_fn, name: str):
-    """The class ids of the answer's first batch when the ``one_hot_input_fn`` it reads by name
-    gives each one-hot label rolled by one class; None when it reads it by no global name."""
-    import tensorflow as tf
-
-    namespace = getattr(answer, "__globals__", {})
-    code, read = getattr(answer, "__code__", None), set()
-    pending = [code] if code else []
-    while pending:  # the global names the answer's code and the functions inside it read
-        code = pending.pop()
-        read.update(code.co_names)
-        pending.extend(const for const in code.co_consts if hasattr(const, "co_names"))
-    names = [key for key in read if namespace.get(key) is one_hot_input_fn]
-    if not names:  # reached through a closure or another function: not swapped, not judged
-        return None
-
-    def rolled(*args, **kwargs):
-        return one_hot_input_fn(*args, **kwargs).map(
-            lambda features, labels: (features, tf.roll(labels, 1, axis=1))
-        )
-
-    try:
-        namespace.update(dict.fromkeys(names, rolled))
-        return _batches(answer(), name, limit=1)[0][1]
-    finally:
-        namespace.update(dict.fromkeys(names, one_hot_input_fn))
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    return text[0] if text else type(error).__name__
 
 
 def _check_element_spec(spec, name: str) -> None:

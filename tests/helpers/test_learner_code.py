@@ -244,3 +244,19 @@ def test_shorten_graph_message_line_by_line():
         "Detected at node 'Other' (no file lines follow)",
         "  File-like text stays",
     ]
+
+
+def test_an_error_in_a_dataset_map_is_its_own_line_not_autographs_header():
+    """tf.data traces a map function with AutoGraph, whose message starts "in user code:" and
+    lists frames; the line a learner needs is the error at its end (issue 46: "ValueError: in
+    user code:" was all a check showed)."""
+    import tensorflow as tf
+
+    def reshape(x):
+        return tf.reshape(x, [2, 2])
+
+    with pytest.raises(ValueError) as raised:
+        tf.data.Dataset.range(3).map(reshape)
+    assert error_text(raised.value) == (
+        "ValueError: Cannot reshape a tensor with 1 elements to shape [2,2] (4 elements)"
+    )

@@ -52,3 +52,19 @@ def tagged(module) -> dict:
                     for kind in kinds:
                         found.setdefault((exercise, kind), []).append(test_name)
     return found
+
+
+def by_name(*banks) -> list:
+    """The names of the banks' answers (dicts), each bank sorted: the parameters of a test that
+    looks its answer up by name; an answer written as ``pytest.param(..., marks=bank(...))`` lends
+    its name its marks."""
+    return [
+        pytest.param(name, marks=getattr(table[name], "marks", ()))
+        for table in banks
+        for name in sorted(table)
+    ]
+
+
+def entry(value):
+    """The values of a bank's entry, written plainly or as a ``pytest.param``."""
+    return getattr(value, "values", value)

@@ -39,8 +39,11 @@ def test_each_kind_is_tried_or_argued_not_to_apply(notebook):
     tried, argued = bank_of(notebook)
     numbers = exercises()[notebook]
     problems = [f"exercise {n} has no tests of its own" for n in argued if n not in numbers]
-    problems += [f"{tests} tag exercise {n}, which is not there" for (n, _k), tests in
-                 tried.items() if n not in numbers]
+    problems += [
+        f"{tests} tag exercise {n}, which is not there"
+        for (n, _k), tests in tried.items()
+        if n not in numbers
+    ]
     for n in numbers:
         reasons = argued.get(n, {})
         problems += [f"ex {n}: {kind!r} is no kind" for kind in reasons if kind not in KINDS]
@@ -60,6 +63,8 @@ def test_the_totals(capsys):
         counts["tests"] += sum(len(tests) for tests in tried.values())
         counts["n/a"] += sum(len(argued.get(n, {})) for n in numbers)
     with capsys.disabled():
-        print(f"\nbanks: {counts['tried']} kinds tried by {counts['tests']} tagged tests, "
-              f"{counts['n/a']} argued not to apply")
+        print(
+            f"\nbanks: {counts['tried']} kinds tried by {counts['tests']} tagged tests, "
+            f"{counts['n/a']} argued not to apply"
+        )
     assert counts["tried"] + counts["n/a"] == len(KINDS) * sum(map(len, exercises().values()))

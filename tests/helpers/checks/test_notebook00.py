@@ -14,7 +14,6 @@ from tests.support.checks import failure
 NOT_APPLICABLE = {
     1: {
         "off by one": "a fraction of the test labels: no count or index to be off by one",
-        "right shape, wrong content": "one number: every wrong number has the right shape",
         "forbidden API": "the prompt forbids no API",
     },
     2: {

@@ -16,8 +16,29 @@ import tensorflow as tf
 
 from helpers import inputs
 from helpers.checks import notebook01 as checks
+from tests.support.banks import bank
 from tests.support.checks import failure
 from tests.support.models import tiny_estimator
+
+# The kinds that do not apply, argued (tests/support/banks.py).
+NOT_APPLICABLE = {
+    1: {
+        "right shape, wrong content": "a single number: every wrong number has the right shape",
+        "forbidden API": "the prompt forbids no API",
+        "right on the notebook's data, wrong in general": (
+            "a value: the check sees no code it could run on other data"
+        ),
+    },
+    2: {
+        "wrong unit": (
+            "the answer is not a quantity (an Estimator, a train op, a hook, a config): no unit"
+        ),
+        "forbidden API": "the prompt forbids no API",
+        "right on the notebook's data, wrong in general": (
+            "an Estimator trained on the notebook's data: no code the check could run elsewhere"
+        ),
+    },
+}
 
 # A training log as logs.captured_log() collects it (LOG_EVERY = 100, 300 steps).
 LINES = [
@@ -72,11 +93,29 @@ def test_seconds_without_timed_lines_in_the_log():
 
 # The bank of plausible wrong answers: each names its mistake, none hands over the code.
 WRONG = [
-    (1.736, r"the time on one loss line: each line times only the steps since the line before"),
-    (1.585, r"the time on one loss line"),
+    # the timed lines from the second on: a loop that starts one line late
+    pytest.param(
+        1.736,
+        r"the time on one loss line: each line times only the steps since the line before",
+        marks=bank(1, "off by one"),
+    ),
+    # the first timed line, the one the printed log shows (1.984 s in the notebook)
+    pytest.param(
+        1.585, r"the time on one loss line", marks=bank(1, "hard-coded from an output above")
+    ),
     (TOTAL / 2, r"the mean time per line: the exercise asks for the total"),
-    (63.2565 + 57.6665, r"global_step/sec lines, which are rates, not times"),
-    ((63.2565 + 57.6665) / 2, r"global_step/sec lines, which are rates"),
+    # steps per second where seconds are asked
+    pytest.param(
+        63.2565 + 57.6665,
+        r"global_step/sec lines, which are rates, not times",
+        marks=bank(1, "wrong unit"),
+    ),
+    # the mean of the rate column of the table cell that pairs rates with seconds
+    pytest.param(
+        (63.2565 + 57.6665) / 2,
+        r"global_step/sec lines, which are rates",
+        marks=bank(1, "copy of a nearby cell"),
+    ),
     (2, r"a count of lines"),
     (int(TOTAL), r"is a count of lines or the total cut to whole seconds"),  # 3: both readings
     (4, r"a whole number of seconds"),  # rounded up: math.ceil
@@ -91,7 +130,16 @@ def test_seconds_wrong_answers_are_named(answer, words):
     assert "sum(" not in message and "re." not in message  # the cause, not the code
 
 
-@pytest.mark.parametrize("answer", [TOTAL, np.float32(TOTAL), np.float64(TOTAL), sum(TIMES)])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        TOTAL,
+        # np.float32(total)
+        pytest.param(np.float32(TOTAL), marks=bank(1, "right, written otherwise")),
+        np.float64(TOTAL),
+        sum(TIMES),
+    ],
+)
 def test_seconds_correct(answer, capsys):
     checks.logged_seconds(answer, LINES)
     out = capsys.readouterr().out
@@ -172,6 +220,7 @@ def test_another_kind_of_estimator_is_not_the_exercise(broken, tmp_path):
     )
 
 
+@bank(2, "copy of a nearby cell")  # `broken` itself, as the cell above left it
 def test_fixed_never_trained(broken):
     message = _fails(
         checks.fixed_input_fn,
@@ -193,7 +242,14 @@ def test_fixed_trained_twice(broken, tmp_path):
     )
 
 
-@pytest.mark.parametrize("typed", [12, 2 * STEPS])  # any count; one a multiple of STEPS too
+@pytest.mark.parametrize(
+    "typed",
+    [
+        # a step count typed in, trained once (3000 or 200 in the notebook)
+        pytest.param(12, marks=bank(2, "hard-coded from an output above")),  # any count
+        2 * STEPS,  # one a multiple of STEPS too
+    ],
+)
 def test_fixed_trained_once_for_a_step_count_typed_in(broken, tmp_path, typed):
     """An Estimator trained once for a count typed from the output above (3000, the run's
     'global step now 3000'; 200, the full-mode count, in fast mode), not EXERCISE_STEPS: the
@@ -216,7 +272,10 @@ def test_fixed_without_its_training_graph(broken, tmp_path):
     _fails(checks.fixed_input_fn, model, broken, STEPS, match=r"has no graph.pbtxt")
 
 
-@pytest.mark.parametrize("steps", [STEPS - 1, 1])  # off by one; one step
+@pytest.mark.parametrize(
+    "steps",
+    [pytest.param(STEPS - 1, marks=bank(2, "off by one")), 1],  # one step short; one step
+)
 def test_fixed_too_few_steps(broken, tmp_path, steps):
     model = trained(tmp_path, _right, steps=steps)
     _fails(
@@ -236,7 +295,12 @@ def test_fixed_too_few_steps(broken, tmp_path, steps):
             r"trained on the test set \(its training graph reads t10k-images-idx3-ubyte.gz and "
             r"t10k-labels-idx1-ubyte.gz\)",
         ),
-        (_zeros, r"did not train on the MNIST training files \(its training graph reads none"),
+        # an Estimator trained to the right step, on made-up data
+        pytest.param(
+            _zeros,
+            r"did not train on the MNIST training files \(its training graph reads none",
+            marks=bank(2, "right shape, wrong content"),
+        ),
         (_one_batch_again_and_again, r"keeps only part of the training set \(a take\(\)"),
     ],
 )
@@ -246,7 +310,10 @@ def test_fixed_trained_on_other_data(broken, tmp_path, input_fn, match):
     assert "make_train_input_fn" not in message
 
 
-@pytest.mark.parametrize("input_fn", [_right, _right_written_otherwise])
+@pytest.mark.parametrize(
+    "input_fn",
+    [_right, pytest.param(_right_written_otherwise, marks=bank(2, "right, written otherwise"))],
+)
 def test_fixed_correct(broken, tmp_path, input_fn, capsys):
     checks.fixed_input_fn(trained(tmp_path, input_fn), broken, STEPS)
     out = capsys.readouterr().out

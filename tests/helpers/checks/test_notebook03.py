@@ -14,8 +14,36 @@ import tensorflow as tf
 from helpers.checks import notebook03 as checks
 from helpers.checks import notebook03
 from helpers.problems import CheckFailed
+from tests.support.banks import bank, by_name, entry
 from tests.support.checks import assert_names_the_mistake, failure, notebook_headings, zh_tw_heading
 from tests.support.model_fns import variant
+
+# The kinds that do not apply, argued (tests/support/banks.py).
+NOT_APPLICABLE = {
+    1: {
+        "wrong unit": (
+            "the answer is not a quantity (an Estimator, a train op, a hook, a config): no unit"
+        ),
+        "hard-coded from an output above": (
+            "the prompt gives both numbers (0.1, 1); no output above shows one"
+        ),
+    },
+    2: {
+        "hard-coded from an output above": (
+            "a function of logits the check makes: no output above gives its numbers"
+        ),
+        "forbidden API": "the prompt forbids no API",
+        "right on the notebook's data, wrong in general": (
+            "the exercise has no data of the notebook's: the check makes the logits"
+        ),
+    },
+    3: {
+        "off by one": "a rate over all examples: no count or index",
+        "hard-coded from an output above": (
+            "a metric function: no output above gives a number for it"
+        ),
+    },
+}
 
 GD = tf.compat.v1.train.GradientDescentOptimizer
 
@@ -88,7 +116,7 @@ def _no_op(loss):
     "train_op_for",
     [
         _clipped(_by_norm),
-        _global_norm,
+        pytest.param(_global_norm, marks=bank(1, "right, written otherwise")),
         _grouped_increment,
         _clipped(_by_norm, global_step=tf.compat.v1.train.get_or_create_global_step),
     ],
@@ -119,9 +147,10 @@ def test_exercise_1_global_norm_passes_when_the_bias_carries_part_of_the_norm(ca
 EXERCISE_1_WRONG = {
     "blank": (None, "`fixed_model_fn` is still None"),
     "not a function": ("model_fn", "should be a model_fn"),
-    "the break-it minimize": (
+    "the break-it minimize": pytest.param(
         _with_train_op(lambda loss: GD(0.1).minimize(loss)),
         "leaves the global step at 0",
+        marks=bank(1, "copy of a nearby cell"),
     ),
     "apply_gradients without the step": (
         _with_train_op(_clipped(_by_norm, global_step=lambda: None)),
@@ -132,15 +161,22 @@ EXERCISE_1_WRONG = {
         _with_train_op(_create_global_step),
         'building the TRAIN branch raised ValueError: "global_step" already exists.',
     ),
-    "advanced twice": (_with_train_op(_twice), "from 0 to 2"),
+    # global step 2, not 1
+    "advanced twice": pytest.param(
+        _with_train_op(_twice), "from 0 to 2", marks=bank(1, "off by one")
+    ),
     "only counts": (_with_train_op(_no_op), "changed no weight"),
-    "not clipped": (
+    # minimize, which the prompt rules out
+    "not clipped": pytest.param(
         _with_train_op(lambda loss: GD(0.1).minimize(loss, global_step=_step())),
         "used the gradients as they are",
+        marks=bank(1, "forbidden API"),
     ),
-    "clipped by value": (
+    # the same as clip_by_norm on real images' small gradients; the check feeds over-bright ones
+    "clipped by value": pytest.param(
         _with_train_op(_clipped(lambda g: tf.clip_by_value(g, -1.0, 1.0))),
         "each gradient *value* was clipped",
+        marks=bank(1, "right on the notebook's data, wrong in general"),
     ),
     "Adam": (
         _with_train_op(_clipped(_by_norm, optimizer=lambda: tf.compat.v1.train.AdamOptimizer(0.1))),
@@ -154,9 +190,10 @@ EXERCISE_1_WRONG = {
         _with_train_op(_clipped(lambda g: tf.clip_by_norm(g, 0.1))),
         "the step moved dense/kernel by only 0.01: clip to a norm of 1, with learning rate 0.1",
     ),
-    "gradient ascent": (
+    "gradient ascent": pytest.param(
         _with_train_op(_clipped(lambda g: -tf.clip_by_norm(g, 1.0))),
         "against its gradient",
+        marks=bank(1, "right shape, wrong content"),
     ),
     "a typo": (
         _with_train_op(
@@ -227,9 +264,9 @@ EXERCISE_1_MORE_WRONG = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(EXERCISE_1_WRONG) + sorted(EXERCISE_1_MORE_WRONG))
+@pytest.mark.parametrize("name", by_name(EXERCISE_1_WRONG, EXERCISE_1_MORE_WRONG))
 def test_exercise_1_wrong_answers_fail_and_say_why(name):
-    answer, words = {**EXERCISE_1_WRONG, **EXERCISE_1_MORE_WRONG}[name]
+    answer, words = entry({**EXERCISE_1_WRONG, **EXERCISE_1_MORE_WRONG}[name])
     assert_names_the_mistake(
         failure(checks.clipped_training_step, answer),
         words,
@@ -292,7 +329,11 @@ def _argsort(logits):
     }
 
 
-@pytest.mark.parametrize("answer", [_top(), _argsort], ids=["top_k", "argsort"])
+@pytest.mark.parametrize(
+    "answer",
+    [_top(), pytest.param(_argsort, marks=bank(2, "right, written otherwise"))],
+    ids=["top_k", "argsort"],
+)
 def test_exercise_2_right_answers_pass(capsys, answer):
     checks.top_predictions_per_example(answer)
     assert capsys.readouterr().out.startswith(
@@ -320,9 +361,11 @@ EXERCISE_2_WRONG = {
     "blank": (None, "`top_predictions` is still None"),
     "not a function": ({"top_2": 0}, "should be a function of the logits"),
     "a tuple": (lambda logits: tf.math.top_k(logits, k=2), "return the predictions dict"),
-    "other keys": (
+    # the PREDICT branch's classes, copied
+    "other keys": pytest.param(
         lambda logits: {"classes": tf.argmax(logits, 1)},
         "use exactly 'top_2' and 'confidence'",
+        marks=bank(2, "copy of a nearby cell"),
     ),
     "a typo": (
         lambda logits: {"top_2": tf.math.topk(logits, k=2).indices},
@@ -366,14 +409,19 @@ EXERCISE_2_WRONG = {
         _top(indices=lambda top: tf.reverse(top.indices, axis=[1])),
         "in the wrong order",
     ),
-    "confidence as a logit": (_top(of=lambda logits: logits), "highest *logit*"),
-    "confidence of the runner-up": (
+    "confidence as a logit": pytest.param(
+        _top(of=lambda logits: logits), "highest *logit*", marks=bank(2, "wrong unit")
+    ),
+    # index 1 for index 0
+    "confidence of the runner-up": pytest.param(
         _top(values=lambda top: top.values[:, 1]),
         "not the probability",
+        marks=bank(2, "off by one"),
     ),
-    "top_2 sorted by class id": (
+    "top_2 sorted by class id": pytest.param(
         _top(indices=lambda top: tf.sort(top.indices, axis=1)),
         "not the two most probable classes",
+        marks=bank(2, "right shape, wrong content"),
     ),
 }
 
@@ -390,9 +438,9 @@ EXERCISE_2_MORE_WRONG = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(EXERCISE_2_WRONG) + sorted(EXERCISE_2_MORE_WRONG))
+@pytest.mark.parametrize("name", by_name(EXERCISE_2_WRONG, EXERCISE_2_MORE_WRONG))
 def test_exercise_2_wrong_answers_fail_and_say_why(name):
-    answer, words = {**EXERCISE_2_WRONG, **EXERCISE_2_MORE_WRONG}[name]
+    answer, words = entry({**EXERCISE_2_WRONG, **EXERCISE_2_MORE_WRONG}[name])
     assert_names_the_mistake(
         failure(checks.top_predictions_per_example, answer),
         words,
@@ -443,7 +491,9 @@ def _one_minus_accuracy(labels, classes):
 
 
 @pytest.mark.parametrize(
-    "answer", [_mean_of_wrong, _one_minus_accuracy], ids=["mean", "1 - accuracy"]
+    "answer",
+    [_mean_of_wrong, pytest.param(_one_minus_accuracy, marks=bank(3, "right, written otherwise"))],
+    ids=["mean", "1 - accuracy"],
 )
 def test_exercise_3_right_answers_pass(capsys, answer):
     checks.error_rate_metric_ops(answer)
@@ -491,7 +541,7 @@ EXERCISE_3_WRONG = {
         lambda labels, classes: {"error": _mean_of_wrong(labels, classes)["error_rate"]},
         "name the metric 'error_rate'",
     ),
-    "keras": (_keras, "Keras Metric object"),
+    "keras": pytest.param(_keras, "Keras Metric object", marks=bank(3, "forbidden API")),
     "bare tensor": (
         lambda labels, classes: {"error_rate": _batch_error(labels, classes)},
         "not a (value, update_op) pair",
@@ -500,17 +550,23 @@ EXERCISE_3_WRONG = {
         lambda labels, classes: {"error_rate": (_batch_error(labels, classes), tf.no_op())},
         "needs the current batch",
     ),
-    "mean of batch means": (
+    # right when the batches are of one size, as the notebook's are
+    "mean of batch means": pytest.param(
         lambda labels, classes: {
             "error_rate": tf.compat.v1.metrics.mean(_batch_error(labels, classes))
         },
         "the mean of the two batches' error rates",
+        marks=bank(3, "right on the notebook's data, wrong in general"),
     ),
-    "last batch": (_last_batch, "the second batch alone"),
+    "last batch": pytest.param(
+        _last_batch, "the second batch alone", marks=bank(3, "right shape, wrong content")
+    ),
     "first batch": (_first_batch, "the first batch alone"),
-    "accuracy": (
+    # the notebook's accuracy metric
+    "accuracy": pytest.param(
         lambda labels, classes: {"error_rate": tf.compat.v1.metrics.accuracy(labels, classes)},
         "the accuracy",
+        marks=bank(3, "copy of a nearby cell"),
     ),
     "a typo (metric. for metrics.)": (
         lambda labels, classes: {
@@ -518,13 +574,14 @@ EXERCISE_3_WRONG = {
         },
         "raised AttributeError: module 'tensorflow.compat.v1' has no attribute 'metric'",
     ),
-    "count, not rate": (
+    "count, not rate": pytest.param(
         lambda labels, classes: {
             "error_rate": tf.compat.v1.metrics.true_positives(
                 tf.not_equal(labels, classes), tf.not_equal(labels, classes)
             )
         },
         "is 2.0000",
+        marks=bank(3, "wrong unit"),
     ),
 }
 
@@ -542,9 +599,9 @@ EXERCISE_3_MORE_WRONG = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(EXERCISE_3_WRONG) + sorted(EXERCISE_3_MORE_WRONG))
+@pytest.mark.parametrize("name", by_name(EXERCISE_3_WRONG, EXERCISE_3_MORE_WRONG))
 def test_exercise_3_wrong_answers_fail_and_say_why(name):
-    answer, words = {**EXERCISE_3_WRONG, **EXERCISE_3_MORE_WRONG}[name]
+    answer, words = entry({**EXERCISE_3_WRONG, **EXERCISE_3_MORE_WRONG}[name])
     assert_names_the_mistake(
         failure(checks.error_rate_metric_ops, answer),
         words,

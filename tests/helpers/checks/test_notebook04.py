@@ -13,8 +13,41 @@ from helpers import models
 from helpers.checks import notebook04 as checks
 from helpers.checks import notebook04
 from helpers.problems import CheckFailed
+from tests.support.banks import bank
 from tests.support.checks import failure
 from tests.support.models import SMALL_CNN
+
+# The kinds that do not apply, argued (tests/support/banks.py).
+NOT_APPLICABLE = {
+    1: {
+        "wrong unit": "global steps: counts, with no other unit",
+        "hard-coded from an output above": "no output above shows these four calls",
+        "copy of a nearby cell": "no cell above runs these four calls",
+        "forbidden API": (
+            "a value: the check cannot see how it was found (the prompt asks to work it out "
+            "without running)"
+        ),
+        "right on the notebook's data, wrong in general": (
+            "a value: the check sees no code it could run on other data"
+        ),
+    },
+    2: {
+        "wrong unit": "global steps: counts, with no other unit",
+        "hard-coded from an output above": "no output above shows this scenario",
+        "forbidden API": "the prompt forbids no API",
+        "right on the notebook's data, wrong in general": (
+            "a value: the check sees no code it could run on other data"
+        ),
+    },
+    3: {
+        "off by one": "the step count is given (EXERCISE_STEPS): nothing to count",
+        "wrong unit": (
+            "the answer is not a quantity (an Estimator, a train op, a hook, a config): no unit"
+        ),
+        "hard-coded from an output above": "an Estimator: no number in it comes from an output",
+        "forbidden API": "the prompt forbids no API",
+    },
+}
 
 # --- exercise 1: global steps after a sequence of calls -----------------------
 
@@ -24,6 +57,7 @@ def test_exercise_1_correct(capsys):
     assert capsys.readouterr().out.startswith("Correct: the global steps are [200, 500, 500, 600]")
 
 
+@bank(1, "right, written otherwise")
 def test_exercise_1_accepts_whole_floats(capsys):
     checks.global_steps_after((200.0, 500, 500, 600))
     assert "Correct" in capsys.readouterr().out
@@ -36,7 +70,12 @@ def test_exercise_1_accepts_whole_floats(capsys):
         ("200, 500", "should be a list of 4 whole numbers"),
         ([200, 500, True, 600], "should be a list of 4 whole numbers"),
         ([200, 500.5, 500, 600], "should be a list of 4 whole numbers"),
-        ([200, 500, 500], "has 3 numbers: give one per train() call, 4 in all"),
+        # one call left out
+        pytest.param(
+            [200, 500, 500],
+            "has 3 numbers: give one per train() call, 4 in all",
+            marks=bank(1, "off by one"),
+        ),
         (
             [200, 700, 1100, 1200],
             "call 2, train(..., max_steps=500): max_steps is not a number of steps to add",
@@ -46,9 +85,10 @@ def test_exercise_1_accepts_whole_floats(capsys):
             [200, 500, 500, 100],
             "call 4, train(..., steps=100): steps counts from where the model is (500)",
         ),
-        (
+        pytest.param(
             [200, 500, 500, 700],
             "call 4, train(..., steps=100): 700 is not it; the model was at 500",
+            marks=bank(1, "right shape, wrong content"),
         ),
         ([100, 500, 500, 600], "call 1, train(..., steps=200): 100 is not it; the model was at 0"),
     ],
@@ -82,12 +122,25 @@ def test_exercise_2_correct(capsys):
         ({"steps": 1700}, "should be a dict with the two keys"),
         ({"steps": "1700", "max_steps": 1000}, "after_rerun['steps'] should be a whole number"),
         ({"steps": 1750, "max_steps": 1000}, "does not start at 750, where it crashed"),
-        ({"steps": 1000, "max_steps": 1000}, "steps=1000 adds 1000 steps to the restored model"),
+        # the resume cell's max_steps outcome, taken for steps too
+        pytest.param(
+            {"steps": 1000, "max_steps": 1000},
+            "steps=1000 adds 1000 steps to the restored model",
+            marks=bank(2, "copy of a nearby cell"),
+        ),
         ({"steps": 2000, "max_steps": 1000}, "2000 is not it; find the last checkpoint"),
         # off by one checkpoint: restored from the one before 700, or the one after it
-        ({"steps": 1600, "max_steps": 1000}, "1600 is not it; find the last checkpoint"),
+        pytest.param(
+            {"steps": 1600, "max_steps": 1000},
+            "1600 is not it; find the last checkpoint",
+            marks=bank(2, "off by one"),
+        ),
         ({"steps": 1800, "max_steps": 1000}, "1800 is not it; find the last checkpoint"),
-        ({"steps": 1700, "max_steps": 1700}, "after_rerun['max_steps']: 1700 is not it"),
+        pytest.param(
+            {"steps": 1700, "max_steps": 1700},
+            "after_rerun['max_steps']: 1700 is not it",
+            marks=bank(2, "right shape, wrong content"),
+        ),
     ],
 )
 def test_exercise_2_messages(answer, message):
@@ -100,7 +153,10 @@ def test_exercise_2_messages(answer, message):
     "answer",
     [
         {"max_steps": 1000, "steps": 1700},  # the keys in the other order
-        {"steps": np.int64(1700), "max_steps": np.int64(1000)},  # read off a NumPy array
+        pytest.param(  # read off a NumPy array
+            {"steps": np.int64(1700), "max_steps": np.int64(1000)},
+            marks=bank(2, "right, written otherwise"),
+        ),
         {"steps": 1700.0, "max_steps": 1000.0},  # whole floats
     ],
     ids=["keys in the other order", "numpy integers", "whole floats"],
@@ -177,6 +233,7 @@ def test_exercise_3_correct_with_a_step_0_checkpoint(dirs, capsys):
     )
 
 
+@bank(3, "right, written otherwise")
 def test_exercise_3_correct_without_a_step_0_checkpoint(dirs, capsys):
     estimator = estimator_with(
         dirs, "fixed", [(STEPS, {"conv2d/kernel": dirs["old_kernel"] + 0.02})]
@@ -195,6 +252,7 @@ def test_exercise_3_not_an_estimator(dirs):
         run_check("../models/04_exercise", dirs)
 
 
+@bank(3, "copy of a nearby cell")  # the broken cell's model_dir kept
 def test_exercise_3_old_model_dir(dirs):
     estimator = tf.estimator.Estimator(
         models.cnn_model_fn, model_dir=str(dirs["old"]), params=WIDENED
@@ -236,6 +294,7 @@ def test_exercise_3_wrong_global_step(dirs):
         run_check(estimator, dirs)
 
 
+@bank(3, "right shape, wrong content")  # the right model and steps, nothing warm-started
 def test_exercise_3_cold_start_with_a_step_0_checkpoint(dirs):
     fresh = dirs["rng"].uniform(-0.3, 0.3, (3, 3, 1, 8)).astype(np.float32)
     estimator = estimator_with(
@@ -309,7 +368,14 @@ def test_exercise_3_every_kept_layer_warm_is_correct(layered, capsys):
 # "conv2d/.*" (dense_1 left cold, although its shape did not change)
 @pytest.mark.parametrize(
     "warm, cold",
-    [(["conv2d/kernel"], "dense_1/bias"), (["dense_1/bias"], "conv2d/kernel")],
+    [
+        pytest.param(
+            ["conv2d/kernel"],
+            "dense_1/bias",
+            marks=bank(3, "right on the notebook's data, wrong in general"),
+        ),
+        (["dense_1/bias"], "conv2d/kernel"),
+    ],
 )
 def test_exercise_3_a_kept_layer_left_cold_is_named(layered, warm, cold):
     with pytest.raises(CheckFailed) as failed:

@@ -13,8 +13,42 @@ import tensorflow as tf
 
 from helpers import model_graph, models, tensor_names
 from helpers.checks import notebook05 as checks
+from tests.support.banks import bank, by_name, entry
 from tests.support.checks import assert_names_the_mistake, failure, notebook_headings, zh_tw_heading
 from tests.support.models import SMALL_CNN
+
+# The kinds that do not apply, argued (tests/support/banks.py).
+NOT_APPLICABLE = {
+    1: {
+        "hard-coded from an output above": (
+            "tensor names, read off tensor_table as asked: no number"
+        ),
+        "forbidden API": "the prompt forbids no API",
+        "right on the notebook's data, wrong in general": (
+            "names in the notebook's one graph: no other graph they must work in"
+        ),
+    },
+    2: {
+        "wrong unit": (
+            "the answer is not a quantity (an Estimator, a train op, a hook, a config): no unit"
+        ),
+        "hard-coded from an output above": "a hook class: the check gives its tensor and threshold",
+        "forbidden API": "the prompt forbids no API",
+    },
+    3: {
+        "wrong unit": "global steps: counts, with no other unit",
+        "hard-coded from an output above": "no output above shows this hook's steps",
+        "copy of a nearby cell": "no cell above runs these two calls",
+        "forbidden API": (
+            "a value: the check cannot see how it was found (the prompt asks to work it out "
+            "without running)"
+        ),
+        "right on the notebook's data, wrong in general": (
+            "a value: the check sees no code it could run on other data"
+        ),
+    },
+}
+
 
 # --------------------------------------------------------------------------- exercise 1
 
@@ -43,7 +77,10 @@ RIGHT = {"logits": "dense_1/BiasAdd", "output bias": "dense_1/bias/Read/ReadVari
     "answer",
     [
         RIGHT,
-        {tag: name + ":0" for tag, name in RIGHT.items()},
+        pytest.param(
+            {tag: name + ":0" for tag, name in RIGHT.items()},
+            marks=bank(1, "right, written otherwise"),
+        ),
         {"logits": "dense_1/BiasAdd", "output bias": "dense_1/BiasAdd/ReadVariableOp"},
     ],
     ids=["names", "with :0", "the read inside BiasAdd"],
@@ -66,10 +103,11 @@ EXERCISE_1_WRONG = {
         {"logits": "dense_1/BiasAdd", "output bias": 3},
         "should be a tensor *name*",
     ),
-    "the break-it names": (
+    "the break-it names": pytest.param(
         {"logits": "logits", "output bias": "dense_1/bias"},
         "'logits' names no tensor in the CNN's graph, so a hook would fail when training starts:"
         " tensor_table lists the names there (section 'Naming tensors so a hook can find them')",
+        marks=bank(1, "copy of a nearby cell"),
     ),
     "the layer's name": (
         {"logits": "dense_1", "output bias": RIGHT["output bias"]},
@@ -79,17 +117,21 @@ EXERCISE_1_WRONG = {
         {"logits": "dense_1/BiasAdd:1", "output bias": RIGHT["output bias"]},
         "names no tensor",
     ),
-    "the probabilities": (
+    # probabilities where logits are asked
+    "the probabilities": pytest.param(
         {"logits": "softmax_tensor", "output bias": RIGHT["output bias"]},
         "is the probabilities",
+        marks=bank(1, "wrong unit"),
     ),
     "before the bias": (
         {"logits": "dense_1/MatMul", "output bias": RIGHT["output bias"]},
         "before the output layer adds its bias",
     ),
-    "the hidden layer": (
+    # dense for dense_1
+    "the hidden layer": pytest.param(
         {"logits": "dense/BiasAdd", "output bias": RIGHT["output bias"]},
         "belongs to the hidden layer",
+        marks=bank(1, "off by one"),
     ),
     "the classes": (
         {"logits": "classes", "output bias": RIGHT["output bias"]},
@@ -116,9 +158,11 @@ EXERCISE_1_WRONG = {
         {"logits": "dense_1/BiasAdd", "output bias": "dense_1/BiasAdd"},
         "one row per example",
     ),
-    "Adam's slot": (
+    # the bias's shape, not its value
+    "Adam's slot": pytest.param(
         {"logits": "dense_1/BiasAdd", "output bias": "dense_1/bias/Adam/Read/ReadVariableOp"},
         "has the bias's shape but is not its value",
+        marks=bank(1, "right shape, wrong content"),
     ),
 }
 
@@ -143,9 +187,9 @@ EXERCISE_1_ODD_ONES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(EXERCISE_1_WRONG) + sorted(EXERCISE_1_ODD_ONES))
+@pytest.mark.parametrize("name", by_name(EXERCISE_1_WRONG, EXERCISE_1_ODD_ONES))
 def test_exercise_1_wrong_answers_fail_and_say_why(name):
-    answer, words = {**EXERCISE_1_WRONG, **EXERCISE_1_ODD_ONES}[name]
+    answer, words = entry({**EXERCISE_1_WRONG, **EXERCISE_1_ODD_ONES}[name])
     message = failure(checks.output_layer_tensors, answer, models.cnn_model_fn, SMALL_CNN)
     assert words in message, message
     assert "BiasAdd'" not in message.replace(
@@ -290,7 +334,9 @@ class NotAHook:
 
 
 @pytest.mark.parametrize(
-    "answer", [StopBelow, ByGraphName], ids=["resolve_tensors", "get_tensor_by_name"]
+    "answer",
+    [StopBelow, pytest.param(ByGraphName, marks=bank(2, "right, written otherwise"))],
+    ids=["resolve_tensors", "get_tensor_by_name"],
 )
 def test_exercise_2_right_answers_pass(capsys, answer):
     checks.stop_below_hook(answer)
@@ -306,14 +352,19 @@ EXERCISE_2_WRONG = {
     "not a hook": (NotAHook, "should be a class that subclasses tf.estimator.SessionRunHook"),
     "a function": (lambda tensor_name, threshold: None, "should be a class"),
     "no arguments": (NoArguments, "it should take the tensor's name and the threshold"),
-    "a threshold of its own (0.5, the notebook's)": (
+    "a threshold of its own (0.5, the notebook's)": pytest.param(
         FixedThreshold,
         "with the threshold 0.3, below which the loss falls in the step that starts at global "
         "step 30, training ended at global step 19, not 31",
+        marks=bank(2, "right on the notebook's data, wrong in general"),
     ),
     "never stops": (Never, "training ran all 100 steps: on a model whose loss falls below 0.5"),
-    "comparison reversed": (Reversed, "the comparison is the wrong way round"),
-    "one step late": (Late, "one step late"),
+    "comparison reversed": pytest.param(
+        Reversed,
+        "the comparison is the wrong way round",
+        marks=bank(2, "right shape, wrong content"),
+    ),
+    "one step late": pytest.param(Late, "one step late", marks=bank(2, "off by one")),
     "reads again after the step": (ReadsAgain, "too early"),
     "arguments swapped": (Swapped, "training with your hook raised"),
     "a typo in __init__": (
@@ -333,9 +384,9 @@ EXERCISE_2_WRONG = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(EXERCISE_2_WRONG))
+@pytest.mark.parametrize("name", by_name(EXERCISE_2_WRONG))
 def test_exercise_2_wrong_answers_fail_and_say_why(name):
-    answer, words = EXERCISE_2_WRONG[name]
+    answer, words = entry(EXERCISE_2_WRONG[name])
     assert_names_the_mistake(
         failure(checks.stop_below_hook, answer), words, ("request_stop", "SessionRunArgs")
     )
@@ -369,6 +420,8 @@ def test_exercise_2_a_name_with_its_index_passes(capsys):
     assert capsys.readouterr().out.startswith("Correct: on a model whose loss falls below 0.5")
 
 
+# LoggingTensorHook's every_n_iter, from the sections above, carried over
+@bank(2, "copy of a nearby cell")
 def test_exercise_2_stopping_late_by_more_than_a_step():
     """Beyond the counted bank: a hook that looks every 10th run stops at 21; the check's last
     message, not a pass."""
@@ -387,7 +440,7 @@ def test_exercise_2_stopping_late_by_more_than_a_step():
     [
         [0, 40, 80, 100, 140],
         (0, 40, 80, 100, 140),
-        np.array([0, 40, 80, 100, 140]),
+        pytest.param(np.array([0, 40, 80, 100, 140]), marks=bank(3, "right, written otherwise")),
         [np.int64(step) for step in (0, 40, 80, 100, 140)],
         [0.0, 40.0, 80.0, 100.0, 140.0],
     ],
@@ -404,9 +457,15 @@ EXERCISE_3_WRONG = {
     "blank": (None, "`logged_steps` is still None"),
     "a string": ("0, 40", "should be a list of whole numbers"),
     "a bool": ([0, 40, True], "should be a list of whole numbers"),
-    "by the global step": ([0, 40, 80, 120], "every_n_iter counts the hook's own runs"),
+    "by the global step": pytest.param(
+        [0, 40, 80, 120],
+        "every_n_iter counts the hook's own runs",
+        marks=bank(3, "right shape, wrong content"),
+    ),
     "not on the first run": ([40, 80, 140], "also logs on its first run"),
-    "after the update": ([1, 41, 81, 101, 141], "the global step before it"),
+    "after the update": pytest.param(
+        [1, 41, 81, 101, 141], "the global step before it", marks=bank(3, "off by one")
+    ),
     "the second call forgotten": (
         [0, 40, 80, 100],
         "is not it: call 1, train(..., steps=100), runs at global steps 0 to 99; "
@@ -415,9 +474,9 @@ EXERCISE_3_WRONG = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(EXERCISE_3_WRONG))
+@pytest.mark.parametrize("name", by_name(EXERCISE_3_WRONG))
 def test_exercise_3_wrong_answers_fail_and_say_why(name):
-    answer, words = EXERCISE_3_WRONG[name]
+    answer, words = entry(EXERCISE_3_WRONG[name])
     assert_names_the_mistake(failure(checks.logged_steps, answer), words)
 
 

@@ -20,8 +20,34 @@ from helpers.checks import notebook06 as checks
 from helpers.checks import notebook06, notebook07, notebook08, notebook09, notebook10
 from helpers.problems import CheckFailed
 from tests import ROOT
+from tests.support.banks import bank
 from tests.support.checks import assert_names_the_mistake, failure, notebook_headings
 from tools.notebook_code import definitions
+
+# The kinds that do not apply, argued (tests/support/banks.py).
+NOT_APPLICABLE = {
+    1: {
+        "wrong unit": "a fraction (a precision, an F1): no other unit",
+        "hard-coded from an output above": (
+            "a streaming metric function: a number from an output cannot stand in for one"
+        ),
+    },
+    2: {
+        "wrong unit": "a fraction (a precision, an F1): no other unit",
+        "forbidden API": "the prompt forbids no API",
+    },
+    3: {
+        "off by one": "digits are the matrix's own indices: nothing to count",
+        "wrong unit": "digits: no unit",
+        "hard-coded from an output above": (
+            "the pair read off the printed matrix is the right answer"
+        ),
+        "forbidden API": "the prompt forbids no API",
+        "right on the notebook's data, wrong in general": (
+            "a value: the check sees no code it could run on other data"
+        ),
+    },
+}
 
 # --- exercise 1: macro precision as a (value, update_op) pair -----------------
 
@@ -115,7 +141,11 @@ def _from_counts(labels, predictions):
     return {"precision": (tf.reduce_mean(tf.math.divide_no_nan(tp, tp + fp)), update)}
 
 
-@pytest.mark.parametrize("answer", [_per_digit(), _from_counts], ids=["binary per digit", "counts"])
+@pytest.mark.parametrize(
+    "answer",
+    [_per_digit(), pytest.param(_from_counts, marks=bank(1, "right, written otherwise"))],
+    ids=["binary per digit", "counts"],
+)
 def test_macro_precision_correct(answer, capsys):
     checks.macro_precision_metric(answer)
     out = capsys.readouterr().out
@@ -284,7 +314,10 @@ WRONG_EX1 = [
         lambda labels, predictions: {"precision": tf.constant(1.0)},
         "not a \\(value, update_op\\) pair",
     ),
-    (_binary, "is the precision of 'the digit is not 0'"),
+    # the article_precision cell
+    pytest.param(
+        _binary, "is the precision of 'the digit is not 0'", marks=bank(1, "copy of a nearby cell")
+    ),
     (
         _named("precision", "micro"),
         "micro precision, which equals the accuracy"
@@ -293,7 +326,11 @@ WRONG_EX1 = [
             "per-digit precisions (section 'Every metric of the trained model')"
         ),
     ),
-    (_named("precision", "weighted"), "the weighted average"),
+    pytest.param(
+        _named("precision", "weighted"),
+        "the weighted average",
+        marks=bank(1, "right shape, wrong content"),
+    ),
     (
         _last_batch,
         re.escape(
@@ -307,18 +344,27 @@ WRONG_EX1 = [
     (_swapped, "is the macro recall"),
     (_per_digit(swap=True), "is the macro recall"),
     (_mean_per_class_accuracy, "is the macro recall"),
-    (_predicted_only, "a mean over the digits that were predicted"),
-    (_per_digit(digits=range(1, 10)), "none of the usual slips"),
+    # right when every digit is predicted, as on the notebook's test set
+    pytest.param(
+        _predicted_only,
+        "a mean over the digits that were predicted",
+        marks=bank(1, "right on the notebook's data, wrong in general"),
+    ),
+    # range(1, 10)
+    pytest.param(
+        _per_digit(digits=range(1, 10)), "none of the usual slips", marks=bank(1, "off by one")
+    ),
     (_f1, "none of the usual slips"),
     (_only_last_update, "of which only one digit's counts were ever updated"),
     (_only_update_of(0), "of which only one digit's counts were ever updated"),
-    (
+    pytest.param(
         _helpers_macro,
         re.escape(
             "`macro_precision` calls helpers.metrics.precision_recall_f1, which the exercise "
             "rules out: its point is to make the ten-class precision yourself from "
             "TensorFlow's binary tf.compat.v1.metrics.precision"
         ),
+        marks=bank(1, "forbidden API"),
     ),
     (
         _course_through_classification_metrics,
@@ -479,7 +525,14 @@ def test_the_checks_table_separates_the_best_steps():
     assert list(table.columns) == ["run", "tag", "step", "value"]
 
 
-@pytest.mark.parametrize("answer", [right_pivot, right_filters, right_float])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        right_pivot,
+        pytest.param(right_filters, marks=bank(2, "right, written otherwise")),
+        right_float,
+    ],
+)
 def test_sample_f1_correct(answer, capsys):
     # as events.scalars reads them
     table = TABLE.assign(value=TABLE["value"].astype(np.float32).astype(float))
@@ -541,16 +594,19 @@ WRONG_EX2 = [
         "`sample_f1(table)` returned a Series holding one value: return the number itself",
     ),
     (lambda table: str(right_pivot(table)), "`sample_f1(table)` returned a str"),
-    (
+    pytest.param(
         sample_best,
         "returned 0.7920, tag 'f1_macro' of run 'eval_training_sample' at step 400, the training "
         "sample's own best: on this table the two runs peak at different steps, and the right "
         "step is the one where run 'eval', the test set, has its highest 'f1_macro'",
+        marks=bank(2, "right on the notebook's data, wrong in general"),
     ),
-    (
+    # one run read, as the cells above read it
+    pytest.param(
         lambda table: _f1(table, "eval").max(),
         "returned 0.7340, tag 'f1_macro' of run 'eval' at step 200, the test set's: take the step "
         "from run 'eval', then read the value of run 'eval_training_sample' at that step",
+        marks=bank(2, "copy of a nearby cell"),
     ),
     (from_run("eval", where="first"), "of run 'eval' at step 100, the test set's"),
     (
@@ -562,14 +618,17 @@ WRONG_EX2 = [
         from_run("eval_training_sample", where="first"),
         "at step 100, the first evaluation: the right step",
     ),
-    (
+    # the next evaluation
+    pytest.param(
         lambda table: _f1(table, "eval_training_sample")[_f1(table, "eval").idxmax() + 100],
         "returned 0.7630, tag 'f1_macro' of run 'eval_training_sample' at step 300: the right step",
+        marks=bank(2, "off by one"),
     ),
-    (
+    pytest.param(
         from_run("eval_training_sample", "accuracy"),
         "tag 'accuracy' of run 'eval_training_sample' at step 200: the macro F1's tag is "
         "'f1_macro'",
+        marks=bank(2, "right shape, wrong content"),
     ),
     (from_run("eval", "accuracy"), "tag 'accuracy' of run 'eval' at step 200: the macro F1's tag"),
     (
@@ -579,7 +638,11 @@ WRONG_EX2 = [
     ),
     (lambda table: table["value"].iloc[0], "tag 'loss' of run '.' at step 1"),
     (lambda table: 0.5, "returned 0.5000, which is no value in the table: the table has one row"),
-    (lambda table: 0.96, "returned 0.9600, which is no value in the table"),
+    pytest.param(
+        lambda table: 0.96,
+        "returned 0.9600, which is no value in the table",
+        marks=bank(2, "hard-coded from an output above"),
+    ),
 ]
 
 
@@ -618,7 +681,8 @@ def test_sample_f1_explains_mistakes(answer, words):
 def test_sample_f1_messages_never_contradict_themselves():
     """The old check said "is tag 'f1_macro' of run 'eval' ...:
     the tag of the macro F1 is 'f1_macro'"."""
-    for answer, _ in WRONG_EX2[7:]:
+    for entry in WRONG_EX2[7:]:
+        answer, _ = getattr(entry, "values", entry)  # a pair, or a pytest.param with its bank mark
         message = failure(checks.sample_f1_at_best_test_step, answer, TABLE)
         tag = message.split("tag '")[1].split("'")[0] if "tag '" in message else None
         assert not (tag == "f1_macro" and "tag is 'f1_macro'" in message)
@@ -674,7 +738,11 @@ MATRIX = np.array([[50, 1, 0], [7, 40, 2], [0, 3, 45]])
 
 @pytest.mark.parametrize(
     "answer",
-    [(1, 0), [np.int64(1), np.int64(0)], (np.int32(1), 0)],
+    [
+        (1, 0),
+        pytest.param([np.int64(1), np.int64(0)], marks=bank(3, "right, written otherwise")),
+        (np.int32(1), 0),
+    ],
     ids=["tuple", "list of numpy", "mixed"],
 )
 def test_most_confused_pair_correct(answer, capsys):
@@ -689,13 +757,18 @@ WRONG_EX3 = [
     ((True, False), "should be a pair of two class numbers"),
     ((1, 0, 7), "should be a pair of two class numbers"),
     ((1, 5), "classes run from 0 to 2; (1, 5) is outside"),
-    ((0, 0), "on the diagonal"),
+    # the diagonal, as the recall cells read it
+    pytest.param((0, 0), "on the diagonal", marks=bank(3, "copy of a nearby cell")),
     (
         (0, 1),
         "a 0 read as a 1 happened 1 times, fewer than the most common mistake: the pair is "
         "(true digit, predicted digit)",
     ),
-    ((2, 1), "happened 3 times; the most common mistake happened 7 times"),
+    pytest.param(
+        (2, 1),
+        "happened 3 times; the most common mistake happened 7 times",
+        marks=bank(3, "right shape, wrong content"),
+    ),
     ((1, 1), "on the diagonal"),
 ]
 

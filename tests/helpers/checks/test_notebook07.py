@@ -21,9 +21,32 @@ import tensorflow as tf
 
 from helpers.checks import notebook07 as checks
 from helpers.problems import CheckFailed
+from tests.support.banks import bank, by_name, entry
 from tests.support.checks import assert_names_the_mistake, failure
 from tests.support.events import write_eval_events
 from tests.support.models import tiny_estimator, tiny_input_fn
+
+# The kinds that do not apply, argued (tests/support/banks.py).
+NOT_APPLICABLE = {
+    1: {
+        "wrong unit": "global steps: counts, with no other unit",
+        "copy of a nearby cell": (
+            "the cell that would fit, replay, gives the right answer (the prompt keeps it for "
+            "afterwards)"
+        ),
+        "forbidden API": (
+            "a value: the check cannot see how it was found (the prompt asks to work it out "
+            "without running)"
+        ),
+        "right on the notebook's data, wrong in general": (
+            "a value: the check sees no code it could run on other data"
+        ),
+    },
+    2: {
+        "off by one": "its numbers are given (PATIENCE_DEMO, EVERY): nothing to count",
+    },
+}
+
 
 # --- exercise 1: the hook's decision on a timeline ------------------------------
 
@@ -59,6 +82,7 @@ def test_exercise_1_judges_the_table_the_learner_reads():
     )
 
 
+@bank(1, "right, written otherwise")
 def test_exercise_1_accepts_whole_floats(capsys):
     checks.hook_decision({"best_step": 1200.0, "stops_after": 1800})
     assert "Correct" in capsys.readouterr().out
@@ -83,16 +107,21 @@ def test_exercise_1_accepts_whole_floats(capsys):
         ({"best_step": 2000, "stops_after": None}, "an equal value is not an increase"),
         ({"best_step": 2200, "stops_after": None}, "the hook asks to stop before step 2200"),
         ({"best_step": 1300, "stops_after": 1800}, "there is no evaluation at step 1300"),
-        (
+        pytest.param(
             {"best_step": 1000, "stops_after": 1600},
             "decision['best_step'] is 1000, which is not the hook's best",
+            marks=bank(1, "right shape, wrong content"),
         ),
         # the step it stops at, seen but not the best
         (
             {"best_step": 1800, "stops_after": 1800},
             "decision['best_step'] is 1800, which is not the hook's best",
         ),
-        ({"best_step": 1200, "stops_after": 1801}, "is 1801, the step where training ends"),
+        pytest.param(
+            {"best_step": 1200, "stops_after": 1801},
+            "is 1801, the step where training ends",
+            marks=bank(1, "off by one"),
+        ),
         ({"best_step": 1200, "stops_after": 2000}, "reaching it is enough"),
         ({"best_step": 1200, "stops_after": None}, "the hook does stop"),
         ({"best_step": 1200, "stops_after": 1600}, "is 1600, which is not where the hook stops"),
@@ -107,7 +136,11 @@ def test_exercise_1_messages(answer, message):
     )
 
 
-@pytest.mark.parametrize("stop", [1800, 1801], ids=["requested at 1800", "ended at 1801"])
+@pytest.mark.parametrize(
+    "stop",
+    [pytest.param(1800, marks=bank(1, "hard-coded from an output above")), 1801],
+    ids=["requested at 1800", "ended at 1801"],
+)
 def test_exercise_1_the_sections_run_copied_is_named(stop):
     """{'best_step': 1400, 'stops_after': 1800}, the run printed above ('best validation F1 … at
     step 1400', 'Requesting early stopping at global step 1800'), not the exercise's table: the
@@ -274,6 +307,7 @@ def test_exercise_2_correct(stopped, capsys):
     )
 
 
+@bank(2, "right, written otherwise")
 def test_exercise_2_accepts_a_hook_that_looks_more_often(stopped, capsys):
     check(stopped, good_hook(stopped, run_every_steps=1))
     assert "Correct" in capsys.readouterr().out
@@ -289,6 +323,7 @@ def test_exercise_2_accepts_the_step_a_hook_that_looks_every_step_stops_at(tmp_p
     )
 
 
+@bank(2, "hard-coded from an output above")  # max_steps=41, typed from the output above
 def test_exercise_2_a_run_that_max_steps_ended_where_the_hook_would_is_refused(tmp_path):
     # hard-coded from an output above: max_steps=41, and no hook in the TrainSpec
     with pytest.raises(
@@ -302,22 +337,26 @@ def test_exercise_2_a_run_that_max_steps_ended_where_the_hook_would_is_refused(t
 # First the likeliest wrong answer: the decrease hook on the loss stops this model at the same step,
 # and is not the exercise.
 WRONG_HOOKS = {
-    "decrease hook on the loss": (
+    # stops the notebook's frozen model at the same step
+    "decrease hook on the loss": pytest.param(
         lambda e: good_hook(e, decrease, metric_name="loss"),
         "waits for a decrease, as for a loss: the exercise keeps stop_if_no_increase_hook",
+        marks=bank(2, "right on the notebook's data, wrong in general"),
     ),
     "decrease hook on the precision": (lambda e: good_hook(e, decrease), "waits for a decrease"),
-    "the accuracy instead of the precision": (
+    "the accuracy instead of the precision": pytest.param(
         lambda e: good_hook(e, metric_name="accuracy"),
         "watches 'accuracy', another of the model's results",
+        marks=bank(2, "right shape, wrong content"),
     ),
     "the increase hook on the loss": (
         lambda e: good_hook(e, metric_name="loss"),
         "watches 'loss', another of the model's results",
     ),
-    "the broken run's name kept": (
+    "the broken run's name kept": pytest.param(
         lambda e: good_hook(e, metric_name="precision"),
         "watches 'precision', which is not among this model's evaluation results",
+        marks=bank(2, "copy of a nearby cell"),
     ),
     "the helpers' name for it": (
         lambda e: good_hook(e, metric_name="precision_macro"),
@@ -327,10 +366,11 @@ WRONG_HOOKS = {
         lambda e: good_hook(e, metric_name="acc"),
         "watches 'acc', which is not among",
     ),
-    "patience in evaluations": (
+    "patience in evaluations": pytest.param(
         lambda e: good_hook(e, max_steps_without_increase=1),
         "max_steps_without_increase=1: keep PATIENCE_DEMO, "
         "20 steps (patience counts global steps, not evaluations)",
+        marks=bank(2, "wrong unit"),
     ),
     "a longer patience": (
         lambda e: good_hook(e, max_steps_without_increase=40),
@@ -357,11 +397,13 @@ WRONG_HOOKS = {
         lambda e: good_hook(e, run_every_steps=50),
         "looks every 50 steps, less often than evaluation runs",
     ),
-    "a hook of its own rule": (
+    # make_early_stopping_hook, where the prompt keeps stop_if_no_increase_hook
+    "a hook of its own rule": pytest.param(
         lambda e: tf.estimator.experimental.make_early_stopping_hook(
             e, lambda: False, run_every_secs=None, run_every_steps=EVERY
         ),
         "`fixed_hook` is a _StopOnPredicateHook that does not read a metric of the evaluations",
+        marks=bank(2, "forbidden API"),
     ),
     "the hook's should_stop_fn": (
         lambda e: good_hook(e)._should_stop_fn,
@@ -377,9 +419,9 @@ def test_exercise_2_patience_message_whole(stopped):
     )
 
 
-@pytest.mark.parametrize("case", sorted(WRONG_HOOKS))
+@pytest.mark.parametrize("case", by_name(WRONG_HOOKS))
 def test_exercise_2_wrong_hooks(stopped, case):
-    make, message = WRONG_HOOKS[case]
+    make, message = entry(WRONG_HOOKS[case])
     assert_names_the_mistake(failure(check, stopped, make(stopped)), message, ("precision_'",))
 
 

@@ -12,6 +12,24 @@ import tensorflow as tf
 from helpers import export
 from helpers.checks import notebook08 as checks
 from helpers.problems import CheckFailed
+from tests.support.banks import bank
+
+# The kinds that do not apply, argued (tests/support/banks.py).
+NOT_APPLICABLE = {
+    1: {
+        "off by one": "an export directory: no count",
+        "forbidden API": "the prompt forbids no API",
+        "right on the notebook's data, wrong in general": (
+            "an export of the notebook's one model: no other model it must work for"
+        ),
+    },
+    2: {
+        "wrong unit": "a position: no unit",
+        "right on the notebook's data, wrong in general": (
+            "a position in the notebook's one test set: no other data"
+        ),
+    },
+}
 
 
 @pytest.fixture(scope="module")
@@ -57,6 +75,7 @@ def test_exercise_1_correct(exports, capsys):
     assert "on all 6 digits" in out
 
 
+@bank(1, "right, written otherwise")  # what export_saved_model returns, not as text
 def test_exercise_1_accepts_bytes(exports, capsys):
     checks.fixed_serving_export(exports["raw"].encode(), exports["images"], exports["classes"])
     assert "Correct" in capsys.readouterr().out
@@ -72,6 +91,8 @@ def test_exercise_1_not_a_path(exports):
         checks.fixed_serving_export({}, exports["images"], exports["classes"])
 
 
+# a folder typed in ('../models/08_export', printed above) that holds no export itself
+@bank(1, "hard-coded from an output above")
 def test_exercise_1_no_saved_model(exports):
     with pytest.raises(CheckFailed, match="there is no saved_model.pb in"):
         checks.fixed_serving_export(str(exports["root"]), exports["images"], exports["classes"])
@@ -84,6 +105,7 @@ def test_exercise_1_parsing_receiver(exports):
         checks.fixed_serving_export(exports["parsing"], exports["images"], exports["classes"])
 
 
+@bank(1, "copy of a nearby cell")  # the section's receiver, with 'image'
 def test_exercise_1_clients_must_not_change(exports):
     """Everything renamed to 'image': it exports, but the clients that send 'pixels' break."""
     with pytest.raises(
@@ -99,8 +121,14 @@ def test_exercise_1_other_predictions(exports):
 
 
 RECEIVER_CHANGES = {  # a receiver that changes the images: the model is right, the receiver not
-    "divided by 255": (lambda x: x / 255.0, "the receiver divides the images by 255"),
-    "transposed": (lambda x: tf.transpose(x, [0, 2, 1]), "the receiver transposes the images"),
+    "divided by 255": pytest.param(
+        lambda x: x / 255.0, "the receiver divides the images by 255", marks=bank(1, "wrong unit")
+    ),
+    "transposed": pytest.param(
+        lambda x: tf.transpose(x, [0, 2, 1]),
+        "the receiver transposes the images",
+        marks=bank(1, "right shape, wrong content"),
+    ),
     "inverted": (lambda x: 1.0 - x, "the receiver inverts the images (1 - x)"),
 }
 
@@ -307,8 +335,9 @@ def watched(reading):
 
 RIGHT_READINGS = {
     "the solution": _solution,
-    "the key as a string, next() in a loop": lambda e: _next_until_wrong(
-        e.predict(None, predict_keys="classes")
+    "the key as a string, next() in a loop": pytest.param(
+        lambda e: _next_until_wrong(e.predict(None, predict_keys="classes")),
+        marks=bank(2, "right, written otherwise"),
     ),
 }
 
@@ -365,13 +394,24 @@ def _one_too_many(estimator):  # reads the next one before it stops: off by one 
 
 # what a cell read that gives the right position for the wrong reason
 WRONG_READINGS = {
-    "from the reference table, no predict at all": (
+    # the reference table of a cell above
+    "from the reference table, no predict at all": pytest.param(
         lambda e: int(np.argmax(CLASSES != LABELS)),
         "your cell never read `estimator.predict`",
+        marks=bank(2, "copy of a nearby cell"),
     ),
-    "hard-coded from an output above": (lambda e: 12, "your cell never read `estimator.predict`"),
+    "hard-coded from an output above": pytest.param(
+        lambda e: 12,
+        "your cell never read `estimator.predict`",
+        marks=bank(2, "hard-coded from an output above"),
+    ),
     "every prediction, listed": (_all_of_them, "your cell read 16 predictions, 3 past the first"),
-    "whole batches": (_batches, "your cell read whole batches (yield_single_examples=False)"),
+    # the prompt asks for one example at a time
+    "whole batches": pytest.param(
+        _batches,
+        "your cell read whole batches (yield_single_examples=False)",
+        marks=bank(2, "forbidden API"),
+    ),
     "every key": (_every_key, "your cell asked predict for all the keys"),
     "one more read before stopping": (_one_too_many, "read 14 predictions, 1 past the first"),
 }
@@ -426,9 +466,15 @@ WRONG_ANSWERS = {
     "a float position": (12.0, "should be a whole number"),
     "a string": ("12", "should be a whole number"),
     "True for 'there is one'": (True, "should be a whole number"),
-    "counted from 1": (13, "one past it: positions count from 0"),
+    "counted from 1": pytest.param(
+        13, "one past it: positions count from 0", marks=bank(2, "off by one")
+    ),
     "how many are wrong": (2, "is 2, which is how many test digits are wrong"),
-    "the last wrong digit": (14, "is 14, the last digit the model gets wrong: stop at the first"),
+    "the last wrong digit": pytest.param(
+        14,
+        "is 14, the last digit the model gets wrong: stop at the first",
+        marks=bank(2, "right shape, wrong content"),
+    ),
     "the true label of that digit": (
         9,
         "the model gets test digit 9 right; a class or a label is not a position",

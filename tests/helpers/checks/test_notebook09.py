@@ -10,7 +10,28 @@ import pytest
 
 from helpers.checks import notebook09 as checks
 from helpers.problems import CheckFailed
+from tests.support.banks import bank
 from tests.support.checks import assert_names_the_mistake, failure
+
+# The kinds that do not apply, argued (tests/support/banks.py).
+NOT_APPLICABLE = {
+    1: {
+        "wrong unit": (
+            "the answer is not a quantity (an Estimator, a train op, a hook, a config): no unit"
+        ),
+        "forbidden API": "the prompt forbids no API",
+        "right on the notebook's data, wrong in general": (
+            "a value: the check sees no code it could run on other data"
+        ),
+    },
+    2: {
+        "hard-coded from an output above": (
+            "the numbers above (5 s, 60 s) are the rule itself: using them is right"
+        ),
+        "copy of a nearby cell": "no cell above computes a wait: the rule is in the roles table",
+        "forbidden API": "the prompt forbids no API",
+    },
+}
 
 CLUSTER = checks.EXERCISE_1_CLUSTER
 
@@ -35,6 +56,7 @@ def test_exercise_1_correct(capsys):
     assert "TF_CONFIG" not in os.environ
 
 
+@bank(1, "right, written otherwise")
 def test_exercise_1_accepts_the_json_string(capsys):
     checks.second_worker_config(json.dumps(config()))
     assert "Correct" in capsys.readouterr().out
@@ -52,14 +74,25 @@ def test_exercise_1_leaves_an_existing_tf_config_alone(monkeypatch, capsys):
         (None, "`fixed_config` is still None"),
         ("not json", "is a string but not JSON"),
         ({"task": {"type": "worker", "index": 1}}, "two keys 'cluster' and 'task'"),
-        (
+        # another cluster, as copying the local cluster printed above gives
+        pytest.param(
             config(cluster={"chief": ["a:1"], "worker": ["b:1", "c:1"], "ps": ["d:1"]}),
             "change only the 'task' part",
+            marks=bank(1, "hard-coded from an output above"),
         ),
         ({"cluster": CLUSTER, "task": ["worker", 1]}, "keys 'type' and 'index'"),
-        (config(task_type="chief", index=0), "the task type should be 'worker', not 'chief'"),
-        (config(index=0), "index 0 is the first worker"),
-        (config(index=2), "index 2 is not the second worker: indexes count from 0"),
+        pytest.param(
+            config(task_type="chief", index=0),
+            "the task type should be 'worker', not 'chief'",
+            marks=bank(1, "right shape, wrong content"),
+        ),
+        pytest.param(config(index=0), "index 0 is the first worker", marks=bank(1, "off by one")),
+        # the broken cell's config
+        pytest.param(
+            config(index=2),
+            "index 2 is not the second worker: indexes count from 0",
+            marks=bank(1, "copy of a nearby cell"),
+        ),
         (config(index="1"), "should be a whole number"),
     ],
 )
@@ -83,8 +116,9 @@ def right(workers, seconds):
 
 RIGHT_ANSWERS = {
     "list comprehension": right,
-    "NumPy (np.minimum gives NumPy integers)": lambda w, s: np.flatnonzero(
-        np.minimum(60, (np.arange(w) + 1) * 5) > s
+    "NumPy (np.minimum gives NumPy integers)": pytest.param(
+        lambda w, s: np.flatnonzero(np.minimum(60, (np.arange(w) + 1) * 5) > s),
+        marks=bank(2, "right, written otherwise"),
     ),
     "NumPy integers in a list": lambda w, s: [
         np.int64(i) for i in range(w) if np.minimum(60, (i + 1) * 5) > s
@@ -109,9 +143,10 @@ def test_exercise_2_right_answers_pass(answer, capsys):
 WRONG_ANSWERS = {
     "unanswered": (None, "`late_workers` is still None"),
     "a number, not a function": (5, "should be a function of \\(workers, seconds\\)"),
-    "waits counted from index 0": (
+    "waits counted from index 0": pytest.param(
         lambda w, s: [i for i in range(w) if min(60, i * 5) > s],
         "the first worker \\(index 0\\) already waits",
+        marks=bank(2, "off by one"),
     ),
     "no cap": (
         lambda w, s: [i for i in range(w) if (i + 1) * 5 > s],
@@ -149,9 +184,11 @@ WRONG_ANSWERS = {
         lambda w, s: [min(60, (i + 1) * 5) > s for i in range(w)],
         "return the indexes of the late workers",
     ),
-    "role names": (
+    # 'worker:i' where indexes are asked
+    "role names": pytest.param(
         lambda w, s: [f"worker:{i}" for i in right(w, s)],
         "return the indexes of the late workers",
+        marks=bank(2, "wrong unit"),
     ),
     "the waits, not the indexes": (
         lambda w, s: [min(60, (i + 1) * 5) for i in right(w, s)],
@@ -170,6 +207,7 @@ def test_exercise_2_wrong_answers_fail_and_say_why(answer, message):
     assert "min(60" not in str(raised.value) and "(i + 1)" not in str(raised.value)
 
 
+@bank(2, "right shape, wrong content")
 def test_exercise_2_as_many_workers_but_not_the_late_ones():
     """The right count, the wrong workers: not "a worker is missing"."""
 
@@ -192,10 +230,11 @@ def test_exercise_1_a_task_that_is_not_a_dict_of_type_and_index():
 # Each slip shows at its own kind of case, and the message quotes that case: a small one a learner
 # can redo by hand (3 workers), a float number of seconds, a time on either side of the cap.
 FIRST_CALL_THAT_SHOWS_IT = {
-    "the 13 workers of the question hard-coded": (
+    "the 13 workers of the question hard-coded": pytest.param(
         lambda w, s: [i for i in range(13) if min(60, (i + 1) * 5) > s],
         "late_workers(3, 5) returned [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]: worker indexes run "
         "from 0 to 2",
+        marks=bank(2, "right on the notebook's data, wrong in general"),
     ),
     "a closed form that rounds seconds / 5 up": (
         lambda w, s: list(range(math.ceil(s / 5), w)) if s < 60 else [],

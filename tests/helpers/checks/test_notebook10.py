@@ -17,7 +17,22 @@ from sklearn.metrics import classification_report, precision_score
 from helpers import metrics
 from helpers.checks import notebook10 as checks
 from helpers.problems import CheckFailed
+from tests.support.banks import bank
 from tests.support.checks import failure
+
+# The kinds that do not apply, argued (tests/support/banks.py).
+NOT_APPLICABLE = {
+    1: {
+        "wrong unit": "a fraction (a precision, an F1): no other unit",
+    },
+    2: {
+        "wrong unit": "rates and boundaries are given, in the units the schedule takes",
+        "hard-coded from an output above": (
+            "the prompt gives every number; no output above shows a rate"
+        ),
+        "forbidden API": "the prompt allows any schedule class or function of the step",
+    },
+}
 
 RNG = np.random.default_rng(10)
 LABELS = RNG.integers(0, 10, 400)
@@ -61,17 +76,20 @@ RIGHT_1 = {
     "the same, a float32": lambda labels, probabilities: np.float32(
         macro_of(lambda k: keras.metrics.Precision(class_id=k, top_k=1))(labels, probabilities)
     ),
-    "one-hot predictions through Precision(class_id=k)": lambda labels, probabilities: np.mean(
-        [
-            float(
-                keras_result(
-                    keras.metrics.Precision(class_id=k),
-                    tf.one_hot(labels, 10),
-                    tf.one_hot(np.argmax(probabilities, axis=1), 10),
+    "one-hot predictions through Precision(class_id=k)": pytest.param(
+        lambda labels, probabilities: np.mean(
+            [
+                float(
+                    keras_result(
+                        keras.metrics.Precision(class_id=k),
+                        tf.one_hot(labels, 10),
+                        tf.one_hot(np.argmax(probabilities, axis=1), 10),
+                    )
                 )
-            )
-            for k in range(10)
-        ]
+                for k in range(10)
+            ]
+        ),
+        marks=bank(1, "right, written otherwise"),
     ),
 }
 
@@ -176,9 +194,11 @@ WRONG_1 = {
         "returned a str: it should return one number",
     ),
     "no valid data": (lambda labels, probabilities: float("nan"), "got no valid data"),
-    "Precision() on one-hot labels: threshold 0.5, all columns": (
+    # the break-it cell's metric, as it comes
+    "Precision() on one-hot labels: threshold 0.5, all columns": pytest.param(
         whole(keras.metrics.Precision),
         "counts every probability above 0.5",
+        marks=bank(1, "copy of a nearby cell"),
     ),
     "Precision(top_k=1): micro": (
         whole(lambda: keras.metrics.Precision(top_k=1)),
@@ -192,9 +212,10 @@ WRONG_1 = {
         macro_of(lambda k: keras.metrics.Precision(class_id=k)),
         "passes 0.5 \\(the metrics' default threshold\\)",
     ),
-    "Recall(class_id=k, top_k=1), averaged": (
+    "Recall(class_id=k, top_k=1), averaged": pytest.param(
         macro_of(lambda k: keras.metrics.Recall(class_id=k, top_k=1)),
         "the macro recall",
+        marks=bank(1, "right shape, wrong content"),
     ),
     "Precision(class_id=k) with labels and predictions swapped": (
         lambda labels, probabilities: np.mean(
@@ -225,13 +246,14 @@ WRONG_1 = {
         whole(lambda: keras.metrics.Precision(class_id=3, top_k=1)),
         "the precision of class 3 alone",
     ),
-    "nine classes, range(9): off by one": (
+    "nine classes, range(9): off by one": pytest.param(
         lambda labels, probabilities: np.mean(
             per_class(
                 lambda k: keras.metrics.Precision(class_id=k, top_k=1), labels, probabilities
             )[:9]
         ),
         "on the check's data, which is not the macro precision",
+        marks=bank(1, "off by one"),
     ),
     "something else": (
         lambda labels, probabilities: 0.1234,
@@ -242,7 +264,7 @@ WRONG_1 = {
         r"returned an array of shape \(3,\): it should return one number",
     ),
     "right on the check's data only": (hard_coded, "though your function found it"),
-    "the macro precision printed above, returned as a constant": (
+    "the macro precision printed above, returned as a constant": pytest.param(
         lambda labels, probabilities: MACRO,
         re.escape(
             "`precision_macro(labels, probabilities)` returned, on the check's data, the macro "
@@ -250,12 +272,13 @@ WRONG_1 = {
             "must compute it from the labels and probabilities it is given, not return a number "
             "typed in"
         ),
+        marks=bank(1, "hard-coded from an output above"),
     ),
     "the same, typed with the four decimals printed": (
         lambda labels, probabilities: round(MACRO, 4),
         "the number printed above",
     ),
-    "scikit-learn's precision_score": (
+    "scikit-learn's precision_score": pytest.param(
         lambda labels, probabilities: precision_score(
             labels, probabilities.argmax(axis=1), average="macro"
         ),
@@ -263,6 +286,7 @@ WRONG_1 = {
             "`precision_macro` calls sklearn.metrics.precision_score, which is not "
             "keras.metrics: the exercise asks for the macro precision computed with keras.metrics"
         ),
+        marks=bank(1, "forbidden API"),
     ),
     "scikit-learn's precision_score, imported by name": (
         with_precision_score_imported,
@@ -282,7 +306,11 @@ WRONG_1 = {
         ),
         "calls helpers.metrics.precision_recall_f1, which is not keras.metrics",
     ),
-    "the notebook's one_hot inside": (with_the_notebooks_one_hot, "your code raised"),
+    "the notebook's one_hot inside": pytest.param(
+        with_the_notebooks_one_hot,
+        "your code raised",
+        marks=bank(1, "right on the notebook's data, wrong in general"),
+    ),
 }
 
 
@@ -321,7 +349,10 @@ BOUNDARIES, VALUES = [500, 1000], [2e-3, 1e-3, 5e-4]
 
 RIGHT_2 = {
     "PiecewiseConstantDecay": keras.optimizers.schedules.PiecewiseConstantDecay(BOUNDARIES, VALUES),
-    "a function with <=": lambda step: 2e-3 if step <= 500 else 1e-3 if step <= 1000 else 5e-4,
+    "a function with <=": pytest.param(
+        lambda step: 2e-3 if step <= 500 else 1e-3 if step <= 1000 else 5e-4,
+        marks=bank(2, "right, written otherwise"),
+    ),
     "a function with np.searchsorted": lambda step: np.array(VALUES)[
         np.searchsorted(BOUNDARIES, step)
     ],
@@ -347,9 +378,10 @@ WRONG_2 = {
         "calling `schedule\\(0\\)` failed with TypeError",
     ),
     "a failing function": (_broken, "calling `schedule\\(0\\)` failed with TypeError: no"),
-    "boundaries exclusive (<)": (
+    "boundaries exclusive (<)": pytest.param(
         lambda step: 2e-3 if step < 500 else 1e-3 if step < 1000 else 5e-4,
         "at step 500 the rate has already changed to 0.001: piecewise_constant keeps",
+        marks=bank(2, "off by one"),
     ),
     "staircase ExponentialDecay, halving every 500 steps": (
         keras.optimizers.schedules.ExponentialDecay(2e-3, 500, 0.5, staircase=True),
@@ -359,17 +391,22 @@ WRONG_2 = {
         keras.optimizers.schedules.ExponentialDecay(2e-3, 500, 0.5),
         "it should stay constant between two boundaries",
     ),
-    "the course's own decay": (
+    # build_cnn's ExponentialDecay
+    "the course's own decay": pytest.param(
         keras.optimizers.schedules.ExponentialDecay(2e-3, 1500, 0.1),
         "it should stay constant between two boundaries",
+        marks=bank(2, "copy of a nearby cell"),
     ),
-    "values in the wrong order": (
+    "values in the wrong order": pytest.param(
         keras.optimizers.schedules.PiecewiseConstantDecay(BOUNDARIES, VALUES[::-1]),
         "at step 0 the rate is 0.0005, not the first value",
+        marks=bank(2, "right shape, wrong content"),
     ),
-    "a third boundary that keeps falling": (
+    # right up to step 1500
+    "a third boundary that keeps falling": pytest.param(
         keras.optimizers.schedules.PiecewiseConstantDecay([500, 1000, 1500], VALUES + [2.5e-4]),
         "after the last boundary it should stay at the last value",
+        marks=bank(2, "right on the notebook's data, wrong in general"),
     ),
     "boundaries shifted": (
         keras.optimizers.schedules.PiecewiseConstantDecay([499, 999], VALUES),
@@ -397,7 +434,7 @@ def test_the_tolerances_are_float32s_not_more():
     right = RIGHT_1["Precision(class_id=k, top_k=1), averaged"]
     with pytest.raises(CheckFailed):
         checks.keras_macro_precision(lambda *data: right(*data) + 1.5e-5, LABELS, PROBABILITIES)
-    rates = RIGHT_2["a function with <="]
+    rates = RIGHT_2["a function with <="].values[0]  # the answer of its pytest.param
     with pytest.raises(CheckFailed, match="at step 0 the rate is"):
         checks.piecewise_schedule(lambda step: rates(step) * (1 + 1.5e-5))
 
@@ -423,7 +460,7 @@ def test_exercise_1_a_class_never_predicted_has_precision_0(capsys):
 @pytest.mark.parametrize("boundary, want", [(500, "0.002"), (1000, "0.001")])
 def test_exercise_2_a_wrong_rate_on_a_boundary_is_named_as_it_is(boundary, want):
     """Neither "already changed" nor "after the last boundary": just the step and the rate."""
-    rates = RIGHT_2["a function with <="]
+    rates = RIGHT_2["a function with <="].values[0]  # the answer of its pytest.param
 
     def spike(step):
         return 7e-3 if step == boundary else rates(step)
@@ -444,7 +481,7 @@ def test_exercise_1_the_checks_data_has_digits_never_predicted_or_above_half():
 def test_exercise_2_a_further_boundary_is_caught_at_twice_the_last_one():
     """A learner who adds a boundary after 1000 (at 1500) is told so at the first step checked past
     the last boundary, 2000, with the rate there: not at some far step such as 10000."""
-    answer = WRONG_2["a third boundary that keeps falling"][0]
+    answer = WRONG_2["a third boundary that keeps falling"].values[0]
     assert failure(checks.piecewise_schedule, answer) == (
         "at step 2000 the rate is 0.00025: after the last boundary it should stay at the last "
         "value, 0.0005"

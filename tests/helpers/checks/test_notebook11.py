@@ -13,12 +13,28 @@ import tensorflow as tf
 from helpers import profiling
 from helpers.checks import notebook11 as checks
 from helpers.problems import CheckFailed
+from tests.support.banks import bank
 from tests.support.checks import (
     assert_names_the_mistake,
     failure,
     notebook_headings,
     zh_tw_heading,
 )
+
+# The kinds that do not apply, argued (tests/support/banks.py).
+NOT_APPLICABLE = {
+    1: {
+        "off by one": "a share of time: no count or index",
+        "right shape, wrong content": "a single number: every wrong number has the right shape",
+        "forbidden API": "the prompt forbids no API",
+        "right on the notebook's data, wrong in general": (
+            "a value: the check sees no code it could run on other data"
+        ),
+    },
+    2: {
+        "hard-coded from an output above": "a network: no number in it comes from an output",
+    },
+}
 
 # --- exercise 1: the backward pass's share of the ops' time ------------------------------
 
@@ -94,8 +110,9 @@ RIGHT_1 = {
     "the durations summed": lambda t: (
         t.loc[t.op_name.str.startswith("gradients/"), "duration_ms"].sum() / t.duration_ms.sum()
     ),
-    "contains the scope": lambda t: (
-        t[t.op_name.str.contains("gradients/")].duration_ms.sum() / t.duration_ms.sum()
+    "contains the scope": pytest.param(
+        lambda t: t[t.op_name.str.contains("gradients/")].duration_ms.sum() / t.duration_ms.sum(),
+        marks=bank(1, "right, written otherwise"),
     ),
     "by groupby over a column": lambda t: (
         t.groupby(t.op_name.str.startswith("gradients/"))["duration_ms"].sum()[True]
@@ -132,7 +149,11 @@ WRONG_1 = {
     "a string": (lambda t: "0.6", "should be a number between 0 and 1, not a str"),
     "a bool": (lambda t: True, "not a bool"),
     "the shares per step": (per_step_shares, "holds 3 values: it should be one number"),
-    "a percentage": (lambda t: 100 * SHARE, "is a percentage: give the share as a fraction"),
+    "a percentage": pytest.param(
+        lambda t: 100 * SHARE,
+        "is a percentage: give the share as a fraction",
+        marks=bank(1, "wrong unit"),
+    ),
     "counted ops": (
         lambda t: t.op_name.str.startswith("gradients/").mean(),
         "the share of the ops' number, not of their time",
@@ -148,15 +169,19 @@ WRONG_1 = {
         ),
         "the backward pass and the optimizer's update together",
     ),
-    "the convolutions' gradients only": (
+    # the Backprop rows' shares of the top-ops table above
+    "the convolutions' gradients only": pytest.param(
         lambda t: (
             t.loc[t.op_type.str.contains("Backprop"), "duration_ms"].sum() / t.duration_ms.sum()
         ),
         "the convolutions' gradients alone",
+        marks=bank(1, "hard-coded from an output above"),
     ),
-    "op types named …Grad": (
+    # selection by op type, as the top-ops cell groups
+    "op types named …Grad": pytest.param(
         lambda t: t.loc[t.op_type.str.contains("Grad"), "duration_ms"].sum() / t.duration_ms.sum(),
         "selects ops by their type",
+        marks=bank(1, "copy of a nearby cell"),
     ),
     "over the busy time": (over_busy, "over the steps' busy time"),
     "the first traced step": (first_step, "in the first traced step alone"),
@@ -276,7 +301,9 @@ RIGHT_2 = {
     "the policy's name as each layer's dtype, then a cast": cast(
         policies("mixed_bfloat16", "mixed_bfloat16")
     ),
-    "a Sequential model ending in a float32 layer": sequential,
+    "a Sequential model ending in a float32 layer": pytest.param(
+        sequential, marks=bank(2, "right, written otherwise")
+    ),
 }
 
 
@@ -372,25 +399,29 @@ WRONG_2 = {
         policy_set_after,
         "calls set_global_policy, which the exercise rules out",
     ),
-    "the global policy around the layers, set back (forbidden API)": (
+    # bf16_cnn_model_fn's way, copied
+    "the global policy around the layers, set back (forbidden API)": pytest.param(
         with_policy("mixed_bfloat16", cast(dense)),
         "calls set_global_policy, which the exercise rules out",
+        marks=bank(2, "copy of a nearby cell"),
     ),
     "the global policy in a Sequential model, set back": (
         global_sequential,
         "calls set_global_policy, which the exercise rules out",
     ),
-    "the global policy imported by name, set back": (
+    "the global policy imported by name, set back": pytest.param(
         imported_setter,
         "calls set_global_policy, which the exercise rules out",
+        marks=bank(2, "forbidden API"),
     ),
     "the opposite of the task: float32 hidden layer, bfloat16 last layer": (
         cast(policies(None, "mixed_bfloat16")),
         "the hidden layer computes in float32 and only the last one in bfloat16",
     ),
-    "probabilities, not logits": (
+    "probabilities, not logits": pytest.param(
         softmax_out,
         "returns probabilities (a softmax on the last layer), not logits",
+        marks=bank(2, "wrong unit"),
     ),
     "no ReLU": (
         policies("mixed_bfloat16", "float32", activation=None),
@@ -409,20 +440,28 @@ WRONG_2 = {
         "the network's weights have the shapes",
     ),
     "an extra hidden layer": (extra_hidden, "the network's weights have the shapes"),
-    "11 classes, the first 10 kept (right shape, wrong content)": (
+    # 11 units for 10
+    "11 classes, the first 10 kept (right shape, wrong content)": pytest.param(
         lambda images: policies("mixed_bfloat16", "float32", units=11)(images)[:, :10],
         "the network's weights have the shapes",
+        marks=bank(2, "off by one"),
     ),
-    "a scaled output (right on shapes and types, wrong values)": (
+    "a scaled output (right on shapes and types, wrong values)": pytest.param(
         lambda images: 2.0 * layer_dtypes(images),
         "on random images the logits are",
+        marks=bank(2, "right shape, wrong content"),
     ),
     "a second parameter": (
         lambda images, training: layer_dtypes(images),
         "should take one argument, the batch of images, as the check calls it: yours takes "
         "(images, training)",
     ),
-    "layers made outside the function": (outside_layers, "uses layers made outside it"),
+    # right in the notebook's kernel, which made the layers once
+    "layers made outside the function": pytest.param(
+        outside_layers,
+        "uses layers made outside it",
+        marks=bank(2, "right on the notebook's data, wrong in general"),
+    ),
     "the images cast, the layers float32": (
         images_cast_only,
         "every matrix product computes in float32",
