@@ -53,7 +53,7 @@ def number(value, name: str, call: str) -> float:
         value = value[()]
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         shape = getattr(value, "shape", None)
-        if shape is not None:
+        if shape is not None and not isinstance(value, np.generic):  # an array, not a scalar
             fail(
                 "`{call}` returned an array of shape {shape}: return one number",
                 call=call,
@@ -62,6 +62,10 @@ def number(value, name: str, call: str) -> float:
         fail(
             "`{call}` returned {kind}: return one number",
             call=call,
-            kind="None" if value is None else type(value).__name__,
+            kind="bool"
+            if isinstance(value, np.bool_)
+            else str(value)
+            if value is None
+            else type(value).__name__,
         )
     return float(value)

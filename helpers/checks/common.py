@@ -60,7 +60,7 @@ def reporting_learner_errors(check):
             return check(*args, **kwargs)
         except WorkbookProblem:
             raise
-        except Exception as error:
+        except (Exception, SystemExit) as error:  # sys.exit() in an answer is the learner's too
             if learner_line(error, own) is None:
                 raise
             raise CheckFailed(

@@ -1,8 +1,10 @@
 """Exercise checks of notebook 00 (set-up and data).
 
-Both exercises ask for a function, and each check runs it on data the notebook never showed, built
-so that the plausible wrong computations give different answers there, before running it on the
-notebook's own dataset for the success line.
+Both exercises ask for a function, and each check runs it on data of its own, made anew at every
+run (so no answer can be typed in for it) and made so that each plausible wrong computation gives
+another answer than the right one; a mistake is named only when the learner's function gave what
+it gives on every one of those sets. Then the function runs on the notebook's dataset for the
+success line.
 """
 
 from __future__ import annotations
@@ -11,55 +13,79 @@ import numbers
 
 import numpy as np
 
-from . import calls
 from ..language import N_
 from ..problems import CheckFailed
+from . import calls
 from .common import correct, fail, reporting_learner_errors, said
 
 __all__ = ["majority_accuracy", "brightest_class"]
 
 MAJORITY_CALL = "majority_accuracy(train_labels, test_labels)"
 BRIGHTEST_CALL = "brightest_class(images, labels, class_names)"
-
-
-def _shuffled(counts, seed: int) -> np.ndarray:
-    """Labels with ``counts[k]`` times label ``k``, in a fixed random order."""
-    labels = np.repeat(np.arange(len(counts), dtype=np.uint8), counts)
-    return np.random.default_rng(seed).permutation(labels)
-
-
-def _label_sets() -> list:
-    """(train, test) label sets of the check's own: the training set's most common label is
-    neither the test set's nor label 1; its share differs between the sets, from 1/classes and
-    from the rarest label's share. The second has three classes and 0 as the most common."""
-    return [
-        (
-            _shuffled([50, 45, 30, 48, 61, 47, 52, 90, 44, 40], seed=1),
-            _shuffled([21, 19, 12, 35, 18, 20, 23, 16, 17, 19], seed=2),
-        ),
-        (_shuffled([65, 25, 10], seed=3), _shuffled([9, 18, 3], seed=4)),
-    ]
+CLOSE = 1e-6  # an accuracy computed in float32 is within 1e-7 of the exact fraction
 
 
 def _majority_variants(train, test) -> dict:
-    """What the plausible wrong computations give on one label set, by what they did."""
-    classes = int(max(train.max(), test.max())) + 1
-    train_counts = np.bincount(train, minlength=classes)
-    test_counts = np.bincount(test, minlength=classes)
-    digit = int(np.argmax(train_counts))
-    share = float(np.mean(test == digit))
-    present = np.where(train_counts > 0, train_counts, train_counts.max() + 1)
+    """What the plausible computations give on one label set, by what they did."""
+    values, counts = np.unique(train, return_counts=True)
+    label = values[np.argmax(counts)]
+    pooled_values, pooled_counts = np.unique(np.concatenate([train, test]), return_counts=True)
+    test_values, test_counts = np.unique(test, return_counts=True)
+    share = float(np.mean(test == label))
     return {
         "right": share,
         "percentage": 100 * share,
-        "count": float(np.sum(test == digit)),
+        "count": float(np.sum(test == label)),
         "error rate": 1 - share,
-        "label": float(digit),
-        "training share": float(np.mean(train == digit)),
+        "label": float(label),
+        "training share": float(counts.max() / len(train)),
         "test majority": float(test_counts.max() / len(test)),
-        "rarest": float(np.mean(test == int(np.argmin(present)))),
-        "random": 1 / classes,
+        "pooled": float(np.mean(test == pooled_values[np.argmax(pooled_counts)])),
+        "rarest": float(np.mean(test == values[np.argmin(counts)])),
+        "random": 1 / len(values),
+        "position": float(np.mean(test == np.argmax(counts))),
+        "as bytes": float(np.mean(test.astype(np.uint8) == np.uint8(label))),
     }
+
+
+def _label_set(rng):
+    """(train, test) labels of 5 to 11 classes with gaps between their values, under random
+    counts with a structure: the most common training label M is above 255 and M - 256 is a label
+    too (bytes would mix them up); another label is the most common of the test labels, a third
+    of both sets together; the rarest training label is a fourth; M's position among the sorted
+    labels is a label too. Drawn again until every computation of ``_majority_variants`` gives a
+    value of its own, none of them 0."""
+    for _attempt in range(1000):
+        majority = int(rng.integers(256, 400))
+        others = rng.choice(
+            [v for v in range(0, 120) if v != majority - 256],
+            size=int(rng.integers(3, 10)),
+            replace=False,
+        )
+        classes = np.array([majority, majority - 256, *others])  # M, M - 256, P, T, R, the rest
+        train_counts = np.array([60 + rng.integers(0, 6), *rng.integers(5, 30, len(others) + 1)])
+        test_counts = rng.integers(3, 30, len(classes))
+        train_counts[2], test_counts[2] = 50, 60  # P: the most common of both together
+        test_counts[3] = 70 + rng.integers(0, 10)  # T: the most common test label
+        train_counts[3] = min(train_counts[3], 20)
+        train_counts[4] = 2  # R: the rarest training label
+        train = rng.permutation(np.repeat(classes, train_counts)).astype(np.int64)
+        test = rng.permutation(np.repeat(classes, test_counts)).astype(np.int64)
+        values = sorted(_majority_variants(train, test).values())
+        if values[0] > 1e-3 and all(b - a > 1e-3 for a, b in zip(values, values[1:])):
+            return train, test
+    raise RuntimeError("no label set found")  # pragma: no cover - the counts are built for it
+
+
+def _label_sets(rng=None) -> list:
+    """Three label sets of ``_label_set``, and one where the most common training label never
+    occurs in the test labels (the accuracy is 0)."""
+    rng = rng or np.random.default_rng()
+    sets = [_label_set(rng) for _ in range(3)]
+    train, test = _label_set(rng)
+    majority = np.unique(train)[np.argmax(np.unique(train, return_counts=True)[1])]
+    sets.append((train, test[test != majority]))
+    return sets
 
 
 MAJORITY_MISTAKES = {
@@ -84,8 +110,12 @@ MAJORITY_MISTAKES = {
         "labels, on the check's labels: the model is scored on the test labels, so count there"
     ),
     "test majority": N_(
-        "`{call}` chose the most common label of the test labels, on the check's "
-        "labels: the model is built from the training labels alone, then scored on the test labels"
+        "`{call}` chose the most common label of the test labels, on the check's labels: the "
+        "model is built from the training labels alone, then scored on the test labels"
+    ),
+    "pooled": N_(
+        "`{call}` chose the most common label of the training and test labels together, on the "
+        "check's labels: the model is built from the training labels alone"
     ),
     "rarest": N_(
         "`{call}` returned the score of the rarest training label, on the check's labels: "
@@ -95,14 +125,22 @@ MAJORITY_MISTAKES = {
         "`{call}` returned one over the number of classes, on the check's labels: that is "
         "guessing at random; this model always gives the training set's most common label"
     ),
+    "position": N_(
+        "`{call}` took the position of the most common label among the labels for the label "
+        "itself: on the check's labels, the values are not 0, 1, 2…"
+    ),
+    "as bytes": N_(
+        "`{call}` treated the labels as bytes: on the check's labels some are above 255, and "
+        "uint8 wraps them round"
+    ),
 }
 
 
 @reporting_learner_errors
 def majority_accuracy(answer, dataset) -> None:
     """Notebook 00, exercise 1: ``answer(train_labels, test_labels)``, the test accuracy of a
-    model that always answers the most common training label; tried on the check's own label
-    sets, then on ``dataset``'s."""
+    model that always answers the most common training label; tried on label sets of the check's
+    own (``_label_sets``), then on ``dataset``'s."""
     calls.function(answer, "majority_accuracy", MAJORITY_CALL)
     cases = _label_sets()
     returned = []
@@ -110,31 +148,47 @@ def majority_accuracy(answer, dataset) -> None:
         calls.bound(answer, "majority_accuracy", MAJORITY_CALL, train.copy(), test.copy())
         value = answer(train.copy(), test.copy())
         returned.append(calls.number(value, "majority_accuracy", MAJORITY_CALL))
-    rights = [_majority_variants(train, test)["right"] for train, test in cases]
-    if abs(returned[0] - returned[1]) < 1e-6 and abs(returned[0] - rights[0]) > 1e-6:
+    variants = [_majority_variants(train, test) for train, test in cases]
+    if all(abs(value - v["right"]) < CLOSE for value, v in zip(returned, variants)):
+        return _majority_on(answer, dataset)
+    made = [
+        message
+        for mistake, message in MAJORITY_MISTAKES.items()
+        if all(abs(value - v[mistake]) < CLOSE for value, v in zip(returned, variants))
+    ]
+    if len(made) == 1:  # named only when no other mistake gives the same values
+        raise CheckFailed(said(made[0], call=MAJORITY_CALL))
+    if all(abs(value - returned[0]) < CLOSE for value in returned):
         fail(
-            "`{call}` returned {value:.4f} for two different sets of labels: compute the "
-            "accuracy from the labels it is given, not from MNIST's",
+            "`{call}` returned {value:.4f} for every set of labels the check gave it: compute "
+            "the accuracy from the labels it is given",
             call=MAJORITY_CALL,
             value=returned[0],
         )
-    for value, (train, test) in zip(returned, cases):
-        variants = _majority_variants(train, test)
-        if abs(value - variants["right"]) < 1e-6:
-            continue
-        for mistake, message in MAJORITY_MISTAKES.items():
-            if abs(value - variants[mistake]) < 1e-6:
-                raise CheckFailed(said(message, call=MAJORITY_CALL))
-        fail(
-            "on labels the check made up, `{call}` returned {value:.4f}: that is not the share "
-            "of test labels equal to the most common training label (section 'Class balance')",
-            call=MAJORITY_CALL,
-            value=value,
-        )
+    for digits in range(1, 5):
+        if all(
+            abs(value - round(v["right"], digits)) < CLOSE for value, v in zip(returned, variants)
+        ):
+            fail(
+                "`{call}` rounds the accuracy to {digits} decimals: return it unrounded",
+                call=MAJORITY_CALL,
+                digits=digits,
+            )
+    value = next(value for value, v in zip(returned, variants) if abs(value - v["right"]) > CLOSE)
+    fail(
+        "on labels the check made up, `{call}` returned {value:.4f}: that is not the share "
+        "of test labels equal to the most common training label (section 'Class balance')",
+        call=MAJORITY_CALL,
+        value=value,
+    )
+
+
+def _majority_on(answer, dataset) -> None:
+    """The success line, from the answer's run on ``dataset``'s labels (copies)."""
     train, test = dataset.train_labels, dataset.test_labels
     value = calls.number(answer(train.copy(), test.copy()), "majority_accuracy", MAJORITY_CALL)
     expected = _majority_variants(train, test)
-    if abs(value - expected["right"]) > 1e-6:
+    if abs(value - expected["right"]) > CLOSE:
         fail(
             "`{call}` is right on the check's labels but returned {value:.4f} on MNIST's: "
             "does it depend on how many classes or labels there are?",
@@ -144,38 +198,28 @@ def majority_accuracy(answer, dataset) -> None:
     correct(
         "on MNIST, a model that always answers {digit:.0f} is right on {accuracy:.2%} of the "
         "test digits: the baseline any accuracy on MNIST must beat (and your function gave the "
-        "same on two label sets of the check's)",
+        "same on four label sets of the check's)",
         digit=expected["label"],
         accuracy=value,
     )
 
 
-# The check's own images: eight classes of unequal size and distinct brightness, built so that the
-# class with the highest mean pixel is not the one with the highest sum, median or maximum, nor the
-# most common, the darkest or either neighbour of its index. Per class: (images, pixel value).
-_NAMES = ("Kite", "Lamp", "Mug", "Sock", "Vase", "Fork", "Hat", "Drum")
-_CLASSES = [(40, 50), (35, 120), (30, None), (20, 60), (15, 90), (10, 150), (15, 110), (12, 10)]
+# Made-up names for the check's classes (none of Fashion-MNIST's)
+_NAMES = (
+    "Kite", "Lamp", "Mug", "Sock", "Vase", "Fork", "Hat", "Drum", "Comb", "Bell", "Rope", "Fan",
+    "Bowl", "Key", "Cup", "Pen", "Map", "Jar", "Box", "Cap",
+)  # fmt: skip
 
 
-def _made_up_images():
-    """(images, labels, class_names) of the check's own, shuffled; class 2 has 60 % of its pixels
-    at 215 and the rest at 0 (highest median), class 3 one pixel at 255 per image (highest max)."""
-    images, labels = [], []
-    for k, (count, value) in enumerate(_CLASSES):
-        block = np.full((count, 28, 28), value or 0, dtype=np.uint8)
-        if value is None:
-            block.reshape(count, -1)[:, : int(0.6 * 784)] = 215
-        if k == 3:
-            block[:, 14, 14] = 255
-        images.append(block)
-        labels.append(np.full(count, k, dtype=np.uint8))
-    order = np.random.default_rng(5).permutation(sum(count for count, _value in _CLASSES))
-    return np.concatenate(images)[order], np.concatenate(labels)[order], _NAMES
+def _brightest(images, labels, names) -> str:
+    """The name of the class whose images have the highest mean pixel."""
+    return names[int(np.argmax([images[labels == k].mean() for k in range(len(names))]))]
 
 
 def _brightness_variants(images, labels, names) -> dict:
     """The class each plausible computation names, by what it computed."""
     pixels = [images[labels == k].astype(np.float64) for k in range(len(names))]
+    per_image = [p.reshape(len(p), -1).mean(axis=1) for p in pixels]
     by = {
         "right": np.argmax([p.mean() for p in pixels]),
         "sum": np.argmax([p.sum() for p in pixels]),
@@ -183,6 +227,10 @@ def _brightness_variants(images, labels, names) -> dict:
         "max": np.argmax([p.max() for p in pixels]),
         "darkest": np.argmin([p.mean() for p in pixels]),
         "most common": np.argmax([len(p) for p in pixels]),
+        "bright pixels": np.argmax([(p > 127).mean() for p in pixels]),
+        "median image": np.argmax([np.median(m) for m in per_image]),
+        "brightest image": np.argmax([m.max() for m in per_image]),
+        "byte sum": np.argmax([images[labels == k].sum(dtype=np.uint8) for k in range(len(names))]),
     }
     best = int(by["right"])
     named = {mistake: names[int(k)] for mistake, k in by.items()}
@@ -191,26 +239,94 @@ def _brightness_variants(images, labels, names) -> dict:
     return named
 
 
+def _class_images(rng, size: int, levels, shares, lift: int = 0):
+    """``size`` images whose pixels take the values ``levels`` (plus a little noise) in the
+    ``shares`` given, scattered; ``lift``: that many images, the first, lit in full at 250."""
+    kinds = rng.choice(len(levels), p=shares, size=(size, 28, 28))
+    noise = rng.integers(-4, 5, size=(size, 28, 28))
+    values = np.clip(np.asarray(levels)[kinds] + noise * (np.asarray(levels)[kinds] > 0), 0, 250)
+    values[:lift] = 250
+    return values.astype(np.uint8)
+
+
+def _made_up_images(rng):
+    """(images, labels, class_names) of the check's own, a class for each way of being brightest
+    and a few ordinary ones, in a random order under random names, with random sizes and a little
+    noise: the brightest mean, the largest sum, the highest median pixel, the brightest single
+    pixel, the darkest, the most images, the most pixels above 127, the brightest median image, the
+    brightest single image and the brightest's two neighbours in label order are each another
+    class, and a sum of bytes, which wraps round, names another class than the brightest."""
+    for _attempt in range(100):
+        roles = [
+            _class_images(rng, rng.integers(5, 9), [205, 0], [0.7, 0.3]),  # the brightest mean
+            _class_images(rng, rng.integers(50, 61), [120], [1.0]),  # the largest sum
+            _class_images(rng, rng.integers(8, 15), [232, 0], [0.55, 0.45]),  # median pixel
+            _class_images(rng, rng.integers(8, 15), [60], [1.0]),  # then one pixel at 255, below
+            _class_images(rng, rng.integers(8, 15), [8], [1.0]),  # the darkest
+            _class_images(rng, rng.integers(65, 75), [30], [1.0]),  # the most images
+            _class_images(rng, rng.integers(8, 15), [135, 0], [0.9, 0.1]),  # pixels above 127
+            np.concatenate(  # most of its images bright, the rest black: the median image
+                [
+                    _class_images(rng, 5, [200], [1.0]),
+                    _class_images(rng, 4, [0], [1.0]),
+                ]
+            ),
+            _class_images(rng, rng.integers(7, 10), [40], [1.0], lift=1),  # the brightest image
+        ]
+        roles[3][:, 14, 14] = 255
+        roles += [
+            _class_images(rng, rng.integers(8, 15), [rng.integers(60, 90)], [1.0])
+            for _ in range(rng.integers(2, 5))
+        ]
+        order = list(rng.permutation(len(roles)))  # label k holds roles[order[k]]
+        at = order.index(0)  # the brightest's neighbours are ordinary classes (9 and 10)
+        for neighbour, filler in ((at - 1, 9), ((at + 1) % len(order), 10)):
+            where = order.index(filler)
+            order[neighbour], order[where] = order[where], order[neighbour]
+        images = np.concatenate([roles[j] for j in order])
+        labels = np.repeat(np.arange(len(roles), dtype=np.uint8), [len(roles[j]) for j in order])
+        shuffled = rng.permutation(len(labels))
+        images, labels = images[shuffled], labels[shuffled]
+        names = tuple(rng.choice(_NAMES, size=len(roles), replace=False).tolist())
+        named = _brightness_variants(images, labels, names)
+        wrapped = named.pop("byte sum")  # wraps round: any class, never named as a mistake
+        if len(set(named.values())) == len(named) and wrapped != named["right"]:
+            return images, labels, names
+    raise RuntimeError("no image set found")  # pragma: no cover - the roles are built to differ
+
+
 BRIGHTNESS_MISTAKES = {
     "sum": N_(
-        "on images the check made up, `{call}` named the class with the largest sum of "
-        "pixels: a class with more images sums to more; compare means"
+        "on images the check made up, `{call}` named the class with the largest sum of pixels: "
+        "a class with more images sums to more; compare means"
     ),
     "median": N_(
-        "on images the check made up, `{call}` named the class with the highest median "
-        "pixel: the exercise asks for the highest mean"
+        "on images the check made up, `{call}` named the class with the highest median pixel: "
+        "the exercise asks for the highest mean"
     ),
     "max": N_(
         "on images the check made up, `{call}` named the class with the brightest single "
         "pixel: the exercise asks for the highest mean over all its images' pixels"
     ),
     "darkest": N_(
-        "on images the check made up, `{call}` named the darkest class: it should name "
-        "the brightest"
+        "on images the check made up, `{call}` named the darkest class: it should name the "
+        "brightest"
     ),
     "most common": N_(
-        "on images the check made up, `{call}` named the class with the most images: "
-        "compare the classes' mean pixel, not their sizes"
+        "on images the check made up, `{call}` named the class with the most images: compare "
+        "the classes' mean pixel, not their sizes"
+    ),
+    "bright pixels": N_(
+        "on images the check made up, `{call}` named the class with the most pixels above a "
+        "threshold: the exercise asks for the highest mean pixel value"
+    ),
+    "median image": N_(
+        "on images the check made up, `{call}` named the class whose median image is the "
+        "brightest: the exercise asks for the mean over all of a class's images"
+    ),
+    "brightest image": N_(
+        "on images the check made up, `{call}` named the class of the brightest single image: "
+        "the exercise asks for the mean over all of a class's images"
     ),
     "next": N_(
         "on images the check made up, `{call}` named the class one index after the "
@@ -226,42 +342,66 @@ BRIGHTNESS_MISTAKES = {
 @reporting_learner_errors
 def brightest_class(answer, dataset) -> None:
     """Notebook 00, exercise 2: ``answer(images, labels, class_names)``, the name of the class
-    whose images have the highest mean pixel; tried on the check's own images, then on
-    ``dataset``'s training split."""
+    whose images have the highest mean pixel; tried on three sets of images made up anew, then
+    on ``dataset``'s test split with its class names in another order, then on its training split
+    for the success line. The answer is given copies: what it does to them changes nothing."""
     calls.function(answer, "brightest_class", BRIGHTEST_CALL)
-    images, labels, names = _made_up_images()
-    calls.bound(answer, "brightest_class", BRIGHTEST_CALL, images, labels, names)
-    named = answer(images.copy(), labels.copy(), names)
-    variants = _brightness_variants(images, labels, names)
-    _name_of(named, names)
-    if str(named) != variants["right"]:
-        for mistake, message in BRIGHTNESS_MISTAKES.items():
-            if str(named) == variants[mistake]:
-                raise CheckFailed(said(message, call=BRIGHTEST_CALL))
+    rng = np.random.default_rng()
+    sets = [_made_up_images(rng) for _ in range(3)]
+    calls.bound(answer, "brightest_class", BRIGHTEST_CALL, *sets[0])
+    variants = [_brightness_variants(*made_up) for made_up in sets]
+    named = []
+    for images, labels, names in sets:
+        named.append(answer(images.copy(), labels.copy(), names))
+        _name_of(named[-1], names)
+    if any(str(n) != v["right"] for n, v in zip(named, variants)):
+        made = [
+            mistake
+            for mistake in variants[0]
+            if all(str(n) == v[mistake] for n, v in zip(named, variants))
+        ]
+        if len(made) == 1 and made[0] in BRIGHTNESS_MISTAKES:  # no other gives these classes
+            raise CheckFailed(said(BRIGHTNESS_MISTAKES[made[0]], call=BRIGHTEST_CALL))
+        wrong = next(str(n) for n, v in zip(named, variants) if str(n) != v["right"])
         fail(
             "on images the check made up, `{call}` named {named!r}, whose mean pixel is not the "
             "highest: average every pixel of each class's images, then take the largest",
             call=BRIGHTEST_CALL,
-            named=str(named),
+            named=wrong,
+        )
+    images, labels = dataset.test_images, dataset.test_labels
+    best = list(dataset.class_names).index(_brightest(images, labels, dataset.class_names))
+    order = rng.permutation(len(dataset.class_names))
+    while order[best] == best:  # the brightest class gets another name than its own
+        order = rng.permutation(len(dataset.class_names))
+    names = tuple(dataset.class_names[k] for k in order)  # label k is called names[k]
+    expected = names[best]
+    given = answer(images.copy(), labels.copy(), names)
+    _name_of(given, names)
+    if str(given) != expected:
+        fail(
+            "`{call}` is right on the check's images but not on {dataset}'s test images with "
+            "the class names given in another order: does it assume the names, or a number of "
+            "classes or of images?",
+            call=BRIGHTEST_CALL,
+            dataset=dataset.name,
         )
     images, labels, names = dataset.train_images, dataset.train_labels, dataset.class_names
-    named = answer(images, labels, tuple(names))
-    _name_of(named, names)
-    expected = _brightness_variants(images, labels, names)["right"]
-    if str(named) != expected:
+    expected = _brightest(images, labels, names)
+    given = answer(images.copy(), labels.copy(), tuple(names))
+    if str(given) != expected:
         fail(
             "`{call}` is right on the check's images but named another class on {dataset}'s "
             "training images: does it assume a number of classes or of images?",
             call=BRIGHTEST_CALL,
             dataset=dataset.name,
         )
-    mean = images[labels == list(names).index(expected)].mean()
     correct(
         "{answer!r} images are the brightest on average in {dataset} (mean pixel {mean:.1f} of "
-        "255), and your function found the brightest of the check's own classes too",
+        "255), and your function found the brightest class of four other sets of images too",
         answer=expected,
         dataset=dataset.name,
-        mean=float(mean),
+        mean=float(images[labels == list(names).index(expected)].mean()),
     )
 
 
