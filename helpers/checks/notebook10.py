@@ -7,8 +7,9 @@ import functools
 import numpy as np
 
 from ..language import _, listed
+from ..learner_code import error_text
 from ..problems import CheckFailed
-from . import forbidden
+from . import calls, forbidden
 from .common import correct, fail, reporting_learner_errors, require_answer
 
 __all__ = ["keras_macro_precision", "piecewise_schedule"]
@@ -144,6 +145,11 @@ def _one_number(answer, call: str) -> float:
     """What ``call`` returned, as a float, or a one-line failure naming what it is instead."""
     if hasattr(answer, "update_state") and hasattr(answer, "result"):
         fail("`{call}` returned a metric object: return the number, its `result()`", call=call)
+    if answer is None:
+        fail(
+            "`{call}` returned None: it should return one number (print shows it, return gives it)",
+            call=call,
+        )
     try:
         if isinstance(answer, (str, bytes)):
             raise TypeError(answer)
@@ -193,6 +199,7 @@ def keras_macro_precision(answer, labels, probabilities) -> None:
         )
     labels, probabilities = np.asarray(labels), np.asarray(probabilities)
     own_labels, own_probabilities = check_data()
+    calls.bound(answer, "precision_macro", CALL, own_labels, own_probabilities)
     value = _one_number(_keras_only(answer, own_labels.copy(), own_probabilities.copy()), CALL)
     if abs(value - _macro_precision(own_labels, own_probabilities)) > PRECISION_TOLERANCE:
         if abs(value - _macro_precision(labels, probabilities)) <= PRINTED_TOLERANCE:
@@ -267,21 +274,35 @@ def piecewise_schedule(
 ) -> None:
     """Notebook 10, exercise 2: a Keras schedule equal to tf.compat.v1.train.piecewise_constant."""
     require_answer(answer, "schedule")
-    if not callable(answer):
+    import tensorflow as tf
+    from tensorflow import keras
+
+    if not isinstance(answer, keras.optimizers.schedules.LearningRateSchedule):
+        if callable(answer):
+            fail(
+                "`schedule` is a {kind}, not a Keras schedule: Keras's Adam calls any other "
+                "function given as its learning_rate with no argument, never with the step; use "
+                "a class of keras.optimizers.schedules",
+                kind=type(answer).__name__,
+            )
         fail(
-            "`schedule` should be a learning-rate schedule (called with a step), not a {kind}",
+            "`schedule` should be a learning-rate schedule, an object of a class of "
+            "keras.optimizers.schedules, not a {kind}",
             kind=type(answer).__name__,
         )
     near_boundaries = [b + d for b in boundaries for d in (-1, 0, 1)]
     steps = sorted({0, 1, *near_boundaries, 2 * boundaries[-1], 10 * boundaries[-1]})
-    got = {}
+    optimizer = keras.optimizers.Adam(learning_rate=answer)  # as the lesson's model uses it
+    weight, got = tf.Variable(0.0), {}
     for step in steps:
+        optimizer.iterations.assign(step)
         try:
-            got[step] = float(np.asarray(answer(step)))
-        except Exception as error:  # noqa: BLE001 - report any failure in one sentence
+            optimizer.apply_gradients([(tf.constant(0.0), weight)])
+            got[step] = float(optimizer.learning_rate)
+        except Exception as error:  # noqa: BLE001 - the learner's schedule: one sentence
             raise CheckFailed(
-                _("calling `schedule({step})` failed with {kind}: {error}").format(
-                    step=step, kind=type(error).__name__, error=error
+                _("Adam, training at step {step} with `schedule`, raised {error}").format(
+                    step=step, error=error_text(error)
                 )
             ) from None
     want = {step: _piecewise(step, boundaries, values) for step in steps}

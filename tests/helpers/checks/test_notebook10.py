@@ -5,6 +5,7 @@ Keras schedule): each right answer passes, each wrong one fails with a sentence 
 mistake and does not print the right value.
 """
 
+import functools
 import inspect
 import re
 
@@ -30,7 +31,6 @@ NOT_APPLICABLE = {
         "hard-coded from an output above": (
             "the prompt gives every number; no output above shows a rate"
         ),
-        "forbidden API": "the prompt allows any schedule class or function of the step",
     },
 }
 
@@ -347,16 +347,34 @@ def test_exercise_1_every_reading_is_one_whole_template():
 
 BOUNDARIES, VALUES = [500, 1000], [2e-3, 1e-3, 5e-4]
 
+
+def as_schedule(rate):
+    """A keras.optimizers.schedules.LearningRateSchedule that gives ``rate(step)``."""
+
+    class Schedule(keras.optimizers.schedules.LearningRateSchedule):
+        def __call__(self, step):
+            return rate(step)
+
+    return Schedule()
+
+
+def _by_hand(step):
+    return tf.where(step <= 500, 2e-3, tf.where(step <= 1000, 1e-3, 5e-4))
+
+
 RIGHT_2 = {
     "PiecewiseConstantDecay": keras.optimizers.schedules.PiecewiseConstantDecay(BOUNDARIES, VALUES),
-    "a function with <=": pytest.param(
-        lambda step: 2e-3 if step <= 500 else 1e-3 if step <= 1000 else 5e-4,
-        marks=bank(2, "right, written otherwise"),
+    "a subclass of LearningRateSchedule": pytest.param(
+        as_schedule(_by_hand), marks=bank(2, "right, written otherwise")
     ),
-    "a function with np.searchsorted": lambda step: np.array(VALUES)[
-        np.searchsorted(BOUNDARIES, step)
-    ],
-    "TensorFlow ops": lambda step: tf.where(step <= 500, 2e-3, tf.where(step <= 1000, 1e-3, 5e-4)),
+    "a subclass with np.searchsorted": as_schedule(
+        lambda step: tf.gather(
+            VALUES,
+            tf.searchsorted(
+                tf.constant(BOUNDARIES, tf.int64), tf.reshape(tf.cast(step, tf.int64), [1])
+            ),
+        )[0]
+    ),
 }
 
 
@@ -375,11 +393,25 @@ WRONG_2 = {
     "a number": (2e-3, "should be a learning-rate schedule"),
     "the TF1 function itself (eager: takes no step)": (
         tf.compat.v1.train.piecewise_constant(tf.Variable(0, dtype=tf.int64), BOUNDARIES, VALUES),
-        "calling `schedule\\(0\\)` failed with TypeError",
+        "not a Keras schedule: Keras's Adam calls",
     ),
-    "a failing function": (_broken, "calling `schedule\\(0\\)` failed with TypeError: no"),
+    "a plain function of the step": pytest.param(  # what the prompt used to allow (issue 46)
+        lambda step: 2e-3 if step <= 500 else 1e-3 if step <= 1000 else 5e-4,
+        "is a function, not a Keras schedule",
+        marks=bank(2, "forbidden API"),
+    ),
+    "piecewise_constant partially applied": (
+        functools.partial(
+            tf.compat.v1.train.piecewise_constant, boundaries=BOUNDARIES, values=VALUES
+        ),
+        "is a partial, not a Keras schedule",
+    ),
+    "a failing schedule": (
+        as_schedule(_broken),
+        "your code raised TypeError: no",
+    ),
     "boundaries exclusive (<)": pytest.param(
-        lambda step: 2e-3 if step < 500 else 1e-3 if step < 1000 else 5e-4,
+        as_schedule(lambda step: tf.where(step < 500, 2e-3, tf.where(step < 1000, 1e-3, 5e-4))),
         "at step 500 the rate has already changed to 0.001: piecewise_constant keeps",
         marks=bank(2, "off by one"),
     ),
@@ -434,17 +466,16 @@ def test_the_tolerances_are_float32s_not_more():
     right = RIGHT_1["Precision(class_id=k, top_k=1), averaged"]
     with pytest.raises(CheckFailed):
         checks.keras_macro_precision(lambda *data: right(*data) + 1.5e-5, LABELS, PROBABILITIES)
-    rates = RIGHT_2["a function with <="].values[0]  # the answer of its pytest.param
     with pytest.raises(CheckFailed, match="at step 0 the rate is"):
-        checks.piecewise_schedule(lambda step: rates(step) * (1 + 1.5e-5))
+        checks.piecewise_schedule(as_schedule(lambda step: _by_hand(step) * (1 + 1.5e-5)))
 
 
 def test_exercise_2_a_rate_that_changes_one_step_late_is_caught_right_after_the_boundary():
     def late(step):
-        return 2e-3 if step <= 501 else 1e-3 if step <= 1001 else 5e-4
+        return tf.where(step <= 501, 2e-3, tf.where(step <= 1001, 1e-3, 5e-4))
 
     with pytest.raises(CheckFailed, match=r"^at step 501 the rate is 0.002, not 0.001$"):
-        checks.piecewise_schedule(late)
+        checks.piecewise_schedule(as_schedule(late))
 
 
 def test_exercise_1_a_class_never_predicted_has_precision_0(capsys):
@@ -460,13 +491,12 @@ def test_exercise_1_a_class_never_predicted_has_precision_0(capsys):
 @pytest.mark.parametrize("boundary, want", [(500, "0.002"), (1000, "0.001")])
 def test_exercise_2_a_wrong_rate_on_a_boundary_is_named_as_it_is(boundary, want):
     """Neither "already changed" nor "after the last boundary": just the step and the rate."""
-    rates = RIGHT_2["a function with <="].values[0]  # the answer of its pytest.param
 
     def spike(step):
-        return 7e-3 if step == boundary else rates(step)
+        return tf.where(tf.equal(step, boundary), 7e-3, _by_hand(step))
 
     with pytest.raises(CheckFailed, match=rf"^at step {boundary} the rate is 0.007, not {want}$"):
-        checks.piecewise_schedule(spike)
+        checks.piecewise_schedule(as_schedule(spike))
 
 
 def test_exercise_1_the_checks_data_has_digits_never_predicted_or_above_half():
@@ -493,9 +523,24 @@ def test_exercise_2_a_rate_that_changes_two_steps_early_is_named_at_its_first_wr
     message names 499, the step before the boundary, where the rate first differs."""
 
     def early(step):
-        return 2e-3 if step < 499 else 1e-3 if step < 999 else 5e-4
+        return tf.where(step < 499, 2e-3, tf.where(step < 999, 1e-3, 5e-4))
 
-    assert failure(checks.piecewise_schedule, early) == (
+    assert failure(checks.piecewise_schedule, as_schedule(early)) == (
         "at step 499 the rate has already changed to 0.001: piecewise_constant keeps a value up to "
         "and including its boundary"
     )
+
+
+def test_exercise_1_a_function_that_prints_is_told_it_returned_none():
+    """Issue 46: it was told it "returned nan"."""
+
+    def answer(labels, probabilities):
+        print(0.99)
+
+    message = failure(checks.keras_macro_precision, answer, LABELS, PROBABILITIES)
+    assert "returned None: it should return one number" in message, message
+
+
+def test_exercise_1_a_wrong_number_of_parameters_is_one_line():
+    message = failure(checks.keras_macro_precision, lambda labels: 0.5, LABELS, PROBABILITIES)
+    assert message.startswith("`precision_macro` takes the parameters (labels), but"), message
