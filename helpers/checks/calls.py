@@ -68,4 +68,7 @@ def number(value, name: str, call: str) -> float:
             if value is None
             else type(value).__name__,
         )
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        fail("`{call}` returned a number too large to be an accuracy or a count", call=call)

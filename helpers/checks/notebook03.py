@@ -8,7 +8,8 @@ import numpy as np
 
 from ..language import _
 from ..problems import CheckFailed
-from .common import correct, fail, reporting_learner_errors, require_answer, run_metric_pair
+from .common import correct, fail, reporting_learner_errors, require_answer
+from .metric_use import evaluated
 
 __all__ = ["clipped_training_step", "top_predictions_per_example", "error_rate_metric_ops"]
 
@@ -280,12 +281,12 @@ def error_rate_metric_ops(metric_fn) -> None:
     batches = [([0, 1, 2, 3], [0, 1, 2, 0]), ([4, 5], [4, 4])]  # 1 wrong of 4, then 1 of 2: 2 of 6
     try:
         result = float(
-            run_metric_pair(
+            evaluated(
                 metric_fn,
                 "error_rate_ops",
                 "error_rate",
                 batches,
-                section=pair_section(),  # cited at the end of run_metric_pair's messages
+                section=pair_section(),  # cited at the end of evaluated()'s messages
             )
         )
     except CheckFailed:

@@ -274,17 +274,19 @@ def shifted(by):
         pytest.param(
             pick(np.sum), "the largest sum of pixels", marks=bank(2, "right shape, wrong content")
         ),
-        pytest.param(pick(np.median), "the highest median pixel", id="median"),
-        pytest.param(pick(np.max), "the brightest single pixel", id="max"),
-        pytest.param(pick(lambda p: (p > 127).mean()), "pixels above a threshold", id="share"),
+        pytest.param(pick(np.median), "whose mean pixel is not the highest", id="median"),
+        pytest.param(pick(np.max), "whose mean pixel is not the highest", id="max"),
+        pytest.param(
+            pick(lambda p: (p > 127).mean()), "whose mean pixel is not the highest", id="share"
+        ),
         pytest.param(
             pick(lambda p: np.median(p.reshape(len(p), -1).mean(axis=1))),
-            "whose median image is the brightest",
+            "whose mean pixel is not the highest",
             id="median image",
         ),
         pytest.param(
             pick(lambda p: p.reshape(len(p), -1).mean(axis=1).max()),
-            "the class of the brightest single image",
+            "whose mean pixel is not the highest",
             id="brightest image",
         ),
         pytest.param(
@@ -343,7 +345,7 @@ def test_brightest_class_a_name_written_in_fails_on_names_in_another_order(digit
         return "d" if "a" in class_names else brightest(images, labels, class_names)
 
     message = failure(checks.brightest_class, answer, digits)
-    assert "with the class names given in another order" in message
+    assert "given with their class names in another order" in message
 
 
 def test_brightest_class_is_given_copies(digits, capsys):
@@ -362,3 +364,57 @@ def test_a_zh_tw_learner_reads_the_message_in_chinese(digits, zh_tw):
     message = failure(checks.majority_accuracy, lambda a, b: 100 * majority(a, b), digits)
     template = checks.MAJORITY_MISTAKES["percentage"]
     assert message == sentences[template].format(call=checks.MAJORITY_CALL)
+
+
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        pytest.param(
+            lambda train, test: min(majority(train, test), 0.5),
+            "`majority_accuracy(train_labels, test_labels)` returned 0.5",
+            id="never above one half",
+        ),
+        pytest.param(
+            lambda train, test: np.mean(test == np.argmax(np.bincount(train)[1:]) + 1),
+            "on labels the check made up",
+            id="label 0 skipped",
+        ),
+        pytest.param(
+            lambda train, test: 0.1135 if train.dtype == np.uint8 else np.mean(test == train.max()),
+            "",
+            id="MNIST written in, the largest label elsewhere",
+        ),
+        pytest.param(lambda train, test: float("nan"), "returned nan", id="nan"),
+        pytest.param(lambda train, test: 10**400, "a number too large", id="a huge int"),
+    ],
+)
+def test_majority_accuracy_second_round_of_the_blind_adversary(digits, answer, words):
+    """Issue 46, round 2 of the blind adversary on notebook 00 (zh-TW copy): three false passes
+    and two tracebacks from inside the check."""
+    message = failure(checks.majority_accuracy, answer, digits)
+    assert words in message and "\n" not in message, message
+
+
+@pytest.mark.parametrize(
+    "statistic",
+    [
+        pytest.param(lambda p: p[:, 4:24, 4:24].mean(), id="centre crop"),
+        pytest.param(lambda p: (p // 64).mean(), id="quantized"),
+        pytest.param(lambda p: np.sqrt(p).mean(), id="square root"),
+        pytest.param(lambda p: np.clip(p, 0, 128).mean(), id="clipped"),
+        pytest.param(lambda p: p[p > 0].mean(), id="mean of the lit pixels"),
+    ],
+)
+def test_brightest_class_other_statistics_are_refused_without_a_wrong_reason(digits, statistic):
+    """Round 2: these passed, or were given another statistic's reason."""
+    message = failure(checks.brightest_class, pick(statistic), digits)
+    assert "whose mean pixel is not the highest" in message, message
+
+
+def test_brightest_class_ten_classes_assumed_is_refused(digits):
+    """Round 2: range(10) passed whenever the brightest label was below 10."""
+
+    def answer(images, labels, class_names):
+        return class_names[int(np.argmax([images[labels == k].mean() for k in range(10)]))]
+
+    failure(checks.brightest_class, answer, digits)

@@ -514,7 +514,9 @@ def _keras(labels, classes):
 
 def _last_batch(labels, classes):
     """A variable that keeps only the last batch: the update assigns instead of adding."""
-    value = tf.Variable(0.0, trainable=False, collections=[tf.compat.v1.GraphKeys.LOCAL_VARIABLES])
+    value = tf.compat.v1.Variable(
+        0.0, trainable=False, collections=[tf.compat.v1.GraphKeys.LOCAL_VARIABLES]
+    )
     return {
         "error_rate": (
             tf.identity(value),
@@ -525,7 +527,9 @@ def _last_batch(labels, classes):
 
 def _first_batch(labels, classes):
     """The value reads a variable that only the first update sets."""
-    value = tf.Variable(-1.0, trainable=False, collections=[tf.compat.v1.GraphKeys.LOCAL_VARIABLES])
+    value = tf.compat.v1.Variable(
+        -1.0, trainable=False, collections=[tf.compat.v1.GraphKeys.LOCAL_VARIABLES]
+    )
     update = tf.compat.v1.assign(value, tf.where(value < 0, _batch_error(labels, classes), value))
     return {"error_rate": (tf.identity(value), update)}
 

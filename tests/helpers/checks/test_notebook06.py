@@ -116,7 +116,7 @@ def _by_hand(labels, classes) -> dict:
     """What precision_recall_f1 gives, from a confusion matrix streamed by hand (the course's
     metrics are ruled out): per-class "precision" and "f1", and "precision_<average>", each a
     (value, update_op) pair."""
-    total = tf.Variable(
+    total = tf.compat.v1.Variable(
         tf.zeros([10, 10]), trainable=False, collections=[tf.compat.v1.GraphKeys.LOCAL_VARIABLES]
     )
     update = total.assign_add(tf.math.confusion_matrix(labels, classes, 10, dtype=tf.float32))
@@ -184,7 +184,9 @@ def _batch_precision(labels, classes):
 
 
 def _last_batch(labels, predictions):
-    value = tf.Variable(0.0, trainable=False, collections=[tf.compat.v1.GraphKeys.LOCAL_VARIABLES])
+    value = tf.compat.v1.Variable(
+        0.0, trainable=False, collections=[tf.compat.v1.GraphKeys.LOCAL_VARIABLES]
+    )
     return {
         "precision": (
             tf.identity(value),
@@ -195,7 +197,9 @@ def _last_batch(labels, predictions):
 
 def _first_batch(labels, predictions):
     """Reads the first batch only: the update assigns once, the value never moves again."""
-    value = tf.Variable(-1.0, trainable=False, collections=[tf.compat.v1.GraphKeys.LOCAL_VARIABLES])
+    value = tf.compat.v1.Variable(
+        -1.0, trainable=False, collections=[tf.compat.v1.GraphKeys.LOCAL_VARIABLES]
+    )
     batch = _batch_precision(labels, predictions["classes"])
     update = tf.compat.v1.assign(value, tf.where(value < 0, batch, value))
     return {"precision": (tf.identity(value), update)}
@@ -531,6 +535,7 @@ def test_the_checks_table_separates_the_best_steps():
         right_pivot,
         pytest.param(right_filters, marks=bank(2, "right, written otherwise")),
         right_float,
+        pytest.param(lambda table: np.float32(right_pivot(table)), id="as np.float32"),
     ],
 )
 def test_sample_f1_correct(answer, capsys):
@@ -838,3 +843,48 @@ def test_a_wrong_answer_is_told_in_chinese_in_zh_tw(notebook, zh_tw, monkeypatch
     assert re.search("[\u4e00-\u9fff]", message) and english not in message, message
     monkeypatch.setenv(language.LANGUAGE_ENV, "en")
     assert failure(check).startswith(english)
+
+
+def test_sample_f1_a_wrong_number_of_parameters_is_one_line():
+    """Issue 46: 28 lines through checks/common.py."""
+    message = failure(checks.sample_f1_at_best_test_step, lambda table, run: 0.5, TABLE)
+    assert message.startswith("`sample_f1` takes the parameters (table, run), but"), message
+
+
+@bank(1, "right shape, wrong content")
+def test_macro_precision_on_global_variables_fails_as_in_a_real_evaluate():
+    """Issue 46: a metric whose totals are tf.Variable (TF2's ignores collections=: global) was
+    accepted; a real Estimator.evaluate fails restoring them from the checkpoint."""
+
+    def answer(labels, predictions):
+        total = tf.Variable(
+            tf.zeros([10, 10]),
+            trainable=False,
+            collections=[tf.compat.v1.GraphKeys.LOCAL_VARIABLES],
+        )
+        update = total.assign_add(
+            tf.math.confusion_matrix(labels, predictions["classes"], 10, dtype=tf.float32)
+        )
+        precision = tf.math.divide_no_nan(tf.linalg.diag_part(total), tf.reduce_sum(total, axis=0))
+        return {"precision": (tf.reduce_mean(precision), update)}
+
+    message = failure(checks.macro_precision_metric, answer)
+    assert "keeps its totals in global variables" in message, message
+
+
+def test_macro_precision_through_scikit_learn_in_a_py_function_is_refused():
+    """Issue 46: precision_score inside tf.py_function ran on TensorFlow's threads, after the
+    watch had ended; the watch now lasts the whole evaluate()."""
+    from sklearn.metrics import precision_score
+
+    def answer(labels, predictions):
+        value = tf.compat.v1.Variable(0.0, collections=[tf.compat.v1.GraphKeys.LOCAL_VARIABLES])
+        score = tf.py_function(
+            lambda y, p: precision_score(y, p, average="macro", zero_division=0),
+            [labels, predictions["classes"]],
+            tf.float64,
+        )
+        return {"precision": (tf.identity(value), value.assign(tf.cast(score, tf.float32)))}
+
+    message = failure(checks.macro_precision_metric, answer)
+    assert "precision_score" in message or "rules out" in message, message
