@@ -271,7 +271,8 @@ def _made_up_images(rng, last: bool = False):
         u = rng.uniform
         bright = u(0.66, 0.74)  # the brightest: this share of its pixels near 205-215
         level = u(208, 218)
-        behind = (level * bright - u(2, 4)) / 197  # its mean 2 to 4 below the brightest's
+        mean = level * bright  # the brightest's mean, about 140 to 160
+        behind = [mean - u(0.2, 0.9) for _ in range(3)]  # three classes less than 1 below it
         roles = [
             _class_images(rng, rng.integers(5, 9), [level, 0], [bright, 1 - bright]),
             _class_images(rng, rng.integers(50, 61), [u(65, 80)], [1.0]),  # the largest sum
@@ -289,15 +290,23 @@ def _made_up_images(rng, last: bool = False):
             _class_images(rng, rng.integers(7, 10), [u(35, 45)], [1.0], lift=1),  # brightest image
             _class_images(rng, rng.integers(8, 15), [u(60, 90)], [1.0]),  # two ordinary ones,
             _class_images(rng, rng.integers(8, 15), [u(60, 90)], [1.0]),  # the brightest's sides
-            # close behind the brightest, more of it lit, less brightly (197, in the top quarter
-            # of the bytes even with the noise): a mean of a root, a clip or a quantization of
-            # the pixels ranks it first
-            _class_images(rng, rng.integers(8, 15), [197, 0], [behind, 1 - behind]),
+            # close behind the brightest (less than one grey level: a rounded mean cannot tell
+            # them apart): more of it lit, less brightly (197, in the top quarter of the bytes
+            # even with the noise), which a mean of a quantization or a clip ranks first; evenly
+            # lit, which a mean of a root ranks first; few pixels, very bright (250), which a
+            # mean of squares or a gamma ranks first
+            _class_images(
+                rng, rng.integers(8, 15), [197, 0], [behind[0] / 197, 1 - behind[0] / 197]
+            ),
+            _class_images(rng, rng.integers(8, 15), [behind[1]], [1.0]),
+            _class_images(
+                rng, rng.integers(8, 15), [250, 0], [behind[2] / 250, 1 - behind[2] / 250]
+            ),
             _class_images(rng, rng.integers(8, 15), [u(240, 250), 0], [0.2, 0.8]),  # bright ink
         ]
         roles[3][:, 14, 14] = 255
-        centre = _class_images(rng, rng.integers(8, 15), [u(225, 240)], [1.0])  # bright centre
-        centre[:, :6], centre[:, -6:], centre[:, :, :6], centre[:, :, -6:] = 0, 0, 0, 0
+        centre = _class_images(rng, rng.integers(8, 15), [u(244, 250)], [1.0])  # bright centre
+        centre[:, :5], centre[:, -5:], centre[:, :, :5], centre[:, :, -5:] = 0, 0, 0, 0
         roles.append(centre)
         roles += [
             _class_images(rng, rng.integers(8, 15), [rng.integers(60, 90)], [1.0])
@@ -318,8 +327,15 @@ def _made_up_images(rng, last: bool = False):
         names = tuple(rng.choice(_NAMES, size=len(roles), replace=False).tolist())
         named = _brightness_variants(images, labels, names)
         wrapped = named.pop("byte sum")  # wraps round: any class, never named as a mistake
-        if len(set(named.values())) == len(named) and wrapped != named["right"]:
-            return images, labels, names
+        brightest = names[order.index(0)]  # sampling may put a class close behind in front
+        means = sorted(roles[j].mean() for j in range(len(roles)))
+        close = 0 < means[-1] - means[-2] < 1
+        if last:  # and a whole-number mean, or one rounded to 2, ties them: the earlier label wins
+            close = close and int(means[-1]) == int(means[-2])
+            close = close and round(means[-1] / 2) == round(means[-2] / 2)
+        if len(set(named.values())) == len(named) and wrapped != brightest == named["right"]:
+            if close:
+                return images, labels, names
     raise RuntimeError("no image set found")  # pragma: no cover - the roles are built to differ
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import re
 import sys
 
 import numpy as np
@@ -226,7 +227,7 @@ def _run_estimator(answer, name: str, mode: str, comparer: _Comparer, watched=fr
         except CheckFailed:
             raise
         except Exception as error:  # the learner's code, run by the Estimator
-            if "is different from the graph" in str(error):
+            if re.search("is different from the graph|capture an EagerTensor", str(error)):
                 fail(
                     "`{name}()` returns a dataset built outside the function: the Estimator "
                     "calls the input function inside its own graph, so build the dataset there",
@@ -414,6 +415,10 @@ def _judge(comparer: _Comparer, name: str, others: dict, whole: str, mode: str =
             "the labels are 10 numbers whatever the batch size: tf.argmax reduced over the "
             "batch (its default axis 0), not over each label's ten classes"
         )
+    if kind == "labels":  # another split's labels first: it may be longer than this one
+        for other, (_images, labels) in others.items():
+            if np.array_equal(rest[0], labels[rest[2] : rest[2] + len(rest[0])]):
+                fail("the labels are those of {other}: read {whole}", other=other, **values)
     if yielded > count or kind == "size" and index >= len(comparer.sizes):
         raise CheckFailed(said(repeats, **values))
     if kind == "unzipped":
@@ -543,11 +548,9 @@ def class_id_input_fn(answer, one_hot_input_fn, name: str = "class_id_input_fn")
         )
     _judge(comparer, name, {}, said(N_("the batches of one_hot_input_fn()")), mode="train")
     correct(
-        "train() read every batch of a one-hot input of the check's ({batches} batches of "
-        "{batch_size} Fashion-MNIST images, drawn at this run), each as it was with its class "
-        "ids, shape [batch]: what the model's loss reads",
-        batches=len(sizes),
-        batch_size=batch_size,
+        "train() read every batch of a one-hot input of the check's (Fashion-MNIST images, a "
+        "slice and a batch size drawn at each run), each as it was with its class ids, shape "
+        "[batch]: what the model's loss reads"
     )
 
 
@@ -653,7 +656,7 @@ def _check_element_spec(spec, name: str) -> None:
             shape=labels.shape,
             dtype=labels.dtype.name,
         )
-    if not labels.dtype.is_integer:
+    if labels.dtype not in (tf.int32, tf.int64):  # what the model's loss takes
         fail(
             "the labels are {dtype}: the model wants integer class ids (tf.int32)",
             dtype=labels.dtype.name,

@@ -418,3 +418,19 @@ def test_brightest_class_ten_classes_assumed_is_refused(digits):
         return class_names[int(np.argmax([images[labels == k].mean() for k in range(10)]))]
 
     failure(checks.brightest_class, answer, digits)
+
+
+@pytest.mark.parametrize(
+    "statistic",
+    [
+        pytest.param(lambda p: int(p.mean()), id="the mean cut to a whole number"),
+        pytest.param(lambda p: np.sqrt((p**2).mean()), id="root mean square"),
+        pytest.param(lambda p: ((p / 255) ** 2.2).mean(), id="gamma"),
+        pytest.param(lambda p: 2 * np.round(p.mean() / 2), id="rounded to 2"),
+    ],
+)
+def test_brightest_class_third_round_statistics_are_refused(digits, statistic):
+    """Round 3 of the blind adversary: these passed on most runs (class means far apart, no
+    contrast between the classes close to the brightest)."""
+    message = failure(checks.brightest_class, pick(statistic), digits)
+    assert "whose mean pixel is not the highest" in message, message

@@ -566,3 +566,29 @@ def test_a_zh_tw_learner_reads_the_message_in_chinese(zh_tw):
     message = failure(checks.steps_for_epochs, lambda e, b, n: e * n)
     template = checks.STEPS_MISTAKES["examples"]
     assert message == sentences[template].format(call=checks.STEPS_CALL)
+
+
+@pytest.mark.slow(reason="a real Estimator.evaluate per answer")
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        pytest.param(
+            tiny(then=lambda d: d.map(lambda f, label: (f, tf.cast(label, tf.uint8)))),
+            "the labels are uint8",
+            id="uint8 labels, which the model's loss refuses",
+        ),
+        pytest.param(
+            lambda: (
+                _from_arrays(TEST.train_images, TEST.train_labels)
+                .map(lambda p, label: ({"image": tf.cast(p, tf.float32) / 255}, label))
+                .batch(4)
+                .concatenate(tiny()())
+            ),
+            "the labels are those of Tiny-Fashion's training split",
+            id="the training split, longer than the test split",
+        ),
+    ],
+)
+def test_eval_input_fn_second_round_of_the_blind_adversary(answer, words):
+    """Issue 46, round 2 on notebook 02 (zh-TW copy)."""
+    fails(check, answer, words)
