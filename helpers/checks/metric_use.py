@@ -7,7 +7,7 @@ not hold, and a value that reads the current batch.
 
 from __future__ import annotations
 
-from .checkpoint import step_checkpoint
+from .checkpoint import scratch_model_dir
 from .common import _metric_pair, fail
 
 
@@ -15,8 +15,6 @@ def evaluated(build, answer: str, key: str, batches, section: str = ""):
     """The value ``Estimator.evaluate`` reports for ``build(labels, classes)[key]`` over
     ``batches`` (pairs of label and class lists), each wrong shape of answer one line, which ends
     by citing ``section`` (a heading of the notebook) when one is given."""
-    import tempfile
-
     import numpy as np
     import tensorflow as tf
 
@@ -51,8 +49,7 @@ def evaluated(build, answer: str, key: str, batches, section: str = ""):
         tf.compat.v1.train.get_or_create_global_step()
         return tf.estimator.EstimatorSpec(mode, loss=tf.constant(0.0), eval_metric_ops={key: pair})
 
-    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as folder, logger_level("ERROR"):
-        step_checkpoint(folder)
+    with scratch_model_dir(checkpoint=True) as folder, logger_level("ERROR"):
         estimator = tf.estimator.Estimator(model_fn, config=tf.estimator.RunConfig(folder))
         try:
             result = estimator.evaluate(input_fn)

@@ -13,7 +13,7 @@ from ..language import N_, _
 from ..learner_code import error_text
 from ..problems import CheckFailed
 from . import calls
-from .checkpoint import step_checkpoint
+from .checkpoint import scratch_model_dir
 from .common import correct, fail, reporting_learner_errors, require_answer, said
 
 __all__ = ["steps_for_epochs", "eval_input_fn", "class_id_input_fn"]
@@ -198,8 +198,6 @@ def _run_estimator(answer, name: str, mode: str, comparer: _Comparer, watched=fr
     model_fn that hands each batch to ``comparer``; at most one batch more than the reference
     holds is read. Returns whether any of the ``watched`` code objects ran. One line for each way
     the call fails: the element's form, data embedded in the graph, an error in the answer."""
-    import tempfile
-
     import tensorflow as tf
 
     from ..logs import logger_level
@@ -212,11 +210,9 @@ def _run_estimator(answer, name: str, mode: str, comparer: _Comparer, watched=fr
 
     input_fn = _as_estimator_calls_it(answer, name)
     steps = len(comparer.sizes) + 1
-    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as folder, logger_level("ERROR"):
+    with scratch_model_dir(checkpoint=mode == "eval") as folder, logger_level("ERROR"):
         config = tf.estimator.RunConfig(model_dir=folder, log_step_count_steps=10**9)
         estimator = tf.estimator.Estimator(_recording_model_fn(name, comparer), config=config)
-        if mode == "eval":
-            step_checkpoint(folder)
         previous = sys.getprofile()
         sys.setprofile(profile if watched else previous)
         try:
