@@ -116,8 +116,9 @@ class Bf16Support:
             ).format(found=found)
         if not self.usable:
             return _(
-                "this CPU has {found}, but ONEDNN_MAX_CPU_ISA={cap} keeps oneDNN below them: "
-                "bfloat16 would be emulated, slower than float32; unset it to use them"
+                "this CPU has {found}, but ONEDNN_MAX_CPU_ISA={cap} keeps oneDNN below them, and "
+                "TensorFlow 2.15 would still hand it bfloat16, which ends the process: the course "
+                "runs no bfloat16 here; unset it to use them"
             ).format(found=found, cap=self.cap)
         return _(
             "this CPU has {found}, and oneDNN may use {usable}: bfloat16 runs natively"
