@@ -204,24 +204,24 @@ def _metric_pair(pair, key: str, section: str) -> tuple:
         if section:
             message = _(
                 "that is a Keras Metric object: an EstimatorSpec keeps only "
-                "(metric.result(), metric.updates[0]), and in a graph that update op is the last "
+                "`(metric.result(), metric.updates[0])`, and in a graph that update op is the last "
                 "op update_state built, which may update only part of the metric (F1Score's "
-                "stays 0.0); return a (value, update_op) pair (section '{section}')"
+                "stays 0.0); return a `(value, update_op)` pair (section '{section}')"
             )
         else:
             message = _(
                 "that is a Keras Metric object: an EstimatorSpec keeps only "
-                "(metric.result(), metric.updates[0]), and in a graph that update op is the last "
+                "`(metric.result(), metric.updates[0])`, and in a graph that update op is the last "
                 "op update_state built, which may update only part of the metric (F1Score's "
-                "stays 0.0); return a (value, update_op) pair"
+                "stays 0.0); return a `(value, update_op)` pair"
             )
         raise CheckFailed(message.format(section=section))
     if not isinstance(pair, tuple) or len(pair) != 2:
         if section:
             message = _(
-                "ops['{key}'] is a {kind}, not a (value, update_op) pair (section '{section}')"
+                "ops['{key}'] is a {kind}, not a `(value, update_op)` pair (section '{section}')"
             )
         else:
-            message = _("ops['{key}'] is a {kind}, not a (value, update_op) pair")
+            message = _("ops['{key}'] is a {kind}, not a `(value, update_op)` pair")
         raise CheckFailed(message.format(key=key, kind=type(pair).__name__, section=section))
     return pair

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import fractions
+import logging
+import math
 import numbers
 import re
 from pathlib import Path
 
+import numpy as np
+
+from .. import data
 from ..language import all_of
 from .common import correct, fail, reporting_learner_errors, require_answer
 
@@ -15,11 +21,53 @@ SECONDS = re.compile(r"^loss = [^,]+, step = (?P<step>\d+) \((?P<seconds>\d+\.\d
 RATE = re.compile(r"^global_step/sec: (?P<rate>\S+)")
 
 
-@reporting_learner_errors
-def logged_seconds(answer, lines: list[str]) -> None:
-    """Notebook 01, exercise 1: the sum of the ``(x.xxx sec)`` times on the training log's loss
-    lines."""
-    require_answer(answer, "logged_seconds")
+class _TrainingLogs(logging.Filter):
+    """The ``loss = …, step = … (x.xxx sec)`` lines TensorFlow logged, one list per call that built
+    a graph ('Calling model_fn.'): the check's own copy of each training log, kept from the moment
+    the Setup cell imports this module, which an answer cell that rebinds or edits `lines` does
+    not change. It lets every record through; the newest 20 runs are kept."""
+
+    def __init__(self):
+        super().__init__("workbook-notebook01-training-logs")
+        self.runs: list[list[str]] = []
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed record: logging reports it, not this copy
+            return True
+        if message.startswith("Calling model_fn"):
+            self.runs = [*self.runs[-19:], []]
+        elif SECONDS.match(message) and self.runs:
+            self.runs[-1].append(message)
+        return True
+
+
+def _training_logs() -> _TrainingLogs:
+    """The one ``_TrainingLogs`` on TensorFlow's logger (the logger ``tf.get_logger()`` returns)."""
+    logger = logging.getLogger("tensorflow")
+    for existing in logger.filters:
+        if getattr(existing, "name", None) == "workbook-notebook01-training-logs":
+            return existing
+    recorder = _TrainingLogs()
+    logger.addFilter(recorder)
+    return recorder
+
+
+TRAINING_LOGS = _training_logs()
+PLAIN_NUMBERS = (int, float, fractions.Fraction)
+
+
+def _plain_number(answer) -> bool:
+    """An int, a float, a Fraction or a numpy scalar, none of them a subclass that could say
+    another value than it holds."""
+    return type(answer) in PLAIN_NUMBERS or (
+        type(answer).__module__ == "numpy" and isinstance(answer, (np.floating, np.integer))
+    )
+
+
+def _judge_seconds_type(answer) -> None:
+    """Refuse in one line an answer that is no plain number of seconds."""
     if isinstance(answer, (str, bytes)):
         fail(
             "`logged_seconds` is the text {answer!r}: turn the numbers into floats with float(...)",
@@ -29,12 +77,33 @@ def logged_seconds(answer, lines: list[str]) -> None:
         fail(
             "`logged_seconds` should be a number of seconds, not {kind}", kind=type(answer).__name__
         )
-    timed = [float(match["seconds"]) for match in map(SECONDS.match, map(str, lines)) if match]
-    if not timed:
+    if not _plain_number(answer):
+        fail(
+            "`logged_seconds` should be a plain number (a float), not {kind}, a number type of "
+            "its own",
+            kind=type(answer).__name__,
+        )
+
+
+@reporting_learner_errors
+def logged_seconds(answer, lines: list[str]) -> None:
+    """Notebook 01, exercise 1: the sum of the ``(x.xxx sec)`` times on the training log's loss
+    lines. ``lines`` names the training; the times come from the check's own copy of its log."""
+    require_answer(answer, "logged_seconds")
+    _judge_seconds_type(answer)
+    given = [line for line in map(str, lines) if SECONDS.match(line)]
+    if not given:
         fail(
             "the log passed to the check has no 'loss = …, step = … (x.xxx sec)' line: run the "
             "training cell, whose `lines` hold the training log"
         )
+    if given not in TRAINING_LOGS.runs:
+        fail(
+            "the `lines` passed to the check are not the log the training cell captured: its "
+            "timed loss lines differ from those TensorFlow logged; leave `lines` as that cell "
+            "made it (run it again) and compute `logged_seconds` from it"
+        )
+    timed = [float(SECONDS.match(line)["seconds"]) for line in given]
     expected = sum(timed)
     answer = float(answer)
     near = lambda value: abs(answer - value) <= 1e-6 * max(1.0, abs(value))  # noqa: E731
@@ -46,7 +115,8 @@ def logged_seconds(answer, lines: list[str]) -> None:
             count=len(timed),
             total=expected,
         )
-    elif near(timed[-1]) or near(timed[0]):
+        return
+    if near(timed[-1]) or near(timed[0]):
         fail(
             "{answer} is the time on one loss line: each line times only the steps since the "
             "line before, so add them all",
@@ -74,14 +144,35 @@ def logged_seconds(answer, lines: list[str]) -> None:
         )
     elif near(len(timed)) or near(len(timed) + 1):
         fail("{answer} is a count of lines: add the seconds they show", answer=answer)
-    elif abs(answer - expected) < 0.05:
+    elif any(
+        near(cut(expected * 10**digits) / 10**digits)
+        for digits in (1, 2)
+        for cut in (round, math.floor, math.ceil)
+    ):
         fail("{answer} is close but rounded: keep every digit the log shows", answer=answer)
-    else:
+    off = (answer - expected) / max(expected, 1e-3)  # a log's times are >= 0.001 s
+    if abs(off) < 0.01:
         fail(
-            "{answer} is not it: find the loss lines that end with '(… sec)' and add the "
-            "numbers in the parentheses (section 'The training log, line by line')",
+            "{answer} is within 1 % of the sum of the '(… sec)' times on the loss lines, but "
+            "neither equal to it nor that sum rounded: add exactly those numbers, as the log "
+            "prints them, not times worked out from other lines",
             answer=answer,
         )
+    if off > 0:
+        fail(
+            "{answer} is about {percent} % more than the sum of the '(… sec)' times on the loss "
+            "lines: find the loss lines that end with '(… sec)' and add the numbers in the "
+            "parentheses (section 'The training log, line by line')",
+            answer=answer,
+            percent=round(100 * off),
+        )
+    fail(
+        "{answer} is about {percent} % less than the sum of the '(… sec)' times on the loss "
+        "lines: find the loss lines that end with '(… sec)' and add the numbers in the "
+        "parentheses (section 'The training log, line by line')",
+        answer=answer,
+        percent=round(-100 * off),
+    )
 
 
 @reporting_learner_errors
@@ -99,6 +190,14 @@ def fixed_input_fn(answer, broken, steps: int) -> None:
             "`fixed_estimator` should be the Estimator you trained, not {kind}",
             kind=type(answer).__name__,
         )
+    folder = Path(answer.model_dir).resolve()
+    if folder != Path(_exercise_model_dir()).resolve():
+        fail(
+            "`fixed_estimator` is not `broken`: it keeps its checkpoints in another folder than "
+            "the one the exercise's first cell gave `broken` (`models/{name}`); train `broken` "
+            "itself and store what train() returns",
+            name=EXERCISE_MODEL_DIR,
+        )
     if type(answer) is not type(broken):
         fail(
             "`fixed_estimator` is another model ({kind}) than `broken` ({expected}): the "
@@ -113,7 +212,16 @@ def fixed_input_fn(answer, broken, steps: int) -> None:
             "function')"
         )
     reached = int(answer.get_variable_value("global_step"))
-    if reached > steps and _trained_once(answer.model_dir):
+    once = _trained_once(answer.model_dir)
+    if reached == steps + 1 and once:
+        fail(
+            "`fixed_estimator` is at global step {reached}, one step past {steps}: train() makes "
+            "exactly the number of steps it is given, so give it EXERCISE_STEPS itself; run the "
+            "exercise's first cell again (it starts a fresh model_dir), then train once",
+            reached=reached,
+            steps=steps,
+        )
+    if reached > steps and once:
         fail(
             "`fixed_estimator` is at global step {reached}, not {steps}: it was trained once, "
             "for a step count typed in or taken from the training above rather than the "
@@ -130,6 +238,16 @@ def fixed_input_fn(answer, broken, steps: int) -> None:
             reached=reached,
             steps=steps,
         )
+    files, ops = _training_reads(answer.model_dir)
+    if reached < steps and once and "RepeatDataset" not in ops:
+        fail(
+            "`fixed_estimator` is at global step {reached}, not {steps}: its input function ran "
+            "out of batches after {reached} steps (its pipeline has no repeat(), and train() "
+            "stops when the data ends); train it on the whole training set, which the factory's "
+            "input function repeats",
+            reached=reached,
+            steps=steps,
+        )
     if reached < steps:
         fail(
             "`fixed_estimator` is at global step {reached}, not {steps}: train it with "
@@ -137,30 +255,49 @@ def fixed_input_fn(answer, broken, steps: int) -> None:
             reached=reached,
             steps=steps,
         )
-    files, ops = _training_reads(answer.model_dir)
-    if any(name.startswith("t10k-") for name in files):
+    training = {
+        Path(path).resolve()
+        for key, path in data.ensure("mnist").items()
+        if key.startswith("train")
+    }
+    if any(Path(name).name.startswith("t10k-") for name in files):
         fail(
             "`fixed_estimator` trained on the test set (its training graph reads {files}): "
             "test images are for measuring the model, never for training it",
-            files=all_of(sorted(name for name in files if name.startswith("t10k-"))),
+            files=all_of(
+                sorted(
+                    {Path(name).name for name in files}
+                    & {"t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"}
+                )
+            ),
         )
-    if not {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"} <= files:
+    if not training <= {Path(name).resolve() for name in files if Path(name).name}:
         fail(
             "`fixed_estimator` did not train on the MNIST training files (its training graph "
             "reads none of them): train it with the input function the course's factory "
             "returns, not with data made up in the cell"
         )
-    if "TakeDataset" in ops:
+    if ops & {"TakeDataset", "SkipDataset", "FilterDataset", "ShardDataset"}:
         fail(
-            "`fixed_estimator`'s input pipeline keeps only part of the training set (a take() "
-            "in its training graph): train it with the whole set, as the factory's input "
-            "function reads it"
+            "`fixed_estimator`'s input pipeline keeps only part of the training set (a take(), "
+            "skip(), filter() or shard() in its training graph): train it with the whole set, "
+            "as the factory's input function reads it"
         )
     correct(
         "trained to global step {reached} on the MNIST training files: train() got an input "
         "function, not the factory that makes one",
         reached=reached,
     )
+
+
+EXERCISE_MODEL_DIR = "01_exercise"  # settings.fresh_model_dir("01_exercise"), the notebook's
+
+
+def _exercise_model_dir() -> Path:
+    """The folder the exercise's first cell gives `broken`, which an answer cell cannot rebind."""
+    from ..paths import MODELS_DIR
+
+    return MODELS_DIR / EXERCISE_MODEL_DIR
 
 
 def _class_name(estimator) -> str:
@@ -195,7 +332,7 @@ def _training_reads(model_dir) -> tuple[set, set]:
         *(node for function in graph.library.function for node in function.node_def),
     ]
     files = {
-        Path(value.decode(errors="replace")).name
+        value.decode(errors="replace")
         for node in nodes
         if node.op == "Const"
         for value in node.attr["value"].tensor.string_val

@@ -84,18 +84,29 @@ def steps_for_epochs(answer, examples: int = 60000, batch_size: int = 256, epoch
     makes, then on the notebook's (``examples``, ``batch_size``, ``epochs``)."""
     calls.function(answer, "steps_for_epochs", STEPS_CALL)
     cases = (*_step_cases(np.random.default_rng()), (examples, batch_size, epochs))
+    values = []
     for case in cases:
         calls.bound(answer, "steps_for_epochs", STEPS_CALL, *case)
-        value = calls.number(answer(*case), "steps_for_epochs", STEPS_CALL)
-        expected = _steps_tf_runs(*case)
-        if value == expected:
+        values.append(calls.number(answer(*case), "steps_for_epochs", STEPS_CALL))
+    expected = [_steps_tf_runs(*case) for case in cases]
+    for case, value, want in zip(cases, values, expected):
+        if value == want:
             continue
         if not value.is_integer():
             raise CheckFailed(said(STEPS_MISTAKES["not whole"], call=STEPS_CALL))
-        variants = _steps_variants(*case)
-        for mistake, message in STEPS_MISTAKES.items():
-            if value == variants[mistake] and variants[mistake] != expected:
-                raise CheckFailed(said(message, call=STEPS_CALL))
+        # a mistake is named only when it gives the answer's number on every case it got wrong
+        wrong = [
+            (got, _steps_variants(*other))
+            for other, got, right in zip(cases, values, expected)
+            if got != right
+        ]
+        named = [
+            mistake
+            for mistake in STEPS_MISTAKES
+            if all(got == variant[mistake] for got, variant in wrong)
+        ]
+        if len(named) == 1:
+            raise CheckFailed(said(STEPS_MISTAKES[named[0]], call=STEPS_CALL))
         fail(
             "`steps_for_epochs({examples}, {batch_size}, {epochs})` returned {value}, but "
             "train() runs another number of steps on {examples} examples repeated {epochs} "
@@ -192,12 +203,15 @@ PIXEL_MISTAKES = (
 )
 
 
-def _run_estimator(answer, name: str, mode: str, comparer: _Comparer, watched=frozenset()):
+def _run_estimator(
+    answer, name: str, mode: str, comparer: _Comparer, watched=frozenset(), steps=None
+):
     """Give ``answer`` to a real Estimator, as the lesson does: ``evaluate`` (``mode`` "eval",
     from a checkpoint of the check's) or ``train``, in the Estimator's own graph, with a
     model_fn that hands each batch to ``comparer``; at most one batch more than the reference
-    holds is read. Returns whether any of the ``watched`` code objects ran. One line for each way
-    the call fails: the element's form, data embedded in the graph, an error in the answer."""
+    holds is read (``steps``, when given: that many). Returns whether any of the ``watched``
+    code objects ran. One line for each way the call fails: the element's form, data embedded in
+    the graph, an error in the answer."""
     import tensorflow as tf
 
     from ..logs import logger_level
@@ -209,7 +223,7 @@ def _run_estimator(answer, name: str, mode: str, comparer: _Comparer, watched=fr
             ran.append(frame.f_code)
 
     input_fn = _as_estimator_calls_it(answer, name)
-    steps = len(comparer.sizes) + 1
+    steps = len(comparer.sizes) + 1 if steps is None else steps
     with scratch_model_dir(checkpoint=mode == "eval") as folder, logger_level("ERROR"):
         config = tf.estimator.RunConfig(model_dir=folder, log_step_count_steps=10**9)
         estimator = tf.estimator.Estimator(_recording_model_fn(name, comparer), config=config)
@@ -333,19 +347,37 @@ def _embedded_bytes(graph) -> int:
     return total
 
 
-def _judge_labels(comparer: _Comparer, got, want, others: dict, start: int, values: dict) -> None:
+def _judge_order(comparer: _Comparer, values: dict, mode: str) -> None:
+    """Refuse in one line the reference's examples in another order, as ``mode``'s input."""
+    if not _reordered(comparer):
+        return
+    if mode == "train":
+        fail(
+            "from batch {batch} on, the examples come in another order than in {whole}: "
+            "take the batches as they are, without shuffling them",
+            **values,
+        )
+    fail(
+        "from batch {batch} on, the examples come in another order than in {whole}: "
+        "keep their order (an input for evaluate() or for a check does not shuffle)",
+        **values,
+    )
+
+
+def _judge_labels(
+    comparer: _Comparer, got, want, others: dict, start: int, values: dict, mode: str
+) -> None:
     """Refuse in one line labels that differ from the reference's at ``start`` (``got`` and
     ``want``): another dataset's, the same examples reordered, one class, shifted by one."""
     stop = start + len(got)
     for other, (_images, labels) in others.items():
         if np.array_equal(got, labels[start:stop]):
-            fail("the labels are those of {other}: read {whole}", other=other, **values)
-    if _reordered(comparer):
-        fail(
-            "from batch {batch} on, the examples come in another order than in {whole}: "
-            "keep their order (an input for evaluate() or for a check does not shuffle)",
-            **values,
-        )
+            fail(
+                "the labels of batch {batch} are those of {other}: read {whole}",
+                other=other,
+                **values,
+            )
+    _judge_order(comparer, values, mode)
     if len(set(got.tolist())) == 1:
         fail("the labels of batch {batch} are all the same class", **values)
     shift = got.astype(np.int64) - want
@@ -414,7 +446,11 @@ def _judge(comparer: _Comparer, name: str, others: dict, whole: str, mode: str =
     if kind == "labels":  # another split's labels first: it may be longer than this one
         for other, (_images, labels) in others.items():
             if np.array_equal(rest[0], labels[rest[2] : rest[2] + len(rest[0])]):
-                fail("the labels are those of {other}: read {whole}", other=other, **values)
+                fail(
+                    "the labels of batch {batch} are those of {other}: read {whole}",
+                    other=other,
+                    **values,
+                )
     if yielded > count or kind == "size" and index >= len(comparer.sizes):
         raise CheckFailed(said(repeats, **values))
     if kind == "unzipped":
@@ -433,23 +469,26 @@ def _judge(comparer: _Comparer, name: str, others: dict, whole: str, mode: str =
         )
     got, want, start = rest
     if kind == "labels":
-        _judge_labels(comparer, got, want, others, start, values)
+        _judge_labels(comparer, got, want, others, start, values, mode)
     for other, (images, _labels) in others.items():
         if np.allclose(got, images[start : start + len(got)], atol=1e-3):
             fail("the images are those of {other}: read {whole}", other=other, **values)
-    if _reordered(comparer):
-        fail(
-            "from batch {batch} on, the examples come in another order than in {whole}: "
-            "keep their order (an input for evaluate() or for a check does not shuffle)",
-            **values,
-        )
+    _judge_order(comparer, values, mode)
     for test, message in PIXEL_MISTAKES:
         if test(got, want):
             raise CheckFailed(said(message, batch=index + 1))
+    difference = float(np.abs(got - want).max()) / 255
+    if mode == "train":
+        fail(
+            "the images of batch {batch} are not those of {whole} (largest difference "
+            "{difference:.2g} on a 0–1 scale): pass each image on as it comes",
+            difference=difference,
+            **values,
+        )
     fail(
         "the images of batch {batch} are not those of {whole} (largest difference "
         "{difference:.2g} on a 0–1 scale): give each image as the file holds it, scaled to 0–1",
-        difference=float(np.abs(got - want).max()) / 255,
+        difference=difference,
         **values,
     )
 
@@ -490,6 +529,16 @@ def eval_input_fn(
         ),
     }
     _judge(comparer, name, others, whole)
+    # evaluate() calls the input function anew each time: a second call gives the same batches
+    again = _Comparer(dataset.test_images, labels[: 2 * batch_size], sizes[:2])
+    _run_estimator(answer, name, "eval", again, steps=2)
+    if again.first is not None or sum(again.batches) != len(again.labels):
+        fail(
+            "a second evaluate() with `{name}` read other batches than the first: the Estimator "
+            "calls the input function anew at each evaluate(), and each call must give the "
+            "same data in the same order",
+            name=name,
+        )
     correct(
         "evaluate() read {batches} batches of {batch_size} (the last of {last}): every test "
         "image and label once, in order, each pixel as the files hold it",
@@ -514,9 +563,10 @@ def class_id_input_fn(answer, one_hot_input_fn, name: str = "class_id_input_fn")
     require_answer(answer, name)
     _callable_input_fn(answer, name)
     rng = np.random.default_rng()
-    skip, count, batch_size = int(rng.integers(0, 5000)), int(rng.integers(1500, 2500)), 0
-    while batch_size in (0, 100) or count % batch_size == 0:  # not the notebook's; a short last
-        batch_size = int(rng.integers(17, 97))
+    # more batches than the notebook's 600, of 2 or 3 examples, and a short last one
+    skip, count = int(rng.integers(0, 5000)), int(rng.integers(1900, 2500))
+    batch_size = int(rng.integers(2, 4))
+    count += count % batch_size == 0
     arrays = data.load("fashion-mnist")
     called = []
 
@@ -543,6 +593,14 @@ def class_id_input_fn(answer, one_hot_input_fn, name: str = "class_id_input_fn")
             name=name,
         )
     _judge(comparer, name, {}, said(N_("the batches of one_hot_input_fn()")), mode="train")
+    # and with the notebook's own one_hot_input_fn, so that an answer that tells the stand-in
+    # from it gains nothing: its first batches of MNIST, 100 each, compared the same way
+    steps, arrays = 12, data.load("mnist")
+    real = _Comparer(
+        arrays.train_images[: 100 * steps], arrays.train_labels[: 100 * steps], [100] * steps
+    )
+    _run_estimator(answer, name, "train", real, steps=steps)
+    _judge(real, name, {}, said(N_("the batches of one_hot_input_fn()")), mode="train")
     correct(
         "train() read every batch of a one-hot input of the check's (Fashion-MNIST images, a "
         "slice and a batch size drawn at each run), each as it was with its class ids, shape "
@@ -600,13 +658,13 @@ def _check_element_spec(spec, name: str) -> None:
     if isinstance(spec, dict):
         fail(
             "each element of `{name}()` is a dict only, with no labels beside it: yield "
-            "(features, labels) pairs, because cnn_model_fn takes the labels as its own "
+            "`(features, labels)` pairs, because cnn_model_fn takes the labels as its own "
             "argument",
             name=name,
         )
     if not isinstance(spec, tuple) or len(spec) != 2:
         fail(
-            "each element of `{name}()` should be a pair (features, labels), not {spec}",
+            "each element of `{name}()` should be a pair `(features, labels)`, not {spec}",
             name=name,
             spec=spec,
         )
@@ -634,8 +692,8 @@ def _check_element_spec(spec, name: str) -> None:
         )
     if image.shape.rank == 2 and image.shape[-2:] == (28, 28):
         fail(
-            "the elements are single images of shape (28, 28): batch them (for example "
-            ".batch(100)), because the Estimator runs one training step per element"
+            "the elements are single images of shape `(28, 28)`: batch them (for example "
+            "`.batch(100)`), because the Estimator runs one training step per element"
         )
     if image.shape.rank != 3 or image.shape[1:] != (28, 28):
         fail(

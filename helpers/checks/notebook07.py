@@ -14,6 +14,7 @@ from unittest import mock
 from ..language import _, listed
 from ..logs import logger_level
 from ..problems import CheckFailed
+from .checkpoint import scratch_model_dir
 from .common import correct, fail, is_whole_number, reporting_learner_errors, require_answer
 
 __all__ = ["hook_decision", "stopped_early"]
@@ -203,13 +204,32 @@ EXERCISE_2 = {"metric": "precision_", "other_results": ("accuracy", "loss")}
 
 
 # The variable an early-stopping hook sets to ask for the stop (early_stopping.py in
-# tensorflow_estimator), which the run's last checkpoint saves.
+# tensorflow_estimator), which a checkpoint saved after the request holds.
 STOP_SIGNAL = "signal_early_stopping/STOP"
 # Steps and seconds between two probes of a hook: beyond any timer, patience or min_steps a learner
 # sets, so each probe is a look and each timeline's steps are counted.
 _FAR = 10**7
 # Training steps a probe drives to see how often a hook looks (once a step, once a second).
 _STEPS_DRIVEN = 1000
+# The runs the check trains with the learner's hook and with the exercise's, on the exercise's
+# schedule (an evaluation every `every` steps, from step `every` on): the macro precision of the
+# first evaluations, the last one's value kept from there on. The first is the exercise's run, of
+# the model that cannot learn (every evaluation equals the first); the notebook did not show the
+# others, which rise and then fall at their third or fourth evaluation.
+RUNS = ((0.25,), (0.30, 0.45, 0.40), (0.30, 0.45, 0.60, 0.55))
+
+
+def _fresh_copy(hook):
+    """A copy of ``hook`` that shares no state with it, its timers as when it was made: the
+    learner's hook keeps its own, and a hook already used in a training looks as a new one does."""
+    import tensorflow as tf
+
+    fresh = copy.copy(hook)
+    vars(fresh).update({key: copy.copy(value) for key, value in vars(hook).items()})
+    for value in vars(fresh).values():
+        if isinstance(value, tf.compat.v1.train.SecondOrStepTimer):
+            value.reset()
+    return fresh
 
 
 class _Results(dict):
@@ -230,8 +250,7 @@ class _HookProbe:
     and when it stops, are observed, not read from its attributes."""
 
     def __init__(self, hook):
-        self.hook = copy.copy(hook)  # the learner's hook keeps its own timer
-        vars(self.hook).update({key: copy.copy(value) for key, value in vars(hook).items()})
+        self.hook = _fresh_copy(hook)
         self.step, self.clock = _FAR, time.time() + _FAR
         self.timeline: dict = {}
         self.folders: list = []  # the folder of each look
@@ -285,6 +304,24 @@ class _HookProbe:
             self.step, self.clock = self.step + 1, self.clock + seconds_per_step
         return looked
 
+    def looks_again_after(self, seconds: float) -> bool:
+        """Whether the hook, after a look, looks again at the next step ``seconds`` later."""
+        self.looks(1, seconds)  # a look, then the step and the clock move on
+        before = len(self.folders)
+        self.after_run()
+        return len(self.folders) > before
+
+    def timer_seconds(self) -> float | None:
+        """The seconds after which the hook, once it has looked, looks again at the next step: 0
+        when it looks at every step, None when it waits for steps (or beyond _FAR seconds)."""
+        if not self.looks_again_after(_FAR):
+            return None
+        low, high = 0.0, float(_FAR)
+        for _halving in range(80):
+            middle = (low + high) / 2
+            low, high = (low, middle) if self.looks_again_after(middle) else (middle, high)
+        return float(f"{high:.3g}") if low > 0 else 0.0
+
     def smallest(self, stops) -> int | None:
         """The smallest whole number n in [0, _FAR] for which ``stops(n)`` (true from there on)."""
         if not stops(_FAR):
@@ -303,15 +340,16 @@ class _NoSession:
         return None
 
 
-def _hook_problem(hook, estimator, eval_name: str, every: int, patience: int) -> str | None:
-    """The first way ``hook`` differs from the exercise's, observed by running a copy of it."""
+def _hook_problem(hook, estimator, eval_name: str, every: int, patience: int) -> tuple:
+    """``(problem, seen)``: the first way ``hook`` differs from the exercise's in what it watches,
+    how long it waits and where it reads (None when none), and what a copy of it showed when run
+    (``seen``, to name what else makes it decide otherwise)."""
     import tensorflow as tf
 
     kind = type(hook).__name__
     if not isinstance(hook, tf.compat.v1.train.SessionRunHook):
-        return _("`fixed_hook` should be what stop_if_no_increase_hook returns, not {kind}").format(
-            kind=kind
-        )
+        problem = _("`fixed_hook` should be what stop_if_no_increase_hook returns, not {kind}")
+        return problem.format(kind=kind), None
     probe = _HookProbe(hook)
     with probe.running():
         try:
@@ -319,23 +357,35 @@ def _hook_problem(hook, estimator, eval_name: str, every: int, patience: int) ->
         except Exception:  # noqa: BLE001 - a hook that cannot run this way is not the exercise's
             rises = None
         if rises is None or not probe.keys_read:
-            return _(
+            problem = _(
                 "`fixed_hook` is a {kind} that does not read a metric of the evaluations: make it "
                 "with stop_if_no_increase_hook"
-            ).format(kind=kind)
+            )
+            return problem.format(kind=kind), None
         name = probe.keys_read[0]
         waited = probe.smallest(lambda gap: probe.stops_on({_FAR: 0.9, _FAR + gap: 0.5}))
-        skipped = probe.smallest(
-            lambda first: probe.stops_on({first: 0.9, first + (waited or 0): 0.5})
-        )
-        still = probe.looks(_STEPS_DRIVEN, 0.0)
-        timed = probe.looks(_STEPS_DRIVEN, 1.0)
-    return _watch_problem(rises, name, waited, skipped, every, patience) or _look_problem(
-        probe.folders[0], estimator, eval_name, still, timed, every
+        seen = {
+            "skipped": probe.smallest(
+                lambda first: probe.stops_on({first: 0.9, first + (waited or 0): 0.5})
+            ),
+            "still": probe.looks(_STEPS_DRIVEN, 0.0),  # the steps it looks at, the clock still
+        }
+        clock = probe.timer_seconds()
+    problem = _watch_problem(rises, name, waited, every, patience) or _folder_problem(
+        probe.folders[0], estimator, eval_name
     )
+    if problem is None and clock:
+        # where it stops depends on how long steps and evaluations take: nothing a run of the
+        # check's own could tell for the learner's machine
+        problem = _(
+            "`fixed_hook` looks every {seconds:g} s, on a clock, not after each evaluation: "
+            "where it stops depends on the machine's speed, and a run shorter than that gets one "
+            "look, before any evaluation (section 'Trap 3: the 60-second timer')"
+        ).format(seconds=clock)
+    return problem, seen
 
 
-def _watch_problem(rises, name, waited, skipped, every: int, patience: int) -> str | None:
+def _watch_problem(rises, name, waited, every: int, patience: int) -> str | None:
     """What the hook watches and how long it waits, against the exercise's; None when both fit."""
     if rises:
         return _(
@@ -368,15 +418,11 @@ def _watch_problem(rises, name, waited, skipped, every: int, patience: int) -> s
             "`fixed_hook` has max_steps_without_increase={waited}: keep PATIENCE_DEMO, {patience} "
             "steps"
         ).format(waited=waited, patience=patience)
-    if skipped:
-        return _(
-            "`fixed_hook` has min_steps={skipped}: it skips the first evaluations and stops late"
-        ).format(skipped=skipped)
     return None
 
 
-def _look_problem(reads, estimator, eval_name: str, still, timed, every: int) -> str | None:
-    """Which folder the hook reads and how often it looks, against the exercise's."""
+def _folder_problem(reads, estimator, eval_name: str) -> str | None:
+    """Whether the hook reads the folder the exercise's evaluations are written to."""
     from ..paths import display_path
 
     expected = estimator.eval_dir(eval_name)
@@ -386,23 +432,173 @@ def _look_problem(reads, estimator, eval_name: str, still, timed, every: int) ->
             "writes to {expected} (section 'Trap 1: a named evaluation, and a hook that never "
             "fires')"
         ).format(reads=display_path(reads), eval_name=eval_name, expected=display_path(expected))
-    if len(still) < 2 and len(timed) >= 2:
-        seconds = timed[1] - timed[0]
+    return None
+
+
+def _model_fn(features, labels, mode):
+    """The model of the check's own trainings: one weight, which nothing changes (the hooks judge
+    the evaluations the check writes, not the model)."""
+    import tensorflow as tf
+
+    weight = tf.compat.v1.get_variable("weight", initializer=1.0)
+    loss = tf.reduce_mean((features * weight - labels) ** 2)
+    # the hooks fetch the global step as a step runs: the update waits for that read, so that they
+    # get the value before the update, as from the exercise's CNN
+    read = tf.compat.v1.get_default_graph().get_tensor_by_name("global_step/Read/ReadVariableOp:0")
+    with tf.control_dependencies([read, loss]):
+        train_op = tf.compat.v1.train.get_global_step().assign_add(1)
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def _input_fn():
+    """One example, for ever."""
+    import tensorflow as tf
+
+    return tf.data.Dataset.from_tensors((1.0, 2.0)).repeat()
+
+
+def _trained(hook, every: int, patience: int, values: tuple) -> tuple:
+    """Train a model of the check's own with a copy of ``hook`` in its hooks, a checkpoint every
+    ``every`` steps and, right after each save, the evaluation ``train_and_evaluate`` makes of it,
+    written to an event file: the macro precision ``values`` (the last kept). The hook reads that
+    file, whatever its folder. ``(the step where training ended, the stop signal as it ended)``,
+    the signal None when no early-stopping hook made one."""
+    import tensorflow as tf
+    from tensorflow_estimator.python.estimator import early_stopping
+
+    max_steps = every * (len(values) + 4) + patience
+    schedule = {
+        every * count: values[min(count, len(values)) - 1]
+        for count in range(1, max_steps // every + 1)
+    }
+
+    class Evaluations(tf.estimator.CheckpointSaverListener):
+        """The evaluation of each checkpoint, written as it is saved."""
+
+        def __init__(self, writer):
+            self.writer = writer
+
+        def after_save(self, session, global_step_value):
+            if global_step_value in schedule:
+                results = dict.fromkeys(EXERCISE_2["other_results"], 1.0)
+                results[EXERCISE_2["metric"]] = schedule[global_step_value]
+                scalars = [
+                    tf.compat.v1.Summary.Value(tag=name, simple_value=value)
+                    for name, value in results.items()
+                ]
+                self.writer.add_summary(tf.compat.v1.Summary(value=scalars), global_step_value)
+                self.writer.flush()
+
+    class Ending(tf.compat.v1.train.SessionRunHook):
+        """The global step and the stop signal, read once training has ended."""
+
+        def begin(self):
+            self.step = tf.compat.v1.train.get_global_step()
+            self.signal = [v for v in tf.compat.v1.global_variables() if v.op.name == STOP_SIGNAL]
+            self.seen = (None, None)
+
+        def end(self, session):
+            signal = bool(session.run(self.signal[0])) if self.signal else None
+            self.seen = (int(session.run(self.step)), signal)
+
+    ending = Ending()
+    with scratch_model_dir(checkpoint=False) as folder, logger_level("ERROR"):
+        config = tf.estimator.RunConfig(
+            model_dir=folder,
+            save_checkpoints_steps=every,
+            keep_checkpoint_max=1,
+            checkpoint_save_graph_def=False,
+            save_summary_steps=None,
+            log_step_count_steps=None,
+        )
+        estimator = tf.estimator.Estimator(_model_fn, config=config)
+        written = os.path.join(folder, "eval")
+        with tf.Graph().as_default():  # the v1 FileWriter refuses eager mode
+            writer = tf.compat.v1.summary.FileWriter(written)
+        read = early_stopping.read_eval_metrics
+        try:
+            with mock.patch.object(early_stopping, "read_eval_metrics", lambda _: read(written)):
+                estimator.train(
+                    _input_fn,
+                    max_steps=max_steps,
+                    hooks=[_fresh_copy(hook), ending],
+                    saving_listeners=[Evaluations(writer)],
+                )
+        finally:
+            writer.close()
+    return ending.seen
+
+
+_REFERENCE: dict = {}  # (every, patience) -> where the exercise's hook ends each of RUNS
+
+
+def _reference_ends(estimator, every: int, patience: int) -> list:
+    """Where the exercise's own hook (the solution's) ends each of ``RUNS``."""
+    import tensorflow as tf
+
+    if (every, patience) not in _REFERENCE:
+        hook = tf.estimator.experimental.stop_if_no_increase_hook(
+            estimator,
+            EXERCISE_2["metric"],
+            patience,
+            run_every_secs=None,
+            run_every_steps=every,
+        )
+        _REFERENCE[every, patience] = [_trained(hook, every, patience, run)[0] for run in RUNS]
+    return _REFERENCE[every, patience]
+
+
+def _decision_problem(hook, estimator, seen: dict, every: int, patience: int) -> tuple:
+    """``(problem, end)``: how ``hook``, trained on ``RUNS``, decides otherwise than the exercise's
+    hook (None when it asks to stop after the same evaluation, and no later), and the step where it
+    ended the exercise's run."""
+    reference = _reference_ends(estimator, every, patience)
+    ended = []
+    for run, expected in zip(RUNS, reference):
+        end, signal = _trained(hook, every, patience, run)
+        ended.append(end)
+        # the evaluation the hook asked after: the last one written before its request (at the step
+        # where training ended, the evaluation of that step's checkpoint came first)
+        if signal and end <= expected and end // every == (expected - 1) // every:
+            continue
+        return _named_difference(seen, every, end, expected, signal), None
+    return None, ended[0]
+
+
+def _named_difference(seen: dict, every: int, end: int, expected: int, signal) -> str:
+    """Why the hook, which watches and waits as the exercise's does, ended a run at ``end`` and not
+    at ``expected``: what it skips, or when it looks."""
+    if seen["skipped"] is not None and seen["skipped"] > every:
         return _(
-            "`fixed_hook` looks every {seconds} seconds: a run of a few seconds gets one look, "
-            "before any evaluation (section 'Trap 3: the 60-second timer')"
-        ).format(seconds=seconds)
+            "`fixed_hook` has min_steps={skipped}: it skips the first evaluation, at step "
+            "{first}, which is the best of this model that cannot learn, so it stops late or never"
+        ).format(skipped=seen["skipped"], first=every)
+    still = seen["still"]
     if len(still) < 2:
         return _(
             "`fixed_hook` looks less often than every {driven} steps, while evaluation runs every "
             "{every}: it stops late"
         ).format(driven=_STEPS_DRIVEN, every=every)
-    if still[1] - still[0] > every:
+    looks = still[1] - still[0]
+    if looks > every:
         return _(
             "`fixed_hook` looks every {looks} steps, less often than evaluation runs (every "
             "{every}): it stops late"
-        ).format(looks=still[1] - still[0], every=every)
-    return None
+        ).format(looks=looks, every=every)
+    if every % looks:
+        return _(
+            "`fixed_hook` looks every {looks} steps, out of step with the evaluations (every "
+            "{every}): it sees some of them only after more training steps, so it stops late"
+        ).format(looks=looks, every=every)
+    if not signal:
+        return _(
+            "`fixed_hook` never asked to stop a run on the exercise's schedule, where the "
+            "exercise's hook stops it at step {expected}"
+        ).format(expected=expected)
+    return _(
+        "`fixed_hook` stopped a run on the exercise's schedule at step {end}, where the "
+        "exercise's hook stops it at step {expected}"
+    ).format(end=end, expected=expected)
 
 
 @reporting_learner_errors
@@ -421,7 +617,10 @@ def stopped_early(
             "`fixed_estimator` should be a tf.estimator.Estimator, not {kind}",
             kind=type(answer).__name__,
         )
-    if problem := _hook_problem(hook, answer, eval_name, every, patience):
+    problem, seen = _hook_problem(hook, answer, eval_name, every, patience)
+    if problem is None:
+        problem, ends = _decision_problem(hook, answer, seen, every, patience)
+    if problem is not None:
         raise CheckFailed(problem)
     if os.path.realpath(str(answer.model_dir)) == os.path.realpath(str(broken_model_dir)):
         fail(
@@ -468,21 +667,31 @@ def stopped_early(
             final=final,
             evaluated=evaluated,
         )
-    # the hook asks at the evaluation `patience` steps after the best (one step later when it
-    # looks every step: it sees that evaluation's step itself), and training ends one step on
-    if final not in (every + patience, every + patience + 1):
+    # where fixed_hook ends the exercise's run, in the check's own training: one step after the
+    # evaluation at `every + patience`, or at that step when it looks at every step
+    if final != ends:
         fail(
-            "training ended at step {final}, and a working hook stops this model at step "
+            "training ended at step {final}, and fixed_hook stops this model at step "
             "{expected}: run train_and_evaluate with fixed_hook in the TrainSpec, with the "
             "broken run's metric_fn (a run that raised ends at its last checkpoint)",
             final=final,
-            expected=every + patience + 1,
+            expected=ends,
         )
-    if not _stopped_by_a_hook(answer.model_dir):
+    signal = _stop_signal(answer.model_dir)
+    if signal is None:
         fail(
-            "training ended at step {final}, but no early-stopping hook asked it to stop (its "
-            "last checkpoint holds no stop signal): run train_and_evaluate with fixed_hook in "
-            "the TrainSpec, not with a max_steps chosen to end there",
+            "training ended at step {final}, but no early-stopping hook was in that training "
+            "(its checkpoints have no stop signal): run train_and_evaluate with fixed_hook in the "
+            "TrainSpec, not with a max_steps chosen to end there",
+            final=final,
+        )
+    if not signal and final % (answer.config.save_checkpoints_steps or final + 1):
+        # the checkpoint of the last step was saved as training ended, after any request
+        fail(
+            "training ended at step {final}, but no early-stopping hook asked it to stop (the "
+            "checkpoint saved as it ended holds a stop signal that is false): run "
+            "train_and_evaluate with fixed_hook in the TrainSpec, not with a max_steps chosen "
+            "to end there",
             final=final,
         )
     correct(
@@ -498,12 +707,13 @@ def stopped_early(
     )
 
 
-def _stopped_by_a_hook(model_dir) -> bool:
-    """Whether an early-stopping hook ended the run: the variable its stop op sets, which the
-    last checkpoint saves, is true."""
+def _stop_signal(model_dir):
+    """The stop signal an early-stopping hook sets, as the last checkpoint saved it: None when the
+    training had no such hook. (A checkpoint saved by the step timer in the step the hook asks in
+    is saved before it asks: there the signal is still false.)"""
     import tensorflow as tf
 
     latest = tf.train.latest_checkpoint(str(model_dir))
     if STOP_SIGNAL not in dict(tf.train.list_variables(latest)):
-        return False
+        return None
     return bool(tf.train.load_variable(latest, STOP_SIGNAL))

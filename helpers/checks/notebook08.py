@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..language import N_, _, listed
+from ..learner_code import error_text
 from ..problems import CheckFailed
 from .common import correct, fail, reporting_learner_errors, require_answer
 
@@ -17,11 +18,85 @@ from .common import correct, fail, reporting_learner_errors, require_answer
 __all__ = ["fixed_serving_export", "first_wrong_digit"]
 
 
+# The images the check serves (exercise 1), drawn anew at every run: a slice of Fashion-MNIST's
+# test images, of which the MNIST model is unsure (its top probability is about 0.6 on average),
+# so that any change of the pixels moves its probabilities, and MNIST test digits, which it
+# knows; each from a random offset, read with the course's pipeline (helpers/inputs.py).
+UNSEEN = {"fashion-mnist": 160, "mnist": 80}
+PREDICT_BATCH = 100  # estimator.predict's batches: neither 1, nor the odd size, nor all at once
+
+# How far the SavedModel's probabilities may be from the Estimator's. Both run the same graph on
+# the same float32 weights; only the kernels differ, chosen per batch size (predict reads batches
+# of 100, the check serves all at once, an odd size and one at a time). Measured on the right
+# answer, three or four draws each: the notebook's model (1,500 steps) with oneDNN on AVX-512 (0,
+# 0 and at most 7.2e-7 one at a time), AVX2 or SSE4.1 (ONEDNN_MAX_CPU_ISA: at most 6.6e-7 and
+# 1.1e-6) and without oneDNN (at most 4.8e-7); its fast and grading models (200 and 30 steps) at
+# most 7e-7 and 1.2e-6; a receiver mistake undone ((x / 255) * 255, 1 - (1 - x)) at most 9.2e-7.
+# Changes of the pixels move them far more: rounded to float16 3e-4, times 1.001 6.5e-4, one grey
+# level more (+1/255) 7e-3, clipped at 0.99 9e-3, times 255 0.79 or more. 5e-5 is forty times the
+# largest difference measured and six times below the smallest change.
+TOLERANCE = 5e-5
+
+
 @reporting_learner_errors
-def fixed_serving_export(answer, images, classes, client_key: str = "pixels") -> None:
+def fixed_serving_export(answer, estimator, client_key: str = "pixels") -> None:
     """Notebook 08, exercise 1: a SavedModel whose serving signature takes raw images under
-    ``client_key`` (what the clients send) and predicts ``classes``."""
+    ``client_key`` (what the clients send) and gives the trained ``estimator``'s probabilities and
+    classes: on images the notebook never showed (``UNSEEN``), served all at once, an odd number
+    at a time and one at a time, compared in full with what ``estimator.predict`` gives."""
     require_answer(answer, "fixed_export_dir")
+    import tensorflow as tf
+
+    if not isinstance(estimator, tf.estimator.Estimator):
+        fail(
+            "`estimator` should be the notebook's trained Estimator, not a {kind}: run the cell "
+            "that trains it again (section 'A trained CNN to export')",
+            kind=type(estimator).__name__,
+        )
+    loaded = _loaded_export(answer)
+    signature, key = _serving_signature(loaded, client_key)
+    images, reference = _unseen_reference(estimator)
+    rng = np.random.default_rng()
+    odd = 0
+    while odd == 0 or len(images) % odd == 0:  # a short last batch too
+        odd = int(rng.integers(8, 31)) * 2 + 1
+    for size in (len(images), odd, 1):
+        wrong, gap = _differing(_served(signature, key, images, size), reference)
+        if not wrong.any():
+            continue
+        values = dict(size=size, count=int(wrong.sum()), total=len(images), gap=gap)
+        if _other_weights(loaded, estimator):
+            fail(
+                "sent {size} at a time, the SavedModel's probabilities differ from the "
+                "Estimator's on {count} of the check's {total} images (by up to {gap:.2g}), and "
+                "its weights are not those of the trained `estimator`'s latest checkpoint: "
+                "export the trained `estimator` (not a new one)",
+                **values,
+            )
+        _judge_receiver(signature, key, images, reference, size)
+        fail(
+            "sent {size} at a time, the SavedModel's probabilities differ from the Estimator's "
+            "on {count} of the check's {total} images (by up to {gap:.2g}) although it holds "
+            "the trained weights: the receiver changes the images on their way to the model; "
+            "give them to its feature unchanged",
+            **values,
+        )
+    correct(
+        "the serving input {key!r} feeds the model's feature 'image': on {total} test images "
+        "drawn at random ({fashion} of Fashion-MNIST, {digits} of MNIST), sent all at once, "
+        "{odd} at a time and one at a time, the SavedModel's probabilities equal the "
+        "Estimator's within {tolerance:.0e}, and its classes too",
+        key=key,
+        total=len(images),
+        fashion=UNSEEN["fashion-mnist"],
+        digits=UNSEEN["mnist"],
+        odd=odd,
+        tolerance=TOLERANCE,
+    )
+
+
+def _loaded_export(answer):
+    """The SavedModel at ``answer``, loaded; one line for each way it is not one."""
     import tensorflow as tf
 
     answer = answer.decode() if isinstance(answer, bytes) else answer
@@ -38,7 +113,7 @@ def fixed_serving_export(answer, images, classes, client_key: str = "pixels") ->
             folder=str(answer),
         )
     try:
-        loaded = tf.saved_model.load(str(answer))
+        return tf.saved_model.load(str(answer))
     except tf.errors.InvalidArgumentError as error:  # one line, never TensorFlow's traceback
         if "appears more than once in the input list" in str(error):
             fail(
@@ -51,6 +126,13 @@ def fixed_serving_export(answer, images, classes, client_key: str = "pixels") ->
             folder=str(answer),
             error=str(error).splitlines()[0],
         )
+
+
+def _serving_signature(loaded, client_key: str):
+    """``(serving_default, its one input's key)``, after refusing a signature that does not take
+    the clients' float32 images under ``client_key`` or does not return the CNN's predictions."""
+    import tensorflow as tf
+
     if "serving_default" not in loaded.signatures:
         fail("the SavedModel has no serving_default signature: export the course CNN's model_fn")
     signature = loaded.signatures["serving_default"]
@@ -62,13 +144,17 @@ def fixed_serving_export(answer, images, classes, client_key: str = "pixels") ->
             names=sorted(keyword_inputs),
         )
     ((key, spec),) = keyword_inputs.items()
-    if spec.dtype != tf.float32 or spec.shape.as_list()[1:] != [28, 28]:
+    shape = spec.shape  # of unknown rank, or [None, 28, 28] and looser: takes the clients' batches
+    batches = shape.rank is None or (
+        shape.rank == 3 and shape[0] is None and shape.is_compatible_with([None, 28, 28])
+    )
+    if spec.dtype != tf.float32 or not batches:
         fail(
             "the serving input {key!r} is {dtype} {shape}: it should take raw images, float32 "
             "[None, 28, 28]",
             key=key,
             dtype=spec.dtype.name,
-            shape=spec.shape,
+            shape=_("of unknown rank") if shape.rank is None else str(shape.as_list()),
         )
     if key != client_key:
         fail(
@@ -78,38 +164,126 @@ def fixed_serving_export(answer, images, classes, client_key: str = "pixels") ->
             key=key,
             client_key=client_key,
         )
-    outputs = signature(**{key: tf.constant(np.asarray(images, dtype=np.float32))})
-    if "classes" not in outputs:
-        fail(
-            "the signature returns {names}, not 'classes': export the course CNN",
-            names=sorted(outputs),
+    for output in ("classes", "probabilities"):
+        if output not in signature.structured_outputs:
+            fail(
+                "the signature returns {names}, not {output!r}: export the course CNN",
+                names=sorted(signature.structured_outputs),
+                output=output,
+            )
+    return signature, key
+
+
+def _unseen_reference(estimator):
+    """``(images, {"classes": …, "probabilities": …})``: the images of ``UNSEEN``, each slice
+    from a random offset, read as the course's input functions read them (float32 [N, 28, 28] in
+    0–1), and what ``estimator.predict`` gives for them in batches of ``PREDICT_BATCH``, asked of
+    the class's own method (exercise 2's watch wraps the instance's)."""
+    import tensorflow as tf
+
+    from .. import inputs
+    from ..logs import logger_level
+
+    rng = np.random.default_rng()
+    slices = [
+        inputs.image_dataset(name, "test")
+        .skip(int(rng.integers(0, 10_000 - count + 1)))
+        .take(count)
+        .map(lambda image, label: image)
+        for name, count in UNSEEN.items()
+    ]
+    both = slices[0].concatenate(slices[1]).batch(sum(UNSEEN.values()))
+    images = next(both.as_numpy_iterator())  # read once: the offsets cost most of the reading
+    with logger_level("ERROR"):
+        batches = list(
+            type(estimator).predict(
+                estimator,
+                lambda: tf.data.Dataset.from_tensor_slices({"image": images}).batch(PREDICT_BATCH),
+                yield_single_examples=False,
+            )
         )
-    got, classes = outputs["classes"].numpy(), np.asarray(classes)
-    if not np.array_equal(got, classes):
-        _judge_receiver(
-            lambda x: signature(**{key: tf.constant(x)})["classes"].numpy(), images, classes
-        )
-        fail(
-            "the SavedModel predicts a different class for {count} of {total} test digits: "
-            "export the trained `estimator` (not a new one)",
-            count=int(np.sum(got != classes)),
-            total=len(got),
-        )
-    correct(
-        "the serving input {key!r} feeds the model's feature 'image'; the SavedModel predicts "
-        "the Estimator's classes on all {total} digits",
-        key=key,
-        total=len(got),
+    return images, {
+        key: np.concatenate([batch[key] for batch in batches])
+        for key in ("classes", "probabilities")
+    }
+
+
+def _served(signature, key, images, size: int) -> dict:
+    """The signature's classes and probabilities for ``images``, sent ``size`` at a time; one
+    line if it raises or returns another number of rows than it was sent."""
+    import tensorflow as tf
+
+    parts = {"classes": [], "probabilities": []}
+    for start in range(0, len(images), size):
+        batch = images[start : start + size]
+        try:
+            outputs = signature(**{key: tf.constant(batch)})
+        except (tf.errors.OpError, ValueError, TypeError) as error:
+            fail(
+                "on a batch of {size} images, float32 [{size}, 28, 28] as the clients send "
+                "them, the SavedModel raised {error}",
+                error=error_text(error),
+                size=len(batch),
+            )
+        for name, row in (("classes", ()), ("probabilities", (10,))):
+            value = outputs[name].numpy()
+            if value.shape != (len(batch), *row):
+                fail(
+                    "for a batch of {size} images the SavedModel returns {output} of shape "
+                    "{shape}: the receiver should give the model each image the clients send, "
+                    "as it is",
+                    size=len(batch),
+                    output=name,
+                    shape=list(value.shape),
+                )
+            parts[name].append(value)
+    return {name: np.concatenate(values) for name, values in parts.items()}
+
+
+def _differing(served: dict, reference: dict):
+    """``(which images differ, the largest probability difference)``: probabilities beyond
+    ``TOLERANCE``, or another class where the Estimator's two top probabilities are not tied
+    within it (there float rounding may pick either)."""
+    gaps = np.abs(served["probabilities"] - reference["probabilities"]).max(axis=1)
+    top = np.sort(reference["probabilities"], axis=1)
+    tied = top[:, -1] - top[:, -2] <= 2 * TOLERANCE
+    wrong = (gaps > TOLERANCE) | ((served["classes"] != reference["classes"]) & ~tied)
+    return wrong, float(gaps.max())
+
+
+def _other_weights(loaded, estimator) -> bool:
+    """Whether the SavedModel holds no variables, or one (the global step aside) that the
+    ``estimator``'s latest checkpoint lacks or holds with other values."""
+    import tensorflow as tf
+
+    checkpoint = tf.train.load_checkpoint(estimator.latest_checkpoint())
+    known = checkpoint.get_variable_to_shape_map()
+    weights = [
+        variable
+        for variable in getattr(loaded, "variables", ())
+        if variable.name.split(":")[0] != "global_step"
+    ]
+    return not weights or any(
+        variable.name.split(":")[0] not in known
+        or not np.array_equal(variable.numpy(), checkpoint.get_tensor(variable.name.split(":")[0]))
+        for variable in weights
     )
 
 
-# what a receiver may do to the clients' images, undone: if the model agrees with the Estimator on
-# the images so changed, the receiver changed them (the model itself is the trained one)
+# what a receiver may do to the clients' images, undone: if the SavedModel, which holds the trained
+# weights, gives the Estimator's probabilities on the images so changed, the receiver changed them
 RECEIVER_MISTAKES = (
     (
         lambda x: x * 255.0,
         N_(
             "the receiver divides the images by 255 before the model sees them: the model was "
+            "trained on the images as the clients send them, so give them to its feature unchanged"
+        ),
+    ),
+    (
+        lambda x: x / 255.0,
+        N_(
+            "the receiver multiplies the images by 255 before the model sees them: the model was "
             "trained on the images as the clients send them, so give them to its feature unchanged"
         ),
     ),
@@ -130,12 +304,13 @@ RECEIVER_MISTAKES = (
 )
 
 
-def _judge_receiver(predict, images, classes) -> None:
-    """Refuse a receiver that changes the images on their way to the model: with the change undone
-    on the images sent, the SavedModel's classes agree with the Estimator's (99 %)."""
-    images = np.asarray(images, dtype=np.float32)
+def _judge_receiver(signature, key, images, reference, size: int) -> None:
+    """Refuse a receiver that changes the images in one of the ``RECEIVER_MISTAKES``: with the
+    change undone on the images sent ``size`` at a time (where they differed), the SavedModel
+    gives the Estimator's probabilities."""
     for undo, mistake in RECEIVER_MISTAKES:
-        if np.mean(predict(undo(images).astype(np.float32)) == classes) >= 0.99:
+        undone = undo(images).astype(np.float32)
+        if not _differing(_served(signature, key, undone, size), reference)[0].any():
             raise CheckFailed(_(mistake))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from unittest import mock
@@ -29,44 +30,140 @@ def _run_config_under(tf_config: dict):
         return tf.estimator.RunConfig()
 
 
-@reporting_learner_errors
-def second_worker_config(answer) -> None:
-    """Notebook 09, exercise 1: the TF_CONFIG of the second worker of EXERCISE_1_CLUSTER."""
-    require_answer(answer, "fixed_config")
+# What a RunConfig read from TF_CONFIG, compared with what it reads from the exercise's answer: the
+# task first, then the rest in the order a message names it.
+READ = (
+    "task_type",
+    "task_id",
+    "is_chief",
+    "master",
+    "evaluation_master",
+    "num_ps_replicas",
+    "num_worker_replicas",
+    "global_id_in_cluster",
+    "model_dir",
+    "service",
+)
+
+
+def _second_worker() -> dict:
+    """The exercise's answer: the cluster, and the task of the second worker."""
+    return {"cluster": EXERCISE_1_CLUSTER, "task": {"type": "worker", "index": 1}}
+
+
+def _cluster_read(cluster) -> dict | None:
+    """The cluster as RunConfig reads it (a ``tf.train.ClusterSpec``), as a dict; None when it
+    cannot read it."""
+    import tensorflow as tf
+
+    try:
+        return tf.train.ClusterSpec(cluster).as_dict()
+    except (TypeError, ValueError):
+        return None
+
+
+def _changes(answer: dict, name: str, want):
+    """The key of ``answer`` besides 'cluster' and 'task' without which RunConfig reads ``want`` as
+    its ``name`` (the first, when several must go)."""
+    others = sorted(set(answer) - {"cluster", "task"})
+    for key in others:
+        try:
+            read = getattr(_run_config_under({k: v for k, v in answer.items() if k != key}), name)
+        except (TypeError, ValueError):
+            continue
+        if read == want:
+            return key
+    return others[0] if others else "task"
+
+
+def _as_tf_config(answer) -> dict:
+    """``answer`` as a process reads it from TF_CONFIG (a dict through JSON); one line for an
+    answer that cannot be such a config."""
     try:
         answer = json.loads(answer) if isinstance(answer, str) else answer
     except ValueError:
         raise CheckFailed(
             _("`fixed_config` is a string but not JSON: give the dict itself")
         ) from None
-    if not isinstance(answer, dict) or set(answer) != {"cluster", "task"}:
-        fail("`fixed_config` should be a dict with the two keys 'cluster' and 'task'")
-    if answer["cluster"] != EXERCISE_1_CLUSTER:
+    if not isinstance(answer, dict):
+        fail(
+            "`fixed_config` should be a dict with the keys 'cluster' and 'task', not {kind}",
+            kind=type(answer).__name__,
+        )
+    try:
+        answer = json.loads(json.dumps(answer))  # what a process reads from its environment
+    except (TypeError, ValueError) as error:
+        fail(
+            "`fixed_config` cannot be written as JSON, the text TF_CONFIG holds ({error}): use "
+            "dicts, lists, strings and numbers",
+            error=error,
+        )
+    return answer
+
+
+@reporting_learner_errors
+def second_worker_config(answer) -> None:
+    """Notebook 09, exercise 1: the TF_CONFIG of the second worker of EXERCISE_1_CLUSTER, judged by
+    the RunConfig a process started with it builds, against the one the exercise's gives."""
+    require_answer(answer, "fixed_config")
+    answer = _as_tf_config(answer)
+    if "cluster" not in answer:
+        fail(
+            "`fixed_config` has no 'cluster': every task of a job gets the same 'cluster', the "
+            "broken config's; change only the 'task' part"
+        )
+    if _cluster_read(answer["cluster"]) != _cluster_read(EXERCISE_1_CLUSTER):
         fail(
             "the cluster was right: every task of a job gets the same 'cluster'; change only "
             "the 'task' part"
         )
-    task = answer["task"]
-    if not isinstance(task, dict) or set(task) != {"type", "index"}:
+    task = answer.get("task")
+    if not isinstance(task, dict) or not {"type", "index"} <= set(task):
         fail("'task' should be a dict with the keys 'type' and 'index'")
-    if task["type"] != "worker":
-        fail(
-            "the task type should be 'worker', not {kind!r}: the chief is its own job type, "
-            "and the second worker is a 'worker'",
-            kind=task["type"],
-        )
     index = task["index"]
+    if isinstance(index, str):
+        with contextlib.suppress(ValueError):
+            index = int(index)  # RunConfig reads the index with int(): "1" is 1
     if not is_whole_number(index):
-        fail("the task index should be a whole number, not {index!r}", index=index)
-    if index == 0:
-        fail("index 0 is the first worker (trainer-worker-0): the second one is index 1")
-    if index != 1:
+        fail("the task index should be a whole number, not {index!r}", index=task["index"])
+    try:
+        config = _run_config_under(answer)
+    except (TypeError, ValueError) as error:
+        config = error
+    expected = _run_config_under(_second_worker())
+    kind = task["type"]
+    if isinstance(config, Exception) or config.task_type != expected.task_type:
+        if kind != expected.task_type:
+            fail(
+                "the task type should be 'worker', not {kind!r}: the chief is its own job type, "
+                "and the second worker is a 'worker'",
+                kind=kind,
+            )
+    if isinstance(config, Exception) or config.task_id != expected.task_id:
+        if index == 0:
+            fail("index 0 is the first worker (trainer-worker-0): the second one is index 1")
+        if index != expected.task_id:
+            fail(
+                "index {index} is not the second worker: indexes count from 0 within the "
+                "'worker' list, and the chief is not in that list",
+                index=index,
+            )
+    if isinstance(config, Exception):
         fail(
-            "index {index} is not the second worker: indexes count from 0 within the "
-            "'worker' list, and the chief is not in that list",
-            index=index,
+            "RunConfig refuses `fixed_config`: {error}",
+            error=str(config).splitlines()[0].rstrip(":"),
         )
-    config = _run_config_under(answer)  # the checks above catch everything RunConfig refuses
+    for name in READ:
+        got, want = getattr(config, name), getattr(expected, name)
+        if got != want:
+            fail(
+                "under `fixed_config` RunConfig reads {name}={got!r}, where the second worker's "
+                "TF_CONFIG gives {want!r}: its key {key!r} changes what the process does",
+                name=name,
+                got=got,
+                want=want,
+                key=_changes(answer, name, want),
+            )
     correct(
         "RunConfig reads task_type={task_type!r}, task_id={task_id}, is_chief={is_chief}, "
         "num_worker_replicas={replicas} (the chief counts as a worker replica)",

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import inspect
+import numbers
 
 import numpy as np
 
 from ..language import _, listed
-from ..learner_code import error_text
+from ..learner_code import error_text, learner_line
 from ..problems import CheckFailed
 from . import calls, forbidden
 from .common import correct, fail, reporting_learner_errors, require_answer
@@ -117,6 +120,11 @@ def readings() -> dict:
             "`precision_macro(labels, probabilities)` returned {value:.4f} on the check's data, "
             "which is the precision of class {k} alone: the macro precision averages all ten"
         ),
+        "percent": _(
+            "`precision_macro(labels, probabilities)` returned {value:.4f} on the check's data, "
+            "which is the macro precision in percent: return the fraction, between 0 and 1, as "
+            "Keras's metrics and precision_score give it"
+        ),
     }
 
 
@@ -138,6 +146,9 @@ def _readings(labels, probabilities) -> list:
     ]
     for k, value in enumerate(precision_score(labels, classes, average=None, **kept)):
         readings.append(("one_class", value, k))
+    readings.append(
+        ("percent", 100 * precision_score(labels, classes, average="macro", **kept), None)
+    )
     return readings
 
 
@@ -200,7 +211,8 @@ def keras_macro_precision(answer, labels, probabilities) -> None:
     labels, probabilities = np.asarray(labels), np.asarray(probabilities)
     own_labels, own_probabilities = check_data()
     calls.bound(answer, "precision_macro", CALL, own_labels, own_probabilities)
-    value = _one_number(_keras_only(answer, own_labels.copy(), own_probabilities.copy()), CALL)
+    returned, counted = _keras_only(answer, own_labels.copy(), own_probabilities.copy())
+    value = _one_number(returned, CALL)
     if abs(value - _macro_precision(own_labels, own_probabilities)) > PRECISION_TOLERANCE:
         if abs(value - _macro_precision(labels, probabilities)) <= PRINTED_TOLERANCE:
             fail(
@@ -210,7 +222,7 @@ def keras_macro_precision(answer, labels, probabilities) -> None:
                 "not return a number typed in"
             )
         for key, reading, k in _readings(own_labels, own_probabilities.astype(np.float64)):
-            if abs(value - reading) <= PRECISION_TOLERANCE:
+            if abs(value - reading) <= PRECISION_TOLERANCE * max(1.0, abs(reading)):
                 raise CheckFailed(readings()[key].format(value=value, k=k))
         fail(
             "`precision_macro(labels, probabilities)` returned {value:.4f} on the check's "
@@ -219,15 +231,21 @@ def keras_macro_precision(answer, labels, probabilities) -> None:
             "(section 'Metrics: from `eval_metric_ops` to `keras.metrics`')",
             value=value,
         )
-    yours = _one_number(
-        _keras_only(answer, labels, probabilities), "precision_macro(test_labels, probabilities)"
-    )
+    returned, counted_too = _keras_only(answer, labels, probabilities)
+    yours = _one_number(returned, "precision_macro(test_labels, probabilities)")
     if abs(yours - _macro_precision(labels, probabilities)) > PRECISION_TOLERANCE:
         fail(
             "`precision_macro(test_labels, probabilities)` returned {value:.4f}, which is not "
             "the macro precision of those predictions, though your function found it on the "
             "check's data: compute it from the labels and probabilities it is given",
             value=yours,
+        )
+    if not (counted and counted_too):
+        fail(
+            "`precision_macro` returns the macro precision, but no Keras metric counted "
+            "anything while it ran: the exercise asks for the number computed with "
+            "keras.metrics, a metric that counts the predictions in its `update_state` and "
+            "gives the precision as its `result()`"
         )
     correct(
         "your function gives the Estimator's predictions a macro precision of {yours:.6f}, as "
@@ -239,11 +257,11 @@ def keras_macro_precision(answer, labels, probabilities) -> None:
     )
 
 
-def _keras_only(answer, labels, probabilities):
-    """What ``answer(labels, probabilities)`` returns; a failure when it called a function the
-    exercise rules out (scikit-learn's precision, the course's metrics): the prompt asks for
-    keras.metrics."""
-    with forbidden.watching(answer, NOT_KERAS) as called:
+def _keras_only(answer, labels, probabilities) -> tuple:
+    """(what ``answer(labels, probabilities)`` returns, whether a Keras metric counted something
+    during the call); a failure when it called a function the exercise rules out (scikit-learn's
+    precision, the course's metrics): the prompt asks for keras.metrics."""
+    with forbidden.watching(answer, NOT_KERAS) as called, _keras_metrics_watched(answer) as counted:
         try:
             returned = answer(labels, probabilities)
         except Exception:
@@ -255,7 +273,131 @@ def _keras_only(answer, labels, probabilities):
             "for the macro precision computed with keras.metrics",
             function=called[0],
         )
-    return returned
+    return returned, counted()
+
+
+@contextlib.contextmanager
+def _keras_metrics_watched(answer):
+    """While it lasts, every Keras metric object made is kept; it gives a function that says
+    whether one of them, or one the learner's function holds (its globals, its closure), counted
+    something: a metric made during the call holds a count other than 0, one made before it holds
+    other counts than before it. Judged by the metrics' own state, whatever the code looks like."""
+    import tensorflow as tf
+
+    metric_class = tf.keras.metrics.Metric
+    made: list = []
+    original = metric_class.__init__
+
+    @functools.wraps(original)
+    def keeping(self, *args, **kwargs):
+        made.append(self)
+        original(self, *args, **kwargs)
+
+    held = [
+        metric for metric in _metrics_held_by(answer, metric_class) if _counts(metric) is not None
+    ]
+    before = [_counts(metric) for metric in held]
+
+    def counted() -> bool:
+        if any(np.any(count != 0) for metric in made for count in _counts(metric) or ()):
+            return True
+        return any(
+            len(old) != len(new) or any(np.any(a != b) for a, b in zip(old, new))
+            for old, new in zip(before, (_counts(metric) for metric in held))
+        )
+
+    metric_class.__init__ = keeping
+    try:
+        yield counted
+    finally:
+        metric_class.__init__ = original
+
+
+def _counts(metric):
+    """The values of a Keras metric's state variables (its counts); None for one whose variables
+    cannot be read here (made in a graph)."""
+    try:
+        return [np.asarray(variable.numpy()) for variable in metric.variables]
+    except Exception:  # noqa: BLE001 - a graph's variable has no value outside its session
+        return None
+
+
+def _metrics_held_by(answer, metric_class) -> list:
+    """The Keras metric objects a learner's function reaches without making them: among its
+    globals and its closure, and in the lists, tuples and dicts they hold."""
+    function = getattr(answer, "__func__", answer)
+    values = list(getattr(function, "__globals__", {}).values())
+    values += [cell.cell_contents for cell in getattr(function, "__closure__", None) or ()]
+    held = []
+    for value in values:
+        inner = value.values() if isinstance(value, dict) else value
+        for item in inner if isinstance(inner, (list, tuple, type({}.values()))) else [value]:
+            if isinstance(item, metric_class) and all(item is not m for m in held):
+                held.append(item)
+    return held
+
+
+def _what_adam_gets(answer) -> None:
+    """Refuse a callable that is not a schedule, saying what Keras's Adam gets from it: Adam
+    (``tf.Variable``) calls it once, with no argument, when it is built."""
+    from tensorflow import keras
+
+    schedules = keras.optimizers.schedules.LearningRateSchedule
+    kind = type(answer).__name__
+    if isinstance(answer, type) and issubclass(answer, schedules):
+        fail(
+            "`schedule` is the class {name} itself, not a schedule: Adam needs an object of "
+            "it, made with the class's arguments",
+            name=answer.__name__,
+        )
+    try:
+        inspect.signature(answer).bind()
+    except TypeError:  # it needs an argument: Adam's call fails
+        fail(
+            "`schedule` is a {kind}, not a Keras schedule: Keras's Adam calls any other "
+            "function given as its learning_rate with no argument, never with the step; use "
+            "a class of keras.optimizers.schedules",
+            kind=kind,
+        )
+    except ValueError:  # no signature to read: call it and see
+        pass
+    returned = answer()
+    if isinstance(returned, schedules):
+        fail(
+            "`schedule` is a {kind} that returns a {returned} object when called: Keras's Adam "
+            "calls it once, with no argument, and gets that schedule where it needs a rate; "
+            "store the {returned} itself in `schedule`",
+            kind=kind,
+            returned=type(returned).__name__,
+        )
+    rate = _as_number(returned)
+    if rate is not None:
+        fail(
+            "`schedule` is a {kind}, not a Keras schedule: Keras's Adam calls it once, with no "
+            "argument, when it is built, and keeps the {rate:.3g} it returned at every step; "
+            "use a class of keras.optimizers.schedules, which Adam calls with the step",
+            kind=kind,
+            rate=rate,
+        )
+    fail(
+        "`schedule` is a {kind}, not a Keras schedule: Keras's Adam calls it once, with no "
+        "argument, and it returned a {returned}, not a rate; use a class of "
+        "keras.optimizers.schedules, which Adam calls with the step",
+        kind=kind,
+        returned=type(returned).__name__,
+    )
+
+
+def _as_number(value):
+    """``value`` as a float when it is one number (a Python or NumPy number, a tensor holding
+    one), else None."""
+    if hasattr(value, "numpy") and callable(value.numpy):
+        value = value.numpy()
+    if isinstance(value, np.ndarray) and value.shape == ():
+        value = value[()]
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+        return float(value)
+    return None
 
 
 def _piecewise(step: int, boundaries, values) -> float:
@@ -279,12 +421,7 @@ def piecewise_schedule(
 
     if not isinstance(answer, keras.optimizers.schedules.LearningRateSchedule):
         if callable(answer):
-            fail(
-                "`schedule` is a {kind}, not a Keras schedule: Keras's Adam calls any other "
-                "function given as its learning_rate with no argument, never with the step; use "
-                "a class of keras.optimizers.schedules",
-                kind=type(answer).__name__,
-            )
+            _what_adam_gets(answer)
         fail(
             "`schedule` should be a learning-rate schedule, an object of a class of "
             "keras.optimizers.schedules, not a {kind}",
@@ -292,7 +429,16 @@ def piecewise_schedule(
         )
     near_boundaries = [b + d for b in boundaries for d in (-1, 0, 1)]
     steps = sorted({0, 1, *near_boundaries, 2 * boundaries[-1], 10 * boundaries[-1]})
-    optimizer = keras.optimizers.Adam(learning_rate=answer)  # as the lesson's model uses it
+    try:  # as the lesson's model uses it; Adam reads the schedule's rate at step 0 here
+        optimizer = keras.optimizers.Adam(learning_rate=answer)
+    except Exception as error:  # noqa: BLE001 - the learner's schedule: one sentence
+        if learner_line(error) is not None:
+            raise  # the learner's own line failed: reporting_learner_errors names it
+        raise CheckFailed(
+            _("Adam, training at step {step} with `schedule`, raised {error}").format(
+                step=0, error=error_text(error)
+            )
+        ) from None
     weight, got = tf.Variable(0.0), {}
     for step in steps:
         optimizer.iterations.assign(step)

@@ -1,18 +1,33 @@
-"""Exercise checks of notebook 11 (training speed)."""
+"""Exercise checks of notebook 11 (training speed).
+
+Exercise 1 asks for a function, ``backward_share(timelines)``: the check runs it on profiles of its
+own, made anew at every run (so no number can be typed in for it) and made so that each plausible
+wrong computation gives another number than the right one; a mistake is named only when the
+learner's function gave what it gives on every one of those profiles. Then the function runs on
+the notebook's ``timelines`` for the success line. Exercise 2 builds the learner's network in a
+graph of its own and reads what it made: the types of its matrix products, weights and logits, the
+global policy before and after, and its logits on random images.
+"""
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-from ..language import _, listed
+from ..language import N_, _, all_of, listed
 from ..problems import CheckFailed
-from .common import correct, fail, reporting_learner_errors, require_answer
+from . import calls
+from .common import correct, fail, reporting_learner_errors, require_answer, said
 
 __all__ = ["backward_share", "mixed_logits"]
 
-SHARE_TOLERANCE = 5e-3  # exercise 1: the pooled share, or the steps' shares averaged
+BACKWARD_CALL = "backward_share(timelines)"
+# a share computed from the same durations in another order (or in float32) is within 1e-6 of the
+# exact one; a rounding to 4 decimals is up to 5e-5 away
+SHARE_CLOSE = 1e-5
+# the check's profiles are drawn again until each computation of _share_variants is this far from
+# every other one on each of them
+SHARE_APART = 10 * SHARE_CLOSE
+WARMUP = 40  # the steps notebook 11 leaves out of its profile (its cell of that name)
 
 
 # the sections of notebook 11 the messages send the learner to (functions: the heading is looked
@@ -29,138 +44,439 @@ def mixed_section() -> str:
     return _("The Keras mixed_bfloat16 policy inside a model_fn")
 
 
-def _share(timelines, rows) -> float:
-    total = timelines["duration_ms"].sum()
-    return float(timelines.loc[rows, "duration_ms"].sum() / total) if total > 0 else float("nan")
+# One training step of a CNN like the course's, as ProfilerHook traces it: (op name, op type, base
+# duration in ms, whether it runs beside the op before it on another thread). Names and types are
+# a real profile's (TensorFlow 2.15, oneDNN), with the summary of the gradients' norm an inherited
+# model_fn may add; the durations are of its order, the constants' raised a little so that
+# counting Grappler's `ConstantFolding/gradients/…` constants or the summary `gradients_norm` as
+# backward ops changes the share by more than the check's tolerance.
+PROFILE_OPS = (
+    ("_SOURCE", "NoOp", 0.007, False),
+    ("global_step", "VarHandleOp", 0.002, False),
+    ("conv2d/kernel", "VarHandleOp", 0.002, False),
+    ("conv2d/Conv2D/ReadVariableOp", "ReadVariableOp", 0.002, False),
+    ("dense/kernel/Adam", "VarHandleOp", 0.002, False),
+    ("Adam/learning_rate", "Const", 0.002, False),
+    ("gradients/grad_ys_0", "Const", 0.006, False),
+    ("IteratorGetNext", "IteratorGetNext", 0.09, True),
+    ("Reshape", "Reshape", 0.005, False),
+    ("ConstantFolding/gradients/conv2d/Conv2D_grad/ShapeN-matshapes-1", "Const", 0.012, False),
+    ("conv2d/Relu", "_MklNativeFusedConv2D", 0.8, False),
+    ("max_pooling2d/MaxPool", "_MklNativeMaxPool", 0.6, False),
+    ("gradients/conv2d_1/Conv2D_grad/ShapeN", "ShapeN", 0.005, False),
+    ("ConstantFolding/gradients/conv2d_1/Conv2D_grad/ShapeN-matshapes-1", "Const", 0.015, False),
+    ("conv2d_1/Relu", "_MklNativeFusedConv2D", 3.8, False),
+    ("max_pooling2d_1/MaxPool", "_MklNativeMaxPool", 0.36, False),
+    ("flatten/Reshape", "Reshape", 0.003, False),
+    ("dense/Relu", "_MklNativeFusedMatMul", 0.48, False),
+    ("dropout/dropout/random_uniform/RandomUniform", "RandomUniform", 0.045, False),
+    ("dropout/dropout/GreaterEqual", "GreaterEqual", 0.008, False),
+    ("dropout/dropout/SelectV2", "SelectV2", 0.033, False),
+    ("dense_1/BiasAdd", "_MklNativeFusedMatMul", 0.016, False),
+    (
+        "sparse_softmax_cross_entropy_loss/xentropy/xentropy",
+        "SparseSoftmaxCrossEntropyWithLogits",
+        0.028,
+        False,
+    ),
+    ("sparse_softmax_cross_entropy_loss/Sum", "Sum", 0.002, False),
+    ("sparse_softmax_cross_entropy_loss/value", "DivNoNan", 0.003, False),
+    ("gradients/sparse_softmax_cross_entropy_loss/value_grad/div_no_nan", "DivNoNan", 0.002, False),
+    ("gradients/sparse_softmax_cross_entropy_loss/Sum_grad/Tile", "Tile", 0.008, False),
+    ("gradients/sparse_softmax_cross_entropy_loss/xentropy/xentropy_grad/mul", "Mul", 0.008, False),
+    ("gradients/dense_1/BiasAdd_grad/BiasAddGrad", "BiasAddGrad", 0.008, False),
+    ("gradients/dense_1/MatMul_grad/MatMul", "_MklMatMul", 0.025, False),
+    ("gradients/dense_1/MatMul_grad/MatMul_1", "_MklMatMul", 0.01, True),
+    ("Adam/update_dense_1/kernel/ResourceApplyAdam", "ResourceApplyAdam", 0.675, True),
+    ("gradients/dropout/dropout/SelectV2_grad/SelectV2", "SelectV2", 0.016, False),
+    ("gradients/dense/Relu_grad/ReluGrad", "ReluGrad", 0.005, False),
+    ("gradients/dense/BiasAdd_grad/BiasAddGrad", "BiasAddGrad", 0.004, False),
+    ("gradients/dense/MatMul_grad/MatMul_1", "_MklMatMul", 0.358, False),
+    ("gradients/dense/MatMul_grad/MatMul", "_MklMatMul", 0.494, True),
+    ("Adam/update_dense/bias/ResourceApplyAdam", "ResourceApplyAdam", 0.006, False),
+    ("gradients/flatten/Reshape_grad/Reshape", "Reshape", 0.003, False),
+    (
+        "gradients/max_pooling2d_1/MaxPool_grad/MaxPoolGrad",
+        "_MklNativeMaxPoolGrad",
+        0.704,
+        False,
+    ),
+    ("Adam/update_dense/kernel/ResourceApplyAdam", "ResourceApplyAdam", 0.643, True),
+    ("gradients/conv2d_1/Relu_grad/ReluGrad", "ReluGrad", 0.199, False),
+    ("gradients/conv2d_1/BiasAdd_grad/BiasAddGrad", "BiasAddGrad", 0.104, False),
+    (
+        "gradients/conv2d_1/Conv2D_grad/Conv2DBackpropFilter",
+        "_MklNativeConv2DBackpropFilter",
+        6.86,
+        False,
+    ),
+    (
+        "gradients/conv2d_1/Conv2D_grad/Conv2DBackpropInput",
+        "_MklNativeConv2DBackpropInput",
+        6.57,
+        True,
+    ),
+    ("gradients/max_pooling2d/MaxPool_grad/MaxPoolGrad", "_MklNativeMaxPoolGrad", 0.745, False),
+    ("Adam/update_conv2d_1/kernel/ResourceApplyAdam", "ResourceApplyAdam", 0.042, True),
+    ("gradients/conv2d/Relu_grad/ReluGrad", "ReluGrad", 0.426, False),
+    ("gradients/conv2d/BiasAdd_grad/BiasAddGrad", "BiasAddGrad", 0.285, False),
+    (
+        "gradients/conv2d/Conv2D_grad/Conv2DBackpropFilter",
+        "_MklNativeConv2DBackpropFilter",
+        0.552,
+        False,
+    ),
+    ("Adam/update_conv2d/bias/ResourceApplyAdam", "ResourceApplyAdam", 0.009, False),
+    ("Adam/update_conv2d/kernel/ResourceApplyAdam", "ResourceApplyAdam", 0.009, False),
+    ("Adam/mul", "Mul", 0.005, False),
+    ("Adam/AssignVariableOp", "AssignVariableOp", 0.002, False),
+    ("Adam", "AssignAddVariableOp", 0.014, False),
+    ("global_norm/L2Loss", "L2Loss", 0.03, False),
+    ("global_norm/global_norm", "Sqrt", 0.004, False),
+    ("gradients_norm", "ScalarSummary", 0.07, False),
+)
 
 
-def _share_readings(timelines) -> list:
-    """What a learner's number may be instead of the backward pass's share, each as (that value,
-    the whole sentence that names the mistake: a template of the learner's ``{value}``)."""
-    names, types = timelines["op_name"].astype(str), timelines["op_type"].astype(str)
-    backward = names.str.startswith("gradients/")
-    update = names.str.startswith("Adam")
-    steps = sorted(timelines["step"].unique())
-    per_step = [
-        _share(timelines[timelines["step"] == step], backward[timelines["step"] == step])
-        for step in steps
-    ]
+def _part(name: str) -> str:
+    """Which part of the step an op of PROFILE_OPS belongs to, for the durations' scaling."""
+    if name.startswith("gradients/"):
+        return "backward"
+    if name.startswith("Adam"):
+        return "update"
+    return "forward"
+
+
+def _made_up_profile(rng):
+    """A profile as ``profiling.read_timelines`` gives it: 4 to 6 traced steps of PROFILE_OPS or
+    more, every 10 or 20 steps (two or more at or below WARMUP, two or more above), each part of
+    the step (forward, backward, update) scaled by its own factor in each step and in the profile,
+    each op by a little noise; two threads, ops side by side where PROFILE_OPS says so."""
+    import pandas as pd
+
+    from ..profiling import COLUMNS
+
+    every = int(rng.choice([10, 20]))  # two steps or more at or below WARMUP: dropping the
+    # first step is then no mistake of WARMUP's
+    steps = every * np.arange(1, int(rng.integers(4, 7)) + 1)
+    while (steps > WARMUP).sum() < 2:
+        steps = np.append(steps, steps[-1] + every)
+    in_profile = {part: rng.uniform(0.5, 1.8) for part in ("forward", "backward", "update")}
+    rows = []
+    for step in steps:
+        in_step = {part: factor * rng.uniform(0.6, 1.5) for part, factor in in_profile.items()}
+        cursor = previous = 0.0
+        for name, kind, base, beside in PROFILE_OPS:
+            duration = round(base * in_step[_part(name)] * rng.uniform(0.85, 1.15), 4)
+            start = previous if beside else cursor
+            rows.append((int(step), name, kind, int(beside), start, duration))
+            previous, cursor = start, max(cursor, start + duration)
+    frame = pd.DataFrame(
+        rows, columns=["step", "op_name", "op_type", "thread", "start_ms", "duration_ms"]
+    )
+    frame["end_ms"] = frame["start_ms"] + frame["duration_ms"]
+    return frame[COLUMNS]
+
+
+def _share_variants(timelines) -> dict:
+    """What the plausible computations give on one profile, by what they did."""
     from ..profiling import busy_ms
 
-    busy = sum(busy_ms(timelines[timelines["step"] == step]) for step in steps)
-    readings = [
-        (
-            float(backward.mean()),
-            _(
-                "{value:.4f} is the share of the ops' number, not of their time: weigh each op "
-                "by its duration"
-            ),
-        ),
-        (
-            1 - _share(timelines, backward),
-            _(
-                "{value:.4f} is the share of everything but the backward pass: take the ops "
-                "under `gradients/`"
-            ),
-        ),
-        (
-            _share(timelines, backward | update),
-            _(
-                "{value:.4f} is the share of the backward pass and the optimizer's update "
-                "together: the `Adam…` ops apply the gradients, they do not compute them"
-            ),
-        ),
-        (
-            _share(timelines, types.str.contains("Backprop")),
-            _(
-                "{value:.4f} is the share of the convolutions' gradients alone: the backward pass "
-                "also runs the gradients of the dense layers, of ReLU, of pooling and of the loss"
-            ),
-        ),
-        (
-            _share(timelines, types.str.contains("Grad")),
-            _(
-                "{value:.4f} is a share that selects ops by their type (`…Grad`): the backward "
-                "pass also runs ops of other types (`Conv2DBackprop…`, `MatMul`), which only the "
-                "name scope `gradients/` tells apart"
-            ),
-        ),
-        (
-            float(timelines.loc[backward, "duration_ms"].sum() / busy) if busy else float("nan"),
-            _(
-                "{value:.4f} is the backward pass's time over the steps' busy time: ops that run "
-                "side by side on two threads count twice in their durations, so divide by the sum "
-                "of all durations"
-            ),
-        ),
-    ]
-    if len(steps) > 1:
-        readings.append(
-            (
-                per_step[0],
-                _(
-                    "{value:.4f} is the share in the first traced step alone: pool the durations "
-                    "of every traced step"
-                ),
+    names, types = timelines["op_name"].astype(str), timelines["op_type"].astype(str)
+    durations = timelines["duration_ms"].to_numpy(dtype=np.float64)
+    steps = timelines["step"].to_numpy()
+
+    def share(rows, among=None) -> float:
+        among = np.ones(len(durations), bool) if among is None else among
+        total = durations[among].sum()
+        return float(durations[np.asarray(rows) & among].sum() / total) if total else np.nan
+
+    backward = names.str.startswith("gradients/").to_numpy()
+    update = names.str.startswith("Adam").to_numpy()
+    per_step = [share(backward, steps == step) for step in sorted(set(steps))]
+    busy = sum(busy_ms(timelines[steps == step]) for step in sorted(set(steps)))
+    right = share(backward)
+    return {
+        "right": right,
+        "percentage": 100 * right,
+        "count": float(backward.mean()),
+        "all but backward": 1 - right,
+        "forward": share(~backward & ~update),
+        "with update": share(backward | update),
+        "update": share(update),
+        "backprop": share(types.str.contains("Backprop").to_numpy()),
+        "grad type": share(types.str.contains("Grad").to_numpy()),
+        "anywhere in name": share(names.str.contains("gradients/").to_numpy()),
+        "prefix": share(names.str.startswith("gradients").to_numpy()),
+        "busy": float(durations[backward].sum() / busy),
+        "first step": per_step[0],
+        "last step": per_step[-1],
+        "mean of steps": float(np.mean(per_step)),
+        "median of steps": float(np.median(per_step)),
+        "after warm-up": share(backward, steps > WARMUP),
+    }
+
+
+def _profiles(rng=None) -> list:
+    """Three profiles of ``_made_up_profile``, each drawn again until every computation of
+    ``_share_variants`` gives a number of its own on it, and a rounding of the right share to 1
+    to 4 decimals is off it by more than the tolerance."""
+    rng = rng or np.random.default_rng()
+    profiles = []
+    while len(profiles) < 3:
+        for _attempt in range(1000):
+            profile = _made_up_profile(rng)
+            values = sorted(_share_variants(profile).values())
+            right = _share_variants(profile)["right"]
+            apart = all(b - a > SHARE_APART for a, b in zip(values, values[1:]))
+            if apart and all(abs(right - round(right, d)) > SHARE_CLOSE for d in range(1, 5)):
+                profiles.append(profile)
+                break
+        else:  # pragma: no cover - the profiles are drawn to differ
+            raise RuntimeError("no profile found")
+    return profiles
+
+
+SHARE_MISTAKES = {
+    "percentage": N_(
+        "on profiles the check made up, `{call}` returned a percentage: return the share as a "
+        "fraction, between 0 and 1"
+    ),
+    "count": N_(
+        "on profiles the check made up, `{call}` returned the share of the op runs' number, not "
+        "of their time: weigh each op run by its duration"
+    ),
+    "all but backward": N_(
+        "on profiles the check made up, `{call}` returned the share of everything but the "
+        "backward pass: the exercise asks for the ops under `gradients/`"
+    ),
+    "forward": N_(
+        "on profiles the check made up, `{call}` returned the share of the ops that are neither "
+        "under `gradients/` nor the optimizer's `Adam…`: the exercise asks for the backward "
+        "pass, the ops under `gradients/`"
+    ),
+    "with update": N_(
+        "on profiles the check made up, `{call}` returned the share of the backward pass and "
+        "the optimizer's update together: the `Adam…` ops apply the gradients, they do not "
+        "compute them"
+    ),
+    "update": N_(
+        "on profiles the check made up, `{call}` returned the share of the optimizer's update, "
+        "the `Adam…` ops: they apply the gradients; the backward pass computes them, under "
+        "`gradients/`"
+    ),
+    "backprop": N_(
+        "on profiles the check made up, `{call}` returned the share of the convolutions' "
+        "gradients alone (`…Backprop…`): the backward pass also runs the gradients of the dense "
+        "layers, of ReLU, of pooling and of the loss"
+    ),
+    "grad type": N_(
+        "on profiles the check made up, `{call}` returned the share of the ops with `Grad` in "
+        "their type or name: the backward pass also runs ops of other types "
+        "(`Conv2DBackprop…`, `MatMul`), which only the name scope `gradients/` tells apart"
+    ),
+    "anywhere in name": N_(
+        "on profiles the check made up, `{call}` also counted ops whose name holds `gradients/` "
+        "after another scope (Grappler's `ConstantFolding/gradients/…` constants): an op is in "
+        "the name scope `gradients/` when its name starts with it"
+    ),
+    "prefix": N_(
+        "on profiles the check made up, `{call}` also counted ops outside the name scope "
+        "`gradients/` whose name begins like it (a summary named `gradients_norm`): a scope's "
+        "name ends at its `/`"
+    ),
+    "busy": N_(
+        "on profiles the check made up, `{call}` divided by the steps' busy time: ops that run "
+        "side by side on two threads count twice in their durations, so divide by the sum of "
+        "all durations"
+    ),
+    "first step": N_(
+        "on profiles the check made up, `{call}` returned the share in the first traced step "
+        "alone: pool the durations of every traced step"
+    ),
+    "last step": N_(
+        "on profiles the check made up, `{call}` returned the share in the last traced step "
+        "alone: pool the durations of every traced step"
+    ),
+    "mean of steps": N_(
+        "on profiles the check made up, `{call}` averaged the steps' own shares: that weighs a "
+        "short step as much as a long one; sum the durations over every traced step, then divide"
+    ),
+    "median of steps": N_(
+        "on profiles the check made up, `{call}` returned the median of the steps' own shares: "
+        "sum the durations over every traced step, then divide"
+    ),
+    "after warm-up": N_(
+        "on profiles the check made up, `{call}` left out the steps up to `WARMUP`: the "
+        "DataFrame it is given holds the steps to count, so use all of its rows"
+    ),
+}
+
+
+def _frames_of(answer) -> dict:
+    """``{name: (frame, its fingerprint)}`` of the DataFrames among the learner's globals (the
+    notebook's ``timelines`` among them), to tell whether the function changed one."""
+    import pandas as pd
+
+    namespace = getattr(answer, "__globals__", None) or {}
+    return {
+        name: (value, _fingerprint(value))
+        for name, value in list(namespace.items())
+        if isinstance(value, pd.DataFrame) and not name.startswith("_")
+    }
+
+
+def _fingerprint(frame) -> tuple:
+    import pandas as pd
+
+    try:
+        hashed = int(pd.util.hash_pandas_object(frame, index=True).sum())
+    except Exception:  # noqa: BLE001 - cells pandas cannot hash (lists): their shape alone
+        hashed = None
+    return (tuple(map(str, frame.columns)), frame.shape, hashed)
+
+
+def _call_share(answer, given, original, frames) -> float:
+    """``answer(given)`` as a number; refused in one line when it changed ``given`` (a copy of
+    ``original``) or one of the learner's global DataFrames (``frames``, which a rebinding gets
+    back)."""
+    value = answer(given)
+    namespace = getattr(answer, "__globals__", None) or {}
+    for name, (frame, fingerprint) in frames.items():
+        if namespace.get(name) is not frame:
+            namespace[name] = frame
+            fail(
+                "`{call}` assigns a new value to the notebook's `{name}` (a `global` statement): "
+                "every cell after it would read that; compute on the DataFrame the function is "
+                "given (the check put `{name}` back)",
+                call=BACKWARD_CALL,
+                name=name,
             )
+        if _fingerprint(frame) != fingerprint:
+            fail(
+                "`{call}` changed the notebook's `{name}` in place: every cell after it reads the "
+                "changed DataFrame; compute on the DataFrame the function is given, and run the "
+                "cell that made `{name}` again (section '{section}')",
+                call=BACKWARD_CALL,
+                name=name,
+                section=profile_section(),
+            )
+    added = [str(c) for c in given.columns if c not in original.columns]
+    if added:
+        fail(
+            "`{call}` added {columns} to the DataFrame it was given: the notebook's cells read "
+            "`timelines` after it, so compute without assigning to it (or on a copy)",
+            call=BACKWARD_CALL,
+            columns=all_of(f"`{c}`" for c in added),
         )
-    return readings
+    if len(given) != len(original) or list(given.columns) != list(original.columns):
+        fail(
+            "`{call}` removed rows or columns from the DataFrame it was given (an `inplace=True` "
+            "filter does): the notebook's cells read `timelines` after it, so select into a new "
+            "DataFrame instead",
+            call=BACKWARD_CALL,
+        )
+    if not given.equals(original):
+        fail(
+            "`{call}` changed the values or the order of the DataFrame it was given: the "
+            "notebook's cells read `timelines` after it, so compute without changing it (or on a "
+            "copy)",
+            call=BACKWARD_CALL,
+        )
+    return calls.number(value, "backward_share", BACKWARD_CALL)
 
 
 @reporting_learner_errors
 def backward_share(answer, timelines) -> None:
-    """Notebook 11, exercise 1: the share of the traced steps' op time (durations summed) spent in
-    the backward pass, the ops under the name scope ``gradients/``."""
-    require_answer(answer, "backward_share")
-    if hasattr(answer, "shape") and np.size(answer) != 1:
-        fail(
-            "`backward_share` holds {size} values: it should be one number, the backward "
-            "pass's share of all the traced steps together",
-            size=np.size(answer),
+    """Notebook 11, exercise 1: ``answer(timelines)``, the share of a profile's op time (durations
+    summed over all its traced steps) spent in the backward pass, the ops whose name starts with
+    ``gradients/``; tried on three profiles of the check's own (``_profiles``), each given as a
+    copy that must come back unchanged, then on the notebook's ``timelines`` for the success
+    line."""
+    calls.function(answer, "backward_share", BACKWARD_CALL)
+    profiles = _profiles()
+    calls.bound(answer, "backward_share", BACKWARD_CALL, profiles[0])
+    frames = _frames_of(answer)
+    returned = [_call_share(answer, profile.copy(), profile, frames) for profile in profiles]
+    variants = [_share_variants(profile) for profile in profiles]
+
+    def gives(mistake) -> bool:
+        return all(abs(value - v[mistake]) <= SHARE_CLOSE for value, v in zip(returned, variants))
+
+    if not gives("right"):
+        made = [mistake for mistake in SHARE_MISTAKES if gives(mistake)]
+        if len(made) == 1:  # named only when no other mistake gives the same numbers
+            raise CheckFailed(said(SHARE_MISTAKES[made[0]], call=BACKWARD_CALL))
+        if all(abs(value - returned[0]) <= SHARE_CLOSE for value in returned):
+            fail(
+                "`{call}` returned the same number for every profile the check gave it, though "
+                "their backward shares differ: compute it from the DataFrame the function is "
+                "given, the backward ops' durations over all of its ops' durations",
+                call=BACKWARD_CALL,
+            )
+        for digits in range(1, 5):
+            if all(
+                abs(value - round(v["right"], digits)) <= SHARE_CLOSE
+                for value, v in zip(returned, variants)
+            ):
+                fail(
+                    "`{call}` rounds the share to {digits} decimals: return it unrounded",
+                    call=BACKWARD_CALL,
+                    digits=digits,
+                )
+        value = next(
+            r for r, v in zip(returned, variants) if not abs(r - v["right"]) <= SHARE_CLOSE
         )
-    if hasattr(answer, "shape"):
-        answer = np.asarray(answer).reshape(())[()]
-    if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
         fail(
-            "`backward_share` should be a number between 0 and 1, not a {kind}",
-            kind=type(answer).__name__,
+            "on a profile the check made up, `{call}` returned {value:.4f}: that is not the share "
+            "of the ops' durations, summed over every traced step, spent in ops whose name "
+            "starts with `gradients/` (section '{section}')",
+            call=BACKWARD_CALL,
+            value=value,
+            section=profile_section(),
         )
-    value = float(answer)
-    expected = _share(timelines, timelines["op_name"].astype(str).str.startswith("gradients/"))
-    if abs(value - expected) <= SHARE_TOLERANCE:
-        names = timelines["op_name"].astype(str)
-        update = _share(timelines, names.str.startswith("Adam"))
-        return correct(
-            _(
-                "the backward pass takes {value:.1%} of the ops' time, the optimizer's update "
-                "{update:.1%}, and the forward pass with the rest {rest:.1%}"
-            ).format(value=value, update=update, rest=1 - expected - update)
-        )
-    if 1 < value <= 100 and abs(value / 100 - expected) <= SHARE_TOLERANCE:
+    _share_on(answer, timelines, frames)
+
+
+def _share_on(answer, timelines, frames) -> None:
+    """The success line, from the answer's run on the notebook's ``timelines`` (a copy)."""
+    import pandas as pd
+
+    from ..profiling import COLUMNS
+
+    if not isinstance(timelines, pd.DataFrame) or not set(COLUMNS) <= set(timelines.columns):
         fail(
-            "{value:.2f} is a percentage: give the share as a fraction between 0 and 1", value=value
+            "the `timelines` the check cell passes is a {kind} without the columns "
+            "`profiling.read_timelines` gives: a cell replaced it after section '{section}' "
+            "made it; run that section's cells again",
+            kind=type(timelines).__name__,
+            section=profile_section(),
         )
-    if not 0 <= value <= 1:
+    names = timelines["op_name"].astype(str)
+    backward = names.str.startswith("gradients/")
+    if backward.all() or not backward.any():
         fail(
-            "{value:.4f} is outside 0 to 1: a share of the ops' time is a fraction of their "
-            "summed durations",
+            "the `timelines` the check cell passes holds {inside} op runs under `gradients/` and "
+            "{outside} others, though a training step runs both: a cell changed it after "
+            "section '{section}' made it; run that section's cells again",
+            inside=int(backward.sum()),
+            outside=int((~backward).sum()),
+            section=profile_section(),
+        )
+    value = _call_share(answer, timelines.copy(), timelines, frames)
+    expected = _share_variants(timelines)["right"]
+    if not abs(value - expected) <= SHARE_CLOSE:
+        fail(
+            "`{call}` is right on the check's profiles but returned {value:.4f} on the "
+            "notebook's `timelines`, which is not its backward pass's share",
+            call=BACKWARD_CALL,
             value=value,
         )
-    # a mistake is named only when the number is that reading and no other: on some profiles two
-    # readings fall within the tolerance of each other, and naming one could give a wrong reason
-    mistakes = [
-        mistake
-        for reading, mistake in _share_readings(timelines)
-        if np.isfinite(reading) and abs(value - reading) <= SHARE_TOLERANCE
-    ]
-    if len(mistakes) == 1:
-        raise CheckFailed(mistakes[0].format(value=value))
-    fail(
-        "{value:.4f} is not the backward pass's share: sum the durations of the ops whose name "
-        "starts with `gradients/`, over every traced step, and divide by the sum of all the "
-        "ops' durations (section '{section}')",
-        value=value,
-        section=profile_section(),
+    update = _share_variants(timelines)["update"]
+    correct(
+        _(
+            "the backward pass takes {value:.1%} of the ops' time, the optimizer's update "
+            "{update:.1%}, and the forward pass with the rest {rest:.1%}"
+        ).format(value=value, update=update, rest=1 - expected - update)
     )
 
 
@@ -175,27 +491,32 @@ VALUES_TOLERANCE = 0.05
 def _graph_of(answer):
     """Build ``answer`` on a float32 batch of images in a graph of its own, watching for
     set_global_policy; return (graph, the images placeholder, logits, the global policy before,
-    the global policy after, whether set_global_policy was called)."""
-    from unittest import mock
+    the global policy after, whether set_global_policy was called).
+
+    Every call of Keras's set_global_policy is seen, however the learner reached it (the name
+    imported before the check, a private ``policy_scope``): the check watches the function's
+    code being entered (``sys.setprofile``), and puts a policy object of its own in force, which
+    any set_global_policy replaces, even one that sets the same policy back."""
+    import sys
 
     import tensorflow as tf
 
     policies = tf.keras.mixed_precision
     before = policies.global_policy()
-    sentinel = policies.Policy(
-        before.name
-    )  # a set_global_policy, even setting it back, replaces it
-    policies.set_global_policy(sentinel)
+    code = policies.set_global_policy.__code__
+    policies.set_global_policy(policies.Policy(before.name))
+    sentinel = policies.global_policy()
     calls = []
-    real = policies.set_global_policy
 
-    def watched(policy):
-        calls.append(policy)
-        return real(policy)
+    def watch(frame, event, _arg):
+        if event == "call" and frame.f_code is code:
+            calls.append(frame.f_locals.get("policy"))
 
     graph = tf.Graph()
-    with graph.as_default(), mock.patch.object(policies, "set_global_policy", watched):
+    profiler = sys.getprofile()
+    with graph.as_default():
         images = tf.compat.v1.placeholder(tf.float32, [None, 28, 28], name="images")
+        sys.setprofile(watch)
         try:
             logits = answer(images)
         except ValueError as error:
@@ -208,8 +529,9 @@ def _graph_of(answer):
                 "layers inside the function"
             )
         finally:
+            sys.setprofile(profiler)
             after = policies.global_policy()
-            real(before)
+            policies.set_global_policy(before)
     touched = bool(calls) or after is not sentinel
     return graph, images, logits, before.name, after.name, touched
 
@@ -245,21 +567,27 @@ def _judge_layers(graph, logits) -> None:
         )
     if "float16" in dtypes:
         fail(
-            "the layers compute in float16, the GPUs' half precision: a CPU speeds up "
+            "a layer computes in float16, the GPUs' half precision: a CPU speeds up "
             "bfloat16, with float32's range (the `mixed_bfloat16` policy)"
+        )
+    if "bfloat16" in stored:
+        fail(
+            "weights are stored in bfloat16, as the policy `bfloat16` (not `mixed_`) stores "
+            "them: small updates are lost there; `mixed_bfloat16` stores them in float32 and "
+            "computes in bfloat16"
         )
     if stored and stored != ["float32"]:
         fail(
-            "the weights are stored as {dtypes}: the policy `bfloat16` keeps them in "
-            "bfloat16, where small updates are lost; `mixed_bfloat16` stores them in float32 "
-            "and computes in bfloat16",
+            "the weights are stored as {dtypes}: the exercise asks for float32 weights, which "
+            "the `mixed_bfloat16` policy keeps while it computes in bfloat16",
             dtypes=listed(stored),
         )
     if "bfloat16" not in dtypes:
         fail(
-            "every matrix product computes in float32: the policy must be set before the "
-            "layers are created, because a layer takes the policy in force when it is made "
-            "(section '{section}')",
+            "no matrix product computes in bfloat16 (they compute in {dtypes}): a layer "
+            "computes in the policy it has when it is made, from its `dtype` argument or else "
+            "the global policy (section '{section}')",
+            dtypes=listed(sorted(dtypes)),
             section=mixed_section(),
         )
     shapes = [tuple(variable.shape.as_list()) for variable in variables]
@@ -277,10 +605,16 @@ def _judge_layers(graph, logits) -> None:
             "256-unit layer does nearly all the arithmetic, so it is the one the exercise asks "
             "to compute in bfloat16"
         )
-    if logits.dtype != tf.float32:
+    if logits.dtype == tf.bfloat16:
         fail(
             "the logits are {dtype}: the softmax and the loss need them in float32, where "
             "bfloat16's 8 bits of precision would round confident probabilities to 1",
+            dtype=logits.dtype.name,
+        )
+    if logits.dtype != tf.float32:
+        fail(
+            "the logits are {dtype}: return them in float32, as the exercise asks, the type "
+            "in which the course's `model_fn` computes the softmax, the loss and the metrics",
             dtype=logits.dtype.name,
         )
     if logits.shape.rank != 2 or logits.shape[-1] != 10:
@@ -326,8 +660,8 @@ def _judge_values(graph, images, logits) -> None:
         fail("the hidden layer's activation is a sigmoid: the exercise's network uses ReLU")
     fail(
         "on random images the logits are {off:.0%} away from those of Flatten → Dense(256, ReLU) "
-        "→ Dense(10) with the function's own weights: return the last dense layer's output, "
-        "unchanged",
+        "→ Dense(10) computed with the function's own weights: build that network and nothing "
+        "more, and return the last dense layer's output",
         off=near["right"],
     )
 
@@ -360,10 +694,11 @@ def mixed_logits(answer) -> None:
     found = tf.keras.mixed_precision.global_policy().name
     if found != "float32":
         fail(
-            "the global policy is {found!r} before the check even runs: a set_global_policy "
-            "in your cell changed it for every model the kernel builds from now on, which the "
-            "exercise rules out; set it back to 'float32' and give the layers their policy "
-            "instead (section '{section}')",
+            "the global policy is {found!r} before the check calls `mixed_logits`: a "
+            "set_global_policy run earlier in this kernel left it so, and every model built "
+            "from now on takes it; undo it once with "
+            "`tf.keras.mixed_precision.set_global_policy('float32')`, remove that call, and "
+            "let `mixed_logits` give its layers their policy (section '{section}')",
             found=found,
             section=mixed_section(),
         )
@@ -375,17 +710,20 @@ def mixed_logits(answer) -> None:
         )
     if after != before:
         fail(
-            "after `mixed_logits` the global policy is still {after!r}: every layer built "
-            "later (the next model_fn's too) would take it, so set it back to the one you "
-            "found (section '{section}')",
+            "`mixed_logits` changes the global policy from {before!r} to {after!r} and leaves "
+            "it so: every layer built later (the next model_fn's too) takes it; the exercise "
+            "rules set_global_policy out of `mixed_logits`, so give each layer its policy "
+            "instead (section '{section}')",
+            before=before,
             after=after,
             section=mixed_section(),
         )
     if touched:
         fail(
-            "`mixed_logits` calls set_global_policy, which the exercise rules out: the process "
-            "builds other models, and one built meanwhile (another thread's) would take the "
-            "policy; give each layer its policy instead (section '{section}')",
+            "`mixed_logits` calls set_global_policy, which the exercise rules out of it even "
+            "when the policy is put back: the process builds other models, and one built "
+            "meanwhile (in another thread) would take the policy set; give each layer its "
+            "policy instead (section '{section}')",
             section=mixed_section(),
         )
     _judge_layers(graph, logits)

@@ -266,7 +266,7 @@ def _keras_metric_sentence(key: str, metric: tf.keras.metrics.Metric) -> str:
             "`(metric.result(), metric.updates[0])`, and in a graph that one update op is the last "
             "op the metric's `update_state` built; here it leaves {names} unchanged, so the value "
             'is wrong (`tf.keras.metrics.F1Score(average="macro")`\'s op only adds to '
-            "`intermediate_weights`, and its F1 stays 0.0): build a (value, update_op) pair with "
+            "`intermediate_weights`, and its F1 stays 0.0): build a `(value, update_op)` pair with "
             "`tf.compat.v1.metrics` instead"
         ).format(key=key, names=listed(f"`{name}`" for name in unchanged))
     return _(
@@ -274,7 +274,7 @@ def _keras_metric_sentence(key: str, metric: tf.keras.metrics.Metric) -> str:
         "`(metric.result(), metric.updates[0])`, and in a graph that one update op is the last op "
         "the metric's `update_state` built; here it updates every state variable, but for another "
         'metric it may not (`tf.keras.metrics.F1Score(average="macro")`\'s op only adds to '
-        "`intermediate_weights`, and its F1 stays 0.0): build a (value, update_op) pair with "
+        "`intermediate_weights`, and its F1 stays 0.0): build a `(value, update_op)` pair with "
         "`tf.compat.v1.metrics` instead"
     ).format(key=key)
 

@@ -69,7 +69,7 @@ SPEC_ERRORS = (
             r"for key: (?P<key>.+)$"
         ),
         N_(
-            "eval_metric_ops[{key!r}] is not a (value, update_op) pair: give the pair that a "
+            "eval_metric_ops[{key!r}] is not a `(value, update_op)` pair: give the pair that a "
             "`tf.compat.v1.metrics` function returns, e.g. "
             "`tf.compat.v1.metrics.accuracy(labels, classes)`, not the value alone"
         ),

@@ -89,9 +89,10 @@ def _submission(released, source, wrong=None, skip_check=True):
     return released
 
 
-def round_trip(notebooks: list, names, students=STUDENTS) -> Path:
+def round_trip(notebooks: list, names, students=STUDENTS, wrong_answers=None) -> Path:
     """A course in a temporary folder: ``notebooks`` released, ``names`` graded, each as
-    ``students`` hand it in."""
+    ``students`` hand it in (the wrong answers: ``wrong_answers``, by default
+    ``WRONG_ANSWERS``)."""
     if not (TEACHER / "bin" / "nbgrader").exists() or not KERNEL_SPEC.exists():
         pytest.fail(
             "the teacher environment .venv-teacher (nbgrader, "
@@ -99,13 +100,13 @@ def round_trip(notebooks: list, names, students=STUDENTS) -> Path:
         )
     temporary = Path(tempfile.mkdtemp(prefix="nbgrader-round-trip-"))
     try:
-        return _graded_course(temporary, notebooks, names, students)
+        return _graded_course(temporary, notebooks, names, students, wrong_answers or WRONG_ANSWERS)
     except BaseException:
         shutil.rmtree(temporary, ignore_errors=True)
         raise
 
 
-def _graded_course(temporary: Path, notebooks: list, names, students) -> Path:
+def _graded_course(temporary: Path, notebooks: list, names, students, wrong_answers) -> Path:
     # the kernels' helpers package, and so their models/ and data/
     env = dict(
         kernel_checkout(temporary / "root"),
@@ -123,7 +124,7 @@ def _graded_course(temporary: Path, notebooks: list, names, students) -> Path:
         for student in others:
             notebook = nbformat.read(released, as_version=4)
             if student != "released":
-                wrong = None if student == "solved" else WRONG_ANSWERS[name]
+                wrong = None if student == "solved" else wrong_answers[name]
                 notebook = _submission(notebook, source, wrong)
             _hand_in(root, student, name, notebook)
         if others:

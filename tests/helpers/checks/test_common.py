@@ -356,11 +356,11 @@ def test_each_wrong_shape_of_metric_is_one_line_with_no_hint_added_by_default():
         }
 
     assert metric_message(keras_metric).endswith(
-        "(F1Score's stays 0.0); return a (value, update_op) pair"
+        "(F1Score's stays 0.0); return a `(value, update_op)` pair"
     )
     bare = metric_message(lambda labels, classes: {"precision": tf.constant(1.0)})
     assert bare.startswith("ops['precision'] is a ") and bare.endswith(
-        "Tensor, not a (value, update_op) pair"
+        "Tensor, not a `(value, update_op)` pair"
     )
     assert metric_message(batch_value) == (
         "the value needs the current batch to be computed: it must read the totals that the "

@@ -8,13 +8,14 @@ Estimator that answers ``latest_checkpoint()`` and ``get_variable_value("global_
 
 from __future__ import annotations
 
+import logging
 import re
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
-from helpers import inputs
+from helpers import inputs, logs
 from helpers.checks import notebook01 as checks
 from tests.support.banks import bank
 from tests.support.checks import failure
@@ -23,7 +24,6 @@ from tests.support.models import tiny_estimator
 # The kinds that do not apply, argued (tests/support/banks.py).
 NOT_APPLICABLE = {
     1: {
-        "right shape, wrong content": "a single number: every wrong number has the right shape",
         "forbidden API": "the prompt forbids no API",
         "right on the notebook's data, wrong in general": (
             "a value: the check sees no code it could run on other data"
@@ -59,6 +59,21 @@ LINES = [
 ]
 TIMES = (1.585, 1.736)
 TOTAL = 1.585 + 1.736
+
+
+def _log(lines):
+    """``lines`` logged by TensorFlow's logger as one training logs them, which the check keeps
+    its own copy of; returns the list a ``logs.captured_log()`` block collected."""
+    logger = logging.getLogger("tensorflow")
+    with logs.logger_level(logging.INFO), logs.captured_log(show=()) as captured:
+        for line in lines:
+            logger.info("%s", line)
+    return captured
+
+
+@pytest.fixture(autouse=True)
+def _the_training_logged_lines():
+    _log(LINES)
 
 
 def _fails(check, *args, match):
@@ -120,7 +135,9 @@ WRONG = [
     (int(TOTAL), r"is a count of lines or the total cut to whole seconds"),  # 3: both readings
     (4, r"a whole number of seconds"),  # rounded up: math.ceil
     (3.32, r"close but rounded"),
-    (300 / 60.0, r"is not it: find the loss lines that end with '\(… sec\)'"),
+    (3.3, r"close but rounded"),  # rounded to one digit
+    (3.33, r"close but rounded"),  # rounded up
+    (300 / 60.0, r"is about 51 % more than the sum of the '\(… sec\)' times on the loss lines"),
 ]
 
 
@@ -188,8 +205,10 @@ def trained(tmp_path, input_fn, steps=STEPS, name="fixed"):
 
 
 @pytest.fixture()
-def broken(tmp_path):
-    return tiny_estimator(tmp_path / "broken")
+def broken(tmp_path, monkeypatch):
+    """`broken` in the exercise's folder (here tmp_path/fixed, the folder `trained` uses too)."""
+    monkeypatch.setattr(checks, "_exercise_model_dir", lambda: tmp_path / "fixed")
+    return tiny_estimator(tmp_path / "fixed")
 
 
 def test_fixed_blank(broken):
@@ -209,7 +228,7 @@ def test_fixed_not_an_estimator(broken, wrong, named):
 def test_another_kind_of_estimator_is_not_the_exercise(broken, tmp_path):
     # a LinearClassifier trained right is another model: the exercise fixes broken's training
     linear = tf.estimator.LinearClassifier(
-        [tf.feature_column.numeric_column("x")], model_dir=str(tmp_path / "linear")
+        [tf.feature_column.numeric_column("x")], model_dir=str(tmp_path / "fixed")
     )
     _fails(
         checks.fixed_input_fn,
@@ -329,7 +348,9 @@ def test_broken_itself_trained_is_correct(broken, capsys):
 def test_seconds_of_a_long_run_are_compared_relative_to_their_size(capsys):
     """The tolerance grows with the total (1e-6 of it): 300.123 s summed in another order is
     still right."""
-    lines = [f"loss = 0.5, step = {100 * k} (100.041 sec)" for k in (1, 2, 3)]
+    lines = _log(
+        ["Calling model_fn."] + [f"loss = 0.5, step = {100 * k} (100.041 sec)" for k in (1, 2, 3)]
+    )
     checks.logged_seconds(300.123 + 5e-5, lines)
     assert capsys.readouterr().out.startswith("Correct:")
 
@@ -339,7 +360,73 @@ def test_seconds_counting_the_lines_with_the_step_0_line():
 
 
 def test_seconds_off_by_more_than_rounding_are_not_called_rounded():
-    _fails(checks.logged_seconds, TOTAL + 0.07, LINES, match=r"is not it: find the loss lines")
+    _fails(checks.logged_seconds, TOTAL + 0.07, LINES, match=r"is about 2 % more than the sum")
+
+
+@pytest.mark.parametrize(
+    "answer, match",
+    [
+        # close, but no rounding of the sum: not called rounded
+        (TOTAL + 0.002, r"is within 1 % of the sum of the '\(… sec\)' times on the loss lines"),
+        (1.01 * TOTAL, r"is within 1 % of the sum"),
+        (1.03 * TOTAL, r"is about 3 % more than the sum"),
+        # the times worked out from the rates: LOG_EVERY / rate, summed
+        (100 / 63.2565 + 100 / 57.6665, r"is within 1 % of the sum"),
+        # steps over the mean rate
+        (300 / ((63.2565 + 57.6665) / 2), r"is about 49 % more than the sum"),
+        (0.17, r"is about 95 % less than the sum"),  # typed in
+    ],
+)
+def test_seconds_near_misses_are_not_called_rounded(answer, match):
+    message = _fails(checks.logged_seconds, answer, LINES, match=match)
+    assert "but rounded" not in message and str(round(TOTAL, 3)) not in message
+
+
+class _Seconds(float):
+    def __float__(self):
+        return TOTAL
+
+
+@bank(1, "right shape, wrong content")
+def test_seconds_a_float_that_says_another_value_is_refused():
+    # a float subclass holding 999 whose float() is the right sum
+    _fails(
+        checks.logged_seconds,
+        _Seconds(999.0),
+        LINES,
+        match=r"should be a plain number \(a float\), not _Seconds",
+    )
+
+
+def _doubled(line):
+    return re.sub(r"\((\S+) sec\)", lambda m: f"({2 * float(m[1]):.3f} sec)", line)
+
+
+@pytest.mark.parametrize(
+    "edited",
+    [
+        [_doubled(line) for line in LINES],  # each time doubled
+        [line for line in LINES if "step = 100 " not in line],  # a timed line dropped
+        LINES + ["loss = 0.1, step = 300 (1.000 sec)"],  # a line made up
+        ["loss = 2.3, step = 0", "loss = 1.0, step = 10 (1.000 sec)"],  # a log made up
+    ],
+)
+def test_seconds_of_lines_the_answer_cell_rebound_are_refused(edited):
+    """The answer cell rebinds `lines` and gives the sum of its own lines: the check compares
+    them with its own copy of what TensorFlow logged."""
+    answer = sum(float(m[1]) for m in map(re.compile(r"\((\S+) sec\)").search, edited) if m)
+    _fails(
+        checks.logged_seconds,
+        answer,
+        edited,
+        match=r"the `lines` passed to the check are not the log the training cell captured",
+    )
+
+
+def test_seconds_from_the_timed_lines_kept_by_the_learner_are_right(capsys):
+    # `lines` narrowed to its timed lines: the same times TensorFlow logged
+    checks.logged_seconds(TOTAL, [line for line in LINES if "sec)" in line])
+    assert capsys.readouterr().out.startswith("Correct:")
 
 
 def test_estimator_that_is_no_class_gets_no_class_note(broken):
@@ -348,11 +435,70 @@ def test_estimator_that_is_no_class_gets_no_class_note(broken):
 
 
 def test_a_zh_tw_learner_reads_the_message_in_chinese(zh_tw):
-    template = (
-        "{answer} is not it: find the loss lines that end with '(… sec)' and add the numbers in "
-        "the parentheses (section 'The training log, line by line')"
-    )
+    template = "{answer} is a count of lines: add the seconds they show"
     sentences = zh_tw()
-    message = failure(checks.logged_seconds, 5.0, LINES)
-    assert message == sentences[template].format(answer=5.0)
-    assert "「訓練日誌逐行解讀」" in message  # notebook 01's zh-TW heading
+    message = failure(checks.logged_seconds, 2.0, LINES)
+    assert message == sentences[template].format(answer=2.0)
+
+
+def test_a_new_estimator_trained_while_broken_is_not(broken, tmp_path):
+    # another Estimator of the same model, trained right in its own folder; `broken` untrained
+    model = trained(tmp_path, _right, name="another")
+    _fails(
+        checks.fixed_input_fn,
+        model,
+        broken,
+        STEPS,
+        match=r"`fixed_estimator` is not `broken`: it keeps its checkpoints in another folder",
+    )
+
+
+def _fashion():  # the right pipeline over Fashion-MNIST, whose files have the same names
+    return _tiny_batches(inputs.make_train_input_fn("fashion-mnist", shuffle_buffer=100)())
+
+
+def _skipped():
+    return _tiny_batches(inputs.image_dataset("mnist", "train").skip(59_000).repeat().batch(100))
+
+
+def _filtered():
+    dataset = inputs.image_dataset("mnist", "train").filter(lambda image, label: label < 5)
+    return _tiny_batches(dataset.repeat().batch(100))
+
+
+@pytest.mark.parametrize(
+    "input_fn, match",
+    [
+        (_fashion, r"did not train on the MNIST training files"),
+        (_skipped, r"keeps only part of the training set \(a take\(\), skip\(\), filter\(\)"),
+        (_filtered, r"keeps only part of the training set"),
+    ],
+)
+def test_fixed_trained_on_other_data_read_otherwise(broken, tmp_path, input_fn, match):
+    _fails(checks.fixed_input_fn, trained(tmp_path, input_fn), broken, STEPS, match=match)
+
+
+def test_fixed_one_step_too_many_is_named_so(broken, tmp_path):
+    message = _fails(
+        checks.fixed_input_fn,
+        trained(tmp_path, _right, steps=STEPS + 1),
+        broken,
+        STEPS,
+        match=rf"global step {STEPS + 1}, one step past {STEPS}: train\(\) makes exactly",
+    )
+    assert "typed in" not in message
+
+
+def test_fixed_input_that_runs_out_is_named_so(broken, tmp_path):
+    # the evaluation input function over 200 training images: 2 batches, then the data ends
+    def finite():
+        return _tiny_batches(inputs.make_eval_input_fn(split="train", count=200, batch_size=100)())
+
+    message = _fails(
+        checks.fixed_input_fn,
+        trained(tmp_path, finite),
+        broken,
+        STEPS,
+        match=rf"global step 2, not {STEPS}: its input function ran out of batches after 2 steps",
+    )
+    assert "train it with steps" not in message

@@ -24,9 +24,6 @@ NOT_APPLICABLE = {
     1: {"forbidden API": "the prompt rules out no API for counting steps"},
     2: {
         "hard-coded from an output above": "an input function: the prompt gives its only number",
-        "right on the notebook's data, wrong in general": (
-            "the prompt fixes the data (Fashion-MNIST's test split): nothing else it must read"
-        ),
     },
     3: {
         "off by one": "class ids are positions read off the one-hot labels: nothing to count",
@@ -125,6 +122,12 @@ def test_steps_correct(answer, capsys):
             "counts a short batch at the end of every epoch",
             id="a batch larger than the data, several epochs",
         ),
+        pytest.param(
+            lambda e, b, n: -(-e * n // 256),
+            "`steps_for_epochs(1000, 300, 3)` returned 12, but train() runs another number",
+            marks=bank(1, "right on the notebook's data, wrong in general"),
+            id="the batch size written in (an adversary was told batch-then-repeat)",
+        ),
         pytest.param(lambda e, b, n: "704", "returned str: return one number", id="a string"),
         pytest.param(704, "should be a function", id="a number"),
         pytest.param(None, "`steps_for_epochs` is still None", id="blank"),
@@ -190,6 +193,31 @@ def test_eval_input_fn_correct(answer, capsys):
     assert capsys.readouterr().out.startswith("Correct: evaluate() read 3 batches of 4")
 
 
+def _other_after_the_first_call(then):
+    """Right at its first call; ``then(dataset)`` at the next ones."""
+    made = []
+
+    def input_fn():
+        made.append(True)
+        return tiny()() if len(made) == 1 else then(tiny()())
+
+    return input_fn
+
+
+@pytest.mark.slow(reason="real Estimator.evaluate runs, about 3 s each")
+@pytest.mark.parametrize(
+    "then",
+    [
+        pytest.param(lambda dataset: dataset.unbatch().shuffle(10, seed=3).batch(4), id="shuffles"),
+        pytest.param(lambda dataset: tiny(pixels=OTHER_PIXELS)(), id="other images"),
+    ],
+)
+@bank(2, "right on the notebook's data, wrong in general")
+def test_eval_input_fn_right_at_its_first_call_only(then):
+    """Issue 46, round 3 on notebook 02: the check called the function once."""
+    fails(check, _other_after_the_first_call(then), "a second evaluate() with")
+
+
 def reversed_after_first(dataset):
     """The first batch as it is, then the rest of the examples in reverse order."""
     rest = dataset.skip(1).unbatch().batch(100)
@@ -225,7 +253,9 @@ OUTSIDE = tiny()()  # a dataset built before the function, in the eager context
             "the images are those of Tiny-MNIST's test split",
             id="the other dataset's images, this one's labels",
         ),
-        pytest.param(tiny(labels=(LABELS + 3) % 10), "the labels are those of Tiny-MNIST", id="o"),
+        pytest.param(
+            tiny(labels=(LABELS + 3) % 10), "the labels of batch 1 are those of Tiny-MNIST", id="o"
+        ),
         pytest.param(
             tiny(then=reversed_after_first),
             "the examples come in another order",
@@ -257,7 +287,7 @@ OUTSIDE = tiny()()  # a dataset built before the function, in the eager context
             "raised ValueError: Cannot reshape a tensor",
             id="an error in the map",
         ),
-        pytest.param(tiny(batch=None), "single images of shape (28, 28)", id="unbatched"),
+        pytest.param(tiny(batch=None), "single images of shape `(28, 28)`", id="unbatched"),
         pytest.param(
             lambda: tiny()().map(lambda f, label: f),
             "a dict only, with no labels",
@@ -458,7 +488,7 @@ def converted(labels=lambda one_hot: tf.argmax(one_hot, axis=1), image=lambda i:
         ),
         pytest.param(
             converted(then=lambda d: d.take(1).concatenate(d.skip(1).shuffle(8, seed=1))),
-            "the examples come in another order",
+            "another order than in the batches of one_hot_input_fn(): take the batches as",
             id="shuffled after the first batch",
         ),
         pytest.param(
@@ -540,6 +570,47 @@ def test_class_id_input_fn_cannot_guess_the_checks_data(answer):
         check3(answer)
 
 
+def _tells_the_stand_in_apart():
+    """Right while one_hot_input_fn runs code other than its own, wrong on the notebook's data."""
+    source = one_hot_input_fn()
+    if one_hot_input_fn.__code__.co_filename != __file__:  # the check's stand-in
+        return source.map(lambda f, one_hot: (f, tf.argmax(one_hot, axis=1)))
+    return source.map(lambda f, one_hot: (f, tf.argmax(one_hot, axis=1) * 0))
+
+
+@pytest.mark.slow(reason="two real Estimator.train runs, about 4 s")
+@bank(3, "right on the notebook's data, wrong in general")
+def test_class_id_input_fn_that_tells_the_stand_in_apart_is_judged_on_the_real_one_too():
+    """Issue 46's adversary: an answer that recognised the stand-in by its code passed; the
+    check now also trains with the notebook's own one_hot_input_fn, on MNIST."""
+    fails(check3, _tells_the_stand_in_apart, "the labels of batch 1 are all the same class")
+
+
+@pytest.mark.slow(reason="a real Estimator.train per answer, about 3 s")
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        pytest.param(
+            lambda: (
+                one_hot_input_fn().take(600).map(lambda f, one_hot: (f, tf.argmax(one_hot, axis=1)))
+            ),
+            "examples of the batches of one_hot_input_fn(): the last, shorter batch or some",
+            marks=bank(3, "right on the notebook's data, wrong in general"),
+            id="take(600), the notebook's batch count",
+        ),
+        pytest.param(
+            converted(image=lambda i: tf.clip_by_value(i, 0.0, 0.5)),
+            "on a 0–1 scale): pass each image on as it comes",
+            id="images changed (the advice of exercise 2 was given)",
+        ),
+    ],
+)
+def test_class_id_input_fn_third_round_of_the_blind_adversary(answer, words):
+    """Issue 46, round 3 on notebook 02 (zh-TW copy): the check's input holds more than the
+    notebook's 600 batches, and a changed image is told to pass on as it comes."""
+    fails(check3, answer, words)
+
+
 def test_the_stand_in_is_undone():
     before = one_hot_input_fn.__code__
     with checks._standing_in(one_hot_input_fn, lambda: "stand-in"):
@@ -584,7 +655,7 @@ def test_a_zh_tw_learner_reads_the_message_in_chinese(zh_tw):
                 .batch(4)
                 .concatenate(tiny()())
             ),
-            "the labels are those of Tiny-Fashion's training split",
+            "the labels of batch 1 are those of Tiny-Fashion's training split",
             id="the training split, longer than the test split",
         ),
     ],

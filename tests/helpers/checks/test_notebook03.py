@@ -38,7 +38,6 @@ NOT_APPLICABLE = {
         ),
     },
     3: {
-        "off by one": "a rate over all examples: no count or index",
         "hard-coded from an output above": (
             "a metric function: no output above gives a number for it"
         ),
@@ -109,6 +108,33 @@ def _no_op(loss):
     return tf.group(tf.compat.v1.assign_add(_step(), 1))
 
 
+def _tf_gradients(loss):
+    """tf.gradients of the trainable variables, clipped, applied by the optimizer."""
+    variables = tf.compat.v1.trainable_variables()
+    clipped = [_by_norm(g) for g in tf.gradients(loss, variables)]
+    return GD(0.1).apply_gradients(zip(clipped, variables), global_step=_step())
+
+
+def _by_hand(loss):
+    """No optimizer: each variable minus 0.1 times its gradient scaled to norm at most 1."""
+    variables = tf.compat.v1.trainable_variables()
+    updates = [
+        variable.assign_sub(0.1 * g * tf.minimum(1.0, 1.0 / tf.norm(g)))
+        for g, variable in zip(tf.gradients(loss, variables), variables)
+    ]
+    with tf.control_dependencies(updates):
+        return tf.compat.v1.assign_add(_step(), 1)
+
+
+def _global_norm_one_at_a_time(loss):
+    optimizer = GD(learning_rate=0.1)
+    pairs = [
+        (tf.clip_by_global_norm([g], clip_norm=1)[0][0], v)
+        for g, v in optimizer.compute_gradients(loss, var_list=tf.compat.v1.trainable_variables())
+    ]
+    return optimizer.apply_gradients(pairs, global_step=tf.compat.v1.train.get_global_step())
+
+
 # --------------------------------------------------------------------------- exercise 1
 
 
@@ -119,8 +145,19 @@ def _no_op(loss):
         pytest.param(_global_norm, marks=bank(1, "right, written otherwise")),
         _grouped_increment,
         _clipped(_by_norm, global_step=tf.compat.v1.train.get_or_create_global_step),
+        pytest.param(_tf_gradients, marks=bank(1, "right, written otherwise")),
+        pytest.param(_by_hand, marks=bank(1, "right, written otherwise")),
+        pytest.param(_global_norm_one_at_a_time, marks=bank(1, "right, written otherwise")),
     ],
-    ids=["clip_by_norm", "clip_by_global_norm", "assign_add grouped", "get_or_create"],
+    ids=[
+        "clip_by_norm",
+        "clip_by_global_norm",
+        "assign_add grouped",
+        "get_or_create",
+        "tf.gradients",
+        "assign_sub by hand",
+        "global norm of each",
+    ],
 )
 def test_exercise_1_right_answers_pass(capsys, train_op_for):
     checks.clipped_training_step(_with_train_op(train_op_for))
@@ -180,19 +217,23 @@ EXERCISE_1_WRONG = {
     ),
     "Adam": (
         _with_train_op(_clipped(_by_norm, optimizer=lambda: tf.compat.v1.train.AdamOptimizer(0.1))),
-        "which optimizer, which learning rate",
+        "moved dense/kernel in another direction than its gradient's: clipping only shortens a "
+        "gradient, and gradient descent at learning rate 0.1 moves each variable straight "
+        "against it (which optimizer?)",
     ),
     "learning rate 1": (
         _with_train_op(_clipped(_by_norm, optimizer=lambda: GD(1.0))),
-        "which optimizer, which learning rate",
+        "moved every variable along its clipped gradient, 10 times as far as gradient descent at "
+        "learning rate 0.1 moves it: which learning rate",
     ),
+    # the dim images' gradients, shorter than 1, are shortened to 0.1 too
     "clipped to 0.1": (
         _with_train_op(_clipped(lambda g: tf.clip_by_norm(g, 0.1))),
-        "the step moved dense/kernel by only 0.01: clip to a norm of 1, with learning rate 0.1",
+        "one run of your train_op moved dense/kernel by 0.01 against its gradient, whose norm was",
     ),
     "gradient ascent": pytest.param(
         _with_train_op(_clipped(lambda g: -tf.clip_by_norm(g, 1.0))),
-        "against its gradient",
+        "moved dense/kernel along its gradient, which raises the loss",
         marks=bank(1, "right shape, wrong content"),
     ),
     "a typo": (
@@ -246,12 +287,12 @@ def _constant_loss(mode, loss):
 EXERCISE_1_MORE_WRONG = {
     "the bias left out": (
         _with_train_op(_kernel_only),
-        "the step moved dense/bias by 0: gradient descent at learning rate 0.1 on gradients of "
-        "norm at most 1 moves each variable by at most 0.1, against its gradient",
+        "one run of your train_op left dense/bias where it was, though its gradient had norm",
     ),
     "applied twice": (
         _with_train_op(_applied_twice),
-        "the step moved dense/kernel by 0.2: gradient descent",
+        "2 times as far as gradient descent at learning rate 0.1 moves it: which learning rate, "
+        "and are the gradients applied once?",
     ),
     "fails when it runs": (
         _with_train_op(_asserts_small_gradients),
@@ -264,9 +305,120 @@ EXERCISE_1_MORE_WRONG = {
 }
 
 
-@pytest.mark.parametrize("name", by_name(EXERCISE_1_WRONG, EXERCISE_1_MORE_WRONG))
+def _each_pair(clip_pair):
+    """A train op that clips each (gradient, variable) pair with ``clip_pair``."""
+
+    def train_op_for(loss):
+        optimizer = GD(0.1)
+        pairs = [clip_pair(g, v) for g, v in optimizer.compute_gradients(loss)]
+        return optimizer.apply_gradients(pairs, global_step=_step())
+
+    return train_op_for
+
+
+def _bias_left_unclipped(gradient, variable):
+    return (_by_norm(gradient) if "kernel" in variable.name else gradient, variable)
+
+
+def _bias_only(loss):
+    """The kernel's pair dropped: only the bias is trained."""
+    optimizer = GD(0.1)
+    pairs = [(_by_norm(g), v) for g, v in optimizer.compute_gradients(loss) if "bias" in v.name]
+    return optimizer.apply_gradients(pairs, global_step=_step())
+
+
+# Found by outside testers: each was answered "which optimizer, which learning rate?" though the
+# optimizer and the rate were right (issue: name the variable, clipped or not, the direction).
+# Not counted in the notebook's closing note either.
+EXERCISE_1_TESTERS_WRONG = {
+    # on MNIST's images (0-1) the bias's gradient stays below norm 1: clipped or not, the same
+    "the bias left unclipped": pytest.param(
+        _with_train_op(_each_pair(_bias_left_unclipped)),
+        "one run of your train_op applied the gradient of dense/bias unclipped, at its full norm "
+        "of ",
+        marks=bank(1, "right on the notebook's data, wrong in general"),
+    ),
+    "clip_by_norm over axes=[0]": pytest.param(
+        _with_train_op(
+            _each_pair(lambda g, v: (tf.clip_by_norm(g, 1.0, axes=[0]), v)),
+        ),
+        "one run of your train_op clipped the gradient of dense/kernel in slices, the norm of "
+        "each taken over axis 0 alone: the norm to clip to 1 is that of the whole gradient",
+        marks=bank(1, "right shape, wrong content"),
+    ),
+    "the kernel dropped": (
+        _with_train_op(_bias_only),
+        "one run of your train_op left dense/kernel where it was, though its gradient had norm",
+    ),
+    "gradient ascent, a negative rate": (
+        _with_train_op(_clipped(_by_norm, optimizer=lambda: GD(-0.1))),
+        "moved dense/kernel along its gradient, which raises the loss",
+    ),
+}
+
+# More answers tried by hand (issue: at least 8 per exercise), each with what the check says.
+EXERCISE_1_TRIED_WRONG = {
+    # the second step adds 0.9 of the first's clipped gradient
+    "momentum": (
+        _with_train_op(
+            _clipped(_by_norm, optimizer=lambda: tf.compat.v1.train.MomentumOptimizer(0.1, 0.9))
+        ),
+        "in another direction than its gradient's",
+    ),
+    "clipped to 2": (
+        _with_train_op(_clipped(lambda g: tf.clip_by_norm(g, 2.0))),
+        "one run of your train_op moved dense/kernel by 0.2 against its gradient, whose norm was",
+    ),
+    # the course's cnn_model_fn's train op, copied
+    "the course's Adam minimize": pytest.param(
+        _with_train_op(
+            lambda loss: tf.compat.v1.train.AdamOptimizer(learning_rate=0.1).minimize(
+                loss, global_step=_step()
+            )
+        ),
+        "in another direction than its gradient's",
+        marks=bank(1, "copy of a nearby cell"),
+    ),
+    "the rows clipped, axes=[-1]": (
+        _with_train_op(_each_pair(lambda g, v: (tf.clip_by_norm(g, 1.0, axes=[-1]), v))),
+        "clipped the gradient of dense/kernel in slices, the norm of each taken over axis 1",
+    ),
+    "each value clipped, the bias by its norm": (
+        _with_train_op(
+            _each_pair(
+                lambda g, v: (
+                    tf.clip_by_value(g, -1.0, 1.0) if "kernel" in v.name else _by_norm(g),
+                    v,
+                )
+            )
+        ),
+        "each gradient *value* was clipped to [-1, 1]",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", by_name(EXERCISE_1_TESTERS_WRONG))
+def test_exercise_1_a_clipping_mistake_is_not_blamed_on_the_optimizer(name):
+    answer, words = entry(EXERCISE_1_TESTERS_WRONG[name])
+    message = failure(checks.clipped_training_step, answer)
+    assert "which optimizer" not in message and "which learning rate" not in message, message
+
+
+@pytest.mark.parametrize(
+    "name",
+    by_name(
+        EXERCISE_1_WRONG, EXERCISE_1_MORE_WRONG, EXERCISE_1_TESTERS_WRONG, EXERCISE_1_TRIED_WRONG
+    ),
+)
 def test_exercise_1_wrong_answers_fail_and_say_why(name):
-    answer, words = entry({**EXERCISE_1_WRONG, **EXERCISE_1_MORE_WRONG}[name])
+    answer, words = entry(
+        {
+            **EXERCISE_1_WRONG,
+            **EXERCISE_1_MORE_WRONG,
+            **EXERCISE_1_TESTERS_WRONG,
+            **EXERCISE_1_TRIED_WRONG,
+        }[name]
+    )
     assert_names_the_mistake(
         failure(checks.clipped_training_step, answer),
         words,
@@ -295,19 +447,19 @@ def test_exercise_1_a_stub_left_in_the_train_op_is_named_as_it_is():
     )
 
 
-def test_exercise_1_feeds_four_over_bright_images_of_four_classes():
-    """What the check gives the learner's model_fn: the unclipped gradients are far above norm 1
-    only because every pixel is 5.0 (real images are 0-1), and four different classes."""
-    seen = {}
-
-    def spy(features, labels, mode, params):
-        seen["image"] = tf.get_static_value(features["image"])
-        seen["labels"] = tf.get_static_value(labels)
-        raise NotImplementedError()
-
-    failure(checks.clipped_training_step, spy)
-    assert seen["image"].shape == (4, 28, 28) and np.all(seen["image"] == 5.0)
-    assert seen["labels"].tolist() == [0, 1, 2, 3]
+@pytest.mark.parametrize("attempt", range(3))  # the model's initial weights are drawn anew
+def test_exercise_1_trains_on_small_gradients_then_on_large_ones(attempt):
+    """On the notebook's linear model the check's first run has every gradient below norm 1, even
+    all together (no clipping may change them), its second every gradient above 1, the bias's
+    too (each must be clipped, each on its own)."""
+    names, runs, steps = notebook03._train_twice(_with_train_op(_clipped(_by_norm)))
+    assert names == ["dense/kernel", "dense/bias"] and steps == (0, 1)
+    (dim, _dim_moves), (bright, _bright_moves) = runs
+    assert np.sqrt(sum(np.sum(g**2) for g in dim)) < 0.6
+    assert min(np.linalg.norm(g) for g in bright) > 1.05
+    assert np.linalg.norm(bright[0]) > 100 * np.linalg.norm(bright[1])
+    images = notebook03.exercise_1_images()
+    assert images[0].max() < 0.05 and images[1].max() > 9  # real images are 0-1
 
 
 # --------------------------------------------------------------------------- exercise 2
@@ -490,10 +642,25 @@ def _one_minus_accuracy(labels, classes):
     return {"error_rate": (1.0 - value, update_op)}
 
 
+def _by_hand_totals(labels, classes):
+    wrong, count, update = _totals(labels, classes)
+    return {"error_rate": (tf.math.divide_no_nan(wrong, count), update)}
+
+
 @pytest.mark.parametrize(
     "answer",
-    [_mean_of_wrong, pytest.param(_one_minus_accuracy, marks=bank(3, "right, written otherwise"))],
-    ids=["mean", "1 - accuracy"],
+    [
+        _mean_of_wrong,
+        pytest.param(_one_minus_accuracy, marks=bank(3, "right, written otherwise")),
+        pytest.param(_by_hand_totals, marks=bank(3, "right, written otherwise")),
+        pytest.param(
+            lambda labels, classes: {
+                "error_rate": tf.compat.v1.metrics.mean(tf.not_equal(labels, classes))
+            },
+            marks=bank(3, "right, written otherwise"),
+        ),
+    ],
+    ids=["mean", "1 - accuracy", "totals by hand", "mean of bools"],
 )
 def test_exercise_3_right_answers_pass(capsys, answer):
     checks.error_rate_metric_ops(answer)
@@ -548,7 +715,7 @@ EXERCISE_3_WRONG = {
     "keras": pytest.param(_keras, "Keras Metric object", marks=bank(3, "forbidden API")),
     "bare tensor": (
         lambda labels, classes: {"error_rate": _batch_error(labels, classes)},
-        "not a (value, update_op) pair",
+        "ops['error_rate'] is a SymbolicTensor, not a",
     ),
     "batch value": (
         lambda labels, classes: {"error_rate": (_batch_error(labels, classes), tf.no_op())},
@@ -584,7 +751,7 @@ EXERCISE_3_WRONG = {
                 tf.not_equal(labels, classes), tf.not_equal(labels, classes)
             )
         },
-        "is 2.0000",
+        "the value is 2.0000, the number of wrong examples",
         marks=bank(3, "wrong unit"),
     ),
 }
@@ -592,20 +759,178 @@ EXERCISE_3_WRONG = {
 
 # Found by mutation testing; not counted in the notebook's closing note.
 EXERCISE_3_MORE_WRONG = {
-    # "error" in its name; on the check's batches (|3 - 0| + |5 - 4|) / 6 happens to equal the
-    # accuracy, 4/6, so the message names the accuracy: only the value is asserted here
+    # "error" in its name; on the first batches (|3 - 0| + |5 - 4|) / 6 happens to equal the
+    # accuracy, 4/6, which the check named; the second evaluation tells them apart
     "mean_absolute_error": (
         lambda labels, classes: {
             "error_rate": tf.compat.v1.metrics.mean_absolute_error(labels, classes)
         },
-        "after two batches the value is 0.6667",
+        "after 2 batches with 2 of 6 classes wrong the value is 0.6667: compare `labels` with "
+        "`classes` and count the examples where they differ",
     ),
 }
 
 
-@pytest.mark.parametrize("name", by_name(EXERCISE_3_WRONG, EXERCISE_3_MORE_WRONG))
+def _local(value):
+    return tf.compat.v1.Variable(
+        value, trainable=False, collections=[tf.compat.v1.GraphKeys.LOCAL_VARIABLES]
+    )
+
+
+def _totals(labels, classes, start=0.0):
+    """(wrong, count, update): running totals of wrong examples and of examples, the count
+    starting at ``start``."""
+    wrong, count = _local(0.0), _local(start)
+    update = tf.group(
+        tf.compat.v1.assign_add(
+            wrong, tf.reduce_sum(tf.cast(tf.not_equal(labels, classes), tf.float32))
+        ),
+        tf.compat.v1.assign_add(count, tf.cast(tf.size(labels), tf.float32)),
+    )
+    return wrong, count, update
+
+
+def _percent(labels, classes):
+    accuracy, update_op = tf.compat.v1.metrics.accuracy(labels=labels, predictions=classes)
+    return {"error_rate": (100 * (1 - accuracy), update_op)}
+
+
+def _raw_count(labels, classes):
+    wrong, _count, update = _totals(labels, classes)
+    return {"error_rate": (tf.identity(wrong), update)}
+
+
+def _count_plus_one(labels, classes):
+    """The count starts at 1, "to avoid dividing by zero"."""
+    wrong, count, update = _totals(labels, classes, start=1.0)
+    return {"error_rate": (wrong / count, update)}
+
+
+# Found by outside testers: each was told to "compare labels with classes", which it did; the
+# scale was wrong (issue: name the scale). Not counted in the notebook's closing note either.
+EXERCISE_3_TESTERS_WRONG = {
+    "100 * (1 - accuracy)": pytest.param(
+        _percent,
+        "after two batches with 2 of 6 classes wrong the value is 33.3333, the error rate in "
+        "percent: an eval metric is the fraction itself, between 0 and 1",
+        marks=bank(3, "wrong unit"),
+    ),
+    "a raw count": (
+        _raw_count,
+        "after two batches with 2 of 6 classes wrong the value is 2.0000, the number of wrong "
+        "examples: the rate divides it by the number of examples evaluated",
+    ),
+    "count + 1 in the denominator": pytest.param(
+        _count_plus_one,
+        "after two batches with 2 of 6 classes wrong the value is 0.2857, 2 divided by 7: divide "
+        "by the number of examples evaluated, 6",
+        marks=bank(3, "off by one"),
+    ),
+}
+
+
+def _constant_value(labels, classes):
+    """The update op counts, the value is the 1/3 the first batches give."""
+    _value, update_op = tf.compat.v1.metrics.mean(_batch_error(labels, classes))
+    return {"error_rate": (tf.constant(1 / 3), update_op)}
+
+
+def _percent_of_each(labels, classes):
+    wrong = tf.cast(tf.not_equal(labels, classes), tf.float32)
+    return {"error_rate": tf.compat.v1.metrics.mean(100.0 * wrong)}
+
+
+# More answers tried by hand (issue: at least 8 per exercise), each with what the check says.
+EXERCISE_3_TRIED_WRONG = {
+    "mean of 100 * wrong": (_percent_of_each, "the error rate in percent"),
+    "false_negatives of the matches": (
+        lambda labels, classes: {
+            "error_rate": tf.compat.v1.metrics.false_negatives(
+                tf.ones_like(labels, tf.bool), tf.equal(labels, classes)
+            )
+        },
+        "the number of wrong examples",
+    ),
+    # in a graph `!=` compares the two tensor objects: True, a constant; the update op read no
+    # batch, and evaluate() never ended
+    "labels != classes": (
+        lambda labels, classes: {
+            "error_rate": tf.compat.v1.metrics.mean(tf.cast(labels != classes, tf.float32))
+        },
+        "the update op reads neither `labels` nor `classes`, so it adds nothing of the batch to "
+        "the totals, and evaluate() would never end",
+    ),
+    "the value a constant": (
+        _constant_value,
+        "after 4 batches with 5 of 13 classes wrong the value is 0.3333: compare `labels` with "
+        "`classes`",
+    ),
+    "1 - the accuracy tuple": (
+        lambda labels, classes: {
+            "error_rate": 1 - tf.compat.v1.metrics.accuracy(labels=labels, predictions=classes)
+        },
+        "raised TypeError: unsupported operand type(s) for -: 'int' and 'tuple'",
+    ),
+    "totals in global variables": (
+        lambda labels, classes: {
+            "error_rate": (lambda wrong, count, update: (wrong / count, update))(
+                *_global_totals(labels, classes)
+            )
+        },
+        "in a real evaluate() your metric fails: it keeps its totals in global variables",
+    ),
+}
+
+
+def _global_totals(labels, classes):
+    wrong = tf.compat.v1.Variable(0.0, trainable=False)
+    count = tf.compat.v1.Variable(0.0, trainable=False)
+    update = tf.group(
+        tf.compat.v1.assign_add(
+            wrong, tf.reduce_sum(tf.cast(tf.not_equal(labels, classes), tf.float32))
+        ),
+        tf.compat.v1.assign_add(count, tf.cast(tf.size(labels), tf.float32)),
+    )
+    return wrong, count, update
+
+
+@pytest.mark.parametrize("name", by_name(EXERCISE_3_TESTERS_WRONG))
+def test_exercise_3_a_wrong_scale_is_named_not_the_comparison(name):
+    answer, _words = entry(EXERCISE_3_TESTERS_WRONG[name])
+    message = failure(checks.error_rate_metric_ops, answer)
+    assert "compare `labels` with `classes`" not in message, message
+
+
+def test_exercise_3_the_readings_are_told_apart_by_the_two_evaluations():
+    """Each mistake the check names gives, on one evaluation at least, another value than the
+    right one and than each other mistake (else one would be named for another)."""
+    readings = [notebook03._error_readings(batches) for batches in notebook03.EXERCISE_3_BATCHES]
+    counts = [notebook03._wrong_counts(batches) for batches in notebook03.EXERCISE_3_BATCHES]
+    rights = [sum(w for w, _ in each) / sum(n for _, n in each) for each in counts]
+    keys = list(readings[0])
+    assert keys == list(notebook03.error_rate_messages())
+    for key in keys:
+        assert any(abs(seen[key] - right) > 0.01 for seen, right in zip(readings, rights)), key
+        for other in keys[keys.index(key) + 1 :]:
+            assert any(abs(seen[key] - seen[other]) > 0.01 for seen in readings), (key, other)
+    assert [sum(n for _, n in each) for each in counts] == [6, 13]
+
+
+@pytest.mark.parametrize(
+    "name",
+    by_name(
+        EXERCISE_3_WRONG, EXERCISE_3_MORE_WRONG, EXERCISE_3_TESTERS_WRONG, EXERCISE_3_TRIED_WRONG
+    ),
+)
 def test_exercise_3_wrong_answers_fail_and_say_why(name):
-    answer, words = entry({**EXERCISE_3_WRONG, **EXERCISE_3_MORE_WRONG}[name])
+    answer, words = entry(
+        {
+            **EXERCISE_3_WRONG,
+            **EXERCISE_3_MORE_WRONG,
+            **EXERCISE_3_TESTERS_WRONG,
+            **EXERCISE_3_TRIED_WRONG,
+        }[name]
+    )
     assert_names_the_mistake(
         failure(checks.error_rate_metric_ops, answer),
         words,

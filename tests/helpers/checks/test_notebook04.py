@@ -14,7 +14,7 @@ from helpers.checks import notebook04 as checks
 from helpers.checks import notebook04
 from helpers.problems import CheckFailed
 from tests.support.banks import bank
-from tests.support.checks import failure
+from tests.support.checks import assert_names_the_mistake, failure, notebook_headings
 from tests.support.models import SMALL_CNN
 
 # The kinds that do not apply, argued (tests/support/banks.py).
@@ -44,7 +44,6 @@ NOT_APPLICABLE = {
         "wrong unit": (
             "the answer is not a quantity (an Estimator, a train op, a hook, a config): no unit"
         ),
-        "hard-coded from an output above": "an Estimator: no number in it comes from an output",
         "forbidden API": "the prompt forbids no API",
     },
 }
@@ -326,8 +325,8 @@ def layered(dirs):
         "conv2d_1/kernel": rng.uniform(-0.3, 0.3, (3, 3, 8, 16)).astype(np.float32),
         "dense_1/bias": rng.uniform(-0.3, 0.3, (10,)).astype(np.float32),
         "dense_1/bias/Adam": np.ones(10, np.float32),
-        "dense/kernel": rng.uniform(-0.3, 0.3, (49, 4)).astype(np.float32),
-        "dense/bias": rng.uniform(-0.3, 0.3, (4,)).astype(np.float32),
+        "dense/kernel": rng.uniform(-0.3, 0.3, (784, 32)).astype(np.float32),
+        "dense/bias": rng.uniform(-0.3, 0.3, (32,)).astype(np.float32),
     }
     (root / "layered").mkdir()
     write_checkpoints(root / "layered", [(70, old)])
@@ -338,8 +337,8 @@ def layered(dirs):
         "dense_1/bias/Adam": np.zeros(10, np.float32),
         # the layer the wider convolution feeds: its kernel grows, its bias keeps its shape, and
         # the layer cannot be warm-started (the course's solution leaves it cold)
-        "dense/kernel": rng.uniform(-0.3, 0.3, (98, 4)).astype(np.float32),
-        "dense/bias": np.zeros(4, np.float32),
+        "dense/kernel": rng.uniform(-0.3, 0.3, (1568, 32)).astype(np.float32),
+        "dense/bias": np.zeros(32, np.float32),
     }
     return {"old": old, "fresh": fresh, "dir": root / "layered", "root": root}
 
@@ -410,3 +409,198 @@ def test_a_zh_tw_learner_reads_the_message_in_chinese(zh_tw):
     message = failure(checks.global_steps_after, [200, 700, 700, 800])
     assert message == sentences[template].format(number=2, kind="max_steps", count=500, before=200)
     assert message.startswith("第 2 次呼叫 train(..., max_steps=500)：")
+
+
+# --- exercise 3, run for real: the learner's WarmStartSettings in a real Estimator ----------------
+
+
+def noise_input_fn():
+    """32 images of noise in batches of 8, for ever: data the notebook never showed."""
+    rng = np.random.default_rng(5)
+    images = rng.uniform(0.0, 1.0, (32, 28, 28)).astype(np.float32)
+    labels = (np.arange(32) % 10).astype(np.int32)
+    return tf.data.Dataset.from_tensor_slices(({"image": images}, labels)).batch(8).repeat()
+
+
+QUIET = dict(tf_random_seed=1, log_step_count_steps=None, save_summary_steps=None)
+
+
+@pytest.fixture(scope="module")
+def old_models(tmp_path_factory):
+    """The old model the exercise names (04_checkpoints: checkpoints at 0, 10 and 20) and another
+    one of the same shapes (04_crash, at 10), trained for real as the notebook trains them."""
+    root = tmp_path_factory.mktemp("warm")
+    config = tf.estimator.RunConfig(save_checkpoints_steps=10, **QUIET)
+    for name, steps in (("04_checkpoints", 20), ("04_crash", 10)):
+        tf.estimator.Estimator(
+            models.cnn_model_fn, model_dir=str(root / name), params=SMALL_CNN, config=config
+        ).train(noise_input_fn, steps=steps)
+    return root
+
+
+def learners_estimator(root, name, warm_start_from):
+    """The learner's fixed_estimator: the widened model in a fresh folder, warm-started as given;
+    its cell then trains it (the test does, and sees whether that raised)."""
+    return tf.estimator.Estimator(
+        models.cnn_model_fn,
+        model_dir=str(root / name),
+        params=WIDENED,
+        config=tf.estimator.RunConfig(**QUIET),
+        warm_start_from=warm_start_from,
+    )
+
+
+def run_real(estimator, root):
+    checks.fixed_estimator(
+        estimator, old_model_dir=str(root / "04_checkpoints"), params=WIDENED, steps=STEPS
+    )
+
+
+@pytest.mark.parametrize(
+    "vars_to_warm_start",
+    [
+        "conv2d/|dense_1/",
+        pytest.param("^conv2d/.*|^dense_1/.*", marks=bank(3, "right, written otherwise")),
+        pytest.param(
+            ["conv2d/kernel", "conv2d/bias", "dense_1/kernel", "dense_1/bias"],
+            marks=bank(3, "right, written otherwise"),
+        ),
+    ],
+    ids=["the solution's", "anchored", "a list of names"],
+)
+def test_exercise_3_a_real_warm_start_passes(old_models, tmp_path, capsys, vars_to_warm_start):
+    settings = tf.estimator.WarmStartSettings(
+        str(old_models / "04_checkpoints"), vars_to_warm_start=vars_to_warm_start
+    )
+    estimator = learners_estimator(tmp_path, "fixed", settings)
+    estimator.train(noise_input_fn, steps=STEPS)
+    run_real(estimator, old_models)
+    assert capsys.readouterr().out.startswith(
+        f"Correct: the changed model trained to step {STEPS} in its own model_dir, and the "
+        "variables of the layers it kept (conv2d/bias, conv2d/kernel, dense_1/bias and "
+        "dense_1/kernel) started from the old model's values"
+    )
+
+
+@bank(3, "right shape, wrong content")
+def test_exercise_3_a_warm_start_from_another_model_names_it(old_models, tmp_path):
+    """Outside testers: warm-started from the wrong model's folder, it was told "nothing was
+    warm-started"; it was, from that folder's checkpoint."""
+    settings = tf.estimator.WarmStartSettings(
+        str(old_models / "04_crash"), vars_to_warm_start="conv2d/|dense_1/"
+    )
+    estimator = learners_estimator(tmp_path, "fixed", settings)
+    estimator.train(noise_input_fn, steps=STEPS)
+    message = failure(run_real, estimator, old_models)
+    assert message == (
+        "`fixed_estimator` started conv2d/bias, conv2d/kernel, dense_1/bias and dense_1/kernel "
+        "from `04_crash/model.ckpt-10`, not from the old model's latest checkpoint, "
+        "`04_checkpoints/model.ckpt-20` (section \"Warm start: begin with another model's "
+        'weights")'
+    )
+
+
+# typed from the `checkpoint` file's listing above, whose first kept checkpoint is not the latest
+@bank(3, "hard-coded from an output above")
+def test_exercise_3_a_warm_start_from_an_older_checkpoint_names_it(old_models, tmp_path):
+    settings = tf.estimator.WarmStartSettings(
+        str(old_models / "04_checkpoints" / "model.ckpt-10"), vars_to_warm_start="conv2d/|dense_1/"
+    )
+    estimator = learners_estimator(tmp_path, "fixed", settings)
+    estimator.train(noise_input_fn, steps=STEPS)
+    message = failure(run_real, estimator, old_models)
+    assert "from `04_checkpoints/model.ckpt-10`, not from the old model's latest checkpoint" in (
+        message
+    )
+    assert "nothing was warm-started" not in message
+
+
+# the warm-start cell above the exercise, copied: "conv2d.*" also matches conv2d_1, widened here
+@bank(3, "copy of a nearby cell")
+def test_exercise_3_the_cell_above_copied_is_one_line_not_a_step_count(old_models, tmp_path):
+    """Outside testers: the learner's train() raised (a long traceback in the answer cell), and
+    the check said the model had not trained its steps; it says why the warm start failed."""
+    settings = tf.estimator.WarmStartSettings(
+        str(old_models / "04_checkpoints"), vars_to_warm_start="conv2d.*"
+    )
+    estimator = learners_estimator(tmp_path, "fixed", settings)
+    with pytest.raises(ValueError, match="Shape of variable conv2d_1/"):
+        estimator.train(noise_input_fn, steps=STEPS)
+    message = failure(run_real, estimator, old_models)
+    assert message == (
+        "`fixed_estimator`'s warm start asks for conv2d_1/bias and conv2d_1/kernel, whose shapes "
+        "differ between the changed model and `04_checkpoints/model.ckpt-20`, so its `train()` "
+        "stops with a `ValueError` before the first step: a warm start checks shapes (section "
+        "'A changed model meets an old `model_dir`')"
+    )
+
+
+# the section's cell above, model_dir=old_dir kept: another model's folder, not an empty one
+@bank(3, "copy of a nearby cell")
+def test_exercise_3_a_model_dir_that_held_a_checkpoint_is_named(old_models, tmp_path):
+    """A warm start happens only in an empty model_dir: here train() restored the other model's
+    checkpoint (and its first step failed), and the check had blamed the steps or the values."""
+    import shutil
+
+    shutil.copytree(old_models / "04_crash", tmp_path / "reused")
+    settings = tf.estimator.WarmStartSettings(
+        str(old_models / "04_checkpoints"), vars_to_warm_start="conv2d/|dense_1/"
+    )
+    estimator = learners_estimator(tmp_path, "reused", settings)
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        estimator.train(noise_input_fn, steps=STEPS)
+    assert failure(run_real, estimator, old_models) == (
+        "`fixed_estimator`'s checkpoints hold conv2d_1/bias, conv2d_1/kernel and dense/kernel in "
+        "other shapes than the changed model's: its model_dir was not empty, so `train()` "
+        "restored the checkpoint there instead of warm-starting, which happens only in an empty "
+        "model_dir (section 'A changed model meets an old `model_dir`')"
+    )
+
+
+def test_exercise_3_a_warm_start_that_finds_no_checkpoint_is_one_line(old_models, tmp_path):
+    """The variable's name in quotes, "checkpointed_dir": a folder that is not there."""
+    settings = tf.estimator.WarmStartSettings(
+        "checkpointed_dir", vars_to_warm_start="conv2d/|dense_1/"
+    )
+    estimator = learners_estimator(tmp_path, "fixed", settings)
+    with pytest.raises(tf.errors.NotFoundError):
+        estimator.train(noise_input_fn, steps=STEPS)
+    assert_names_the_mistake(
+        failure(run_real, estimator, old_models),
+        "`fixed_estimator` has no checkpoint: its `train()` stops at the warm start, before the "
+        "first step, with `NotFoundError`: Unsuccessful TensorSliceReader constructor: Failed to "
+        "find any matching files for checkpointed_dir",
+    )
+
+
+def test_exercise_3_every_variable_warm_started_names_each_that_changed(old_models, tmp_path):
+    """warm_start_from=the folder: every trainable variable, three of which changed shape."""
+    estimator = learners_estimator(tmp_path, "fixed", str(old_models / "04_checkpoints"))
+    with pytest.raises(ValueError, match="Shape of variable"):
+        estimator.train(noise_input_fn, steps=STEPS)
+    assert_names_the_mistake(
+        failure(run_real, estimator, old_models),
+        "warm start asks for conv2d_1/bias, conv2d_1/kernel and dense/kernel, whose shapes differ",
+    )
+
+
+def test_exercise_3_a_pattern_that_matches_nothing_is_named(old_models, tmp_path):
+    """ "kernel" is matched from the start of each name, as get_collection's scope: no variable."""
+    settings = tf.estimator.WarmStartSettings(
+        str(old_models / "04_checkpoints"), vars_to_warm_start="kernel"
+    )
+    estimator = learners_estimator(tmp_path, "fixed", settings)
+    estimator.train(noise_input_fn, steps=STEPS)
+    assert_names_the_mistake(
+        failure(run_real, estimator, old_models),
+        "`fixed_estimator`'s `vars_to_warm_start`, 'kernel', matches no trainable variable of the "
+        "changed model, so nothing was warm-started",
+    )
+
+
+def test_exercise_3_the_sections_cited_are_headings_of_notebook_04():
+    cited = {
+        "Warm start: begin with another model's weights",
+        "A changed model meets an old `model_dir`",
+    }
+    assert cited <= notebook_headings("04_training_and_checkpoints")

@@ -33,11 +33,8 @@ NOT_APPLICABLE = {
             "the answer is not a quantity (an Estimator, a train op, a hook, a config): no unit"
         ),
         "hard-coded from an output above": "a hook class: the check gives its tensor and threshold",
-        "forbidden API": "the prompt forbids no API",
     },
     3: {
-        "wrong unit": "global steps: counts, with no other unit",
-        "hard-coded from an output above": "no output above shows this hook's steps",
         "copy of a nearby cell": "no cell above runs these two calls",
         "forbidden API": (
             "a value: the check cannot see how it was found (the prompt asks to work it out "
@@ -333,10 +330,140 @@ class NotAHook:
         pass
 
 
+class FetchesGlobalStep(StopBelow):
+    """Fetches the global step, as the notebook's CallOrder hook does, and compares it."""
+
+    def begin(self):
+        self.tensor = tf.compat.v1.train.get_global_step()
+
+
+class FetchesStepByName(StopBelow):
+    """Fetches the step the notebook's LoggingTensorHook logs, by its name."""
+
+    def before_run(self, run_context):
+        return tf.estimator.SessionRunArgs("global_step/Read/ReadVariableOp:0")
+
+
+class FetchesTheWeight(StopBelow):
+    """Fetches the model's one trainable variable, whatever its name."""
+
+    def begin(self):
+        self.tensor = tf.compat.v1.trainable_variables()[0]
+
+
+class ComparesTheStepBeside(StopBelow):
+    """Fetches the tensor and the global step, as LoggingTensorHook's dict, and compares the
+    step."""
+
+    def before_run(self, run_context):
+        step = tf.compat.v1.train.get_global_step()
+        return tf.estimator.SessionRunArgs({"value": self.tensor, "step": step})
+
+    def after_run(self, run_context, run_values):
+        if run_values.results["step"] < self.threshold:
+            run_context.request_stop()
+
+
+class TheLossWhateverTheName(StopBelow):
+    """Watches the Estimator's loss (the LOSSES collection), not the tensor it is given."""
+
+    def begin(self):
+        self.tensor = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.LOSSES)[0]
+
+
+class TheNotebooksLossName(StopBelow):
+    """Looks up the name the prompt gives as an example, not the one it is given."""
+
+    def begin(self):
+        graph = tf.compat.v1.get_default_graph()
+        self.tensor = graph.get_tensor_by_name("sparse_softmax_cross_entropy_loss/value:0")
+
+
+class RaisesStopIteration(StopBelow):
+    def after_run(self, run_context, run_values):
+        if run_values.results < self.threshold:
+            raise StopIteration
+
+
+class RaisesOutOfRange(StopBelow):
+    def after_run(self, run_context, run_values):
+        if run_values.results < self.threshold:
+            raise tf.errors.OutOfRangeError(None, None, "below the threshold")
+
+
+class AlwaysStops(StopBelow):
+    def after_run(self, run_context, run_values):
+        run_context.request_stop()
+
+
+class ListOfOne(StopBelow):
+    """Fetches a list of the one tensor, and compares the list."""
+
+    def before_run(self, run_context):
+        return tf.estimator.SessionRunArgs([self.tensor])
+
+
+class DictFetch(StopBelow):
+    def before_run(self, run_context):
+        return tf.estimator.SessionRunArgs({"value": self.tensor_name + ":0"})
+
+    def after_run(self, run_context, run_values):
+        if run_values.results["value"] < self.threshold:
+            run_context.request_stop()
+
+
+class ListFetch(StopBelow):
+    def before_run(self, run_context):
+        return tf.estimator.SessionRunArgs([self.tensor])
+
+    def after_run(self, run_context, run_values):
+        if run_values.results[0] < self.threshold:
+            run_context.request_stop()
+
+
+class LooksUpInTheSession(StopBelow):
+    """Looks the tensor up once the session exists, in the session's graph; compares with <=."""
+
+    def begin(self):
+        pass
+
+    def after_create_session(self, session, coord):
+        self.tensor = session.graph.get_tensor_by_name(self.tensor_name + ":0")
+
+    def after_run(self, run_context, run_values):
+        if float(run_values.results) <= self.threshold:
+            run_context.request_stop()
+
+
+class ReadsBeforeTheStep(StopBelow):
+    """Reads the value in a run of its own before the step (the same weights), and asks to stop
+    there: that step still runs, and the run ends after it, where the check's model (one example,
+    for ever) ends it; a real input gives that run a batch of its own, which training skips."""
+
+    def before_run(self, run_context):
+        if run_context.session.run(self.tensor) < self.threshold:
+            run_context.request_stop()
+
+    def after_run(self, run_context, run_values):
+        pass
+
+
 @pytest.mark.parametrize(
     "answer",
-    [StopBelow, pytest.param(ByGraphName, marks=bank(2, "right, written otherwise"))],
-    ids=["resolve_tensors", "get_tensor_by_name"],
+    [
+        StopBelow,
+        pytest.param(ByGraphName, marks=bank(2, "right, written otherwise")),
+        pytest.param(DictFetch, marks=bank(2, "right, written otherwise")),
+        pytest.param(ListFetch, marks=bank(2, "right, written otherwise")),
+        pytest.param(LooksUpInTheSession, marks=bank(2, "right, written otherwise")),
+    ],
+    ids=[
+        "resolve_tensors",
+        "get_tensor_by_name",
+        "a dict fetch",
+        "a list fetch",
+        "looked up in after_create_session, <=",
+    ],
 )
 def test_exercise_2_right_answers_pass(capsys, answer):
     checks.stop_below_hook(answer)
@@ -375,6 +502,71 @@ EXERCISE_2_WRONG = {
         BareName,
         "training with your hook raised ValueError: The name 'tiny/loss' refers to an Operation",
     ),
+    # issue: told "the comparison is the wrong way round"; it compared the global step (0)
+    "the global step, as CallOrder fetches it": pytest.param(
+        FetchesGlobalStep,
+        "`StopBelow('tiny/loss', 0.5)` fetched 'global_step:0', not the tensor named 'tiny/loss' "
+        "that it is given, so it compared another value with the threshold",
+        marks=bank(2, "copy of a nearby cell"),
+    ),
+    "the step the logging cell logs, by its name": pytest.param(
+        FetchesStepByName,
+        "fetched 'global_step/Read/ReadVariableOp:0', not the tensor named 'tiny/loss'",
+        marks=bank(2, "copy of a nearby cell"),
+    ),
+    # had been told "training ran all 100 steps ... the hook never ended the run"
+    "the model's variable": pytest.param(
+        FetchesTheWeight,
+        "fetched 'w:0', not the tensor named 'tiny/loss' that it is given",
+        marks=bank(2, "right shape, wrong content"),
+    ),
+    "the step compared, fetched beside the tensor": pytest.param(
+        ComparesTheStepBeside,
+        "your hook asked to stop in the step that starts at global step 0, the first in which "
+        "'global_step:0', which it fetches beside 'tiny/loss', is below 0.5: it compared "
+        "'global_step:0', not the tensor it is given, with the threshold",
+        marks=bank(2, "right shape, wrong content"),
+    ),
+    # had passed: the one-variable model's loss is the tensor the check gave
+    "the Estimator's loss, whatever the name": pytest.param(
+        TheLossWhateverTheName,
+        "`StopBelow('tiny/gap', 0.5)` fetched 'tiny/loss:0', not the tensor named 'tiny/gap'",
+        marks=bank(2, "right on the notebook's data, wrong in general"),
+    ),
+    "the prompt's example name": pytest.param(
+        TheNotebooksLossName,
+        'training with your hook raised KeyError: "The name '
+        "'sparse_softmax_cross_entropy_loss/value:0' refers to a Tensor which does not exist.",
+        marks=bank(2, "right on the notebook's data, wrong in general"),
+    ),
+    # had passed: the session takes these for the end of the input
+    "StopIteration raised": pytest.param(
+        RaisesStopIteration,
+        "your hook ended the run by raising `StopIteration`, which the session takes for the end "
+        "of the input: the exercise asks for an end without an error, as `StopAtStepHook`'s",
+        marks=bank(2, "forbidden API"),
+    ),
+    "OutOfRangeError raised": pytest.param(
+        RaisesOutOfRange,
+        "your hook ended the run by raising `OutOfRangeError`",
+        marks=bank(2, "forbidden API"),
+    ),
+    # had passed: the one-variable model's input is the same example every run
+    "read in a run of its own before the step": pytest.param(
+        ReadsBeforeTheStep,
+        "your hook reads 'tiny/loss' with a `session.run` of its own, which computes it again (in "
+        "a real training on the next batch of the input, which the training then skips): compare "
+        "the value that the training step itself computed (section 'What a hook is, and when it "
+        "is called')",
+        marks=bank(2, "right on the notebook's data, wrong in general"),
+    ),
+    # had been told "the comparison is the wrong way round"
+    "always stops": (AlwaysStops, "it ends there whatever the threshold"),
+    "a list of one value compared": (
+        ListOfOne,
+        "training with your hook raised TypeError: '<' not supported between instances of "
+        "'list' and 'float'",
+    ),
     "an op name fetched, without :0": (
         OpName,
         "your hook's before_run asks for 'tiny/loss', the name of an operation, not of a tensor, "
@@ -390,6 +582,15 @@ def test_exercise_2_wrong_answers_fail_and_say_why(name):
     assert_names_the_mistake(
         failure(checks.stop_below_hook, answer), words, ("request_stop", "SessionRunArgs")
     )
+
+
+def test_exercise_2_a_global_step_fetched_is_named_not_a_reversed_comparison():
+    """Outside testers: a hook that fetched the global step was told "the comparison is the
+    wrong way round"; its comparison was right, its fetch was the global step."""
+    message = failure(checks.stop_below_hook, FetchesGlobalStep)
+    assert "wrong way round" not in message, message
+    assert "'global_step:0'" in message and "'tiny/loss'" in message, message
+    assert message.endswith("(section 'Naming tensors so a hook can find them')"), message
 
 
 def test_exercise_2_an_op_name_is_not_the_bare_type_error():
@@ -443,8 +644,23 @@ def test_exercise_2_stopping_late_by_more_than_a_step():
         pytest.param(np.array([0, 40, 80, 100, 140]), marks=bank(3, "right, written otherwise")),
         [np.int64(step) for step in (0, 40, 80, 100, 140)],
         [0.0, 40.0, 80.0, 100.0, 140.0],
+        pytest.param(
+            [*range(0, 100, 40), *range(100, 150, 40)], marks=bank(3, "right, written otherwise")
+        ),
+        pytest.param(
+            np.concatenate([np.arange(0, 100, 40), np.arange(100, 150, 40)]),
+            marks=bank(3, "right, written otherwise"),
+        ),
     ],
-    ids=["list", "tuple", "numpy array", "numpy integers", "whole floats"],
+    ids=[
+        "list",
+        "tuple",
+        "numpy array",
+        "numpy integers",
+        "whole floats",
+        "two ranges unpacked",
+        "two aranges concatenated",
+    ],
 )
 def test_exercise_3_correct(capsys, answer):
     checks.logged_steps(answer)
@@ -465,6 +681,42 @@ EXERCISE_3_WRONG = {
     "not on the first run": ([40, 80, 140], "also logs on its first run"),
     "after the update": pytest.param(
         [1, 41, 81, 101, 141], "the global step before it", marks=bank(3, "off by one")
+    ),
+    # the prompt said "a list of numbers"; now "one flat list": a wrong form, in one line
+    "one list per call": pytest.param(
+        [[0, 40, 80], [100, 140]],
+        "`logged_steps` is a list of 2 lists: the exercise asks for one flat list of numbers, "
+        "the steps of all the calls in the order their lines appear in the log",
+        marks=bank(3, "wrong unit"),
+    ),
+    "one tuple per call, wrong inside": (
+        ((0, 40, 80), (100, 140, 180)),
+        "`logged_steps` is a list of 2 lists",
+    ),
+    # the logging cell's output: every 50 runs
+    "the logging cell's steps": pytest.param(
+        [0, 50, 100],
+        "[0, 50, 100] is not it: call 1, train(..., steps=100), runs at global steps 0 to 99",
+        marks=bank(3, "hard-coded from an output above"),
+    ),
+    "first on the 40th run": pytest.param(
+        [39, 79, 139],
+        "the hook logs on its first run and then every 40 runs, not first on its 40th run",
+        marks=bank(3, "off by one"),
+    ),
+    "the first call only": ([0, 40, 80], "call 2, train(..., max_steps=150), runs at global"),
+    "max_steps taken for steps": pytest.param(
+        [0, 40, 80, 100, 140, 180, 220],
+        "call 2, train(..., max_steps=150), runs at global steps 100 to 149",
+        marks=bank(3, "right shape, wrong content"),
+    ),
+    "the step restarting with the hook's count": (
+        [0, 40, 80, 0, 40],
+        "call 2, train(..., max_steps=150), runs at global steps 100 to 149",
+    ),
+    "the second call first": (
+        [100, 140, 0, 40, 80],
+        "is not it: call 1, train(..., steps=100), runs at global steps 0 to 99",
     ),
     "the second call forgotten": (
         [0, 40, 80, 100],
@@ -504,13 +756,13 @@ def test_exercise_3_a_call_that_does_not_train():
 
 def test_the_banks_are_counted():
     """The closing note of notebook 05 counts these banks: keep it in step."""
-    assert (len(EXERCISE_1_WRONG), len(EXERCISE_2_WRONG), len(EXERCISE_3_WRONG)) == (17, 14, 7)
+    assert (len(EXERCISE_1_WRONG), len(EXERCISE_2_WRONG), len(EXERCISE_3_WRONG)) == (17, 25, 15)
 
 
 def test_the_sections_the_messages_cite_are_headings_of_notebook_05():
     from helpers.checks import notebook05
 
-    cited = {notebook05.naming_section(), notebook05.handle_section()}
+    cited = {notebook05.naming_section(), notebook05.handle_section(), notebook05.hook_section()}
     assert cited <= notebook_headings("05_hooks")
 
 

@@ -21,7 +21,7 @@ from helpers.checks import notebook06, notebook07, notebook08, notebook09, noteb
 from helpers.problems import CheckFailed
 from tests import ROOT
 from tests.support.banks import bank
-from tests.support.checks import assert_names_the_mistake, failure, notebook_headings
+from tests.support.checks import failure, notebook_headings
 from tools.notebook_code import definitions
 
 # The kinds that do not apply, argued (tests/support/banks.py).
@@ -39,13 +39,7 @@ NOT_APPLICABLE = {
     3: {
         "off by one": "digits are the matrix's own indices: nothing to count",
         "wrong unit": "digits: no unit",
-        "hard-coded from an output above": (
-            "the pair read off the printed matrix is the right answer"
-        ),
         "forbidden API": "the prompt forbids no API",
-        "right on the notebook's data, wrong in general": (
-            "a value: the check sees no code it could run on other data"
-        ),
     },
 }
 
@@ -141,10 +135,21 @@ def _from_counts(labels, predictions):
     return {"precision": (tf.reduce_mean(tf.math.divide_no_nan(tp, tp + fp)), update)}
 
 
+def _one_hot_columns(labels, predictions):
+    """Another right answer: binary precision of each one-hot column, summed, over ten."""
+    truth = tf.cast(tf.one_hot(labels, 10), tf.bool)
+    predicted = tf.cast(tf.one_hot(tf.argmax(predictions["probabilities"], axis=1), 10), tf.bool)
+    pairs = [
+        tf.compat.v1.metrics.precision(labels=truth[:, k], predictions=predicted[:, k])
+        for k in range(10)
+    ]
+    return {"precision": (tf.add_n([v for v, _ in pairs]) / 10.0, tf.group([u for _, u in pairs]))}
+
+
 @pytest.mark.parametrize(
     "answer",
-    [_per_digit(), pytest.param(_from_counts, marks=bank(1, "right, written otherwise"))],
-    ids=["binary per digit", "counts"],
+    [_per_digit(), pytest.param(_one_hot_columns, marks=bank(1, "right, written otherwise"))],
+    ids=["binary per digit", "one-hot columns, argmax of the probabilities"],
 )
 def test_macro_precision_correct(answer, capsys):
     checks.macro_precision_metric(answer)
@@ -290,14 +295,98 @@ def _only_update_of(digit):
 
 def test_one_update_op_is_named_and_points_to_tf_group():
     """Issue 32: returning the last of the ten update ops passed as "none of the usual slips"."""
-    message = failure(checks.macro_precision_metric, _only_last_update)
+    message = failure(checks.macro_precision_metric, _only_update_of(0))
     assert message == (
-        "on two batches of ten-class labels your precision is 0.0000 where the macro precision is "
-        "0.5767, and 0.0000 is the mean of ten per-digit precisions of which only one digit's "
+        "on two batches of ten-class labels your precision is 0.1000 where the macro precision is "
+        "0.5767, and 0.1000 is the mean of ten per-digit precisions of which only one digit's "
         "counts were ever updated: the update op you return must run the updates of all ten "
         "digits, grouped into one op with tf.group (section 'A metric is a `(value, update_op)` "
         "pair')"
     )
+
+
+def _from_probabilities(predicted):
+    """Ten binary precisions on ``predicted(probabilities[:, k])``: right only if the
+    probabilities were one-hot."""
+
+    def metric_fn(labels, predictions):
+        pairs = [
+            tf.compat.v1.metrics.precision(
+                labels=tf.equal(labels, k),
+                predictions=predicted(predictions["probabilities"][:, k]),
+            )
+            for k in range(10)
+        ]
+        return {
+            "precision": (
+                tf.reduce_mean(tf.stack([v for v, _ in pairs])),
+                tf.group(*[u for _, u in pairs]),
+            )
+        }
+
+    return metric_fn
+
+
+def _with_update(update):
+    """The right ten precisions, with another update op."""
+
+    def metric_fn(labels, predictions):
+        value, _ = _per_digit()(labels, predictions)["precision"]
+        return {"precision": (value, update(labels, predictions))}
+
+    return metric_fn
+
+
+def _python_equals(labels, predictions):
+    """``==`` on graph tensors: Python's identity, no element-wise comparison."""
+    pairs = [
+        tf.compat.v1.metrics.precision(
+            labels=tf.cast(labels, tf.int32) == k, predictions=predictions["classes"] == k
+        )
+        for k in range(10)
+    ]
+    return {
+        "precision": (
+            tf.reduce_mean(tf.stack([v for v, _ in pairs])),
+            tf.group(*[u for _, u in pairs]),
+        )
+    }
+
+
+def _over_digits_among_labels(labels, predictions):
+    """Ten binary precisions summed, over the number of digits seen among the labels."""
+    pairs = [
+        tf.compat.v1.metrics.precision(
+            labels=tf.equal(labels, k), predictions=tf.equal(predictions["classes"], k)
+        )
+        for k in range(10)
+    ]
+    seen = [
+        tf.compat.v1.metrics.true_positives(tf.equal(labels, k), tf.equal(labels, k))
+        for k in range(10)
+    ]
+    count = tf.add_n([tf.cast(v > 0, tf.float32) for v, _ in seen])
+    value = tf.add_n([v for v, _ in pairs]) / count
+    return {"precision": (value, tf.group([u for _, u in pairs + seen]))}
+
+
+def _right_on_the_first_call_only():
+    """Digits 0 to 9 on the first call, 1 to 9 after (over ten)."""
+    made = []
+
+    def metric_fn(labels, predictions):
+        made.append(1)
+        digits = range(10) if len(made) == 1 else range(1, 10)
+        pairs = [
+            tf.compat.v1.metrics.precision(
+                labels=tf.equal(labels, k), predictions=tf.equal(predictions["classes"], k)
+            )
+            for k in digits
+        ]
+        value = tf.add_n([v for v, _ in pairs]) / 10.0
+        return {"precision": (value, tf.group([u for _, u in pairs]))}
+
+    return metric_fn
 
 
 def _raising(labels, predictions):
@@ -316,7 +405,7 @@ WRONG_EX1 = [
     (_keras, "Keras Metric object"),
     (
         lambda labels, predictions: {"precision": tf.constant(1.0)},
-        "not a \\(value, update_op\\) pair",
+        "not a `\\(value, update_op\\)` pair",
     ),
     # the article_precision cell
     pytest.param(
@@ -359,14 +448,15 @@ WRONG_EX1 = [
         _per_digit(digits=range(1, 10)), "none of the usual slips", marks=bank(1, "off by one")
     ),
     (_f1, "none of the usual slips"),
-    (_only_last_update, "of which only one digit's counts were ever updated"),
+    # the last digit, 9, is never predicted: its precision alone is 0
+    (_only_last_update, "does not run the updates of all ten digits"),
     (_only_update_of(0), "of which only one digit's counts were ever updated"),
     pytest.param(
         _helpers_macro,
         re.escape(
             "`macro_precision` calls helpers.metrics.precision_recall_f1, which the exercise "
             "rules out: its point is to make the ten-class precision yourself from "
-            "TensorFlow's binary tf.compat.v1.metrics.precision"
+            "TensorFlow's binary `tf.compat.v1.metrics.precision`"
         ),
         marks=bank(1, "forbidden API"),
     ),
@@ -375,6 +465,43 @@ WRONG_EX1 = [
         "calls helpers.metrics.precision_recall_f1, which the exercise rules out",
     ),
     (NOTEBOOK_NAMESPACE["tf_metrics_macro"], "calls tf_metrics, which the exercise rules out"),
+    # right, but not from tf.compat.v1.metrics.precision, which the prompt asks for
+    pytest.param(
+        _from_counts,
+        re.escape("but its value reads 0 of the ten `tf.compat.v1.metrics.precision`"),
+        marks=bank(1, "forbidden API"),
+    ),
+    (_named("precision", "macro"), "but its value reads 0 of the ten"),
+    # the probabilities of a real softmax: no column is one-hot, none above 0.5
+    pytest.param(
+        _from_probabilities(lambda column: column > 0.5),
+        "no digit's precision counted a single true positive",
+        marks=bank(1, "right on the notebook's data, wrong in general"),
+    ),
+    (_from_probabilities(lambda column: column), "none of the usual slips"),
+    # a hang before the check's loss read the batch
+    (_with_update(lambda labels, predictions: tf.no_op()), "counted a single true positive"),
+    (
+        lambda labels, predictions: {"precision": (tf.constant(0.5), tf.no_op())},
+        "none of the usual slips",
+    ),
+    (_python_equals, "counted a single true positive"),
+    # a second evaluate() on other batches, with digits in no label
+    pytest.param(
+        _over_digits_among_labels,
+        "in a second evaluation, on two other batches where digits 1, 7 are in no label, your "
+        "precision is 0.5417 where the macro precision is 0.4333, and 0.5417 is a mean over the "
+        "digits among the labels only",
+        marks=bank(1, "right on the notebook's data, wrong in general"),
+    ),
+    (
+        _right_on_the_first_call_only(),
+        re.escape(
+            "in a second evaluation, on two other batches (digits 1, 7 in no label, digits 1, "
+            "4, 8 never predicted), your precision is 0.3333 where the macro precision is "
+            "0.4333, though on the first two batches it was right"
+        ),
+    ),
 ]
 IDS_EX1 = [
     "blank",
@@ -402,6 +529,15 @@ IDS_EX1 = [
     "course",
     "course through classification_metrics",
     "the notebook's tf_metrics",
+    "counts, not precision",
+    "hand-made confusion matrix",
+    "probabilities above 0.5",
+    "probabilities as predictions",
+    "right values, no update",
+    "constant, no update",
+    "python ==",
+    "over the digits among the labels",
+    "right on the first call only",
 ]
 
 
@@ -519,14 +655,37 @@ def right_float(table):
     return float(right_pivot(table))
 
 
-def test_the_checks_table_separates_the_best_steps():
-    """Issue 32: on the check's table the test set peaks at step 200, the training sample at 400,
-    and its last evaluation (500) is neither."""
-    table = notebook06.f1_table()
+@pytest.mark.parametrize("seed", range(200))
+def test_the_checks_tables_separate_the_best_steps(seed):
+    """Issue 32 and the blind adversary: on each of the check's tables the test set peaks at one
+    step, neither run's first nor last nor the sample's best; the runs were evaluated at
+    different steps; another F1 tag of run 'eval' is higher, elsewhere; no value repeats."""
+    table = notebook06.f1_table(np.random.default_rng(seed))
     test, sample = _f1(table, "eval"), _f1(table, "eval_training_sample")
-    assert test.idxmax() == 200 and sample.idxmax() == 400 and sample.index.max() == 500
-    assert table["value"].is_unique
+    best = test.idxmax()
+    assert (test == test.max()).sum() == 1 and best in sample.index
+    assert best not in (test.index[0], test.index[-1], sample.index[0], sample.index[-1])
+    assert sample.idxmax() != best and set(test.index) != set(sample.index)
+    after = sample.index[sample.index > best][0]
+    assert sample.idxmax() not in (sample.index[0], sample.index[-1], after)
+    # a position in one run is not the same step in the other, up to the best
+    assert list(sample.index).index(best) != list(test.index).index(best)
+    other_f1 = table[(table["run"] == "eval") & table["tag"].str.startswith("f1")]
+    assert other_f1["value"].max() > test.max()
+    assert other_f1.loc[other_f1["value"].idxmax(), "step"] not in (
+        best,
+        *set(test.index) - set(sample.index),
+    )
+    assert table["value"].is_unique and table.loc[table["run"] != ".", "value"].max() < 0.9
     assert list(table.columns) == ["run", "tag", "step", "value"]
+
+
+def test_the_checks_tables_are_drawn_anew():
+    """The blind adversary read the one fixed table off (`if table["step"].max() == 500`)."""
+    drawn = [notebook06.f1_tables() for _ in range(3)]
+    assert all(len(tables) == notebook06.F1_TABLES >= 3 for tables in drawn)
+    firsts = {tuple(tables[0]["value"].round(6)) for tables in drawn}
+    assert len(firsts) == 3
 
 
 @pytest.mark.parametrize(
@@ -544,7 +703,7 @@ def test_sample_f1_correct(answer, capsys):
     checks.sample_f1_at_best_test_step(answer, table)
     assert capsys.readouterr().out == (
         "Correct: the test set's macro F1 was highest at step 200 (0.9480), the training "
-        "sample's was 0.9600 there, and on the check's table, where the two runs peak at "
+        "sample's was 0.9600 there, and on 3 tables of the check's, where the two runs peak at "
         "different steps, your function read the right row too\n"
     )
 
@@ -568,6 +727,12 @@ def test_sample_f1_a_tie_accepts_either_step(capsys):
     assert "highest at step 300 (0.9480), the training sample's was 0.9700" in (
         capsys.readouterr().out
     )
+
+
+def _next_evaluation(table):
+    """The training sample's evaluation after the test set's best step."""
+    sample = _f1(table, "eval_training_sample")
+    return sample[sample.index > _f1(table, "eval").idxmax()].iloc[0]
 
 
 def sample_best(table):
@@ -601,47 +766,65 @@ WRONG_EX2 = [
     (lambda table: str(right_pivot(table)), "`sample_f1(table)` returned a str"),
     pytest.param(
         sample_best,
-        "returned 0.7920, tag 'f1_macro' of run 'eval_training_sample' at step 400, the training "
-        "sample's own best: on this table the two runs peak at different steps, and the right "
-        "step is the one where run 'eval', the test set, has its highest 'f1_macro'",
+        re.compile(
+            r"returned 0\.\d{4}, tag 'f1_macro' of run 'eval_training_sample' at step \d+, the "
+            r"training sample's own best: on this table the two runs peak at different steps, "
+            r"and the right step is the one where run 'eval', the test set, has its highest "
+            r"'f1_macro'"
+        ),
         marks=bank(2, "right on the notebook's data, wrong in general"),
     ),
     # one run read, as the cells above read it
     pytest.param(
         lambda table: _f1(table, "eval").max(),
-        "returned 0.7340, tag 'f1_macro' of run 'eval' at step 200, the test set's: take the step "
-        "from run 'eval', then read the value of run 'eval_training_sample' at that step",
+        re.compile(
+            r"returned 0\.\d{4}, tag 'f1_macro' of run 'eval' at step \d+, the test set's: take "
+            r"the step from run 'eval', then read the value of run 'eval_training_sample' at that "
+            r"step"
+        ),
         marks=bank(2, "copy of a nearby cell"),
     ),
-    (from_run("eval", where="first"), "of run 'eval' at step 100, the test set's"),
+    (from_run("eval", where="first"), re.compile(r"of run 'eval' at step \d+, the test set's")),
     (
         from_run("eval_training_sample", where="last"),
-        "returned 0.7810, tag 'f1_macro' of run 'eval_training_sample' at step 500, the last "
-        "evaluation: the right step",
+        re.compile(
+            r"returned 0\.\d{4}, tag 'f1_macro' of run 'eval_training_sample' at step \d+, the "
+            r"last evaluation: the right step"
+        ),
     ),
     (
         from_run("eval_training_sample", where="first"),
-        "at step 100, the first evaluation: the right step",
+        re.compile(r"at step \d+, the first evaluation: the right step"),
     ),
     # the next evaluation
     pytest.param(
-        lambda table: _f1(table, "eval_training_sample")[_f1(table, "eval").idxmax() + 100],
-        "returned 0.7630, tag 'f1_macro' of run 'eval_training_sample' at step 300: the right step",
+        _next_evaluation,
+        re.compile(
+            r"tag 'f1_macro' of run 'eval_training_sample' at step \d+(, the last evaluation)?: "
+            r"the right step is the one where run 'eval', the test set, has its highest 'f1_macro'"
+        ),
         marks=bank(2, "off by one"),
     ),
     pytest.param(
         from_run("eval_training_sample", "accuracy"),
-        "tag 'accuracy' of run 'eval_training_sample' at step 200: the macro F1's tag is "
-        "'f1_macro'",
+        re.compile(
+            r"tag 'accuracy' of run 'eval_training_sample' at step \d+: the macro F1's tag is "
+            r"'f1_macro'"
+        ),
         marks=bank(2, "right shape, wrong content"),
     ),
-    (from_run("eval", "accuracy"), "tag 'accuracy' of run 'eval' at step 200: the macro F1's tag"),
+    (
+        from_run("eval", "accuracy"),
+        re.compile(r"tag 'accuracy' of run 'eval' at step \d+: the macro F1's tag"),
+    ),
     (
         from_run("eval_article_metrics"),
-        "tag 'f1_macro' of run 'eval_article_metrics' at step 200: the training sample's "
-        "evaluations are run 'eval_training_sample'",
+        re.compile(
+            r"tag 'f1_macro' of run 'eval_article_metrics' at step \d+: the training sample's "
+            r"evaluations are run 'eval_training_sample'"
+        ),
     ),
-    (lambda table: table["value"].iloc[0], "tag 'loss' of run '.' at step 1"),
+    (lambda table: table.loc[table["tag"] == "loss", "value"].iloc[0], "tag 'loss' of run '"),
     (lambda table: 0.5, "returned 0.5000, which is no value in the table: the table has one row"),
     pytest.param(
         lambda table: 0.96,
@@ -676,11 +859,20 @@ WRONG_EX2 = [
         "hard-coded",
     ],
 )
-def test_sample_f1_explains_mistakes(answer, words):
+def test_sample_f1_explains_mistakes(answer, words, monkeypatch):
+    drawn = []
+
+    def recorded():
+        drawn.extend(notebook06.f1_tables.__wrapped__())
+        return drawn
+
+    recorded.__wrapped__ = notebook06.f1_tables
+    monkeypatch.setattr(notebook06, "f1_tables", recorded)
     message = failure(checks.sample_f1_at_best_test_step, answer, TABLE)
-    assert words in message, message
-    assert "0.9600" not in message or "returned 0.9600" in words  # never the answer
-    assert "0.7410" not in message  # nor the answer on the check's table
+    assert words.search(message) if isinstance(words, re.Pattern) else words in message, message
+    assert "0.9600" not in message or "returned 0.9600" in str(words)  # never the answer
+    for table in drawn:  # nor the answer on the check's tables
+        assert f"{right_pivot(table):.4f}" not in message
 
 
 def test_sample_f1_messages_never_contradict_themselves():
@@ -702,12 +894,14 @@ def test_sample_f1_the_notebooks_table_alone_cannot_tell_the_sample_best():
 
 
 def test_sample_f1_a_function_right_only_on_the_checks_table():
-    def fixed_steps(table):
+    def long_runs_only(table):
         sample = _f1(table, "eval_training_sample")
-        return sample[200] if 400 in sample.index else sample.iloc[0]
+        return right_pivot(table) if len(sample) > 2 else sample.iloc[0]
 
-    assert failure(checks.sample_f1_at_best_test_step, fixed_steps, TABLE).startswith(
-        "`sample_f1(scalars)` returned 0.9120, which is not the training sample's macro F1"
+    assert failure(checks.sample_f1_at_best_test_step, long_runs_only, TABLE) == (
+        "`sample_f1` was right on 3 tables of the check's, but on the notebook's table it "
+        "returned 0.9120, tag 'f1_macro' of run 'eval_training_sample' at step 100, which is not "
+        "the training sample's 'f1_macro' at the step where run 'eval' has its highest 'f1_macro'"
     )
 
 
@@ -736,45 +930,183 @@ def test_sample_f1_a_value_found_twice_is_named_by_its_f1_row():
     assert notebook06.f1_table()["value"].is_unique
 
 
+def _write_events(folder, rows):
+    """Event files as an Estimator writes them: run '.' in ``folder``, 'eval' in ``folder/eval``,
+    ..., each scalar a TF1 summary with a simple_value."""
+    for run in {row[0] for row in rows}:
+        writer = tf.compat.v1.summary.FileWriter(str(folder / run))
+        for _, tag, step, value in (row for row in rows if row[0] == run):
+            summary = tf.compat.v1.Summary(
+                value=[tf.compat.v1.Summary.Value(tag=tag, simple_value=value)]
+            )
+            writer.add_summary(summary, step)
+        writer.close()
+
+
+def test_sample_f1_reads_the_notebooks_table_from_its_event_files(tmp_path, capsys):
+    """The blind adversary's answer cell edited `scalars` (the training sample's F1 set to 0.5)
+    beside a right function: the check cell now passes `estimator.model_dir`, and the check reads
+    the table again from the event files, which the answer cell did not change."""
+    with tf.Graph().as_default():
+        _write_events(tmp_path, list(TABLE.itertuples(index=False)))
+    scalars = notebook06._notebook_table(str(tmp_path))
+    scalars.loc[scalars["run"] == "eval_training_sample", "value"] = 0.5  # the answer cell's edit
+    checks.sample_f1_at_best_test_step(right_pivot, str(tmp_path))
+    out = capsys.readouterr().out
+    assert "the training sample's was 0.9600 there" in out, out
+
+
+@bank(2, "right on the notebook's data, wrong in general")
+def test_sample_f1_right_on_the_first_call_only():
+    made = []
+
+    def first_call_only(table):
+        made.append(1)
+        return right_pivot(table) if len(made) == 1 else sample_best(table)
+
+    assert "the training sample's own best" in failure(
+        checks.sample_f1_at_best_test_step, first_call_only, TABLE
+    )
+
+
+@bank(2, "right on the notebook's data, wrong in general")
+def test_sample_f1_by_position_in_the_two_runs():
+    """The argmax of one run's values used as a position in the other's: the check's runs were
+    evaluated at different steps."""
+
+    def by_position(table):
+        test, sample = _f1(table, "eval").to_numpy(), _f1(table, "eval_training_sample").to_numpy()
+        return sample[int(np.argmax(test))]
+
+    assert by_position(TABLE) == right_pivot(TABLE)
+    message = failure(checks.sample_f1_at_best_test_step, by_position, TABLE)
+    assert "of run 'eval_training_sample' at step" in message, message
+
+
+@bank(2, "right shape, wrong content")
+def test_sample_f1_every_f1_tag_is_named_by_its_row():
+    """`str.contains("f1")` also keeps f1_micro, f1_weighted and f1_class_*: on the check's
+    tables one of them is the highest of run 'eval', so the function reads another step, or
+    another tag, and the message names that row."""
+
+    def contains_f1(table):
+        rows = table[table["tag"].str.contains("f1")]
+        test = rows[rows["run"] == "eval"]
+        step = test.loc[test["value"].idxmax(), "step"]
+        sample = rows[(rows["run"] == "eval_training_sample") & (rows["step"] == step)]
+        return sample["value"].iloc[0]
+
+    assert contains_f1(TABLE) == right_pivot(TABLE)
+    message = failure(checks.sample_f1_at_best_test_step, contains_f1, TABLE)
+    assert message.startswith("on a table of the check's"), message
+    assert "the macro F1's tag is 'f1_macro'" in message or (
+        "tag 'f1_macro' of run 'eval_training_sample'" in message
+        and "the right step is the one where run 'eval'" in message
+    ), message
+    assert "though your function found it" not in message
+
+
 # --- exercise 3: the most common mistake in a confusion matrix ------------------
 
 MATRIX = np.array([[50, 1, 0], [7, 40, 2], [0, 3, 45]])
 
 
+def right_confused(matrix):
+    """The notebook's solution."""
+    mistakes = np.array(matrix, copy=True)
+    np.fill_diagonal(mistakes, 0)
+    true_digit, predicted_digit = np.unravel_index(mistakes.argmax(), mistakes.shape)
+    return (int(true_digit), int(predicted_digit))
+
+
+def confused_by_masking(matrix):
+    off = np.where(np.eye(len(matrix), dtype=bool), -1, matrix)
+    return tuple(np.argwhere(off == off.max())[0])  # a tuple of numpy ints
+
+
 @pytest.mark.parametrize(
     "answer",
     [
-        (1, 0),
-        pytest.param([np.int64(1), np.int64(0)], marks=bank(3, "right, written otherwise")),
-        (np.int32(1), 0),
+        right_confused,
+        pytest.param(confused_by_masking, marks=bank(3, "right, written otherwise")),
     ],
-    ids=["tuple", "list of numpy", "mixed"],
+    ids=["solution", "masked, numpy ints"],
 )
 def test_most_confused_pair_correct(answer, capsys):
     checks.most_confused_pair(answer, MATRIX)
-    assert capsys.readouterr().out.startswith("Correct: true 1 predicted as 0: 7 test images")
+    assert capsys.readouterr().out == (
+        "Correct: on 3 confusion matrices of the check's your function found the largest count "
+        "off the diagonal, as (true, predicted); on `matrix` it returns `(1, 0)`, a 1 read as a "
+        "0\n"
+    )
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_the_checks_matrices_tell_the_mistakes_apart(seed):
+    matrix = notebook06.confusion_matrix(np.random.default_rng(seed))
+    assert matrix.shape == (10, 10)
+    true, predicted = right_confused(matrix)
+    off = matrix.astype(float)
+    np.fill_diagonal(off, -np.inf)
+    assert (off == off.max()).sum() == 1  # one largest mistake
+    assert np.sort(off.ravel())[-2] == matrix[predicted, true]  # its mirror second
+    assert matrix.diagonal().min() > off.max()
+    recall = matrix.diagonal() / matrix.sum(axis=1)
+    assert recall.argmin() not in (true, predicted) and matrix.sum(axis=1).argmax() != true
+
+
+def _lowest_recall_row(matrix):
+    """The largest mistake of the digit recognised least often."""
+    matrix = np.asarray(matrix)
+    row = int(np.argmin(matrix.diagonal() / matrix.sum(axis=1)))
+    counts = matrix[row].copy()
+    counts[row] = -1
+    return (row, int(counts.argmax()))
 
 
 WRONG_EX3 = [
     (None, "`most_confused` is still None"),
-    (7, "should be a pair of two class numbers"),
-    ((1.0, 0.0), "should be a pair of two class numbers"),
-    ((True, False), "should be a pair of two class numbers"),
-    ((1, 0, 7), "should be a pair of two class numbers"),
-    ((1, 5), "classes run from 0 to 2; (1, 5) is outside"),
-    # the diagonal, as the recall cells read it
-    pytest.param((0, 0), "on the diagonal", marks=bank(3, "copy of a nearby cell")),
+    # the old exercise's answer: the pair read off the printed matrix
+    pytest.param(
+        (1, 0),
+        "`most_confused` is a pair, but the exercise asks for a function of the confusion "
+        "matrix, `def most_confused(matrix):`",
+        marks=bank(3, "hard-coded from an output above"),
+    ),
+    (7, "should be a function of the confusion matrix, `def most_confused(matrix):`, not a int"),
+    pytest.param(
+        lambda matrix: (1, 0),
+        "on a matrix of the check's, `most_confused(matrix)` returned `(1, 0)`",
+        marks=bank(3, "right on the notebook's data, wrong in general"),
+    ),
     (
-        (0, 1),
-        "a 0 read as a 1 happened 1 times, fewer than the most common mistake: the pair is "
-        "(true digit, predicted digit)",
+        lambda matrix: list(right_confused(matrix)),
+        "`most_confused(matrix)` returned a list: return a tuple, `(true, predicted)`",
+    ),
+    (
+        lambda matrix: tuple(float(x) for x in right_confused(matrix)),
+        "should return a pair of two class numbers",
+    ),
+    (lambda matrix: (True, False), "should return a pair of two class numbers"),
+    (lambda matrix: right_confused(matrix) + (7,), "should return a pair of two class numbers"),
+    (lambda matrix: (1, 10), "but classes run from 0 to 9"),
+    # the whole matrix's largest count, as the recall cell reads the diagonal
+    pytest.param(
+        lambda matrix: tuple(int(x) for x in np.unravel_index(np.argmax(matrix), matrix.shape)),
+        "which is on the diagonal",
+        marks=bank(3, "copy of a nearby cell"),
+    ),
+    (
+        lambda matrix: right_confused(np.asarray(matrix).T),
+        "but the most common mistake there is the other way round: the pair is (true digit, "
+        "predicted digit)",
     ),
     pytest.param(
-        (2, 1),
-        "happened 3 times; the most common mistake happened 7 times",
+        _lowest_recall_row,
+        "which is not the most common mistake there: look for the largest count off the "
+        "diagonal, over the whole matrix",
         marks=bank(3, "right shape, wrong content"),
     ),
-    ((1, 1), "on the diagonal"),
 ]
 
 
@@ -783,21 +1115,38 @@ WRONG_EX3 = [
     WRONG_EX3,
     ids=[
         "blank",
+        "the pair itself",
         "number",
+        "a constant pair",
+        "list",
         "floats",
         "bools",
         "triple",
         "outside",
         "diagonal",
         "swapped",
-        "smaller",
-        "largest count",
+        "the lowest recall's row",
     ],
 )
 def test_most_confused_pair_explains_mistakes(answer, words):
-    assert_names_the_mistake(
-        failure(checks.most_confused_pair, answer, MATRIX), words, ("(1, 0)", "1 read as a 0")
+    message = failure(checks.most_confused_pair, answer, MATRIX)
+    assert words in message, message
+    assert " times" not in message  # no count, the largest least of all
+
+
+def test_most_confused_pair_does_not_trust_matrix(capsys):
+    """The blind adversary's answer cells rebound or edited `matrix` (`matrix[:] = 0;
+    matrix[2, 7] = 5`, its transpose, a slice of the test set) beside a constant or a right
+    pair: the check now judges a function on matrices of its own; `matrix` only names the pair
+    the learner's function finds there, with no count."""
+    edited = np.zeros((10, 10), int)
+    edited[2, 7] = 5
+    assert "`most_confused(matrix)` returned `(2, 7)`" in failure(
+        checks.most_confused_pair, lambda matrix: (2, 7), edited
     )
+    checks.most_confused_pair(right_confused, edited)
+    out = capsys.readouterr().out
+    assert "on `matrix` it returns `(2, 7)`" in out and "5" not in out, out
 
 
 def test_the_bank_is_counted_in_the_closing_note():
@@ -813,7 +1162,10 @@ def test_the_bank_is_counted_in_the_closing_note():
 
 # one wrong answer per notebook, and the start of its English message
 WRONG_PER_NOTEBOOK = {
-    "06": (lambda: notebook06.most_confused_pair((2, 2), np.eye(3)), "(2, 2) is on the diagonal"),
+    "06": (
+        lambda: notebook06.sample_f1_at_best_test_step("0.96", TABLE),
+        "`sample_f1` should be a function of the event table, `def sample_f1(table):`, not a str",
+    ),
     "07": (
         lambda: notebook07.hook_decision({"best_step": 1.5, "stops_after": None}),
         "decision['best_step'] should be a global step (a whole number), not 1.5",
@@ -888,3 +1240,41 @@ def test_macro_precision_through_scikit_learn_in_a_py_function_is_refused():
 
     message = failure(checks.macro_precision_metric, answer)
     assert "precision_score" in message or "rules out" in message, message
+
+
+def test_a_metric_whose_update_reads_no_batch_ends():
+    """A metric whose update op reads neither labels nor classes: evaluate() used to run forever
+    (nothing consumed the input). The check's loss now reads the batch; it ends, and refuses."""
+    import threading
+
+    def reads_nothing(labels, predictions):
+        total = tf.compat.v1.Variable(
+            0.0, trainable=False, collections=[tf.compat.v1.GraphKeys.LOCAL_VARIABLES]
+        )
+        return {"precision": (tf.identity(total), tf.compat.v1.assign_add(total, 1.0))}
+
+    outcome = []
+    thread = threading.Thread(
+        target=lambda: outcome.append(failure(checks.macro_precision_metric, reads_nothing)),
+        daemon=True,
+    )
+    thread.start()
+    thread.join(60)
+    assert outcome, "the check did not end within 60 s"
+
+
+def test_macro_precision_from_the_binary_metric_under_another_name_is_correct(capsys):
+    """The check sees every call of tf.compat.v1.metrics.precision, by whatever name the answer
+    reaches it (here the function object itself, imported before the check)."""
+    from tensorflow.python.ops.metrics_impl import precision as binary
+
+    def answer(labels, predictions):
+        pairs = [
+            binary(tf.equal(labels, k), tf.equal(predictions["classes"], k)) for k in range(10)
+        ]
+        return {
+            "precision": (tf.reduce_mean([v for v, _ in pairs]), tf.group([u for _, u in pairs]))
+        }
+
+    checks.macro_precision_metric(answer)
+    assert capsys.readouterr().out.startswith("Correct:")

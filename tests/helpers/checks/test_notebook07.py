@@ -1,12 +1,14 @@
 """Every message of notebook 07's exercise checks.
 
-Exercise 1 is arithmetic on a timeline. Exercise 2's check reads the hook the
-learner made (its should_stop_fn's settings) and a real Estimator's model_dir:
-here a tiny model is trained for a few steps with ``train()`` and its
-evaluation files are written by hand, so each outcome (stopped where a working
-hook stops, ran to max_steps with or without skipped evaluations, wrong folder)
-is reached in a second or two. Each plausible wrong answer is one case of
-``WRONG_HOOKS`` or one test below.
+Exercise 1 is arithmetic on a timeline. Exercise 2's check runs a copy of the
+learner's hook (its looks, on evaluations and a clock of its own), trains it and
+the exercise's hook in short trainings of its own on the exercise's run and on
+two runs the notebook did not show, and reads a real Estimator's model_dir:
+here a tiny model is trained for a few steps with ``train()`` (a checkpoint
+every EVERY steps, as in the exercise) and its evaluation files are written by
+hand, so each outcome (stopped where the hook stops, ran to max_steps with or
+without skipped evaluations, wrong folder) is reached in a few seconds. Each
+plausible wrong answer is one case of ``WRONG_HOOKS`` or one test below.
 """
 
 from tests import ROOT
@@ -14,7 +16,9 @@ from tests import ROOT
 import inspect
 import itertools
 import json
+import os
 import re
+from pathlib import Path
 
 import pytest
 import tensorflow as tf
@@ -42,9 +46,7 @@ NOT_APPLICABLE = {
             "a value: the check sees no code it could run on other data"
         ),
     },
-    2: {
-        "off by one": "its numbers are given (PATIENCE_DEMO, EVERY): nothing to count",
-    },
+    2: {},
 }
 
 
@@ -242,7 +244,9 @@ def run_like(model_dir, final_step, evaluated_at, eval_name="holdout", hook_stop
     """An Estimator trained to ``final_step`` whose evaluations (the exercise's keys) are at
     ``evaluated_at``; ended there by an early-stopping hook (``hook_stops``; by default when it
     ends before MAX_STEPS), or by max_steps."""
-    estimator = tiny_estimator(model_dir)
+    # a checkpoint every EVERY steps, as the exercise's RunConfig: a hook that asks in the step of
+    # a checkpoint asks after that checkpoint is saved
+    estimator = tiny_estimator(model_dir, save_checkpoints_steps=EVERY)
     if hook_stops is None:
         hook_stops = final_step < MAX_STEPS
     if hook_stops:  # asks to stop in its final_step-th look, one a step: ends at final_step
@@ -309,13 +313,25 @@ def test_exercise_2_correct(stopped, capsys):
 
 @bank(2, "right, written otherwise")
 def test_exercise_2_accepts_a_hook_that_looks_more_often(stopped, capsys):
-    check(stopped, good_hook(stopped, run_every_steps=1))
+    # every 10 steps: it looks at step 40 too, right after the evaluation there
+    check(stopped, good_hook(stopped, run_every_steps=10))
     assert "Correct" in capsys.readouterr().out
 
 
-def test_exercise_2_accepts_the_step_a_hook_that_looks_every_step_stops_at(tmp_path, capsys):
-    # run_every_steps=1 sees the evaluation at step 40 at step 40 itself: training ends at 40
-    run = run_like(tmp_path, STOP - 1, [20, STOP - 1])
+@pytest.fixture(scope="module")
+def stopped_at_the_evaluation(tmp_path_factory):
+    """A run that a hook looking at every step stopped: it asked at step 39, right after the
+    checkpoint of step 40 was saved and evaluated, and training ended at step 40, a checkpoint's
+    step, whose checkpoint holds the stop signal as it was before the request (false)."""
+    return run_like(tmp_path_factory.mktemp("every_step"), STOP - 1, [20, STOP - 1])
+
+
+def test_exercise_2_accepts_the_step_a_hook_that_looks_every_step_stops_at(
+    stopped_at_the_evaluation, capsys
+):
+    # run_every_steps=1 sees the evaluation at step 40 in the step that ends at 40: training ends
+    # at 40 (the hook logs "Requesting early stopping at global step 39")
+    run = stopped_at_the_evaluation
     check(run, good_hook(run, run_every_steps=1))
     assert (
         "after the evaluation at step 40 (20 steps after the first, at step 20); training "
@@ -323,13 +339,125 @@ def test_exercise_2_accepts_the_step_a_hook_that_looks_every_step_stops_at(tmp_p
     )
 
 
+def test_exercise_2_the_every_step_run_saved_no_stop_signal(stopped_at_the_evaluation):
+    """What the check refused before: the stop signal of the run's last checkpoint is false, so
+    only the hook's own run tells that it stopped there."""
+    assert checks._stop_signal(stopped_at_the_evaluation.model_dir) is False
+
+
+def test_exercise_2_accepts_a_timer_of_zero_seconds(stopped_at_the_evaluation, capsys):
+    # run_every_secs=0: a look at every step, as run_every_steps=1
+    run = stopped_at_the_evaluation
+    check(run, good_hook(run, run_every_secs=0, run_every_steps=None))
+    assert "Correct" in capsys.readouterr().out
+
+
+def test_exercise_2_a_hook_that_looks_every_step_and_a_run_that_ended_a_step_later(stopped):
+    """A hook that looks at every step ends this model's run at step 40: a run that ended at 41
+    was not that hook's."""
+    message = failure(check, stopped, good_hook(stopped, run_every_steps=1))
+    assert message.startswith(
+        "training ended at step 41, and fixed_hook stops this model at step 40: run "
+        "train_and_evaluate with fixed_hook in the TrainSpec"
+    ), message
+
+
+def test_exercise_2_accepts_the_arguments_by_position(stopped, capsys):
+    # (estimator, metric_name, max_steps_without_increase, eval_dir, min_steps, run_every_secs,
+    # run_every_steps)
+    check(
+        stopped,
+        increase(stopped, "precision_", PATIENCE, stopped.eval_dir("holdout"), 0, None, EVERY),
+    )
+    assert "Correct" in capsys.readouterr().out
+
+
+# Right hooks written otherwise than the solution, each tried on the run it stops (a learner's
+# answers; arguments by position, min_steps and run_every_steps have their own tests).
+RIGHT_HOOKS = {
+    "tf.compat.v1's hook": lambda e: tf.compat.v1.estimator.experimental.stop_if_no_increase_hook(
+        e,
+        "precision_",
+        PATIENCE,
+        eval_dir=e.eval_dir("holdout"),
+        run_every_secs=None,
+        run_every_steps=EVERY,
+    ),
+    # made on the broken run's Estimator: the hook keeps only its folder and its settings
+    "made on another Estimator": lambda e: increase(
+        tiny_estimator(e.model_dir + "_other"),
+        "precision_",
+        PATIENCE,
+        eval_dir=e.eval_dir("holdout"),
+        run_every_secs=None,
+        run_every_steps=EVERY,
+    ),
+    "the folder joined by hand": lambda e: good_hook(
+        e, eval_dir=os.path.join(e.model_dir, "eval_holdout")
+    ),
+    "the folder as a Path": lambda e: good_hook(e, eval_dir=Path(e.model_dir) / "eval_holdout"),
+    "PATIENCE_DEMO's value, EVERY as patience": lambda e: good_hook(
+        e, max_steps_without_increase=EVERY
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(RIGHT_HOOKS))
+def test_exercise_2_right_hooks_written_otherwise_pass(stopped, case, capsys):
+    check(stopped, RIGHT_HOOKS[case](stopped))
+    assert "Correct" in capsys.readouterr().out
+
+
+def test_exercise_2_a_max_steps_that_ends_before_the_hook_asks(tmp_path):
+    """max_steps=40, one step before the exercise's hook would end the run: the run is refused with
+    the step where fixed_hook ends it (the learner's run in the notebook, with fixed_hook in the
+    TrainSpec, ends the same way)."""
+    message = failure(check, run_like(tmp_path, STOP - 1, [20, STOP - 1], hook_stops=False))
+    assert message.startswith(
+        "training ended at step 40, and fixed_hook stops this model at step 41: run "
+        "train_and_evaluate with fixed_hook in the TrainSpec"
+    ), message
+
+
+def test_exercise_2_accepts_a_hook_already_used_in_a_training(stopped, tmp_path, capsys):
+    """The hook's timer remembers its last look (step 60 here): the check's trainings start from a
+    copy that looks as a new hook does."""
+    hook = good_hook(stopped)
+    tiny_estimator(tmp_path).train(tiny_input_fn, max_steps=70, hooks=[hook])
+    check(stopped, hook)
+    assert "Correct" in capsys.readouterr().out
+
+
+def test_exercise_2_a_max_steps_run_with_the_broken_hook_is_refused(tmp_path):
+    """max_steps=41 and the broken cell's hook (on a timer: it never looks again) in the TrainSpec:
+    the checkpoint saved as training ended holds the hook's stop signal, false."""
+    estimator = tiny_estimator(tmp_path, save_checkpoints_steps=EVERY)
+    never = tf.estimator.experimental.make_early_stopping_hook(
+        estimator, lambda: False, run_every_secs=None, run_every_steps=1
+    )
+    estimator.train(tiny_input_fn, max_steps=STOP, hooks=[never])
+    results = {"accuracy": 0.1, "precision_": 0.01, "loss": 2.3}
+    write_eval_events(estimator.eval_dir("holdout"), dict.fromkeys([20, 40, STOP], results))
+    assert failure(check, estimator).startswith(
+        "training ended at step 41, but no early-stopping hook asked it to stop (the checkpoint "
+        "saved as it ended holds a stop signal that is false)"
+    )
+
+
+@pytest.mark.parametrize("min_steps", [0, 5, EVERY])
+def test_exercise_2_accepts_a_min_steps_that_skips_no_evaluation(stopped, min_steps, capsys):
+    """min_steps=EVERY still counts the first evaluation (at step EVERY): the same decision."""
+    check(stopped, good_hook(stopped, min_steps=min_steps))
+    assert "Correct" in capsys.readouterr().out
+
+
 @bank(2, "hard-coded from an output above")  # max_steps=41, typed from the output above
 def test_exercise_2_a_run_that_max_steps_ended_where_the_hook_would_is_refused(tmp_path):
     # hard-coded from an output above: max_steps=41, and no hook in the TrainSpec
     with pytest.raises(
         CheckFailed,
-        match=r"training ended at step 41, but no early-stopping hook asked it to stop \(its last "
-        r"checkpoint holds no stop signal\)",
+        match=r"training ended at step 41, but no early-stopping hook was in that training \(its "
+        r"checkpoints have no stop signal\)",
     ):
         check(run_like(tmp_path, STOP, [20, 40, STOP], hook_stops=False))
 
@@ -376,7 +504,16 @@ WRONG_HOOKS = {
         lambda e: good_hook(e, max_steps_without_increase=40),
         "max_steps_without_increase=40: keep PATIENCE_DEMO",
     ),
-    "min_steps added": (lambda e: good_hook(e, min_steps=EVERY + 1), "has min_steps=21"),
+    # one more than EVERY, where EVERY skips no evaluation
+    "min_steps added": pytest.param(
+        lambda e: good_hook(e, min_steps=EVERY + 1),
+        "has min_steps=21: it skips the first evaluation, at step 20",
+        marks=bank(2, "off by one"),
+    ),
+    "min_steps beyond the run": (
+        lambda e: good_hook(e, min_steps=1000),
+        "has min_steps=1000: it skips the first evaluation, at step 20",
+    ),
     "eval_dir left out": (
         lambda e: good_hook(e, eval_dir=None),
         "/eval, but fixed_estimator's EvalSpec(name='holdout') writes to",
@@ -387,15 +524,50 @@ WRONG_HOOKS = {
     ),
     "the default timer": (
         lambda e: increase(e, "precision_", PATIENCE, eval_dir=e.eval_dir("holdout")),
-        "looks every 60 seconds",
+        "looks every 60 s, on a clock, not after each evaluation",
     ),
     "the article's timer": (
         lambda e: good_hook(e, run_every_secs=120, run_every_steps=None),
-        "looks every 120 seconds",
+        "looks every 120 s, on a clock, not after each evaluation",
+    ),
+    # right on the exercise's run, which it stops after the evaluation at step 40, and late on a
+    # run that falls at its third evaluation (step 60), which it sees at step 80
+    "looks every other evaluation": pytest.param(
+        lambda e: good_hook(e, run_every_steps=2 * EVERY),
+        "looks every 40 steps, less often than evaluation runs (every 20): it stops late",
+        marks=bank(2, "right on the notebook's data, wrong in general"),
     ),
     "looks less often than it evaluates": (
         lambda e: good_hook(e, run_every_steps=50),
         "looks every 50 steps, less often than evaluation runs",
+    ),
+    "looks one step less often than it evaluates": (
+        lambda e: good_hook(e, run_every_steps=EVERY + 1),
+        "looks every 21 steps, less often than evaluation runs (every 20): it stops late",
+    ),
+    # sees the evaluation at step 40 at step 42: training ends at 43
+    "looks out of step with the evaluations": (
+        lambda e: good_hook(e, run_every_steps=7),
+        "looks every 7 steps, out of step with the evaluations (every 20)",
+    ),
+    # right on the exercise's run (it looks at step 39, after the evaluation at 40), late on a run
+    # that falls at its fourth evaluation (it sees the one at step 80 at step 81)
+    "looks every 3 steps": (
+        lambda e: good_hook(e, run_every_steps=3),
+        "looks every 3 steps, out of step with the evaluations (every 20)",
+    ),
+    "a timer of a second": (
+        lambda e: good_hook(e, run_every_secs=1, run_every_steps=None),
+        "looks every 1 s, on a clock, not after each evaluation",
+    ),
+    # on the learner's machine it may look right after each evaluation (one takes longer), or not
+    "a timer of a millisecond": (
+        lambda e: good_hook(e, run_every_secs=0.001, run_every_steps=None),
+        "looks every 0.001 s, on a clock, not after each evaluation",
+    ),
+    "a timer of half a second": (
+        lambda e: good_hook(e, run_every_secs=0.5, run_every_steps=None),
+        "looks every 0.5 s, on a clock, not after each evaluation",
     ),
     # make_early_stopping_hook, where the prompt keeps stop_if_no_increase_hook
     "a hook of its own rule": pytest.param(
@@ -485,7 +657,7 @@ def test_exercise_2_run_with_another_hook(tmp_path):
     # fixed_hook right, but the run used the broken cell's hook: every evaluation written, no stop
     with pytest.raises(
         CheckFailed,
-        match="training ended at step 100, and a working hook stops this model at step "
+        match="training ended at step 100, and fixed_hook stops this model at step "
         "41: run train_and_evaluate with fixed_hook in the TrainSpec",
     ):
         check(run_like(tmp_path, MAX_STEPS, list(range(20, MAX_STEPS + 1, 20))))
@@ -513,7 +685,13 @@ def test_exercise_2_observes_the_hook_without_its_private_attributes():
     """The check runs a copy of the hook (after_run) on evaluations and a clock of its own: it
     reads none of TensorFlow's private attributes, and leaves the learner's hook as it was."""
     source = (ROOT / "helpers" / "checks" / "notebook07.py").read_text(encoding="utf-8")
-    for private in ("._timer", "_every_secs", "_every_steps", "getclosurevars", "_should_stop_fn"):
+    for private in (
+        "._timer",
+        "._every_secs",
+        "._every_steps",
+        "getclosurevars",
+        "_should_stop_fn",
+    ):
         assert private not in source, private
 
 
@@ -534,7 +712,7 @@ def test_exercise_2_leaves_the_learners_hook_as_it_was(stopped, capsys):
     assert after == before
 
 
-@pytest.mark.parametrize("every_steps", [EVERY, 7])
+@pytest.mark.parametrize("every_steps", [EVERY, 10, 5])
 def test_exercise_2_a_hook_that_looks_at_every_evaluation_or_more_often_passes(
     stopped, every_steps, capsys
 ):
@@ -544,7 +722,9 @@ def test_exercise_2_a_hook_that_looks_at_every_evaluation_or_more_often_passes(
 
 def test_exercise_2_a_timer_of_many_seconds_is_measured(stopped):
     message = failure(check, stopped, good_hook(stopped, run_every_secs=7, run_every_steps=None))
-    assert message.startswith("`fixed_hook` looks every 7 seconds"), message
+    assert message.startswith(
+        "`fixed_hook` looks every 7 s, on a clock, not after each evaluation"
+    ), message
 
 
 def test_exercise_2_a_hook_that_looks_very_rarely(stopped):

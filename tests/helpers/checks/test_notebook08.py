@@ -1,27 +1,25 @@
 """Every message of notebook 08's exercise checks.
 
-Exercise 1's check loads a real SavedModel: the tiny CNN of
-``tests/helpers/conftest.py`` (``trained_cnn``) is exported here, once with a
-raw-image receiver and once with a parsing receiver, in a few seconds.
+Exercise 1's check loads a real SavedModel and compares it with a real ``Estimator.predict``: the
+tiny CNN of ``tests/helpers/conftest.py`` (``trained_cnn``) is exported here with each receiver a
+learner may write, in a second or two each, and checked on the check's own images.
 """
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
-from helpers import export
+from helpers import export, models
 from helpers.checks import notebook08 as checks
 from helpers.problems import CheckFailed
 from tests.support.banks import bank
+from tests.support.checks import failure, notebook_headings, zh_tw_heading
 
 # The kinds that do not apply, argued (tests/support/banks.py).
 NOT_APPLICABLE = {
     1: {
         "off by one": "an export directory: no count",
         "forbidden API": "the prompt forbids no API",
-        "right on the notebook's data, wrong in general": (
-            "an export of the notebook's one model: no other model it must work for"
-        ),
     },
     2: {
         "wrong unit": "a position: no unit",
@@ -31,208 +29,372 @@ NOT_APPLICABLE = {
     },
 }
 
+SIR = tf.estimator.export.ServingInputReceiver
+
+
+def pixels(shape=(None, 28, 28), dtype=tf.float32):
+    return tf.compat.v1.placeholder(dtype, None if shape is None else list(shape), name="pixels")
+
+
+def fixed_receiver_fn():  # the notebook's solution
+    images = pixels()
+    return SIR(features={"image": images}, receiver_tensors={"pixels": images})
+
+
+def changing(change, shape=(None, 28, 28), dtype=tf.float32):
+    """A receiver that takes the clients' 'pixels' and gives the model ``change`` of them."""
+
+    def receiver_fn():
+        images = pixels(shape, dtype)
+        return SIR({"image": change(images)}, {"pixels": images})
+
+    return receiver_fn
+
 
 @pytest.fixture(scope="module")
-def exports(trained_cnn, tmp_path_factory):
-    root = tmp_path_factory.mktemp("checks08")
-    estimator = trained_cnn
+def exported(trained_cnn, tmp_path_factory):
+    """``exported(receiver_fn, estimator=trained_cnn, **kwargs)``: the export directory, as text,
+    of ``estimator.export_saved_model`` with that receiver."""
 
-    def pixels_receiver_fn():
-        images = tf.compat.v1.placeholder(tf.float32, [None, 28, 28], name="pixels")
-        return tf.estimator.export.ServingInputReceiver({"image": images}, {"pixels": images})
+    def export_with(receiver_fn, estimator=trained_cnn, **kwargs) -> str:
+        base = tmp_path_factory.mktemp("export")
+        return estimator.export_saved_model(str(base), receiver_fn, **kwargs).decode()
 
-    raw = estimator.export_saved_model(str(root / "raw"), pixels_receiver_fn).decode()
+    return export_with
+
+
+@pytest.fixture(scope="module")
+def exports(exported, tmp_path_factory):
     spec = {"image": tf.io.FixedLenFeature([28, 28], tf.float32)}
-    parsing = estimator.export_saved_model(
-        str(root / "parsing"), tf.estimator.export.build_parsing_serving_input_receiver_fn(spec)
-    ).decode()
-    renamed = estimator.export_saved_model(
-        str(root / "renamed"), export.serving_input_receiver_fn
-    ).decode()
-    images = np.random.default_rng(3).random((6, 28, 28), dtype=np.float32)
-    classes = (
-        tf.saved_model.load(raw)
-        .signatures["serving_default"](pixels=tf.constant(images))["classes"]
-        .numpy()
-    )
     return {
-        "raw": raw,
-        "parsing": parsing,
-        "renamed": renamed,
-        "images": images,
-        "classes": classes,
-        "root": root,
+        "raw": exported(fixed_receiver_fn),
+        "parsing": exported(tf.estimator.export.build_parsing_serving_input_receiver_fn(spec)),
+        "renamed": exported(export.serving_input_receiver_fn),
+        "root": tmp_path_factory.mktemp("no_export"),
     }
 
 
 # --- exercise 1: the fixed serving receiver ------------------------------------
 
 
-def test_exercise_1_correct(exports, capsys):
-    checks.fixed_serving_export(exports["raw"], exports["images"], exports["classes"])
+def test_exercise_1_correct(exports, trained_cnn, capsys):
+    checks.fixed_serving_export(exports["raw"], trained_cnn)
     out = capsys.readouterr().out
     assert out.startswith("Correct: the serving input 'pixels' feeds the model's feature 'image'")
-    assert "on all 6 digits" in out
+    assert "on 240 test images drawn at random (160 of Fashion-MNIST, 80 of MNIST)" in out
+    assert "probabilities equal the Estimator's within 5e-05, and its classes too" in out
+
+
+def test_exercise_1_compares_probabilities_on_unseen_images_at_three_batch_sizes(
+    exports, trained_cnn, monkeypatch
+):
+    """Defect 1: the check served 100 of the notebook's digits and compared classes only. It now
+    draws its own images, Fashion-MNIST and MNIST test images at random offsets (two runs draw
+    others), asks estimator.predict for them, and serves them all at once, an odd number at a
+    time (a short last batch) and one at a time."""
+    served, seen = [], []
+    original = checks._served
+
+    def watched(signature, key, images, size):
+        served.append(size)
+        seen.append(images)
+        return original(signature, key, images, size)
+
+    monkeypatch.setattr(checks, "_served", watched)
+    checks.fixed_serving_export(exports["raw"], trained_cnn)
+    checks.fixed_serving_export(exports["raw"], trained_cnn)
+    first, odd, one = served[:3]
+    assert (first, one) == (240, 1) and odd % 2 == 1 and 240 % odd
+    assert seen[0].shape == (240, 28, 28) and seen[0].dtype == np.float32
+    assert 0 <= seen[0].min() and seen[0].max() <= 1
+    assert not np.array_equal(seen[0], seen[3])  # drawn anew
 
 
 @bank(1, "right, written otherwise")  # what export_saved_model returns, not as text
-def test_exercise_1_accepts_bytes(exports, capsys):
-    checks.fixed_serving_export(exports["raw"].encode(), exports["images"], exports["classes"])
+def test_exercise_1_accepts_bytes(exports, trained_cnn, capsys):
+    checks.fixed_serving_export(exports["raw"].encode(), trained_cnn)
     assert "Correct" in capsys.readouterr().out
 
 
-def test_exercise_1_blank(exports):
+def test_exercise_1_blank(trained_cnn):
     with pytest.raises(CheckFailed, match="`fixed_export_dir` is still None"):
-        checks.fixed_serving_export(None, exports["images"], exports["classes"])
+        checks.fixed_serving_export(None, trained_cnn)
 
 
-def test_exercise_1_not_a_path(exports):
+def test_exercise_1_not_a_path(trained_cnn):
     with pytest.raises(CheckFailed, match="should be the export directory .* not a dict"):
-        checks.fixed_serving_export({}, exports["images"], exports["classes"])
+        checks.fixed_serving_export({}, trained_cnn)
+
+
+def test_exercise_1_not_an_estimator(exports):
+    """The notebook's `estimator` rebound to something else (here what export_saved_model
+    returns): one line, not an AttributeError from inside the check."""
+    assert failure(checks.fixed_serving_export, exports["raw"], exports["raw"].encode()) == (
+        "`estimator` should be the notebook's trained Estimator, not a bytes: run the cell that "
+        "trains it again (section 'A trained CNN to export')"
+    )
 
 
 # a folder typed in ('../models/08_export', printed above) that holds no export itself
 @bank(1, "hard-coded from an output above")
-def test_exercise_1_no_saved_model(exports):
+def test_exercise_1_no_saved_model(exports, trained_cnn):
     with pytest.raises(CheckFailed, match="there is no saved_model.pb in"):
-        checks.fixed_serving_export(str(exports["root"]), exports["images"], exports["classes"])
+        checks.fixed_serving_export(str(exports["root"]), trained_cnn)
 
 
-def test_exercise_1_parsing_receiver(exports):
+def test_exercise_1_parsing_receiver(exports, trained_cnn):
     with pytest.raises(
         CheckFailed, match=r"the serving input 'examples' is string .* float32 \[None, 28, 28\]"
     ):
-        checks.fixed_serving_export(exports["parsing"], exports["images"], exports["classes"])
+        checks.fixed_serving_export(exports["parsing"], trained_cnn)
 
 
 @bank(1, "copy of a nearby cell")  # the section's receiver, with 'image'
-def test_exercise_1_clients_must_not_change(exports):
+def test_exercise_1_clients_must_not_change(exports, trained_cnn):
     """Everything renamed to 'image': it exports, but the clients that send 'pixels' break."""
     with pytest.raises(
         CheckFailed, match="the serving input is called 'image', but the clients send 'pixels'"
     ):
-        checks.fixed_serving_export(exports["renamed"], exports["images"], exports["classes"])
+        checks.fixed_serving_export(exports["renamed"], trained_cnn)
 
 
-def test_exercise_1_other_predictions(exports):
-    wrong = (exports["classes"] + 1) % 10
-    with pytest.raises(CheckFailed, match="predicts a different class for 6 of 6 test digits"):
-        checks.fixed_serving_export(exports["raw"], exports["images"], wrong)
+def _receiver_tensors_alternatives():
+    images = pixels()
+    return SIR({"image": images}, {"pixels": images}, {"image": {"image": images}})
 
 
-RECEIVER_CHANGES = {  # a receiver that changes the images: the model is right, the receiver not
-    "divided by 255": pytest.param(
-        lambda x: x / 255.0, "the receiver divides the images by 255", marks=bank(1, "wrong unit")
-    ),
-    "transposed": pytest.param(
-        lambda x: tf.transpose(x, [0, 2, 1]),
-        "the receiver transposes the images",
-        marks=bank(1, "right shape, wrong content"),
-    ),
-    "inverted": (lambda x: 1.0 - x, "the receiver inverts the images (1 - x)"),
+def _raw_receiver_renamed():
+    raw = tf.estimator.export.build_raw_serving_input_receiver_fn({"pixels": tf.zeros([1, 28, 28])})
+    receiver = raw()
+    return SIR({"image": receiver.receiver_tensors["pixels"]}, receiver.receiver_tensors)
+
+
+def _with_default():
+    images = tf.compat.v1.placeholder_with_default(tf.zeros([1, 28, 28]), [None, 28, 28], "pixels")
+    return SIR({"image": images}, {"pixels": images})
+
+
+def _features_under_both_keys():  # the model reads 'image'; 'pixels' is a feature it ignores
+    images = pixels()
+    return SIR({"image": images, "pixels": images}, {"pixels": images})
+
+
+def _unnamed_placeholder():  # the signature's key is receiver_tensors', not the placeholder's
+    images = tf.compat.v1.placeholder(tf.float32, [None, 28, 28])
+    return SIR({"image": images}, {"pixels": images})
+
+
+# receivers that give the model the clients' images as they are, written otherwise: each passes
+RIGHT_RECEIVERS = {
+    "tf.identity": changing(tf.identity),
+    "reshaped to [-1, 28, 28]": changing(lambda x: tf.reshape(x, [-1, 28, 28])),
+    "flattened to [-1, 784] (the model reshapes it)": changing(lambda x: tf.reshape(x, [-1, 784])),
+    "cast to float64 and back": changing(lambda x: tf.cast(tf.cast(x, tf.float64), tf.float32)),
+    # defect 2: a placeholder of unknown rank exports and serves every batch size right
+    "a placeholder of unknown rank": changing(tf.identity, shape=None),
+    "a placeholder [None, None, None]": changing(tf.identity, shape=(None, None, None)),
+    "placeholder_with_default": _with_default,
+    "an unnamed placeholder": _unnamed_placeholder,
+    "build_raw_serving_input_receiver_fn, renamed": _raw_receiver_renamed,
+    "receiver_tensors_alternatives besides": _receiver_tensors_alternatives,
+    "features under both keys": _features_under_both_keys,
 }
 
 
-def _random_linear_model_fn(features, labels, mode):
-    """Random weights and biases, one step of learning rate 0: classes that change with any change
-    of the images (the tiny CNN, trained one step on noise, gives one class to most images)."""
-    flat = tf.reshape(features["image"], [-1, 784])
-    dense = tf.keras.layers.Dense(
-        10,
-        kernel_initializer=tf.keras.initializers.RandomNormal(stddev=1.0, seed=1),
-        bias_initializer=tf.keras.initializers.RandomNormal(stddev=30.0, seed=2),
+@bank(1, "right, written otherwise")
+@pytest.mark.parametrize("receiver_fn", RIGHT_RECEIVERS.values(), ids=RIGHT_RECEIVERS)
+def test_exercise_1_right_receivers_written_otherwise(exported, trained_cnn, receiver_fn, capsys):
+    checks.fixed_serving_export(exported(receiver_fn), trained_cnn)
+    assert capsys.readouterr().out.startswith("Correct: the serving input 'pixels' feeds")
+
+
+def test_exercise_1_unknown_rank_is_not_a_traceback(exported, trained_cnn, capsys):
+    """Defect 2: `spec.shape.as_list()` raised `ValueError: as_list() is not defined on an unknown
+    TensorShape` from inside the check; such an export serves every batch size right (the model
+    reshapes its feature), so it passes."""
+    checks.fixed_serving_export(exported(changing(tf.identity, shape=None)), trained_cnn)
+    assert "Correct" in capsys.readouterr().out
+
+
+def test_exercise_1_unknown_rank_of_another_dtype(exported, trained_cnn):
+    """A shape of unknown rank in a refusal is said in words."""
+    receiver_fn = changing(lambda x: tf.cast(x, tf.float32), shape=None, dtype=tf.float64)
+    assert failure(checks.fixed_serving_export, exported(receiver_fn), trained_cnn) == (
+        "the serving input 'pixels' is float64 of unknown rank: it should take raw images, "
+        "float32 [None, 28, 28]"
     )
-    classes = tf.argmax(dense(flat), axis=1)
-    if mode == tf.estimator.ModeKeys.PREDICT:
-        output = tf.estimator.export.PredictOutput({"classes": classes})
-        return tf.estimator.EstimatorSpec(
-            mode, predictions={"classes": classes}, export_outputs={"serving_default": output}
-        )
-    loss = tf.reduce_mean(tf.cast(classes, tf.float32)) * 0.0 + tf.reduce_sum(dense.kernel) * 0.0
-    step = tf.compat.v1.assign_add(tf.compat.v1.train.get_global_step(), 1)
-    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=step)
 
 
-@pytest.fixture(scope="module")
-def varied(tmp_path_factory):
-    """(an Estimator whose classes vary with the images, its images, its classes)."""
-    estimator = tf.estimator.Estimator(
-        _random_linear_model_fn, model_dir=str(tmp_path_factory.mktemp("varied"))
+def _bare_receiver_tensor():
+    images = pixels()
+    return SIR({"image": images}, images)  # one tensor: its key is 'input'
+
+
+def _an_extra_receiver_tensor():
+    images = pixels()
+    ids = tf.compat.v1.placeholder(tf.int64, [None], name="ids")
+    return SIR({"image": images}, {"pixels": images, "ids": ids})
+
+
+def _first_image_only():
+    images = pixels()
+    return SIR({"image": images[:1]}, {"pixels": images})
+
+
+def _ensure_a_batch_of_100():
+    images = pixels(shape=None)
+    return SIR({"image": tf.ensure_shape(images, [100, 28, 28])}, {"pixels": images})
+
+
+# a receiver that changes the images: the model is the trained one, the receiver is not right
+CHANGES = {
+    "divided by 255": pytest.param(
+        changing(lambda x: x / 255.0),
+        "the receiver divides the images by 255 before the model sees them",
+        marks=bank(1, "wrong unit"),
+    ),
+    # defect 1: it kept the classes of the old check's 100 digits
+    "multiplied by 255": pytest.param(
+        changing(lambda x: x * 255.0),
+        "the receiver multiplies the images by 255 before the model sees them",
+        marks=bank(1, "wrong unit"),
+    ),
+    "transposed": pytest.param(
+        changing(lambda x: tf.transpose(x, [0, 2, 1])),
+        "the receiver transposes the images before the model sees them",
+        marks=bank(1, "right shape, wrong content"),
+    ),
+    "inverted": (
+        changing(lambda x: 1.0 - x),
+        "the receiver inverts the images (1 - x) before the model sees them",
+    ),
+    # defect 1: any small change that keeps the classes
+    "one grey level brighter": pytest.param(
+        changing(lambda x: x + 1.0 / 255),
+        "sent 240 at a time, the SavedModel's probabilities differ from the Estimator's on ",
+        marks=bank(1, "right shape, wrong content"),
+    ),
+    "scaled back to 0-255 as uint8 and cast": (
+        changing(lambda x: tf.cast(tf.cast(x * 255.0, tf.uint8), tf.float32)),
+        "although it holds the trained weights: the receiver changes the images",
+    ),
+    "halved when it is one image": (  # right in batches: the sizes the check sends name it
+        changing(lambda x: tf.cond(tf.shape(x)[0] > 1, lambda: x, lambda: x * 0.5)),
+        "sent 1 at a time, the SavedModel's probabilities differ from the Estimator's on ",
+    ),
+}
+
+
+@pytest.mark.parametrize("receiver_fn, message", CHANGES.values(), ids=CHANGES)
+def test_exercise_1_a_receiver_that_changes_the_images(exported, trained_cnn, receiver_fn, message):
+    said = failure(checks.fixed_serving_export, exported(receiver_fn), trained_cnn)
+    assert message in said, said
+    assert "export the trained" not in said  # the model is the trained one
+
+
+WRONG_RECEIVERS = {
+    "a float64 placeholder": (
+        changing(tf.identity, dtype=tf.float64),
+        "the serving input 'pixels' is float64 [None, 28, 28]: it should take raw images, "
+        "float32 [None, 28, 28]",
+    ),
+    "uint8 pixels, scaled in the receiver": (
+        changing(lambda x: tf.cast(x, tf.float32) / 255.0, dtype=tf.uint8),
+        "the serving input 'pixels' is uint8 [None, 28, 28]: it should take raw images, "
+        "float32 [None, 28, 28]",
+    ),
+    "flat images [None, 784], reshaped in the receiver": (
+        changing(lambda x: tf.reshape(x, [-1, 28, 28]), shape=(None, 784)),
+        "the serving input 'pixels' is float32 [None, 784]: it should take raw images, "
+        "float32 [None, 28, 28]",
+    ),
+    "a channel too: [None, 28, 28, 1]": (
+        changing(tf.identity, shape=(None, 28, 28, 1)),
+        "the serving input 'pixels' is float32 [None, 28, 28, 1]: it should take raw images, "
+        "float32 [None, 28, 28]",
+    ),
+    # the old check sent test_images[:100]: a batch of 100 passed it
+    "a batch of 100 only": pytest.param(
+        changing(tf.identity, shape=(100, 28, 28)),
+        "the serving input 'pixels' is float32 [100, 28, 28]: it should take raw images, "
+        "float32 [None, 28, 28]",
+        marks=bank(1, "right on the notebook's data, wrong in general"),
+    ),
+    "a batch of 100 ensured in the receiver": (
+        _ensure_a_batch_of_100,
+        "on a batch of 240 images, float32 [240, 28, 28] as the clients send them, the "
+        "SavedModel raised InvalidArgumentError: Shape of tensor pixels [240,28,28] is not "
+        "compatible with expected shape [100,28,28]",
+    ),
+    "the first image only": (
+        _first_image_only,
+        "for a batch of 240 images the SavedModel returns classes of shape [1]: the receiver "
+        "should give the model each image the clients send, as it is",
+    ),
+    "receiver_tensors a bare tensor": (
+        _bare_receiver_tensor,
+        "the serving input is called 'input', but the clients send 'pixels'",
+    ),
+    "an extra receiver tensor": (
+        _an_extra_receiver_tensor,
+        "the serving signature takes 2 inputs (['ids', 'pixels']): give it one, the images",
+    ),
+}
+
+
+@pytest.mark.parametrize("receiver_fn, message", WRONG_RECEIVERS.values(), ids=WRONG_RECEIVERS)
+def test_exercise_1_wrong_receivers(exported, trained_cnn, receiver_fn, message):
+    assert failure(checks.fixed_serving_export, exported(receiver_fn), trained_cnn).startswith(
+        message
     )
-    images = np.random.default_rng(4).random((50, 28, 28), dtype=np.float32)
-    estimator.train(
-        lambda: tf.data.Dataset.from_tensors(({"image": images}, np.zeros(50, np.int32))), steps=1
-    )
-    classes = np.array(
-        [
-            p["classes"]
-            for p in estimator.predict(
-                lambda: tf.data.Dataset.from_tensor_slices({"image": images}).batch(25)
-            )
-        ]
-    )
-    assert len(set(classes.tolist())) > 3  # the test needs classes that vary
-    return estimator, images, classes
 
 
-@pytest.mark.parametrize("change, message", RECEIVER_CHANGES.values(), ids=RECEIVER_CHANGES)
-def test_exercise_1_a_receiver_that_changes_the_images(varied, tmp_path, change, message):
-    estimator, images, classes = varied
-
-    def changing_receiver_fn():
-        pixels = tf.compat.v1.placeholder(tf.float32, [None, 28, 28], name="pixels")
-        return tf.estimator.export.ServingInputReceiver(
-            {"image": change(pixels)}, {"pixels": pixels}
-        )
-
-    folder = estimator.export_saved_model(str(tmp_path), changing_receiver_fn)
-    with pytest.raises(CheckFailed) as caught:
-        checks.fixed_serving_export(folder, images, classes)
-    assert str(caught.value).startswith(message), caught.value
-    assert "export the trained" not in str(caught.value)  # the model is the trained one
-
-
-def test_exercise_1_the_varied_model_unchanged_is_correct(varied, tmp_path, capsys):
-    estimator, images, classes = varied
-
-    def receiver_fn():
-        pixels = tf.compat.v1.placeholder(tf.float32, [None, 28, 28], name="pixels")
-        return tf.estimator.export.ServingInputReceiver({"image": pixels}, {"pixels": pixels})
-
-    checks.fixed_serving_export(
-        estimator.export_saved_model(str(tmp_path), receiver_fn), images, classes
-    )
-    assert capsys.readouterr().out.startswith("Correct:")
-
-
-def test_exercise_1_one_placeholder_under_two_names(trained_cnn, exports, tmp_path):
+def test_exercise_1_one_placeholder_under_two_names(exported, trained_cnn):
     """TensorFlow exports it, then cannot load it: one line, not its traceback."""
 
     def twice_receiver_fn():
-        pixels = tf.compat.v1.placeholder(tf.float32, [None, 28, 28], name="pixels")
-        return tf.estimator.export.ServingInputReceiver(
-            {"image": pixels}, {"pixels": pixels, "image": pixels}
-        )
+        images = pixels()
+        return SIR({"image": images}, {"pixels": images, "image": images})
 
-    folder = trained_cnn.export_saved_model(str(tmp_path), twice_receiver_fn)
     with pytest.raises(CheckFailed, match="gives one placeholder two names in receiver_tensors"):
-        checks.fixed_serving_export(folder, exports["images"], exports["classes"])
+        checks.fixed_serving_export(exported(twice_receiver_fn), trained_cnn)
 
 
-def test_exercise_1_two_serving_inputs(trained_cnn, exports, tmp_path):
-    def two_inputs_receiver_fn():
-        images = tf.compat.v1.placeholder(tf.float32, [None, 28, 28], name="pixels")
-        ids = tf.compat.v1.placeholder(tf.int64, [None], name="ids")
-        return tf.estimator.export.ServingInputReceiver(
-            {"image": images}, {"pixels": images, "ids": ids}
-        )
-
-    path = trained_cnn.export_saved_model(str(tmp_path), two_inputs_receiver_fn).decode()
-    with pytest.raises(CheckFailed, match=r"takes 2 inputs \(\['ids', 'pixels'\]\): give it one"):
-        checks.fixed_serving_export(path, exports["images"], exports["classes"])
+WEIGHTS = (
+    "and its weights are not those of the trained `estimator`'s latest checkpoint: export the "
+    "trained `estimator` (not a new one)"
+)
 
 
-def test_exercise_1_no_serving_signature(exports, tmp_path):
+@bank(1, "right shape, wrong content")
+def test_exercise_1_the_untrained_weights_exported(exported, trained_cnn):
+    """The checkpoint of step 0, which train() writes first: the receiver is right, the weights
+    are the initial ones."""
+    first = tf.train.get_checkpoint_state(trained_cnn.model_dir).all_model_checkpoint_paths[0]
+    assert first.endswith("-0")
+    folder = exported(fixed_receiver_fn, checkpoint_path=first)
+    said = failure(checks.fixed_serving_export, folder, trained_cnn)
+    assert said.startswith("sent 240 at a time, the SavedModel's probabilities differ"), said
+    assert said.endswith(WEIGHTS)
+
+
+def test_exercise_1_a_new_estimator_exported(exported, trained_cnn, tmp_path):
+    """Another Estimator of the same model_fn, trained one step with another seed."""
+    other = tf.estimator.Estimator(
+        models.cnn_model_fn,
+        model_dir=str(tmp_path),
+        params=trained_cnn.params,
+        config=tf.estimator.RunConfig(tf_random_seed=2),
+    )
+    images = np.random.default_rng(1).random((4, 28, 28), dtype=np.float32)
+    other.train(
+        lambda: tf.data.Dataset.from_tensors(({"image": images}, np.zeros(4, np.int32))), steps=1
+    )
+    said = failure(checks.fixed_serving_export, exported(fixed_receiver_fn, other), trained_cnn)
+    assert said.endswith(WEIGHTS)
+
+
+def test_exercise_1_no_serving_signature(trained_cnn, tmp_path):
     """A SavedModel of something else than an Estimator, saved without signatures."""
     tf.saved_model.save(tf.Module(), str(tmp_path))
     with pytest.raises(
@@ -240,16 +402,20 @@ def test_exercise_1_no_serving_signature(exports, tmp_path):
         match=r"^the SavedModel has no serving_default signature: export the course CNN's "
         r"model_fn$",
     ):
-        checks.fixed_serving_export(str(tmp_path), exports["images"], exports["classes"])
+        checks.fixed_serving_export(str(tmp_path), trained_cnn)
 
 
-def saved_signature(path, shape, output: str) -> str:
+def saved_signature(path, shape, outputs) -> str:
     """A SavedModel of a plain ``tf.Module`` (no Estimator: fast) whose serving_default takes
-    float32 ``shape`` as 'pixels' and returns zeros under ``output``."""
+    float32 ``shape`` as 'pixels' and returns zeros under each of ``outputs``."""
 
     @tf.function(input_signature=[tf.TensorSpec(shape, tf.float32, name="pixels")])
     def serve(pixels):
-        return {output: tf.zeros(tf.shape(pixels)[:1], tf.int64)}
+        rows = tf.shape(pixels)[:1]
+        return {
+            name: tf.zeros(rows, tf.int32) if name != "probabilities" else tf.zeros([rows[0], 10])
+            for name in outputs
+        }
 
     module = tf.Module()
     module.serve = serve
@@ -257,27 +423,44 @@ def saved_signature(path, shape, output: str) -> str:
     return str(path)
 
 
-def test_exercise_1_flat_float_images(exports, tmp_path):
+def test_exercise_1_flat_float_images(trained_cnn, tmp_path):
     """The right dtype, the wrong shape: clients would have to flatten their images."""
     with pytest.raises(
         CheckFailed,
-        match=r"^the serving input 'pixels' is float32 \(None, 784\): it should take raw images, "
+        match=r"^the serving input 'pixels' is float32 \[None, 784\]: it should take raw images, "
         r"float32 \[None, 28, 28\]$",
     ):
         checks.fixed_serving_export(
-            saved_signature(tmp_path, [None, 784], "classes"), exports["images"], exports["classes"]
+            saved_signature(tmp_path, [None, 784], ["classes", "probabilities"]), trained_cnn
         )
 
 
-def test_exercise_1_no_classes_output(exports, tmp_path):
-    with pytest.raises(
-        CheckFailed, match=r"^the signature returns \['class_ids'\], not 'classes': export the "
-    ):
-        checks.fixed_serving_export(
-            saved_signature(tmp_path, [None, 28, 28], "class_ids"),
-            exports["images"],
-            exports["classes"],
-        )
+@pytest.mark.parametrize(
+    "outputs, missing", [(["class_ids"], "classes"), (["classes"], "probabilities")]
+)
+def test_exercise_1_not_the_cnn_outputs(trained_cnn, tmp_path, outputs, missing):
+    said = failure(
+        checks.fixed_serving_export, saved_signature(tmp_path, [None, 28, 28], outputs), trained_cnn
+    )
+    assert said == f"the signature returns {outputs}, not {missing!r}: export the course CNN"
+
+
+def test_exercise_1_a_model_without_the_estimator_weights(trained_cnn, tmp_path):
+    """A SavedModel with the right signature and no weights at all (zeros)."""
+    folder = saved_signature(tmp_path, [None, 28, 28], ["classes", "probabilities"])
+    assert failure(checks.fixed_serving_export, folder, trained_cnn).endswith(WEIGHTS)
+
+
+def test_exercise_1_a_predict_watched_for_exercise_2_is_not_read(exports, trained_cnn, capsys):
+    """The check asks the class's predict, so a watch of exercise 2 set up before a rerun of
+    exercise 1's check records nothing of it."""
+    watch = checks.watch_predict(trained_cnn)
+    try:
+        checks.fixed_serving_export(exports["raw"], trained_cnn)
+    finally:
+        del trained_cnn.predict
+    assert watch.calls == []
+    assert "Correct" in capsys.readouterr().out
 
 
 # --- exercise 2: the first digit the model gets wrong --------------------------
@@ -507,3 +690,36 @@ def test_exercise_2_a_generator_left_open():
             CheckFailed, match="the position is right, but the prediction graph is still"
         ):
             checks.first_wrong_digit(12, LABELS, CLASSES, read()[1])
+
+
+# --- the sections the messages cite ---------------------------------------------
+
+NOT_AN_ESTIMATOR = (
+    "`estimator` should be the notebook's trained Estimator, not a {kind}: run the cell that "
+    "trains it again (section 'A trained CNN to export')"
+)
+
+
+def test_the_sections_the_messages_cite_are_headings_of_notebook_08():
+    import ast
+    import re
+    from pathlib import Path
+
+    tree = ast.parse(Path(checks.__file__).read_text(encoding="utf-8"))
+    sentences = [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant)]
+    cited = {
+        quoted[1] or quoted[2]
+        for sentence in sentences
+        if isinstance(sentence, str)
+        for quoted in re.finditer(r"\(section (?:'([^']+)'|\"([^\"]+)\")\)", sentence)
+    }
+    assert cited == {"A trained CNN to export", "`predict` is a generator"}
+    assert cited <= notebook_headings("08_predict_export_tflite")
+
+
+def test_a_zh_tw_learner_reads_the_section_as_the_zh_tw_notebook_heads_it(zh_tw, exports):
+    translated = zh_tw().get(NOT_AN_ESTIMATOR)
+    if not translated:
+        pytest.skip("helpers.po does not translate the sentence yet")
+    heading = zh_tw_heading("08_predict_export_tflite", "## A trained CNN to export")
+    assert heading in failure(checks.fixed_serving_export, exports["raw"], None)

@@ -7,6 +7,7 @@ import os
 
 import numpy as np
 import pytest
+import tensorflow as tf
 
 from helpers.checks import notebook09 as checks
 from helpers.problems import CheckFailed
@@ -62,6 +63,47 @@ def test_exercise_1_accepts_the_json_string(capsys):
     assert "Correct" in capsys.readouterr().out
 
 
+# Right TF_CONFIGs written otherwise than the solution: RunConfig reads from each what it reads from
+# the solution's (keys it does not read, or that change nothing for a worker, included).
+RIGHT_CONFIGS = {
+    "a cloud environment": {**config(), "environment": "cloud"},
+    "the RPC layer": {**config(), "rpc_layer": "grpc"},
+    "both": {**config(), "environment": "cloud", "rpc_layer": "grpc"},
+    # RunConfig reads the index with int()
+    "the index as a string": config(index="1"),
+    "the index as a float": config(index=1.0),
+    "the cluster's lists as tuples": config(
+        cluster={job: tuple(hosts) for job, hosts in CLUSTER.items()}
+    ),
+    "the task's keys in another order": {
+        "task": {"index": 1, "type": "worker"},
+        "cluster": CLUSTER,
+    },
+    # Cloud ML Engine's TF_CONFIG: a trial in the task, a job, the environment
+    "Cloud ML Engine's keys": {
+        "cluster": CLUSTER,
+        "task": {"type": "worker", "index": 1, "trial": "1"},
+        "job": {"job_name": "trainer"},
+        "environment": "cloud",
+    },
+    # only an evaluator reads eval_session_master; session_master, the worker's own address
+    "an evaluator's master": {**config(), "eval_session_master": "grpc://elsewhere:2222"},
+    "the worker's own master": {
+        **config(),
+        "session_master": "grpc://trainer-worker-1.trainer:2222",
+    },
+}
+
+
+@pytest.mark.parametrize("case", sorted(RIGHT_CONFIGS))
+def test_exercise_1_right_configs_written_otherwise_pass(case, capsys):
+    checks.second_worker_config(RIGHT_CONFIGS[case])
+    assert capsys.readouterr().out.startswith(
+        "Correct: RunConfig reads task_type='worker', task_id=1, is_chief=False, "
+        "num_worker_replicas=3"
+    )
+
+
 def test_exercise_1_leaves_an_existing_tf_config_alone(monkeypatch, capsys):
     monkeypatch.setenv("TF_CONFIG", "{}")
     checks.second_worker_config(config())
@@ -73,7 +115,11 @@ def test_exercise_1_leaves_an_existing_tf_config_alone(monkeypatch, capsys):
     [
         (None, "`fixed_config` is still None"),
         ("not json", "is a string but not JSON"),
-        ({"task": {"type": "worker", "index": 1}}, "two keys 'cluster' and 'task'"),
+        ({"task": {"type": "worker", "index": 1}}, "`fixed_config` has no 'cluster'"),
+        (
+            [CLUSTER, {"type": "worker", "index": 1}],
+            "should be a dict with the keys 'cluster' and 'task', not list",
+        ),
         # another cluster, as copying the local cluster printed above gives
         pytest.param(
             config(cluster={"chief": ["a:1"], "worker": ["b:1", "c:1"], "ps": ["d:1"]}),
@@ -93,7 +139,43 @@ def test_exercise_1_leaves_an_existing_tf_config_alone(monkeypatch, capsys):
             "index 2 is not the second worker: indexes count from 0",
             marks=bank(1, "copy of a nearby cell"),
         ),
-        (config(index="1"), "should be a whole number"),
+        (config(index="one"), "the task index should be a whole number, not 'one'"),
+        # RunConfig reads int(True) and int(1.5) as 1: not what was written
+        (config(index=True), "the task index should be a whole number, not True"),
+        (config(index=1.5), "the task index should be a whole number, not 1.5"),
+        (config(index=-1), "index -1 is not the second worker"),
+        (config(task_type="Worker"), "the task type should be 'worker', not 'Worker'"),
+        # RunConfig takes it for an evaluator, outside the cluster
+        (config(task_type="evaluator"), "the task type should be 'worker', not 'evaluator'"),
+        # the chief counted among the workers (trap 2): RunConfig refuses a cluster without a chief
+        (
+            config(cluster={"worker": CLUSTER["chief"] + CLUSTER["worker"], "ps": CLUSTER["ps"]}),
+            "the cluster was right",
+        ),
+        (
+            config(cluster={**CLUSTER, "evaluator": ["trainer-evaluator-0.trainer:2222"]}),
+            "the cluster was right",
+        ),
+        # what a process reads is JSON text: a ClusterSpec cannot be written as one
+        (
+            {"cluster": tf.train.ClusterSpec(CLUSTER), "task": {"type": "worker", "index": 1}},
+            "`fixed_config` cannot be written as JSON",
+        ),
+        # keys RunConfig reads, which change what the worker does
+        (
+            {**config(), "model_dir": "gs://bucket/model"},
+            "under `fixed_config` RunConfig reads model_dir='gs://bucket/model', where the second "
+            "worker's TF_CONFIG gives None: its key 'model_dir' changes what the process does",
+        ),
+        (
+            {**config(), "environment": "cloud", "session_master": ""},
+            "RunConfig reads master='', where the second worker's TF_CONFIG gives "
+            "'grpc://trainer-worker-1.trainer:2222': its key 'session_master' changes",
+        ),
+        (
+            {**config(), "service": "trainer"},
+            'RunConfig refuses `fixed_config`: If "service" is set in TF_CONFIG, it must be a dict',
+        ),
     ],
 )
 def test_exercise_1_messages(answer, message):

@@ -23,9 +23,6 @@ from tests.support.checks import failure
 
 # The kinds that do not apply, argued (tests/support/banks.py).
 NOT_APPLICABLE = {
-    1: {
-        "wrong unit": "a fraction (a precision, an F1): no other unit",
-    },
     2: {
         "wrong unit": "rates and boundaries are given, in the units the schedule takes",
         "hard-coded from an output above": (
@@ -94,7 +91,59 @@ RIGHT_1 = {
 }
 
 
-@pytest.mark.parametrize("answer", RIGHT_1.values(), ids=RIGHT_1)
+def _new_metric_called(labels, probabilities):
+    """A metric per class, called as a function (update_state, then result)."""
+    one_hot = tf.one_hot(labels, 10)
+    return np.mean(
+        [
+            float(keras.metrics.Precision(class_id=k, top_k=1)(one_hot, probabilities))
+            for k in range(10)
+        ]
+    )
+
+
+def _true_and_false_positives(labels, probabilities):
+    """Keras's TruePositives and FalsePositives per class, the precision divided out by hand."""
+    predicted = tf.one_hot(np.argmax(probabilities, axis=1), 10)
+    one_hot = tf.one_hot(labels, 10)
+    precisions = []
+    for k in range(10):
+        true, false = keras.metrics.TruePositives(), keras.metrics.FalsePositives()
+        true.update_state(one_hot[:, k], predicted[:, k])
+        false.update_state(one_hot[:, k], predicted[:, k])
+        counted = float(true.result()) + float(false.result())
+        precisions.append(float(true.result()) / counted if counted else 0.0)
+    return sum(precisions) / len(precisions)
+
+
+# made once, in the learner's cell, and reset at each call
+PER_CLASS = [keras.metrics.Precision(class_id=k, top_k=1) for k in range(10)]
+
+
+def _metrics_made_once(labels, probabilities):
+    one_hot = tf.one_hot(labels, 10)
+    for metric in PER_CLASS:
+        metric.reset_state()
+        metric.update_state(one_hot, probabilities)
+    return np.mean([metric.result().numpy() for metric in PER_CLASS])
+
+
+RIGHT_1_TRIED = {
+    "a metric per class, called": pytest.param(
+        _new_metric_called, marks=bank(1, "right, written otherwise")
+    ),
+    "TruePositives and FalsePositives": pytest.param(
+        _true_and_false_positives, marks=bank(1, "right, written otherwise")
+    ),
+    "metrics made once, reset at each call": pytest.param(
+        _metrics_made_once, marks=bank(1, "right, written otherwise")
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "answer", [*RIGHT_1.values(), *RIGHT_1_TRIED.values()], ids=[*RIGHT_1, *RIGHT_1_TRIED]
+)
 def test_exercise_1_right_answers_pass(answer, capsys):
     checks.keras_macro_precision(answer, LABELS, PROBABILITIES)
     out = capsys.readouterr().out
@@ -314,7 +363,73 @@ WRONG_1 = {
 }
 
 
-@pytest.mark.parametrize("answer, message", WRONG_1.values(), ids=WRONG_1)
+def _numpy_by_hand(labels, probabilities):
+    """The macro precision counted with NumPy: right, but not with keras.metrics."""
+    predicted = np.argmax(probabilities, axis=1)
+    precisions = []
+    for k in range(10):
+        count = np.sum(predicted == k)
+        precisions.append(np.sum((predicted == k) & (labels == k)) / count if count else 0.0)
+    return np.mean(precisions)
+
+
+def _confusion_matrix(labels, probabilities):
+    matrix = tf.math.confusion_matrix(labels, np.argmax(probabilities, axis=1), 10).numpy()
+    predicted = matrix.sum(axis=0)
+    return float(
+        np.mean(np.divide(np.diag(matrix), predicted, out=np.zeros(10), where=predicted > 0))
+    )
+
+
+def _metric_made_not_used(labels, probabilities):
+    keras.metrics.Precision(top_k=1)
+    return _numpy_by_hand(labels, probabilities)
+
+
+NOT_KERAS_MESSAGE = re.escape(
+    "`precision_macro` returns the macro precision, but no Keras metric counted anything while it "
+    "ran: the exercise asks for the number computed with keras.metrics"
+)
+
+# Found by outside testers: a right number computed without keras.metrics passed (issue: judge
+# "with keras.metrics" by the metric objects' own state after the call, not by the code's text).
+WRONG_1_TESTERS = {
+    "NumPy by hand": pytest.param(
+        _numpy_by_hand, NOT_KERAS_MESSAGE, marks=bank(1, "forbidden API")
+    ),
+    "tf.math.confusion_matrix": (_confusion_matrix, NOT_KERAS_MESSAGE),
+    "a Keras metric made, NumPy used": (_metric_made_not_used, NOT_KERAS_MESSAGE),
+}
+
+
+def _sparse_accuracy(labels, probabilities):
+    metric = keras.metrics.SparseCategoricalAccuracy()
+    metric.update_state(labels, probabilities)
+    return float(metric.result())
+
+
+# More answers tried by hand (issue: at least 8 per exercise), each with what the check says.
+WRONG_1_TRIED = {
+    "the right number in percent": pytest.param(
+        lambda labels, probabilities: (
+            100 * RIGHT_1["Precision(class_id=k, top_k=1), averaged"](labels, probabilities)
+        ),
+        "which is the macro precision in percent: return the fraction, between 0 and 1",
+        marks=bank(1, "wrong unit"),
+    ),
+    "SparseCategoricalAccuracy": (_sparse_accuracy, "micro average, which equals the accuracy"),
+    "Precision(class_id=k, top_k=2), averaged": (
+        macro_of(lambda k: keras.metrics.Precision(class_id=k, top_k=2)),
+        "on the check's data, which is not the macro precision of its predictions",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "answer, message",
+    [*WRONG_1.values(), *WRONG_1_TESTERS.values(), *WRONG_1_TRIED.values()],
+    ids=[*WRONG_1, *WRONG_1_TESTERS, *WRONG_1_TRIED],
+)
 def test_exercise_1_wrong_answers_fail_and_say_why(answer, message):
     with pytest.raises(CheckFailed, match=message) as raised:
         checks.keras_macro_precision(answer, LABELS, PROBABILITIES)
@@ -378,7 +493,28 @@ RIGHT_2 = {
 }
 
 
-@pytest.mark.parametrize("answer", RIGHT_2.values(), ids=RIGHT_2)
+class _PythonIf(keras.optimizers.schedules.LearningRateSchedule):
+    """A schedule of its own, with Python's if on the step (Adam gives it an eager tensor)."""
+
+    def __call__(self, step):
+        return 2e-3 if step <= 500 else 1e-3 if step <= 1000 else 5e-4
+
+
+RIGHT_2_TRIED = {
+    "PiecewiseConstantDecay by keyword": pytest.param(
+        keras.optimizers.schedules.PiecewiseConstantDecay(boundaries=BOUNDARIES, values=VALUES),
+        marks=bank(2, "right, written otherwise"),
+    ),
+    "a subclass with Python's if": pytest.param(
+        _PythonIf(), marks=bank(2, "right, written otherwise")
+    ),
+    "float boundaries": keras.optimizers.schedules.PiecewiseConstantDecay([500.0, 1000.0], VALUES),
+}
+
+
+@pytest.mark.parametrize(
+    "answer", [*RIGHT_2.values(), *RIGHT_2_TRIED.values()], ids=[*RIGHT_2, *RIGHT_2_TRIED]
+)
 def test_exercise_2_right_answers_pass(answer, capsys):
     checks.piecewise_schedule(answer)
     assert capsys.readouterr().out.startswith("Correct: 0.002 up to step 500, then 0.001, 0.0005")
@@ -447,7 +583,75 @@ WRONG_2 = {
 }
 
 
-@pytest.mark.parametrize("answer, message", WRONG_2.values(), ids=WRONG_2)
+# Found by outside testers: told that "calling `schedule(0)` failed", though the call worked and
+# returned a schedule (issue: say what it returned).
+WRONG_2_TESTERS = {
+    "PiecewiseConstantDecay partially applied": (
+        functools.partial(keras.optimizers.schedules.PiecewiseConstantDecay, BOUNDARIES, VALUES),
+        re.escape(
+            "`schedule` is a partial that returns a PiecewiseConstantDecay object when called: "
+            "Keras's Adam calls it once, with no argument, and gets that schedule where it needs "
+            "a rate; store the PiecewiseConstantDecay itself in `schedule`"
+        ),
+    ),
+}
+
+# More answers tried by hand (issue: at least 8 per exercise), each with what the check says.
+WRONG_2_TRIED = {
+    "a function that makes the schedule": (
+        lambda: keras.optimizers.schedules.PiecewiseConstantDecay(BOUNDARIES, VALUES),
+        "is a function that returns a PiecewiseConstantDecay object when called",
+    ),
+    "the class itself": (
+        keras.optimizers.schedules.PiecewiseConstantDecay,
+        "is the class PiecewiseConstantDecay itself, not a schedule: Adam needs an object of it",
+    ),
+    "a function of no argument": (
+        lambda: 2e-3,
+        "Keras's Adam calls it once, with no argument, when it is built, and keeps the 0.002 it "
+        "returned at every step",
+    ),
+    "a function that returns a function": (
+        lambda: lambda step: 2e-3,
+        "and it returned a function, not a rate",
+    ),
+    "NumPy arrays, which PiecewiseConstantDecay takes as one boundary": (
+        keras.optimizers.schedules.PiecewiseConstantDecay(
+            np.array(BOUNDARIES), np.array(VALUES, np.float32)
+        ),
+        "^Adam, training at step 0 with `schedule`, raised InvalidArgumentError: ",
+    ),
+    "a boundary one step late each": (
+        keras.optimizers.schedules.PiecewiseConstantDecay([501, 1001], VALUES),
+        "^at step 501 the rate is 0.002, not 0.001$",
+    ),
+    "the epoch callback": (
+        keras.callbacks.LearningRateScheduler(lambda epoch: 2e-3),
+        "not a LearningRateScheduler",
+    ),
+    "staircase InverseTimeDecay": (
+        keras.optimizers.schedules.InverseTimeDecay(2e-3, 500, 1.0, staircase=True),
+        "at step 500 the rate has already changed",
+    ),
+    "percentages": (
+        keras.optimizers.schedules.PiecewiseConstantDecay(BOUNDARIES, [0.2, 0.1, 0.05]),
+        "at step 0 the rate is 0.2, not the first value, 0.002",
+    ),
+}
+
+
+def test_exercise_2_a_callable_that_works_is_not_said_to_fail():
+    message = failure(
+        checks.piecewise_schedule, WRONG_2_TESTERS["PiecewiseConstantDecay partially applied"][0]
+    )
+    assert "fail" not in message and "PiecewiseConstantDecay object" in message, message
+
+
+@pytest.mark.parametrize(
+    "answer, message",
+    [*WRONG_2.values(), *WRONG_2_TESTERS.values(), *WRONG_2_TRIED.values()],
+    ids=[*WRONG_2, *WRONG_2_TESTERS, *WRONG_2_TRIED],
+)
 def test_exercise_2_wrong_answers_fail_and_say_why(answer, message):
     with pytest.raises(CheckFailed, match=message):
         checks.piecewise_schedule(answer)

@@ -1,8 +1,9 @@
 """Every message of notebook 11's exercise checks, tried on the answers learners plausibly give.
 
-Exercise 1 (the backward pass's share of a profile's op time) and exercise 2 (a dense network's
-layers under the mixed_bfloat16 policy): each right answer passes, each wrong one fails with a
-sentence that names its mistake and gives none of the answer away.
+Exercise 1 (``backward_share(timelines)``, the backward pass's share of a profile's op time, run on
+profiles of the check's own) and exercise 2 (a dense network's layers under the mixed_bfloat16
+policy): each right answer passes, each wrong one fails with a sentence that names its mistake, is
+true of what the answer did and gives none of the answer away.
 """
 
 import numpy as np
@@ -13,7 +14,7 @@ import tensorflow as tf
 from helpers import profiling
 from helpers.checks import notebook11 as checks
 from helpers.problems import CheckFailed
-from tests.support.banks import bank
+from tests.support.banks import bank, entry
 from tests.support.checks import (
     assert_names_the_mistake,
     failure,
@@ -24,12 +25,7 @@ from tests.support.checks import (
 # The kinds that do not apply, argued (tests/support/banks.py).
 NOT_APPLICABLE = {
     1: {
-        "off by one": "a share of time: no count or index",
-        "right shape, wrong content": "a single number: every wrong number has the right shape",
         "forbidden API": "the prompt forbids no API",
-        "right on the notebook's data, wrong in general": (
-            "a value: the check sees no code it could run on other data"
-        ),
     },
     2: {
         "hard-coded from an output above": "a network: no number in it comes from an output",
@@ -39,7 +35,7 @@ NOT_APPLICABLE = {
 # --- exercise 1: the backward pass's share of the ops' time ------------------------------
 
 # (name, type, thread, start, duration) of one traced step's op runs, in ms; each step scales the
-# durations a little differently, as a real profile's steps differ
+# durations a little differently, as a real profile's steps differ: the notebook's `timelines`
 OPS = [
     ("IteratorGetNext", "IteratorGetNext", 0, 0.0, 0.2),
     ("conv2d/Relu", "_MklNativeFusedConv2D", 0, 0.2, 1.4),
@@ -96,9 +92,16 @@ def make_timelines():
 TIMELINES = make_timelines()
 BACKWARD = TIMELINES["op_name"].str.startswith("gradients/")
 SHARE = TIMELINES.loc[BACKWARD, "duration_ms"].sum() / TIMELINES["duration_ms"].sum()
+WARMUP = 40
+timelines = make_timelines()  # the notebook's global, which a learner's function may read
 
 
-def per_step_shares(t):
+def solution(timelines):  # the notebook's
+    in_backward = timelines["op_name"].str.startswith("gradients/")
+    return timelines.loc[in_backward, "duration_ms"].sum() / timelines["duration_ms"].sum()
+
+
+def shares_per_step(t):
     return t.groupby("step")[["op_name", "duration_ms"]].apply(
         lambda s: (
             s.loc[s.op_name.str.startswith("gradients/"), "duration_ms"].sum() / s.duration_ms.sum()
@@ -106,37 +109,95 @@ def per_step_shares(t):
     )
 
 
-RIGHT_1 = {
-    "the durations summed": lambda t: (
-        t.loc[t.op_name.str.startswith("gradients/"), "duration_ms"].sum() / t.duration_ms.sum()
-    ),
-    "contains the scope": pytest.param(
-        lambda t: t[t.op_name.str.contains("gradients/")].duration_ms.sum() / t.duration_ms.sum(),
-        marks=bank(1, "right, written otherwise"),
-    ),
-    "by groupby over a column": lambda t: (
+def by_groupby(t):
+    return (
         t.groupby(t.op_name.str.startswith("gradients/"))["duration_ms"].sum()[True]
         / t["duration_ms"].sum()
+    )
+
+
+def by_loop(t):
+    backward = total = 0.0
+    for row in t.itertuples():
+        total += row.duration_ms
+        if row.op_name.startswith("gradients/"):
+            backward += row.duration_ms
+    return backward / total
+
+
+def by_steps_pooled(t):
+    per_step = t.assign(backward=t.op_name.str.startswith("gradients/") * t.duration_ms)
+    sums = per_step.groupby("step")[["backward", "duration_ms"]].sum()
+    return sums["backward"].sum() / sums["duration_ms"].sum()
+
+
+def by_copy_and_column(t):
+    t = t.copy()
+    t["backward"] = t["op_name"].str.startswith("gradients/")
+    return t[t.backward].duration_ms.sum() / t.duration_ms.sum()
+
+
+def in_tensorflow(t):
+    mask = tf.constant(t.op_name.str.startswith("gradients/").to_numpy())
+    durations = tf.constant(t.duration_ms.to_numpy())
+    return tf.reduce_sum(tf.boolean_mask(durations, mask)) / tf.reduce_sum(durations)
+
+
+def by_op_means(t):  # every op runs once a step: the means of the op names pool the same
+    means = t.groupby("op_name")["duration_ms"].mean()
+    return means[means.index.str.startswith("gradients/")].sum() / means.sum()
+
+
+RIGHT_1 = {
+    "the notebook's solution": solution,
+    "a groupby over the scope": pytest.param(by_groupby, marks=bank(1, "right, written otherwise")),
+    "weighted average of the mask": pytest.param(
+        lambda t: np.average(t.op_name.str.startswith("gradients/"), weights=t.duration_ms),
+        marks=bank(1, "right, written otherwise"),
     ),
-    "a float32": lambda t: np.float32(SHARE),
-    "a 0-d array": lambda t: np.array(SHARE),
-    "a one-element Series": lambda t: pd.Series([SHARE]),
-    "the mean of the steps' shares": lambda t: per_step_shares(t).mean(),
+    "a regular expression": lambda t: (
+        t[t.op_name.str.match(r"gradients/")].duration_ms.sum() / t.duration_ms.sum()
+    ),
+    "the name's first scope": lambda t: (
+        t.loc[t.op_name.str.split("/").str[0] == "gradients", "duration_ms"].sum()
+        / t.duration_ms.sum()
+    ),
+    "query": lambda t: (
+        t.query("op_name.str.startswith('gradients/')", engine="python").duration_ms.sum()
+        / t.duration_ms.sum()
+    ),
+    "a loop over the rows": by_loop,
+    "steps summed, then pooled": by_steps_pooled,
+    "a column on a copy": by_copy_and_column,
+    "in TensorFlow": in_tensorflow,
+    "means of the op names": by_op_means,
+    "a float32": lambda t: np.float32(solution(t)),
+    "a 0-d array": lambda t: np.array(solution(t)),
+    "rounded to 6 decimals": lambda t: round(solution(t), 6),
 }
 
 
-@pytest.mark.parametrize("make", RIGHT_1.values(), ids=RIGHT_1)
-def test_exercise_1_right_answers_pass(make, capsys):
-    checks.backward_share(make(TIMELINES), TIMELINES)
+@pytest.mark.parametrize("answer", RIGHT_1.values(), ids=RIGHT_1)
+def test_exercise_1_right_answers_pass(answer, capsys):
+    checks.backward_share(answer, TIMELINES)
     out = capsys.readouterr().out
-    assert out.startswith("Correct: the backward pass takes ") and out.count("\n") == 1
+    assert out == (
+        f"Correct: the backward pass takes {SHARE:.1%} of the ops' time, the optimizer's update "
+        f"{UPDATE:.1%}, and the forward pass with the rest {1 - SHARE - UPDATE:.1%}\n"
+    )
+
+
+UPDATE = TIMELINES.loc[TIMELINES.op_name.str.startswith("Adam"), "duration_ms"].sum() / (
+    TIMELINES.duration_ms.sum()
+)
+
+
+def share_of(t, rows):
+    return t.loc[rows, "duration_ms"].sum() / t.duration_ms.sum()
 
 
 def first_step(t):
-    one = t[t.step == t.step.min()]
-    return one.loc[one.op_name.str.startswith("gradients/"), "duration_ms"].sum() / (
-        one.duration_ms.sum()
-    )
+    return solution(t[t.step == t.step.min()])
 
 
 def over_busy(t):
@@ -144,101 +205,260 @@ def over_busy(t):
     return t.loc[t.op_name.str.startswith("gradients/"), "duration_ms"].sum() / busy
 
 
+def global_timelines(t):  # reads the notebook's profile, whatever it is given
+    return solution(timelines)
+
+
+def filter_in_place(t):
+    t.drop(t.index[~t.op_name.str.startswith("gradients/")], inplace=True)
+    return t.duration_ms.sum()
+
+
+def query_in_place(t):
+    total = t.duration_ms.sum()
+    t.query("op_name.str.startswith('gradients/')", engine="python", inplace=True)
+    return t.duration_ms.sum() / total
+
+
+def column_added(t):
+    t["backward"] = t.op_name.str.startswith("gradients/")
+    return t[t.backward].duration_ms.sum() / t.duration_ms.sum()
+
+
+def sorted_in_place(t):
+    t.sort_values("duration_ms", inplace=True)
+    return solution(t)
+
+
+def durations_scaled(t):
+    t["duration_ms"] *= 1000  # to microseconds, in place
+    return solution(t)
+
+
+def filtered_then_shared(t):  # the reported answer's computation, in a function
+    t = t[t.op_name.str.startswith("gradients/")]
+    return t.duration_ms.sum() / t.duration_ms.sum()
+
+
+def rebinds_global(t):
+    global timelines
+    timelines = timelines[timelines.op_name.str.startswith("gradients/")]
+    return solution(t)
+
+
 WRONG_1 = {
-    "unanswered": (lambda t: None, "`backward_share` is still None"),
-    "a string": (lambda t: "0.6", "should be a number between 0 and 1, not a str"),
-    "a bool": (lambda t: True, "not a bool"),
-    "the shares per step": (per_step_shares, "holds 3 values: it should be one number"),
+    "unanswered": (None, "`backward_share` is still None"),
+    # the exercise as it was: a number, typed after filtering the notebook's profile
+    "a number": (1.0, "should be a function, called as `backward_share(timelines)`, not float"),
+    "a string": (lambda t: "0.6", "returned str: return one number"),
+    "a bool": (lambda t: True, "returned bool: return one number"),
+    "the shares per step": (shares_per_step, "returned an array of shape"),
+    "two parameters": (
+        lambda t, steps: solution(t),
+        "takes the parameters (t, steps), but it is called as `backward_share(timelines)`",
+    ),
+    "prints, returns nothing": (lambda t: print(solution(t)), "returned None: return one number"),
     "a percentage": pytest.param(
-        lambda t: 100 * SHARE,
-        "is a percentage: give the share as a fraction",
-        marks=bank(1, "wrong unit"),
+        lambda t: 100 * solution(t), "returned a percentage", marks=bank(1, "wrong unit")
     ),
     "counted ops": (
         lambda t: t.op_name.str.startswith("gradients/").mean(),
-        "the share of the ops' number, not of their time",
+        "the share of the op runs' number, not of their time",
     ),
-    "the forward pass and the update": (
-        lambda t: 1 - SHARE,
+    "the forward pass and the update": pytest.param(
+        lambda t: 1 - solution(t),
         "the share of everything but the backward pass",
+        marks=bank(1, "right shape, wrong content"),
+    ),
+    "the forward pass": (
+        lambda t: share_of(t, ~t.op_name.str.startswith(("gradients/", "Adam"))),
+        "neither under `gradients/` nor the optimizer's",
     ),
     "gradients and Adam": (
-        lambda t: (
-            t.loc[t.op_name.str.startswith(("gradients/", "Adam")), "duration_ms"].sum()
-            / t.duration_ms.sum()
-        ),
+        lambda t: share_of(t, t.op_name.str.startswith(("gradients/", "Adam"))),
         "the backward pass and the optimizer's update together",
     ),
-    # the Backprop rows' shares of the top-ops table above
-    "the convolutions' gradients only": pytest.param(
-        lambda t: (
-            t.loc[t.op_type.str.contains("Backprop"), "duration_ms"].sum() / t.duration_ms.sum()
-        ),
+    "Adam alone": (
+        lambda t: share_of(t, t.op_name.str.startswith("Adam")),
+        "the share of the optimizer's update",
+    ),
+    # the Backprop rows of the top-ops table above
+    "the convolutions' gradients only": (
+        lambda t: share_of(t, t.op_type.str.contains("Backprop")),
         "the convolutions' gradients alone",
-        marks=bank(1, "hard-coded from an output above"),
     ),
     # selection by op type, as the top-ops cell groups
     "op types named …Grad": pytest.param(
-        lambda t: t.loc[t.op_type.str.contains("Grad"), "duration_ms"].sum() / t.duration_ms.sum(),
-        "selects ops by their type",
+        lambda t: share_of(t, t.op_type.str.contains("Grad")),
+        "with `Grad` in their type or name",
         marks=bank(1, "copy of a nearby cell"),
     ),
-    "over the busy time": (over_busy, "over the steps' busy time"),
+    "op names holding Grad": (
+        lambda t: share_of(t, t.op_name.str.contains("Grad")),
+        "with `Grad` in their type or name",
+    ),
+    "the scope anywhere in the name": (
+        lambda t: share_of(t, t.op_name.str.contains("gradients/")),
+        "also counted ops whose name holds `gradients/` after another scope",
+    ),
+    "'grad' anywhere in the name": (
+        lambda t: share_of(t, t.op_name.str.contains("grad")),
+        "that is not the share of the ops' durations",  # two mistakes in one: neither named
+    ),
+    "the scope without its slash": (
+        lambda t: share_of(t, t.op_name.str.startswith("gradients")),
+        "also counted ops outside the name scope `gradients/` whose name begins like it",
+    ),
+    "'grad' as the prefix": (
+        lambda t: share_of(t, t.op_name.str.startswith("grad")),
+        "also counted ops outside the name scope `gradients/` whose name begins like it",
+    ),
+    "'gradient/', misspelt": (
+        lambda t: share_of(t, t.op_name.str.startswith("gradient/")),
+        "returned the same number for every profile the check gave it",
+    ),
+    "'_grad' in the name": (
+        lambda t: share_of(t, t.op_name.str.contains("_grad")),
+        "that is not the share of the ops' durations",
+    ),
+    "over the busy time": (over_busy, "divided by the steps' busy time"),
     "the first traced step": (first_step, "in the first traced step alone"),
-    "something else": (lambda t: 0.1234, "is not the backward pass's share"),
-    "a negative number": (lambda t: -0.5, "is outside 0 to 1"),
-    "more than 1": (lambda t: 1.5, "is outside 0 to 1"),
+    "the last traced step": (
+        lambda t: solution(t[t.step == t.step.max()]),
+        "in the last traced step alone",
+    ),
+    "the mean of the steps' shares": (
+        lambda t: shares_per_step(t).mean(),
+        "averaged the steps' own shares",
+    ),
+    "the median of the steps' shares": (
+        lambda t: shares_per_step(t).median(),
+        "the median of the steps' own shares",
+    ),
+    # the profile cell's filter, copied into the function
+    "the warm-up left out again": pytest.param(
+        lambda t: solution(t[t.step > WARMUP]),
+        "left out the steps up to `WARMUP`",
+        marks=bank(1, "copy of a nearby cell"),
+    ),
+    "the first traced step dropped": pytest.param(
+        lambda t: solution(t[t.step > t.step.min()]),
+        "that is not the share of the ops' durations",
+        marks=bank(1, "off by one"),
+    ),
+    "typed from the notebook's output": pytest.param(
+        lambda t: 0.62,
+        "returned the same number for every profile the check gave it",
+        marks=bank(1, "hard-coded from an output above"),
+    ),
+    "the notebook's timelines, not its argument": pytest.param(
+        global_timelines,
+        "for every profile the check gave it",
+        marks=bank(1, "right on the notebook's data, wrong in general"),
+    ),
+    "the reported answer, as a function": (
+        filtered_then_shared,
+        "returned the same number for every profile",
+    ),
+    "rounded to 3 decimals": (lambda t: round(solution(t), 3), "rounds the share to 3 decimals"),
+    "rounded to 2 decimals": (lambda t: round(solution(t), 2), "rounds the share to 2 decimals"),
+    "a filter in place (drop)": (filter_in_place, "removed rows or columns from the DataFrame"),
+    "a filter in place (query)": (query_in_place, "removed rows or columns from the DataFrame"),
+    "a column added to the argument": (column_added, "added `backward` to the DataFrame"),
+    "sorted in place": (sorted_in_place, "changed the values or the order of the DataFrame"),
+    "durations scaled in place": (
+        durations_scaled,
+        "changed the values or the order of the DataFrame",
+    ),
+    "the notebook's timelines rebound": (
+        rebinds_global,
+        "assigns a new value to the notebook's `timelines`",
+    ),
+    "an error in the learner's code": (lambda t: t.op_nme, "your code raised AttributeError"),
 }
 
 
-@pytest.mark.parametrize("make, message", WRONG_1.values(), ids=WRONG_1)
-def test_exercise_1_wrong_answers_fail_and_say_why(make, message):
+@pytest.mark.parametrize("answer, message", WRONG_1.values(), ids=WRONG_1)
+def test_exercise_1_wrong_answers_fail_and_say_why(answer, message):
     assert_names_the_mistake(
-        failure(checks.backward_share, make(TIMELINES), TIMELINES),
+        failure(checks.backward_share, answer, TIMELINES),
         message,
         answer_code=(f"{SHARE:.4f}", f"{SHARE:.1%}", "startswith"),
     )
 
 
-def test_exercise_1_the_readings_are_apart_from_the_share_and_from_each_other():
-    readings = [reading for reading, _sentence in checks._share_readings(TIMELINES)]
-    values = [SHARE, 100 * SHARE, *readings]
-    gaps = np.abs(np.subtract.outer(values, values))[np.triu_indices(len(values), 1)]
-    assert gaps.min() > 2 * checks.SHARE_TOLERANCE, values
+def test_exercise_1_the_reported_number_after_a_filter_fails():
+    """The defect testers reported: `timelines` filtered to the backward ops in the solution cell,
+    then `backward_share = 1.0`, passed with "the backward pass takes 100.0 %". A number is
+    refused; the notebook's `timelines` so filtered is refused before the success line."""
+    filtered = TIMELINES[BACKWARD]
+    assert "should be a function" in failure(checks.backward_share, 1.0, filtered)
+    message = failure(checks.backward_share, solution, filtered)
+    assert f"holds {BACKWARD.sum()} op runs under `gradients/` and 0 others" in message, message
 
 
-def test_exercise_1_a_number_two_readings_share_gets_no_reason(monkeypatch):
-    """When two mistakes give the same number on this profile, neither is named: the learner may
-    have made the other one (an op_type selection once got "the first traced step alone")."""
-    readings = checks._share_readings(TIMELINES)
-    (first_value, first), (_second_value, second) = readings[0], readings[1]
-    monkeypatch.setattr(
-        checks, "_share_readings", lambda t: [(first_value, first), (first_value, second)]
-    )
-    message = failure(checks.backward_share, first_value, TIMELINES)
-    assert message.startswith(f"{first_value:.4f} is not the backward pass's share"), message
+def test_exercise_1_a_notebook_timelines_replaced_is_named():
+    message = failure(checks.backward_share, solution, TIMELINES["duration_ms"])
+    assert message.startswith("the `timelines` the check cell passes is a Series"), message
+
+
+def test_exercise_1_a_function_right_only_on_the_check_s_profiles_is_refused():
+    def answer(t):  # right unless the profile has the notebook's steps
+        return 0.5 if set(t.step) == set(STEPS) else solution(t)
+
+    message = failure(checks.backward_share, answer, TIMELINES)
+    assert "is right on the check's profiles but returned 0.5000" in message, message
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_exercise_1_the_computations_differ_on_each_profile(seed):
+    for profile in checks._profiles(np.random.default_rng(seed)):
+        values = sorted(checks._share_variants(profile).values())
+        assert min(np.diff(values)) > checks.SHARE_APART, values
+        assert set(profile.step[profile.step <= WARMUP]) and set(profile.step[profile.step > 40])
+        assert list(profile.columns) == profiling.COLUMNS
+        assert profile.op_name.str.startswith("ConstantFolding/gradients/").any()
+        assert profile.op_name.str.match("gradients[^/]").any()
+
+
+def test_exercise_1_every_mistake_named_is_computed():
+    assert set(checks.SHARE_MISTAKES) == set(checks._share_variants(TIMELINES)) - {"right"}
+
+
+def test_exercise_1_a_rebound_global_is_put_back():
+    before = timelines
+    with pytest.raises(CheckFailed):
+        checks.backward_share(rebinds_global, TIMELINES)
+    assert timelines is before
+
+
+def test_exercise_1_the_profiles_are_new_at_each_run():
+    first, second = checks._profiles(), checks._profiles()
+    assert not first[0].equals(second[0])
 
 
 def test_exercise_1_an_unplaced_number_points_to_the_section():
-    message = failure(checks.backward_share, 0.1234, TIMELINES)
-    assert message.endswith("(section 'Where a step's time goes')")
+    message = failure(checks.backward_share, lambda t: 0.5 * solution(t), TIMELINES)
+    assert message.endswith("(section 'Where a step's time goes')"), message
 
 
 def test_exercise_1_the_tolerance_is_not_more():
     with pytest.raises(CheckFailed):
-        checks.backward_share(SHARE + 1.5 * checks.SHARE_TOLERANCE, TIMELINES)
+        checks.backward_share(lambda t: solution(t) + 3 * checks.SHARE_CLOSE, TIMELINES)
 
 
-def test_exercise_1_one_traced_step_has_no_per_step_readings(capsys):
-    one = TIMELINES[TIMELINES.step == 60]
-    share = one.loc[one.op_name.str.startswith("gradients/"), "duration_ms"].sum() / (
-        one.duration_ms.sum()
-    )
-    checks.backward_share(share, one)
+def test_exercise_1_one_traced_step_passes(capsys):
+    checks.backward_share(solution, TIMELINES[TIMELINES.step == 60])
     assert capsys.readouterr().out.startswith("Correct:")
 
 
 # --- exercise 2: a dense network under the mixed_bfloat16 policy ---------------------------
+
+
+# the message of every way of calling set_global_policy inside the function
+RULED_OUT = (
+    "calls set_global_policy, which the exercise rules out of it even when the policy is put back"
+)
 
 
 def with_policy(name, build, restore=True):
@@ -295,6 +515,43 @@ def layer_dtypes(images):  # the notebook's solution
     return tf.keras.layers.Dense(10, dtype="float32")(x)
 
 
+def by_hand(images):  # no Keras: variables of its own, products cast to bfloat16
+    x = tf.reshape(images, [-1, 784])
+    w1 = tf.compat.v1.get_variable("w1", [784, 256])
+    b1 = tf.compat.v1.get_variable("b1", [256], initializer=tf.zeros_initializer())
+    w2 = tf.compat.v1.get_variable("w2", [256, 10])
+    b2 = tf.compat.v1.get_variable("b2", [10], initializer=tf.zeros_initializer())
+    hidden = tf.matmul(tf.cast(x, tf.bfloat16), tf.cast(w1, tf.bfloat16))
+    hidden = tf.nn.relu(hidden + tf.cast(b1, tf.bfloat16))
+    return tf.matmul(tf.cast(hidden, tf.float32), w2) + b2
+
+
+def functional(images):
+    inputs = tf.keras.Input((28, 28))
+    x = tf.keras.layers.Flatten()(inputs)
+    x = tf.keras.layers.Dense(256, activation="relu", dtype="mixed_bfloat16")(x)
+    return tf.keras.Model(inputs, tf.keras.layers.Dense(10, dtype=tf.float32)(x))(images)
+
+
+def relu_layer(images):
+    x = tf.keras.layers.Reshape((784,))(images)
+    x = tf.keras.layers.Dense(256, dtype="mixed_bfloat16")(x)
+    x = tf.keras.layers.ReLU(dtype="mixed_bfloat16")(x)
+    return tf.cast(tf.keras.layers.Dense(10, dtype="mixed_bfloat16")(x), "float32")
+
+
+def images_in_bfloat16(images):
+    x = tf.keras.layers.Flatten(dtype="mixed_bfloat16")(tf.cast(images, tf.bfloat16))
+    x = tf.keras.layers.Dense(256, "relu", dtype="mixed_bfloat16")(x)
+    return tf.keras.layers.Dense(10, dtype="float32")(x)
+
+
+def images_in_float64(images):
+    x = tf.keras.layers.Flatten()(tf.cast(images, tf.float64))
+    x = tf.keras.layers.Dense(256, "relu", dtype="mixed_bfloat16")(x)
+    return tf.keras.layers.Dense(10)(x)
+
+
 RIGHT_2 = {
     "the policy as the hidden layer's dtype, a float32 last layer": layer_dtypes,
     "the policy given to each layer, then a cast": per_layer_policy,
@@ -304,6 +561,11 @@ RIGHT_2 = {
     "a Sequential model ending in a float32 layer": pytest.param(
         sequential, marks=bank(2, "right, written otherwise")
     ),
+    "by hand, without Keras": pytest.param(by_hand, marks=bank(2, "right, written otherwise")),
+    "a functional Model": functional,
+    "a ReLU layer, a Reshape and a cast": relu_layer,
+    "images cast to bfloat16 first": images_in_bfloat16,
+    "images cast to float64 first": images_in_float64,
 }
 
 
@@ -390,28 +652,67 @@ def broken(images):
     return tf.keras.layers.Dense(256)(images, trainng=True)
 
 
+def private_policy_scope(images):  # Keras's own scope, which sets the global policy and back
+    from keras.src.mixed_precision.policy import policy_scope
+
+    with policy_scope("mixed_bfloat16"):
+        return cast(dense)(images)
+
+
+def imported_setter_same_object(images):  # the policy found put back: the very same object
+    from tensorflow.keras.mixed_precision import global_policy, set_global_policy
+
+    found = global_policy()
+    set_global_policy("mixed_bfloat16")
+    try:
+        return cast(dense)(images)
+    finally:
+        set_global_policy(found)
+
+
+def float32_set_anyway(images):
+    tf.keras.mixed_precision.set_global_policy("float32")
+    return layer_dtypes(images)
+
+
+def with_dropout(images):
+    x = tf.keras.layers.Flatten()(images)
+    x = tf.keras.layers.Dense(256, "relu", dtype="mixed_bfloat16")(x)
+    x = tf.keras.layers.Dropout(0.4)(x, training=True)
+    return tf.keras.layers.Dense(10, dtype="float32")(x)
+
+
+def no_bias(images):
+    x = tf.keras.layers.Flatten()(images)
+    x = tf.keras.layers.Dense(256, "relu", use_bias=False, dtype="mixed_bfloat16")(x)
+    return tf.keras.layers.Dense(10, dtype="float32")(x)
+
+
 WRONG_2 = {
     "unanswered": (None, "`mixed_logits` is still None"),
     "not a function": (3, "should be a function of a batch of images, not a int"),
     "a model, not its logits": (model_not_logits, "returned a Sequential: return the logits"),
-    "no policy at all": (cast(dense), "every matrix product computes in float32"),
+    "no policy at all": (
+        cast(dense),
+        "no matrix product computes in bfloat16 (they compute in float32)",
+    ),
     "the policy set after the layers are made": (
         policy_set_after,
-        "calls set_global_policy, which the exercise rules out",
+        RULED_OUT,
     ),
     # bf16_cnn_model_fn's way, copied
     "the global policy around the layers, set back (forbidden API)": pytest.param(
         with_policy("mixed_bfloat16", cast(dense)),
-        "calls set_global_policy, which the exercise rules out",
+        RULED_OUT,
         marks=bank(2, "copy of a nearby cell"),
     ),
     "the global policy in a Sequential model, set back": (
         global_sequential,
-        "calls set_global_policy, which the exercise rules out",
+        RULED_OUT,
     ),
     "the global policy imported by name, set back": pytest.param(
         imported_setter,
-        "calls set_global_policy, which the exercise rules out",
+        RULED_OUT,
         marks=bank(2, "forbidden API"),
     ),
     "the opposite of the task: float32 hidden layer, bfloat16 last layer": (
@@ -464,18 +765,18 @@ WRONG_2 = {
     ),
     "the images cast, the layers float32": (
         images_cast_only,
-        "every matrix product computes in float32",
+        "no matrix product computes in bfloat16 (they compute in float32)",
     ),
     "the policy left set": (
         with_policy("mixed_bfloat16", cast(dense), restore=False),
-        "the global policy is still 'mixed_bfloat16'",
+        "changes the global policy from 'float32' to 'mixed_bfloat16' and leaves it so",
     ),
     "the policy bfloat16, not mixed": (
         cast(policies("bfloat16", "bfloat16")),
-        "the weights are stored as bfloat16",
+        "weights are stored in bfloat16, as the policy `bfloat16` (not `mixed_`) stores them",
     ),
     "bfloat16 logits": (policies("mixed_bfloat16", "mixed_bfloat16"), "the logits are bfloat16"),
-    "float16": (cast(policies("mixed_float16", "float32")), "compute in float16"),
+    "float16": (cast(policies("mixed_float16", "float32")), "a layer computes in float16"),
     "the wrong number of classes": (
         cast(policies("mixed_bfloat16", "mixed_bfloat16", units=5)),
         "the network's weights have the shapes",
@@ -485,6 +786,59 @@ WRONG_2 = {
         "builds no dense layer",
     ),
     "an error in the learner's code": (broken, "your code raised TypeError"),
+    "float64 logits": (
+        lambda images: tf.cast(layer_dtypes(images), tf.float64),
+        "the logits are float64: return them in float32, as the exercise asks",
+    ),
+    "float16 logits": (
+        lambda images: tf.cast(layer_dtypes(images), tf.float16),
+        "the logits are float16: return them in float32, as the exercise asks",
+    ),
+    "a float64 last layer": (
+        policies("mixed_bfloat16", "float64"),
+        "the weights are stored as float32, float64: the exercise asks for float32 weights",
+    ),
+    "float64 layers": (
+        policies("float64", "float64"),
+        "the weights are stored as float64: the exercise asks for float32 weights",
+    ),
+    "the policy bfloat16 on the hidden layer alone": (
+        policies("bfloat16", "float32"),
+        "weights are stored in bfloat16, as the policy `bfloat16` (not `mixed_`) stores them",
+    ),
+    "mixed_float16 on the last layer": (
+        cast(policies("mixed_bfloat16", "mixed_float16")),
+        "a layer computes in float16",
+    ),
+    "Keras's private policy_scope": pytest.param(
+        private_policy_scope,
+        RULED_OUT,
+        marks=bank(2, "forbidden API"),
+    ),
+    "the policy found put back, the setter imported": (
+        imported_setter_same_object,
+        RULED_OUT,
+    ),
+    "float32 set, to be safe": (
+        float32_set_anyway,
+        RULED_OUT,
+    ),
+    "a tanh": (
+        policies("mixed_bfloat16", "float32", activation="tanh"),
+        "build that network and nothing more",
+    ),
+    "dropout between the layers": (with_dropout, "build that network and nothing more"),
+    "no bias in the hidden layer": (no_bias, "the network's weights have the shapes"),
+    "a softmax layer in float32": (
+        lambda images: tf.keras.layers.Softmax(dtype="float32")(
+            policies("mixed_bfloat16", "mixed_bfloat16")(images)
+        ),
+        "returns probabilities (a softmax on the last layer), not logits",
+    ),
+    "the images cast to bfloat16, the layers float32": (
+        lambda images: cast(dense)(tf.cast(images, tf.bfloat16)),
+        "no matrix product computes in bfloat16 (they compute in float32)",
+    ),
 }
 
 
@@ -496,6 +850,72 @@ def test_exercise_2_wrong_answers_fail_and_say_why(answer, message):
         answer_code=("set_global_policy(", "tf.cast(", 'dtype="float32"'),
     )
     assert tf.keras.mixed_precision.global_policy().name == "float32"  # the check restores it
+
+
+def exercise_2_messages(answers) -> list:
+    messages = []
+    for answer in answers:
+        try:
+            checks.mixed_logits(answer)
+        except CheckFailed as failed:
+            messages.append(str(failed))
+    return messages
+
+
+def test_exercise_2_each_message_is_true_of_the_dtypes_the_answer_made():
+    """Float64 logits are not told about bfloat16's rounding, nor float64 weights blamed on a
+    `bfloat16` policy nobody used (testers' report)."""
+    (logits,) = exercise_2_messages([lambda images: tf.cast(layer_dtypes(images), tf.float64)])
+    assert "bfloat16" not in logits and "float64" in logits, logits
+    (weights,) = exercise_2_messages([policies("float64", "float64")])
+    assert "`bfloat16`" not in weights and "float64" in weights, weights
+
+
+def test_exercise_2_no_message_says_to_set_the_policy_back():
+    """The exercise rules set-then-restore out: the message for a policy left set no longer says
+    to set it back, and every message about set_global_policy says it is ruled out of the
+    function (testers' report: "set it back to the one you found")."""
+    answers = [entry(value)[0] for value in WRONG_2.values()]
+    messages = exercise_2_messages(answers)
+    assert not [m for m in messages if "set it back" in m or "set back" in m]
+    about_the_setter = [m for m in messages if "set_global_policy" in m]
+    assert len(about_the_setter) >= 6
+    assert all(
+        "rules set_global_policy out of" in m or "rules out of it" in m for m in about_the_setter
+    )
+
+
+def test_exercise_2_the_policy_left_set_names_the_policies_before_and_after():
+    (message,) = exercise_2_messages([with_policy("mixed_float16", cast(dense), restore=False)])
+    assert message.startswith(
+        "`mixed_logits` changes the global policy from 'float32' to 'mixed_float16' and leaves it "
+        "so"
+    ), message
+
+
+def test_exercise_2_a_policy_set_in_the_kernel_before_the_check_is_named():
+    tf.keras.mixed_precision.set_global_policy("mixed_bfloat16")
+    try:
+        message = failure(checks.mixed_logits, cast(dense))
+    finally:
+        tf.keras.mixed_precision.set_global_policy("float32")
+    assert message.startswith(
+        "the global policy is 'mixed_bfloat16' before the check calls `mixed_logits`"
+    ), message
+
+
+def test_exercise_2_a_profiler_in_use_is_put_back():
+    import sys
+
+    def profiler(frame, event, arg):
+        return None
+
+    sys.setprofile(profiler)
+    try:
+        checks.mixed_logits(layer_dtypes)
+        assert sys.getprofile() is profiler
+    finally:
+        sys.setprofile(None)
 
 
 def test_the_policy_left_set_is_reset_by_the_check_too():
@@ -520,22 +940,26 @@ def test_a_zh_tw_learner_reads_the_messages_in_chinese(zh_tw, capsys, monkeypatc
     sentences = zh_tw()
     for section, heading in SECTIONS:
         assert section() == zh_tw_heading("11_training_speed", heading)
-    unplaced = (
-        "{value:.4f} is not the backward pass's share: sum the durations of the ops whose name "
-        "starts with `gradients/`, over every traced step, and divide by the sum of all the ops' "
-        "durations (section '{section}')"
+    not_a_function = "`{name}` should be a function, called as `{call}`, not {kind}"
+    assert failure(checks.backward_share, 0.62, TIMELINES) == sentences[not_a_function].format(
+        name="backward_share", call=checks.BACKWARD_CALL, kind="float"
     )
-    assert failure(checks.backward_share, 0.1234, TIMELINES) == sentences[unplaced].format(
-        value=0.1234, section=checks.profile_section()
-    )
-    counted = failure(checks.backward_share, float(BACKWARD.mean()), TIMELINES)
-    assert counted.startswith(f"{BACKWARD.mean():.4f} 是運算個數的比例"), counted
-    checks.backward_share(SHARE, TIMELINES)
+    checks.backward_share(solution, TIMELINES)
     assert capsys.readouterr().out.startswith("正確：反向傳播佔運算時間的 ")
     message = failure(checks.mixed_logits, policies("mixed_bfloat16", "mixed_bfloat16"))
     assert message.startswith("logits 是 bfloat16：") and "float32" in message, message
+    # a sentence that cites a section, once helpers.po translates it (make po, then translators)
+    unplaced = (
+        "on a profile the check made up, `{call}` returned {value:.4f}: that is not the share of "
+        "the ops' durations, summed over every traced step, spent in ops whose name starts with "
+        "`gradients/` (section '{section}')"
+    )
+    if unplaced in sentences:
+        halved = failure(checks.backward_share, lambda t: 0.5 * solution(t), TIMELINES)
+        assert halved.endswith(sentences[unplaced].rsplit("{section}", 1)[-1]), halved
+        assert checks.profile_section() in halved, halved
     monkeypatch.setenv("WORKBOOK_LANGUAGE", "en")
-    assert failure(checks.backward_share, 0.1234, TIMELINES).endswith(
+    assert failure(checks.backward_share, lambda t: 0.5 * solution(t), TIMELINES).endswith(
         "(section 'Where a step's time goes')"
     )
 

@@ -272,7 +272,7 @@ def test_metric_that_is_not_a_pair():
         return {"accuracy": tf.reduce_mean(tf.cast(tf.equal(labels, classes), tf.float32))}
 
     sentence = only_finding(check_model_fn(variant(metrics=metrics)), "EVAL")
-    assert "eval_metric_ops['accuracy'] is not a (value, update_op) pair" in sentence
+    assert "eval_metric_ops['accuracy'] is not a `(value, update_op)` pair" in sentence
 
 
 def test_keras_metric_is_a_warning():
