@@ -494,7 +494,7 @@ def error_rate_metric_ops(metric_fn) -> None:
     require_answer(metric_fn, "error_rate_ops")
     if not callable(metric_fn):
         fail(
-            "`error_rate_ops` should be a function of (labels, classes), not {kind}",
+            "`error_rate_ops` should be a function of `(labels, classes)`, not {kind}",
             kind=type(metric_fn).__name__,
         )
     _require_reading_the_batch(metric_fn)

@@ -325,9 +325,11 @@ def _other_shapes(answer, checkpoint: str) -> list:
     ``checkpoint`` holds in another shape: a checkpoint of another model, restored."""
     import tensorflow as tf
 
+    from ..logs import logger_level
     from ..model_graph import build_graph
 
-    graph = build_graph(answer.model_fn)
+    with logger_level("ERROR"):  # the Estimator's model_fn logs "Calling model_fn."
+        graph = build_graph(answer.model_fn)
     built = {
         variable.op.name: variable.shape.as_list()
         for variable in graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES)

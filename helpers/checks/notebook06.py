@@ -750,7 +750,7 @@ def most_confused_pair(answer, matrix) -> None:
     yours = _pair(answer(np.array(matrix, copy=True)), "most_confused(matrix)")
     correct(
         "on {count} confusion matrices of the check's your function found the largest count "
-        "off the diagonal, as (true, predicted); on `matrix` it returns `{pair}`, a {true} "
+        "off the diagonal, as `(true, predicted)`; on `matrix` it returns `{pair}`, a {true} "
         "read as a {predicted}",
         count=len(matrices),
         pair=yours,

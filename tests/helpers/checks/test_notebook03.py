@@ -703,7 +703,7 @@ def _first_batch(labels, classes):
 
 EXERCISE_3_WRONG = {
     "blank": (None, "`error_rate_ops` is still None"),
-    "not a function": (0.33, "should be a function of (labels, classes)"),
+    "not a function": (0.33, "should be a function of `(labels, classes)`"),
     "bare pair": (
         lambda labels, classes: tf.compat.v1.metrics.mean(_batch_error(labels, classes)),
         "`error_rate_ops` returned a tuple: return a dict",

@@ -1036,7 +1036,7 @@ def test_most_confused_pair_correct(answer, capsys):
     checks.most_confused_pair(answer, MATRIX)
     assert capsys.readouterr().out == (
         "Correct: on 3 confusion matrices of the check's your function found the largest count "
-        "off the diagonal, as (true, predicted); on `matrix` it returns `(1, 0)`, a 1 read as a "
+        "off the diagonal, as `(true, predicted)`; on `matrix` it returns `(1, 0)`, a 1 read as a "
         "0\n"
     )
 
