@@ -20,6 +20,8 @@ EXERCISE_1_CLUSTER = {
     "worker": ["trainer-worker-0.trainer:2222", "trainer-worker-1.trainer:2222"],
     "ps": ["trainer-ps-0.trainer:2222"],
 }
+# the check's own copy: an answer cell can change the dict the notebook reads, not this text
+_EXERCISE_1_CLUSTER = json.dumps(EXERCISE_1_CLUSTER)
 
 
 def _run_config_under(tf_config: dict):
@@ -48,7 +50,7 @@ READ = (
 
 def _second_worker() -> dict:
     """The exercise's answer: the cluster, and the task of the second worker."""
-    return {"cluster": EXERCISE_1_CLUSTER, "task": {"type": "worker", "index": 1}}
+    return {"cluster": json.loads(_EXERCISE_1_CLUSTER), "task": {"type": "worker", "index": 1}}
 
 
 def _cluster_read(cluster) -> dict | None:
@@ -112,10 +114,10 @@ def second_worker_config(answer) -> None:
             "`fixed_config` has no 'cluster': every task of a job gets the same 'cluster', the "
             "broken config's; change only the 'task' part"
         )
-    if _cluster_read(answer["cluster"]) != _cluster_read(EXERCISE_1_CLUSTER):
+    if _cluster_read(answer["cluster"]) != _cluster_read(json.loads(_EXERCISE_1_CLUSTER)):
         fail(
-            "the cluster was right: every task of a job gets the same 'cluster'; change only "
-            "the 'task' part"
+            "your 'cluster' differs from the broken config's, which was right: every task of a "
+            "job gets the same 'cluster'; change only the 'task' part"
         )
     task = answer.get("task")
     if not isinstance(task, dict) or not {"type", "index"} <= set(task):

@@ -150,11 +150,11 @@ def test_exercise_1_leaves_an_existing_tf_config_alone(monkeypatch, capsys):
         # the chief counted among the workers (trap 2): RunConfig refuses a cluster without a chief
         (
             config(cluster={"worker": CLUSTER["chief"] + CLUSTER["worker"], "ps": CLUSTER["ps"]}),
-            "the cluster was right",
+            "your 'cluster' differs from the broken config's, which was right",
         ),
         (
             config(cluster={**CLUSTER, "evaluator": ["trainer-evaluator-0.trainer:2222"]}),
-            "the cluster was right",
+            "your 'cluster' differs from the broken config's, which was right",
         ),
         # what a process reads is JSON text: a ClusterSpec cannot be written as one
         (
@@ -345,3 +345,23 @@ def test_exercise_2_the_message_quotes_the_call_that_shows_the_slip(answer, star
     message = failure(checks.late_workers_rule, answer)
     assert message.startswith(start), message
     assert_names_the_mistake(message, start, answer_code=("min(60", "(i + 1)"))
+
+
+@bank(1, "right shape, wrong content")
+def test_a_changed_exercise_cluster_changes_nothing_the_check_judges():
+    """A blind adversary changed `checks.EXERCISE_1_CLUSTER` in the answer cell: a wrong answer
+    passed, a right one was refused. The check judges against its own copy."""
+    right = {
+        "cluster": json.loads(json.dumps(checks.EXERCISE_1_CLUSTER)),
+        "task": {"type": "worker", "index": 1},
+    }
+    workers = checks.EXERCISE_1_CLUSTER["worker"]
+    workers.reverse()
+    try:
+        with pytest.raises(CheckFailed, match="your 'cluster' differs from the broken config's"):
+            checks.second_worker_config(
+                {"cluster": checks.EXERCISE_1_CLUSTER, "task": {"type": "worker", "index": 1}}
+            )
+        checks.second_worker_config(right)
+    finally:
+        workers.reverse()
