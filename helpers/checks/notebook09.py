@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 from unittest import mock
@@ -81,12 +80,11 @@ def _changes(answer: dict, name: str, want):
 def _as_tf_config(answer) -> dict:
     """``answer`` as a process reads it from TF_CONFIG (a dict through JSON); one line for an
     answer that cannot be such a config."""
-    try:
-        answer = json.loads(answer) if isinstance(answer, str) else answer
-    except ValueError:
-        raise CheckFailed(
-            _("`fixed_config` is a string but not JSON: give the dict itself")
-        ) from None
+    if isinstance(answer, (str, bytes)):
+        fail(
+            "`fixed_config` is text: give the dict itself, as the exercise asks (a launcher "
+            "writes it into TF_CONFIG with json.dumps)"
+        )
     if not isinstance(answer, dict):
         fail(
             "`fixed_config` should be a dict with the keys 'cluster' and 'task', not {kind}",
@@ -123,11 +121,10 @@ def second_worker_config(answer) -> None:
     if not isinstance(task, dict) or not {"type", "index"} <= set(task):
         fail("'task' should be a dict with the keys 'type' and 'index'")
     index = task["index"]
-    if isinstance(index, str):
-        with contextlib.suppress(ValueError):
-            index = int(index)  # RunConfig reads the index with int(): "1" is 1
-    if not is_whole_number(index):
-        fail("the task index should be a whole number, not {index!r}", index=task["index"])
+    # one rule: an int, as the broken config writes it (RunConfig would read "1", 1.0, 1.5 and
+    # True all as int() gives them, 1)
+    if isinstance(index, bool) or not isinstance(index, int):
+        fail("the task index should be an int, as in the broken config, not {index!r}", index=index)
     try:
         config = _run_config_under(answer)
     except (TypeError, ValueError) as error:
@@ -143,7 +140,7 @@ def second_worker_config(answer) -> None:
             )
     if isinstance(config, Exception) or config.task_id != expected.task_id:
         if index == 0:
-            fail("index 0 is the first worker (trainer-worker-0): the second one is index 1")
+            fail("index 0 names the first worker (trainer-worker-0), not the second")
         if index != expected.task_id:
             fail(
                 "index {index} is not the second worker: indexes count from 0 within the "

@@ -5,6 +5,8 @@ tiny CNN of ``tests/helpers/conftest.py`` (``trained_cnn``) is exported here wit
 learner may write, in a second or two each, and checked on the check's own images.
 """
 
+import re
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -30,6 +32,7 @@ NOT_APPLICABLE = {
 }
 
 SIR = tf.estimator.export.ServingInputReceiver
+TRAINED = 1  # the steps of trained_cnn (tests/helpers/conftest.py)
 
 
 def pixels(shape=(None, 28, 28), dtype=tf.float32):
@@ -78,10 +81,13 @@ def exports(exported, tmp_path_factory):
 
 
 def test_exercise_1_correct(exports, trained_cnn, capsys):
-    checks.fixed_serving_export(exports["raw"], trained_cnn)
+    checks.fixed_serving_export(exports["raw"], trained_cnn, TRAINED)
     out = capsys.readouterr().out
     assert out.startswith("Correct: the serving input 'pixels' feeds the model's feature 'image'")
-    assert "on 240 test images drawn at random (160 of Fashion-MNIST, 80 of MNIST)" in out
+    assert (
+        "on 240 test images drawn at random (160 of Fashion-MNIST, 80 of MNIST, each dimmed" in out
+    )
+    assert "in batches of every size from 1 to 32" in out
     assert "probabilities equal the Estimator's within 5e-05, and its classes too" in out
 
 
@@ -101,35 +107,47 @@ def test_exercise_1_compares_probabilities_on_unseen_images_at_three_batch_sizes
         return original(signature, key, images, size)
 
     monkeypatch.setattr(checks, "_served", watched)
-    checks.fixed_serving_export(exports["raw"], trained_cnn)
-    checks.fixed_serving_export(exports["raw"], trained_cnn)
-    first, odd, one = served[:3]
-    assert (first, one) == (240, 1) and odd % 2 == 1 and 240 % odd
-    assert seen[0].shape == (240, 28, 28) and seen[0].dtype == np.float32
-    assert 0 <= seen[0].min() and seen[0].max() <= 1
-    assert not np.array_equal(seen[0], seen[3])  # drawn anew
+    checks.fixed_serving_export(exports["raw"], trained_cnn, TRAINED)
+    rounds = len(served)
+    checks.fixed_serving_export(exports["raw"], trained_cnn, TRAINED)
+    many, odd, *small = served[:rounds]
+    assert 1_100 <= many <= 2_048 and seen[0].shape == (many, 28, 28)
+    assert odd % 2 == 1 and 240 % odd and seen[1].shape == (240, 28, 28)
+    assert small == list(range(1, checks.SMALL_BATCHES + 1))
+    assert seen[1].dtype == np.float32 and 0 <= seen[1].min() and seen[1].max() <= 1
+    assert not np.array_equal(seen[1], seen[rounds + 1])  # drawn anew
+
+
+def test_exercise_1_images_fall_between_the_grey_levels(trained_cnn):
+    """Adversary's find (08 ex 1): `tf.round(images * 255) / 255` passed, the check's images
+    being the test set's grey levels; each is now dimmed by a random factor."""
+    images, _ = checks._unseen_reference(trained_cnn)
+    levels = images * 255
+    assert np.mean(np.abs(levels - np.round(levels)) > 0.01) > 0.05
 
 
 @bank(1, "right, written otherwise")  # what export_saved_model returns, not as text
 def test_exercise_1_accepts_bytes(exports, trained_cnn, capsys):
-    checks.fixed_serving_export(exports["raw"].encode(), trained_cnn)
+    checks.fixed_serving_export(exports["raw"].encode(), trained_cnn, TRAINED)
     assert "Correct" in capsys.readouterr().out
 
 
 def test_exercise_1_blank(trained_cnn):
     with pytest.raises(CheckFailed, match="`fixed_export_dir` is still None"):
-        checks.fixed_serving_export(None, trained_cnn)
+        checks.fixed_serving_export(None, trained_cnn, TRAINED)
 
 
 def test_exercise_1_not_a_path(trained_cnn):
     with pytest.raises(CheckFailed, match="should be the export directory .* not a dict"):
-        checks.fixed_serving_export({}, trained_cnn)
+        checks.fixed_serving_export({}, trained_cnn, TRAINED)
 
 
 def test_exercise_1_not_an_estimator(exports):
     """The notebook's `estimator` rebound to something else (here what export_saved_model
     returns): one line, not an AttributeError from inside the check."""
-    assert failure(checks.fixed_serving_export, exports["raw"], exports["raw"].encode()) == (
+    assert failure(
+        checks.fixed_serving_export, exports["raw"], exports["raw"].encode(), TRAINED
+    ) == (
         "`estimator` should be the notebook's trained Estimator, not a bytes: run the cell that "
         "trains it again (section 'A trained CNN to export')"
     )
@@ -139,14 +157,14 @@ def test_exercise_1_not_an_estimator(exports):
 @bank(1, "hard-coded from an output above")
 def test_exercise_1_no_saved_model(exports, trained_cnn):
     with pytest.raises(CheckFailed, match="there is no saved_model.pb in"):
-        checks.fixed_serving_export(str(exports["root"]), trained_cnn)
+        checks.fixed_serving_export(str(exports["root"]), trained_cnn, TRAINED)
 
 
 def test_exercise_1_parsing_receiver(exports, trained_cnn):
     with pytest.raises(
         CheckFailed, match=r"the serving input 'examples' is string .* float32 \[None, 28, 28\]"
     ):
-        checks.fixed_serving_export(exports["parsing"], trained_cnn)
+        checks.fixed_serving_export(exports["parsing"], trained_cnn, TRAINED)
 
 
 @bank(1, "copy of a nearby cell")  # the section's receiver, with 'image'
@@ -155,7 +173,7 @@ def test_exercise_1_clients_must_not_change(exports, trained_cnn):
     with pytest.raises(
         CheckFailed, match="the serving input is called 'image', but the clients send 'pixels'"
     ):
-        checks.fixed_serving_export(exports["renamed"], trained_cnn)
+        checks.fixed_serving_export(exports["renamed"], trained_cnn, TRAINED)
 
 
 def _receiver_tensors_alternatives():
@@ -204,7 +222,7 @@ RIGHT_RECEIVERS = {
 @bank(1, "right, written otherwise")
 @pytest.mark.parametrize("receiver_fn", RIGHT_RECEIVERS.values(), ids=RIGHT_RECEIVERS)
 def test_exercise_1_right_receivers_written_otherwise(exported, trained_cnn, receiver_fn, capsys):
-    checks.fixed_serving_export(exported(receiver_fn), trained_cnn)
+    checks.fixed_serving_export(exported(receiver_fn), trained_cnn, TRAINED)
     assert capsys.readouterr().out.startswith("Correct: the serving input 'pixels' feeds")
 
 
@@ -212,14 +230,14 @@ def test_exercise_1_unknown_rank_is_not_a_traceback(exported, trained_cnn, capsy
     """Defect 2: `spec.shape.as_list()` raised `ValueError: as_list() is not defined on an unknown
     TensorShape` from inside the check; such an export serves every batch size right (the model
     reshapes its feature), so it passes."""
-    checks.fixed_serving_export(exported(changing(tf.identity, shape=None)), trained_cnn)
+    checks.fixed_serving_export(exported(changing(tf.identity, shape=None)), trained_cnn, TRAINED)
     assert "Correct" in capsys.readouterr().out
 
 
 def test_exercise_1_unknown_rank_of_another_dtype(exported, trained_cnn):
     """A shape of unknown rank in a refusal is said in words."""
     receiver_fn = changing(lambda x: tf.cast(x, tf.float32), shape=None, dtype=tf.float64)
-    assert failure(checks.fixed_serving_export, exported(receiver_fn), trained_cnn) == (
+    assert failure(checks.fixed_serving_export, exported(receiver_fn), trained_cnn, TRAINED) == (
         "the serving input 'pixels' is float64 of unknown rank: it should take raw images, "
         "float32 [None, 28, 28]"
     )
@@ -271,12 +289,22 @@ CHANGES = {
     # defect 1: any small change that keeps the classes
     "one grey level brighter": pytest.param(
         changing(lambda x: x + 1.0 / 255),
-        "sent 240 at a time, the SavedModel's probabilities differ from the Estimator's on ",
+        "at a time, the SavedModel's probabilities differ from the Estimator's on ",
         marks=bank(1, "right shape, wrong content"),
     ),
     "scaled back to 0-255 as uint8 and cast": (
         changing(lambda x: tf.cast(tf.cast(x * 255.0, tf.uint8), tf.float32)),
         "although it holds the trained weights: the receiver changes the images",
+    ),
+    # adversary's find: the check's images were the test set's grey levels, which rounding keeps
+    "rounded to the 256 grey levels": (
+        changing(lambda x: tf.round(x * 255.0) / 255.0),
+        "although it holds the trained weights: the receiver changes the images",
+    ),
+    # adversary's find: the check sent batches of 240, an odd size and 1
+    "zeroed when the batch is of 8": (
+        changing(lambda x: tf.cond(tf.equal(tf.shape(x)[0], 8), lambda: x * 0.0, lambda: x)),
+        "sent 8 at a time, the SavedModel's probabilities differ from the Estimator's on ",
     ),
     "halved when it is one image": (  # right in batches: the sizes the check sends name it
         changing(lambda x: tf.cond(tf.shape(x)[0] > 1, lambda: x, lambda: x * 0.5)),
@@ -287,7 +315,7 @@ CHANGES = {
 
 @pytest.mark.parametrize("receiver_fn, message", CHANGES.values(), ids=CHANGES)
 def test_exercise_1_a_receiver_that_changes_the_images(exported, trained_cnn, receiver_fn, message):
-    said = failure(checks.fixed_serving_export, exported(receiver_fn), trained_cnn)
+    said = failure(checks.fixed_serving_export, exported(receiver_fn), trained_cnn, TRAINED)
     assert message in said, said
     assert "export the trained" not in said  # the model is the trained one
 
@@ -322,14 +350,21 @@ WRONG_RECEIVERS = {
     ),
     "a batch of 100 ensured in the receiver": (
         _ensure_a_batch_of_100,
-        "on a batch of 240 images, float32 [240, 28, 28] as the clients send them, the "
-        "SavedModel raised InvalidArgumentError: Shape of tensor pixels [240,28,28] is not "
-        "compatible with expected shape [100,28,28]",
+        r"on a batch of (\d+) images, float32 \[\1, 28, 28\] as the clients send them, the "
+        r"SavedModel raised InvalidArgumentError: Shape of tensor pixels \[\1,28,28\] is not "
+        r"compatible with expected shape \[100,28,28\]$",
     ),
     "the first image only": (
         _first_image_only,
-        "for a batch of 240 images the SavedModel returns classes of shape [1]: the receiver "
-        "should give the model each image the clients send, as it is",
+        r"for a batch of \d+ images the SavedModel returns classes of shape \[1\]: the receiver "
+        r"should give the model each image the clients send, as it is$",
+    ),
+    # adversary's find: the check sent at most 240 images at once, the notebook 1,000
+    "the first 500 images only": pytest.param(
+        changing(lambda x: x[:500]),
+        r"for a batch of \d+ images the SavedModel returns classes of shape \[500\]: the "
+        r"receiver should give the model each image the clients send, as it is$",
+        marks=bank(1, "right on the notebook's data, wrong in general"),
     ),
     "receiver_tensors a bare tensor": (
         _bare_receiver_tensor,
@@ -344,9 +379,8 @@ WRONG_RECEIVERS = {
 
 @pytest.mark.parametrize("receiver_fn, message", WRONG_RECEIVERS.values(), ids=WRONG_RECEIVERS)
 def test_exercise_1_wrong_receivers(exported, trained_cnn, receiver_fn, message):
-    assert failure(checks.fixed_serving_export, exported(receiver_fn), trained_cnn).startswith(
-        message
-    )
+    said = failure(checks.fixed_serving_export, exported(receiver_fn), trained_cnn, TRAINED)
+    assert said.startswith(message) or re.match(message, said), said
 
 
 def test_exercise_1_one_placeholder_under_two_names(exported, trained_cnn):
@@ -357,12 +391,12 @@ def test_exercise_1_one_placeholder_under_two_names(exported, trained_cnn):
         return SIR({"image": images}, {"pixels": images, "image": images})
 
     with pytest.raises(CheckFailed, match="gives one placeholder two names in receiver_tensors"):
-        checks.fixed_serving_export(exported(twice_receiver_fn), trained_cnn)
+        checks.fixed_serving_export(exported(twice_receiver_fn), trained_cnn, TRAINED)
 
 
 WEIGHTS = (
     "and its weights are not those of the trained `estimator`'s latest checkpoint: export the "
-    "trained `estimator` (not a new one)"
+    "trained `estimator` itself, from its latest checkpoint"
 )
 
 
@@ -373,8 +407,8 @@ def test_exercise_1_the_untrained_weights_exported(exported, trained_cnn):
     first = tf.train.get_checkpoint_state(trained_cnn.model_dir).all_model_checkpoint_paths[0]
     assert first.endswith("-0")
     folder = exported(fixed_receiver_fn, checkpoint_path=first)
-    said = failure(checks.fixed_serving_export, folder, trained_cnn)
-    assert said.startswith("sent 240 at a time, the SavedModel's probabilities differ"), said
+    said = failure(checks.fixed_serving_export, folder, trained_cnn, TRAINED)
+    assert re.match(r"sent \d+ at a time, the SavedModel's probabilities differ", said), said
     assert said.endswith(WEIGHTS)
 
 
@@ -390,7 +424,9 @@ def test_exercise_1_a_new_estimator_exported(exported, trained_cnn, tmp_path):
     other.train(
         lambda: tf.data.Dataset.from_tensors(({"image": images}, np.zeros(4, np.int32))), steps=1
     )
-    said = failure(checks.fixed_serving_export, exported(fixed_receiver_fn, other), trained_cnn)
+    said = failure(
+        checks.fixed_serving_export, exported(fixed_receiver_fn, other), trained_cnn, TRAINED
+    )
     assert said.endswith(WEIGHTS)
 
 
@@ -402,7 +438,7 @@ def test_exercise_1_no_serving_signature(trained_cnn, tmp_path):
         match=r"^the SavedModel has no serving_default signature: export the course CNN's "
         r"model_fn$",
     ):
-        checks.fixed_serving_export(str(tmp_path), trained_cnn)
+        checks.fixed_serving_export(str(tmp_path), trained_cnn, TRAINED)
 
 
 def saved_signature(path, shape, outputs) -> str:
@@ -431,7 +467,9 @@ def test_exercise_1_flat_float_images(trained_cnn, tmp_path):
         r"float32 \[None, 28, 28\]$",
     ):
         checks.fixed_serving_export(
-            saved_signature(tmp_path, [None, 784], ["classes", "probabilities"]), trained_cnn
+            saved_signature(tmp_path, [None, 784], ["classes", "probabilities"]),
+            trained_cnn,
+            TRAINED,
         )
 
 
@@ -440,7 +478,10 @@ def test_exercise_1_flat_float_images(trained_cnn, tmp_path):
 )
 def test_exercise_1_not_the_cnn_outputs(trained_cnn, tmp_path, outputs, missing):
     said = failure(
-        checks.fixed_serving_export, saved_signature(tmp_path, [None, 28, 28], outputs), trained_cnn
+        checks.fixed_serving_export,
+        saved_signature(tmp_path, [None, 28, 28], outputs),
+        trained_cnn,
+        TRAINED,
     )
     assert said == f"the signature returns {outputs}, not {missing!r}: export the course CNN"
 
@@ -448,7 +489,7 @@ def test_exercise_1_not_the_cnn_outputs(trained_cnn, tmp_path, outputs, missing)
 def test_exercise_1_a_model_without_the_estimator_weights(trained_cnn, tmp_path):
     """A SavedModel with the right signature and no weights at all (zeros)."""
     folder = saved_signature(tmp_path, [None, 28, 28], ["classes", "probabilities"])
-    assert failure(checks.fixed_serving_export, folder, trained_cnn).endswith(WEIGHTS)
+    assert failure(checks.fixed_serving_export, folder, trained_cnn, TRAINED).endswith(WEIGHTS)
 
 
 def test_exercise_1_a_predict_watched_for_exercise_2_is_not_read(exports, trained_cnn, capsys):
@@ -456,7 +497,7 @@ def test_exercise_1_a_predict_watched_for_exercise_2_is_not_read(exports, traine
     exercise 1's check records nothing of it."""
     watch = checks.watch_predict(trained_cnn)
     try:
-        checks.fixed_serving_export(exports["raw"], trained_cnn)
+        checks.fixed_serving_export(exports["raw"], trained_cnn, TRAINED)
     finally:
         del trained_cnn.predict
     assert watch.calls == []
@@ -722,4 +763,48 @@ def test_a_zh_tw_learner_reads_the_section_as_the_zh_tw_notebook_heads_it(zh_tw,
     if not translated:
         pytest.skip("helpers.po does not translate the sentence yet")
     heading = zh_tw_heading("08_predict_export_tflite", "## A trained CNN to export")
-    assert heading in failure(checks.fixed_serving_export, exports["raw"], None)
+    assert heading in failure(checks.fixed_serving_export, exports["raw"], None, TRAINED)
+
+
+# --- exercise 1: the trained `estimator`, and exports saved otherwise ------------
+
+
+@bank(1, "right shape, wrong content")
+def test_exercise_1_estimator_rebound_to_another_training(trained_cnn, exported, tmp_path):
+    """Adversary's find: `estimator` rebound to a new Estimator trained briefly (or warm-started)
+    and that one exported passed, the check trusting `estimator`: it is at another step than the
+    notebook trained."""
+    said = failure(checks.fixed_serving_export, exported(fixed_receiver_fn), trained_cnn, 3)
+    assert said == (
+        "`estimator` is at global step 1, but the notebook trained it for 3 steps: export the "
+        "notebook's trained `estimator` as it is (run the cell that trains it again if your "
+        "cell replaced or trained it)"
+    )
+
+
+def test_exercise_1_estimator_rebound_with_no_checkpoint(trained_cnn, exports, tmp_path):
+    """Adversary's find: a TypeError traceback from inside the check."""
+    untrained = tf.estimator.Estimator(models.cnn_model_fn, model_dir=str(tmp_path))
+    said = failure(checks.fixed_serving_export, exports["raw"], untrained, TRAINED)
+    assert said.startswith("`estimator` has no checkpoint in its model_dir, so it was never")
+
+
+@bank(1, "right, written otherwise")
+def test_exercise_1_an_export_as_text(exported, trained_cnn, capsys):
+    """Adversary's find: export_saved_model(..., as_text=True) writes saved_model.pbtxt, which
+    tf.saved_model.load reads; the check said there was no saved_model.pb."""
+    checks.fixed_serving_export(exported(fixed_receiver_fn, as_text=True), trained_cnn, TRAINED)
+    assert capsys.readouterr().out.startswith("Correct")
+
+
+def test_exercise_1_an_export_without_its_variables(exported, trained_cnn):
+    """Adversary's find: the export's variables/ deleted gave 'your code raised NotFoundError'
+    (the check's own load failed): one line that says the export cannot be loaded."""
+    import shutil
+    from pathlib import Path
+
+    folder = exported(fixed_receiver_fn)
+    shutil.rmtree(Path(folder) / "variables")
+    said = failure(checks.fixed_serving_export, folder, trained_cnn, TRAINED)
+    assert said.startswith(f"tf.saved_model.load could not load {folder}: "), said
+    assert "\n" not in said

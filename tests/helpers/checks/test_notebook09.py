@@ -57,10 +57,14 @@ def test_exercise_1_correct(capsys):
     assert "TF_CONFIG" not in os.environ
 
 
-@bank(1, "right, written otherwise")
-def test_exercise_1_accepts_the_json_string(capsys):
-    checks.second_worker_config(json.dumps(config()))
-    assert "Correct" in capsys.readouterr().out
+def test_exercise_1_refuses_the_json_string():
+    """Adversary's find: the JSON text of the right config passed, though the prompt asks for a
+    dict; any text gets one line (it passed, and text not JSON got another)."""
+    for text in (json.dumps(config()), "not json", json.dumps(config()).encode()):
+        assert failure(checks.second_worker_config, text) == (
+            "`fixed_config` is text: give the dict itself, as the exercise asks (a launcher "
+            "writes it into TF_CONFIG with json.dumps)"
+        )
 
 
 # Right TF_CONFIGs written otherwise than the solution: RunConfig reads from each what it reads from
@@ -69,9 +73,6 @@ RIGHT_CONFIGS = {
     "a cloud environment": {**config(), "environment": "cloud"},
     "the RPC layer": {**config(), "rpc_layer": "grpc"},
     "both": {**config(), "environment": "cloud", "rpc_layer": "grpc"},
-    # RunConfig reads the index with int()
-    "the index as a string": config(index="1"),
-    "the index as a float": config(index=1.0),
     "the cluster's lists as tuples": config(
         cluster={job: tuple(hosts) for job, hosts in CLUSTER.items()}
     ),
@@ -114,7 +115,6 @@ def test_exercise_1_leaves_an_existing_tf_config_alone(monkeypatch, capsys):
     "answer, message",
     [
         (None, "`fixed_config` is still None"),
-        ("not json", "is a string but not JSON"),
         ({"task": {"type": "worker", "index": 1}}, "`fixed_config` has no 'cluster'"),
         (
             [CLUSTER, {"type": "worker", "index": 1}],
@@ -132,17 +132,28 @@ def test_exercise_1_leaves_an_existing_tf_config_alone(monkeypatch, capsys):
             "the task type should be 'worker', not 'chief'",
             marks=bank(1, "right shape, wrong content"),
         ),
-        pytest.param(config(index=0), "index 0 is the first worker", marks=bank(1, "off by one")),
+        pytest.param(
+            config(index=0),
+            "index 0 names the first worker (trainer-worker-0), not the second",
+            marks=bank(1, "off by one"),
+        ),
         # the broken cell's config
         pytest.param(
             config(index=2),
             "index 2 is not the second worker: indexes count from 0",
             marks=bank(1, "copy of a nearby cell"),
         ),
-        (config(index="one"), "the task index should be a whole number, not 'one'"),
-        # RunConfig reads int(True) and int(1.5) as 1: not what was written
-        (config(index=True), "the task index should be a whole number, not True"),
-        (config(index=1.5), "the task index should be a whole number, not 1.5"),
+        (
+            config(index="one"),
+            "the task index should be an int, as in the broken config, not 'one'",
+        ),
+        # RunConfig reads int(True), int(1.5), int("1 ") as 1; adversary's find: "1", "1 " and 1.0
+        # passed while True and 1.5 were refused; one rule now, an int
+        (config(index=True), "the task index should be an int, as in the broken config, not True"),
+        (config(index=1.5), "the task index should be an int, as in the broken config, not 1.5"),
+        (config(index=1.0), "the task index should be an int, as in the broken config, not 1.0"),
+        (config(index="1"), "the task index should be an int, as in the broken config, not '1'"),
+        (config(index="1 "), "the task index should be an int, as in the broken config, not '1 '"),
         (config(index=-1), "index -1 is not the second worker"),
         (config(task_type="Worker"), "the task type should be 'worker', not 'Worker'"),
         # RunConfig takes it for an evaluator, outside the cluster
