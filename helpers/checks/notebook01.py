@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import fractions
+import functools
+import hashlib
 import logging
 import math
 import numbers
 import re
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 
@@ -177,8 +180,12 @@ def logged_seconds(answer, lines: list[str]) -> None:
 
 @reporting_learner_errors
 def fixed_input_fn(answer, broken, steps: int) -> None:
-    """Notebook 01, exercise 2: ``broken`` (or another of its kind) trained ``steps`` steps with a
-    real input_fn over the training set, as its training graph shows."""
+    """Notebook 01, exercise 2: the model the exercise's first cell makes, trained ``steps`` steps
+    in its folder with a real input_fn over the training set. The check judges what was trained:
+    the variables of the latest checkpoint against those of its own copy of the notebook's
+    ``make_classifier`` (an answer cell may rebind ``broken``, which is therefore not trusted), and
+    the examples of the training graph's own input pipeline, run again, against MNIST's training
+    set."""
     require_answer(answer, "fixed_estimator")
     if isinstance(answer, type):
         fail(
@@ -198,21 +205,201 @@ def fixed_input_fn(answer, broken, steps: int) -> None:
             "itself and store what train() returns",
             name=EXERCISE_MODEL_DIR,
         )
-    if type(answer) is not type(broken):
-        fail(
-            "`fixed_estimator` is another model ({kind}) than `broken` ({expected}): the "
-            "exercise fixes how `broken` is trained, not its model",
-            kind=_class_name(answer),
-            expected=_class_name(broken),
-        )
-    if answer.latest_checkpoint() is None:
+    _judge_class(answer)
+    checkpoint = answer.latest_checkpoint()
+    if checkpoint is None:
         fail(
             "`fixed_estimator` has no checkpoint yet, so it has not trained: train() needs the "
             "input function that the factory returns, not the factory (section 'The input "
             "function')"
         )
+    _judge_model(checkpoint)
     reached = int(answer.get_variable_value("global_step"))
-    once = _trained_once(answer.model_dir)
+    graph = _judge_steps(answer.model_dir, reached, steps)
+    _judge_data(graph, steps)
+    correct(
+        "trained to global step {reached} on the MNIST training files: train() got an input "
+        "function, not the factory that makes one",
+        reached=reached,
+    )
+
+
+EXERCISE_MODEL_DIR = "01_exercise"  # settings.fresh_model_dir("01_exercise"), the notebook's
+# The examples of the training pipeline the check compares with MNIST's training set: the first
+# batches train() took, until at least this many examples (or the batches of every step).
+EXAMPLES_COMPARED = 1000
+
+
+def _exercise_model_dir() -> Path:
+    """The folder the exercise's first cell gives `broken`, which an answer cell cannot rebind."""
+    from ..paths import MODELS_DIR
+
+    return MODELS_DIR / EXERCISE_MODEL_DIR
+
+
+def _make_classifier(model_dir):
+    """The notebook's ``make_classifier`` (the cell that defines it, copied): the model `broken`
+    is, which an answer cell that rebinds `broken` or ``make_classifier`` does not change."""
+    import tensorflow as tf
+
+    from ..settings import SEED
+
+    return tf.estimator.DNNClassifier(
+        feature_columns=[tf.feature_column.numeric_column("image", shape=(28, 28))],
+        hidden_units=[128, 64],
+        n_classes=10,
+        optimizer="Adam",
+        model_dir=model_dir,
+        config=tf.estimator.RunConfig(tf_random_seed=SEED),
+    )
+
+
+def _class_name(estimator_class) -> str:
+    """``LinearClassifier``, not TensorFlow's ``LinearClassifierV2``."""
+    return estimator_class.__name__.removesuffix("V2")
+
+
+def _judge_class(answer) -> None:
+    """Refuse an Estimator of another class than ``make_classifier``'s."""
+    import tensorflow as tf
+
+    expected = tf.estimator.DNNClassifier  # the class _make_classifier makes
+    if type(answer) is expected:
+        return
+    kind, expected_kind = _class_name(type(answer)), _class_name(expected)
+    if kind == expected_kind:  # tf.compat.v1.estimator.DNNClassifier: both their own names
+        kind, expected_kind = type(answer).__name__, expected.__name__
+    fail(
+        "`fixed_estimator` is another model ({kind}) than `broken` ({expected}): the "
+        "exercise fixes how `broken` is trained, not its model",
+        kind=kind,
+        expected=expected_kind,
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def _reference_variables() -> tuple:
+    """``(name, shape, value)`` of each variable a checkpoint of ``make_classifier``'s model holds,
+    ``value`` for the optimizer's settings (its scalars but the global step), else None: built as
+    train() builds the model (nothing trains), once per Python process."""
+    import tensorflow as tf
+
+    from ..logs import logger_level
+    from ..model_graph import build_graph
+    from .checkpoint import scratch_model_dir
+
+    with scratch_model_dir(checkpoint=False) as folder, logger_level("ERROR"):
+        graph = build_graph(_make_classifier(folder).model_fn)  # it logs "Calling model_fn."
+    variables = graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES)
+    settings = [v for v in variables if v.shape.rank == 0 and v.op.name != "global_step"]
+    with tf.compat.v1.Session(graph=graph) as session:
+        session.run(tf.compat.v1.variables_initializer(settings))
+        values = dict(zip([v.op.name for v in settings], session.run(settings)))
+    return tuple((v.op.name, tuple(v.shape.as_list()), values.get(v.op.name)) for v in variables)
+
+
+def _hidden_units(shapes: dict) -> list:
+    """The width of each hidden layer of a DNN whose checkpoint holds variables of ``shapes``."""
+    widths = []
+    while f"dnn/hiddenlayer_{len(widths)}/kernel" in shapes:
+        widths.append(shapes[f"dnn/hiddenlayer_{len(widths)}/kernel"][-1])
+    return widths
+
+
+def _optimizers(shapes: dict) -> set:
+    """The optimizers whose variables a checkpoint holds (``training/Adam/...``: Adam)."""
+    return {name.split("/")[1] for name in shapes if name.startswith("training/")}
+
+
+def _judge_model(checkpoint: str) -> None:
+    """Refuse a checkpoint of another model than ``make_classifier``'s, naming how it differs:
+    its layers, its input, its classes, its optimizer or that optimizer's settings."""
+    import tensorflow as tf
+
+    reader = tf.train.load_checkpoint(checkpoint)
+    shapes = {name: tuple(shape) for name, shape in reader.get_variable_to_shape_map().items()}
+    reference = _reference_variables()
+    expected = {name: shape for name, shape, _ in reference}
+    if shapes != expected:
+        _judge_layers(shapes, expected)
+    changed = sorted(
+        name.rsplit("/", 1)[-1]
+        for name, _, value in reference
+        if value is not None and not np.allclose(reader.get_tensor(name), value)
+    )
+    if changed:
+        fail(
+            "`fixed_estimator` is another model than `broken` as the exercise's first cell makes "
+            "it: the settings of its optimizer differ from those of `make_classifier`'s model "
+            "({names}); the exercise fixes how `broken` is trained, not its model: run that cell "
+            "again, then train `broken`",
+            names=all_of(f"`{name}`" for name in changed),
+        )
+
+
+def _judge_layers(shapes: dict, expected: dict) -> NoReturn:
+    """Refuse variables of other names or shapes than ``expected``, naming the difference."""
+    widths, expected_widths = _hidden_units(shapes), _hidden_units(expected)
+    if widths != expected_widths:
+        fail(
+            "`fixed_estimator` is another model than `broken` as the exercise's first cell makes "
+            "it: its `hidden_units` are `{widths}`, those of `make_classifier`'s model "
+            "`{expected}`; the exercise fixes how `broken` is trained, not its model: run that "
+            "cell again, then train `broken`",
+            widths=widths,
+            expected=expected_widths,
+        )
+    first = "dnn/hiddenlayer_0/kernel" if widths else "dnn/logits/kernel"
+    logits = "dnn/logits/kernel"
+    if first in shapes and shapes[first][0] != expected[first][0]:
+        fail(
+            "`fixed_estimator` is another model than `broken` as the exercise's first cell makes "
+            "it: its first layer takes {count} numbers per example, that of `make_classifier`'s "
+            "model {expected}, one per pixel; the exercise fixes how `broken` is trained, not its "
+            "model: run that cell again, then train `broken`",
+            count=shapes[first][0],
+            expected=expected[first][0],
+        )
+    if logits in shapes and shapes[logits][-1] != expected[logits][-1]:
+        fail(
+            "`fixed_estimator` is another model than `broken` as the exercise's first cell makes "
+            "it: its logits layer has {count} outputs, that of `make_classifier`'s model "
+            "{expected}, one per class; the exercise fixes how `broken` is trained, not its model: "
+            "run that cell again, then train `broken`",
+            count=shapes[logits][-1],
+            expected=expected[logits][-1],
+        )
+    if _optimizers(shapes) and _optimizers(shapes) != _optimizers(expected):
+        fail(
+            "`fixed_estimator` is another model than `broken` as the exercise's first cell makes "
+            "it: it is trained by {optimizer}, `make_classifier`'s model by {expected}; the "
+            "exercise fixes how `broken` is trained, not its model: run that cell again, then "
+            "train `broken`",
+            optimizer=all_of(sorted(_optimizers(shapes))),
+            expected=all_of(sorted(_optimizers(expected))),
+        )
+    differing = sorted(set(shapes.items()) ^ set(expected.items()))
+    fail(
+        "`fixed_estimator` is another model than `broken` as the exercise's first cell makes it: "
+        "its variables differ from those of `make_classifier`'s model (in {names}); the exercise "
+        "fixes how `broken` is trained, not its model: run that cell again, then train `broken`",
+        names=all_of(sorted({f"`{name}`" for name, _ in differing})[:3]),
+    )
+
+
+def _trained_once(model_dir) -> bool:
+    """Whether one train() call made every step in ``model_dir``: each call saves a checkpoint at
+    the step it starts from (and one at its end), so a second call leaves one between 0 and the
+    last. (A run of over ten minutes saves timed ones too, and is then taken for several calls.)"""
+    from ..model_dirs import checkpoint_steps
+
+    return all(step == 0 for step in checkpoint_steps(model_dir)[:-1])
+
+
+def _judge_steps(model_dir, reached: int, steps: int):
+    """Refuse a model at another global step than ``steps``, saying how it got there; return the
+    training graph (which tells a pipeline that ran out)."""
+    once = _trained_once(model_dir)
     if reached == steps + 1 and once:
         fail(
             "`fixed_estimator` is at global step {reached}, one step past {steps}: train() makes "
@@ -238,8 +425,8 @@ def fixed_input_fn(answer, broken, steps: int) -> None:
             reached=reached,
             steps=steps,
         )
-    files, ops = _training_reads(answer.model_dir)
-    if reached < steps and once and "RepeatDataset" not in ops:
+    graph = _training_graph(model_dir)
+    if reached < steps and once and "RepeatDataset" not in _training_reads(graph)[1]:
         fail(
             "`fixed_estimator` is at global step {reached}, not {steps}: its input function ran "
             "out of batches after {reached} steps (its pipeline has no repeat(), and train() "
@@ -255,6 +442,13 @@ def fixed_input_fn(answer, broken, steps: int) -> None:
             reached=reached,
             steps=steps,
         )
+    return graph
+
+
+def _judge_data(graph, steps: int) -> None:
+    """Refuse a model trained on other data than the whole MNIST training set: by the files its
+    training graph reads, then by the examples its input pipeline gives (run again)."""
+    files, ops = _training_reads(graph)
     training = {
         Path(path).resolve()
         for key, path in data.ensure("mnist").items()
@@ -277,46 +471,20 @@ def fixed_input_fn(answer, broken, steps: int) -> None:
             "reads none of them): train it with the input function the course's factory "
             "returns, not with data made up in the cell"
         )
+    examples = _trained_examples(graph, steps)
+    if examples is not None:  # None: a pipeline the check cannot run again, judged by its files
+        _judge_examples(*examples)
     if ops & {"TakeDataset", "SkipDataset", "FilterDataset", "ShardDataset"}:
         fail(
             "`fixed_estimator`'s input pipeline keeps only part of the training set (a take(), "
             "skip(), filter() or shard() in its training graph): train it with the whole set, "
             "as the factory's input function reads it"
         )
-    correct(
-        "trained to global step {reached} on the MNIST training files: train() got an input "
-        "function, not the factory that makes one",
-        reached=reached,
-    )
 
 
-EXERCISE_MODEL_DIR = "01_exercise"  # settings.fresh_model_dir("01_exercise"), the notebook's
-
-
-def _exercise_model_dir() -> Path:
-    """The folder the exercise's first cell gives `broken`, which an answer cell cannot rebind."""
-    from ..paths import MODELS_DIR
-
-    return MODELS_DIR / EXERCISE_MODEL_DIR
-
-
-def _class_name(estimator) -> str:
-    """``LinearClassifier``, not TensorFlow's ``LinearClassifierV2``."""
-    return type(estimator).__name__.removesuffix("V2")
-
-
-def _trained_once(model_dir) -> bool:
-    """Whether one train() call made every step in ``model_dir``: each call saves a checkpoint at
-    the step it starts from (and one at its end), so a second call leaves one between 0 and the
-    last. (A run of over ten minutes saves timed ones too, and is then taken for several calls.)"""
-    from ..model_dirs import checkpoint_steps
-
-    return all(step == 0 for step in checkpoint_steps(model_dir)[:-1])
-
-
-def _training_reads(model_dir) -> tuple[set, set]:
-    """The dataset files (names) the training graph in ``model_dir`` reads, and its op types:
-    ``graph.pbtxt``, which each train() call writes."""
+def _training_graph(model_dir):
+    """The training graph (a ``GraphDef``) in ``model_dir``'s ``graph.pbtxt``, which each
+    train() call writes."""
     from google.protobuf import text_format
     from tensorflow.core.framework import graph_pb2
 
@@ -326,7 +494,11 @@ def _training_reads(model_dir) -> tuple[set, set]:
             "`fixed_estimator`'s model_dir has no graph.pbtxt, the training graph train() writes "
             "there: run the exercise's cells again from its first one, then train once"
         )
-    graph = text_format.Parse(path.read_text(encoding="utf-8"), graph_pb2.GraphDef())
+    return text_format.Parse(path.read_text(encoding="utf-8"), graph_pb2.GraphDef())
+
+
+def _training_reads(graph) -> tuple[set, set]:
+    """The dataset files (names) the training graph ``graph`` reads, and its op types."""
     nodes = [
         *graph.node,
         *(node for function in graph.library.function for node in function.node_def),
@@ -338,3 +510,117 @@ def _training_reads(model_dir) -> tuple[set, set]:
         for value in node.attr["value"].tensor.string_val
     }
     return files, {node.op for node in nodes}
+
+
+def _trained_examples(graph, steps: int):
+    """``(images, labels)``: the first examples the training graph's input pipeline gives, run
+    again (the seeds of its shuffles are in the graph), images flattened to 784 numbers; None
+    when the check cannot run it again (a file it read is gone, a Python function it called no
+    longer there, no iterator the check knows)."""
+    from ..logs import logger_level
+
+    try:
+        with logger_level("ERROR"):
+            return _pulled(graph, steps)
+    except Exception:  # quietly: the pipeline is then judged by the files its graph reads
+        return None
+
+
+def _iterator_outputs(graph):
+    """The names of the training graph's ``MakeIterator`` and ``IteratorGetNext`` nodes and which
+    of the latter's outputs the model reads as its image, which the head as its label."""
+    makers = [node.name for node in graph.node if node.op == "MakeIterator"]
+    getters = [node.name for node in graph.node if node.op == "IteratorGetNext"]
+    if len(makers) != 1 or len(getters) != 1:
+        return None
+    outputs = {}
+    for node in graph.node:
+        for source in node.input:
+            name, _, index = source.partition(":")
+            if name == getters[0] and node.name.startswith(("head/", "dnn/input_from")):
+                outputs.setdefault(node.name.split("/")[0], int(index or 0))
+    if set(outputs) != {"dnn", "head"} or outputs["dnn"] == outputs["head"]:
+        return None
+    return makers[0], getters[0], outputs["dnn"], outputs["head"]
+
+
+def _pulled(graph, steps: int):
+    """``_trained_examples``'s work: the iterator's part of ``graph`` imported into a graph of its
+    own and run in a session of its own."""
+    import tensorflow as tf
+    from tensorflow.python.framework.graph_util_impl import extract_sub_graph
+
+    found = _iterator_outputs(graph)
+    if found is None:
+        return None
+    maker, getter, image, label = found
+    with tf.Graph().as_default() as pipeline:
+        tf.compat.v1.import_graph_def(extract_sub_graph(graph, [maker, getter]), name="")
+        batch = [pipeline.get_tensor_by_name(f"{getter}:{index}") for index in (image, label)]
+        images, labels = [], []
+        with tf.compat.v1.Session(graph=pipeline) as session:
+            session.run(pipeline.get_operation_by_name(maker))
+            while len(labels) < steps and sum(map(len, labels)) < EXAMPLES_COMPARED:
+                try:
+                    pixels, classes = session.run(batch)
+                except tf.errors.OutOfRangeError:
+                    break
+                images.append(np.reshape(pixels, (len(pixels), -1)))
+                labels.append(np.reshape(classes, -1))
+    if not labels or any(len(x) != len(y) or x.shape[1] != 28 * 28 for x, y in zip(images, labels)):
+        return None
+    return np.concatenate(images).astype(np.float64), np.concatenate(labels)
+
+
+def _digest(image: np.ndarray) -> bytes:
+    """A fingerprint of a uint8 image's pixels."""
+    return hashlib.blake2b(np.ascontiguousarray(image, np.uint8).tobytes(), digest_size=16).digest()
+
+
+@functools.lru_cache(maxsize=1)
+def _training_labels() -> dict:
+    """``{fingerprint: label}`` of each image of MNIST's training set (no two are the same)."""
+    arrays = data.load("mnist")
+    return {
+        _digest(image): int(label)
+        for image, label in zip(arrays.train_images.reshape(-1, 28 * 28), arrays.train_labels)
+    }
+
+
+def _judge_examples(images: np.ndarray, labels: np.ndarray) -> None:
+    """Refuse examples that are not MNIST's training images (in 0-1, as the course's pipeline
+    gives them) with their labels."""
+    total = len(labels)
+    low, high = float(images.min()), float(images.max())
+    if low < -1e-6 or high > 1 + 1e-6:  # pixels divided by 255 some other way: rounding
+        fail(
+            "the pixels of the images `fixed_estimator` trained on range from {low:g} to "
+            "{high:g}: those of the images the factory's input function gives are in 0–1; train "
+            "it on the training images as that input function gives them, unchanged",
+            low=low,
+            high=high,
+        )
+    pixels = images * 255
+    whole = np.abs(pixels - np.round(pixels)).max(axis=1) <= 1e-3
+    known = _training_labels()
+    found = [
+        known.get(_digest(np.round(row))) if exact else None for row, exact in zip(pixels, whole)
+    ]
+    strangers = sum(label is None for label in found)
+    if strangers:
+        fail(
+            "{count} of the first {total} examples `fixed_estimator` trained on are no MNIST "
+            "training image: train it on the training images as the factory's input function "
+            "gives them, unchanged",
+            count=strangers,
+            total=total,
+        )
+    relabelled = int(np.sum(np.asarray(found) != labels))
+    if relabelled:
+        fail(
+            "the labels of {count} of the first {total} examples `fixed_estimator` trained on "
+            "differ from the training set's: train it on the training labels as the factory's "
+            "input function gives them, unchanged",
+            count=relabelled,
+            total=total,
+        )

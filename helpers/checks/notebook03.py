@@ -4,9 +4,12 @@ global step, predictions computed per example, and a metric of its own as a (val
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 
 from ..language import _
+from ..learner_code import error_text
 from ..problems import CheckFailed
 from .common import correct, fail, reporting_learner_errors, require_answer
 from .metric_use import evaluated
@@ -32,31 +35,65 @@ def branches_section() -> str:
     return _("One forward pass, then three branches by `mode`")
 
 
-# exercise 1's two training steps, on images the notebook never showed: first four dim ones (each
-# pixel below 0.05) of four classes, whose gradients are all shorter than the clip norm and must
-# be applied as they are; then four bright ones (pixels up to 10), all labelled with the class
-# that gives the variables their longest gradients (the kernel's far above 1, the bias's above 1
-# too: a bias it predicts none of), which clipping must shorten each to a norm of exactly 1
+# exercise 1's three training steps, on images the notebook never showed: first four dim ones
+# (each pixel below 0.05) of four classes, whose gradients are all shorter than the clip norm
+# and must be applied as they are; then four bright ones (pixels up to 10), all labelled with
+# the class that gives the variables their longest gradients (the kernel's far above 1, the
+# bias's above 1 too: a bias it predicts none of), which clipping must shorten each to a norm of
+# exactly 1, each on its own; last the bright ones again, each labelled with the class the model
+# finds likeliest, every variable first scaled by one factor (the logits with it) until the loss
+# is small: the kernel's gradient is still far above 1, and must be clipped whatever the loss
 DIM_LABELS = (7, 2, 9, 4)
 CLASSES = 10
-# an update agrees with another within this share of the other's norm (float32 weights)
+# the last step's loss lies between these, well below 1
+CONFIDENT_LOSS = (0.1, 0.3)
+# an update agrees with another within this share of the other's norm. A move is the difference
+# of two float32 weights (below 1, each rounded to about 6e-8 of itself), the reference is worked
+# out from float32 gradients summed in another order: the two agree to about 1e-5 of the move,
+# and 1e-3 leaves room for that. Clipping by the global norm instead misses by far more: on the
+# bright steps the bias's gradient is about a hundredth of the global norm, and its step shrinks
+# about a hundredfold
 RELATIVE_TOLERANCE = 1e-3
 # cosine above which an update is along a gradient (against it below minus it)
 PARALLEL = 1 - 1e-4
 
 
 def exercise_1_images():
-    """The dim and the bright images of exercise 1's two steps, float32 [4, 28, 28] each."""
+    """The dim and the bright images of exercise 1's steps, float32 [4, 28, 28] each."""
     rng = np.random.default_rng(303)
     dim = rng.uniform(0.0, 0.05, (4, 28, 28)).astype(np.float32)
     bright = rng.uniform(0.0, 10.0, (4, 28, 28)).astype(np.float32)
     return dim, bright
 
 
-def _train_twice(model_fn):
-    """Build ``model_fn``'s TRAIN branch on placeholders and run its train_op twice, on the dim
-    images, then on the bright ones: (variable names, [(gradients, moves) per run], the global
-    step before and after the first run)."""
+def _train_spec(model_fn, images, labels):
+    """``model_fn``'s TRAIN branch on ``images`` and ``labels``; one line when building it fails
+    or it has no train_op."""
+    import tensorflow as tf
+
+    try:
+        spec = model_fn(
+            features={"image": images}, labels=labels, mode=tf.estimator.ModeKeys.TRAIN, params={}
+        )
+    except Exception as error:
+        raise CheckFailed(
+            _("building the TRAIN branch raised {kind}: {first_line}").format(
+                kind=type(error).__name__, first_line=_first_line(error)
+            )
+        ) from None
+    if not isinstance(spec, tf.estimator.EstimatorSpec) or spec.train_op is None:
+        fail(
+            "the TRAIN branch should return an EstimatorSpec with a train_op: the clipped "
+            "step belongs there (section '{section}', TRAIN)",
+            section=branches_section(),
+        )
+    return spec
+
+
+def _train_steps(model_fn):
+    """Build ``model_fn``'s TRAIN branch on placeholders and run its train_op three times, on the
+    dim images, the bright ones, then the bright ones with a small loss: (variable names,
+    [(loss, gradients, moves) per run], the global step before and after the first run)."""
     import tensorflow as tf
 
     dim, bright = exercise_1_images()
@@ -65,72 +102,91 @@ def _train_twice(model_fn):
         global_step = tf.compat.v1.train.create_global_step()
         images = tf.compat.v1.placeholder(tf.float32, [None, 28, 28], name="image")
         labels = tf.compat.v1.placeholder(tf.int32, [None], name="labels")
-        try:
-            spec = model_fn(
-                features={"image": images},
-                labels=labels,
-                mode=tf.estimator.ModeKeys.TRAIN,
-                params={},
-            )
-        except Exception as error:
-            raise CheckFailed(
-                _("building the TRAIN branch raised {kind}: {first_line}").format(
-                    kind=type(error).__name__, first_line=_first_line(error)
-                )
-            ) from None
-        if not isinstance(spec, tf.estimator.EstimatorSpec) or spec.train_op is None:
-            fail(
-                "the TRAIN branch should return an EstimatorSpec with a train_op: the clipped "
-                "step belongs there (section '{section}', TRAIN)",
-                section=branches_section(),
-            )
+        spec = _train_spec(model_fn, images, labels)
+        trainable = tf.compat.v1.trainable_variables()
         pairs = [
             (gradient, variable)
-            for gradient, variable in zip(
-                tf.gradients(spec.loss, tf.compat.v1.trainable_variables()),
-                tf.compat.v1.trainable_variables(),
-            )
+            for gradient, variable in zip(tf.gradients(spec.loss, trainable), trainable)
             if gradient is not None
         ]
         if not pairs:
             fail("the loss of the TRAIN branch depends on no trainable variable")
-        gradients, variables = [g for g, _v in pairs], [v for _g, v in pairs]
+        model = SimpleNamespace(images=images, labels=labels, loss=spec.loss)
+        model.gradients, model.variables = [g for g, _v in pairs], [v for _g, v in pairs]
+        model.train_op = spec.train_op
+        # to scale the variables before the last step
+        model.holders = [
+            tf.compat.v1.placeholder(v.dtype.base_dtype, v.shape) for v in model.variables
+        ]
+        model.setters = [v.assign(h) for v, h in zip(model.variables, model.holders)]
         runs = []
         with tf.compat.v1.Session() as session:
             session.run(tf.compat.v1.global_variables_initializer())
             start = int(session.run(global_step))
             for feed in (
                 lambda: {images: dim, labels: DIM_LABELS},
-                lambda: _bright_feed(session, gradients, images, labels, bright),  # after a step
+                lambda: _bright_feed(session, model, bright),  # after a step
+                lambda: _confident_feed(session, model, bright),  # after two
             ):
-                feed = feed()
-                grads, before = session.run([gradients, variables], feed)
-                try:
-                    session.run(spec.train_op, feed)
-                except Exception as error:
-                    raise CheckFailed(
-                        _("running the train_op raised {kind}: {first_line}").format(
-                            kind=type(error).__name__, first_line=_first_line(error)
-                        )
-                    ) from None
-                after = session.run(variables)
-                runs.append((grads, [old - new for old, new in zip(before, after)]))
+                runs.append(_run_step(session, model, feed()))
                 if len(runs) == 1:
                     end = int(session.run(global_step))
-    names = [variable.op.name for variable in variables]
+    names = [variable.op.name for variable in model.variables]
     return names, runs, (start, end)
 
 
-def _bright_feed(session, gradients, images, labels, bright) -> dict:
+def _run_step(session, model, feed):
+    """Run the train_op once on ``feed``: (the loss, the gradients, each variable's move)."""
+    loss, grads, before = session.run([model.loss, model.gradients, model.variables], feed)
+    try:
+        session.run(model.train_op, feed)
+    except Exception as error:
+        raise CheckFailed(
+            _("running the train_op raised {error}").format(error=error_text(error))
+        ) from None
+    after = session.run(model.variables)
+    return float(loss), grads, [old - new for old, new in zip(before, after)]
+
+
+def _bright_feed(session, model, bright) -> dict:
     """The feed of the bright images, labelled all with the class that makes the shortest of the
     variables' gradients the longest it can be (a class the model predicts for none of them)."""
 
     def shortest(label):
-        feed = {images: bright, labels: [label] * len(bright)}
-        return min(np.linalg.norm(g) for g in session.run(gradients, feed))
+        feed = {model.images: bright, model.labels: [label] * len(bright)}
+        return min(np.linalg.norm(g) for g in session.run(model.gradients, feed))
 
     label = max(range(CLASSES), key=shortest)
-    return {images: bright, labels: [label] * len(bright)}
+    return {model.images: bright, model.labels: [label] * len(bright)}
+
+
+def _confident_feed(session, model, pictures) -> dict:
+    """The feed of ``pictures``, each labelled with the class the model finds likeliest, once
+    every variable is scaled by the one factor (found by bisection) that brings the loss within
+    ``CONFIDENT_LOSS``: on a linear model the logits scale with it, and the loss falls as it
+    grows, from ln 10 at 0."""
+
+    def loss_of(feed) -> float:
+        return float(session.run(model.loss, feed))
+
+    likeliest = [
+        min(
+            range(CLASSES),
+            key=lambda label: loss_of({model.images: picture[None], model.labels: [label]}),
+        )
+        for picture in pictures
+    ]
+    feed = {model.images: pictures, model.labels: likeliest}
+    values = session.run(model.variables)
+    low, high, scale = 0.0, None, 1.0
+    for _attempt in range(60):
+        session.run(model.setters, dict(zip(model.holders, [scale * v for v in values])))
+        loss = loss_of(feed)
+        if CONFIDENT_LOSS[0] <= loss <= CONFIDENT_LOSS[1]:
+            break
+        low, high = (scale, high) if loss > CONFIDENT_LOSS[1] else (low, scale)
+        scale = 2 * scale if high is None else (low + high) / 2
+    return feed
 
 
 def _near(value, target) -> bool:
@@ -155,19 +211,8 @@ def _slice_clipped(gradient, axis):
     return gradient * np.minimum(1.0, CLIP_NORM / np.maximum(norms, 1e-30))
 
 
-@reporting_learner_errors
-def clipped_training_step(model_fn) -> None:
-    """Notebook 03, exercise 1: each train_op run is a gradient-descent step on each variable's
-    gradient clipped to norm 1, which advances the global step by one; two runs, on small
-    gradients (left as they are) and on large ones (each shortened to norm 1)."""
-    require_answer(model_fn, "fixed_model_fn")
-    if not callable(model_fn):
-        fail(
-            "`fixed_model_fn` should be a model_fn (a function), not {kind}",
-            kind=type(model_fn).__name__,
-        )
-    names, runs, (start, end) = _train_twice(model_fn)
-    rate, clip = LEARNING_RATE, CLIP_NORM
+def _require_one_step(start, end) -> None:
+    """Refuse a train_op whose one run does not advance the global step by exactly one."""
     if end == start:
         fail(
             "one run of your train_op leaves the global step at {end}, so Estimator never "
@@ -183,46 +228,88 @@ def clipped_training_step(model_fn) -> None:
             start=start,
             end=end,
         )
-    if not any(np.any(move != 0) for _grads, moves in runs for move in moves):
+
+
+@reporting_learner_errors
+def clipped_training_step(model_fn) -> None:
+    """Notebook 03, exercise 1: each train_op run is a gradient-descent step on each variable's
+    gradient clipped to norm 1, which advances the global step by one; three runs, on small
+    gradients (left as they are), on large ones (each shortened to norm 1 on its own) and on
+    large ones of a small loss (shortened too)."""
+    require_answer(model_fn, "fixed_model_fn")
+    if not callable(model_fn):
+        fail(
+            "`fixed_model_fn` should be a model_fn (a function), not {kind}",
+            kind=type(model_fn).__name__,
+        )
+    names, runs, (start, end) = _train_steps(model_fn)
+    _require_one_step(start, end)
+    if not any(np.any(move != 0) for _loss, _grads, moves in runs for move in moves):
         fail("one run of your train_op changed no weight: it should apply the clipped gradients")
-    # each variable's step in each run, the reference's: each gradient clipped on its own; the
-    # same step on gradients clipped together, by their global norm, is right too
-    each, together = [], []
-    for grads, _moves in runs:
-        total = float(np.sqrt(sum(np.sum(g**2) for g in grads)))
-        each.append([rate * _clipped(g, float(np.linalg.norm(g))) for g in grads])
-        together.append([rate * _clipped(g, total) for g in grads])
+    # each variable's step in each run, the reference's: each gradient clipped on its own
     pairs = [
-        (name, g, move, want)
-        for (grads, moves), wants in zip(runs, each)
-        for name, g, move, want in zip(names, grads, moves, wants)
+        (name, g, move, LEARNING_RATE * _clipped(g, float(np.linalg.norm(g))))
+        for _loss, grads, moves in runs
+        for name, g, move in zip(names, grads, moves)
     ]
-
-    def everywhere(expected) -> bool:
-        return all(_near(move, expected(g, want)) for _name, g, move, want in pairs)
-
-    bright_grads = runs[-1][0]
-    if everywhere(lambda g, want: want) or all(
-        _near(move, want)
-        for (_grads, moves), wants in zip(runs, together)
-        for move, want in zip(moves, wants)
-    ):
+    if all(_near(move, want) for _name, _g, move, want in pairs):
         return correct(
             "one run moves the global step from {start} to {end}, and each weight by at most "
             "{most:g} (the kernel's gradient had norm {norm:.1f})",
             start=start,
             end=end,
-            most=rate * clip,
-            norm=float(np.linalg.norm(bright_grads[0])),
+            most=LEARNING_RATE * CLIP_NORM,
+            norm=float(np.linalg.norm(runs[1][1][0])),
         )
-    if everywhere(lambda g, want: rate * g):
+    _refuse_clipping_together(names, runs)
+    _refuse_a_mistake_of_every_variable(runs, pairs)
+    _refuse_a_clip_that_comes_and_goes(names, runs)
+    for name, g, move, want in pairs:
+        if not _near(move, want):
+            _say_how_it_moved(name, g, move, want)
+
+
+def _refuse_clipping_together(names, runs) -> None:
+    """Refuse steps that all clip the gradients together, by their global norm, naming the
+    variable whose step that shortened the most."""
+    rate = LEARNING_RATE
+    steps = []  # (the run's global norm, name, move, that step clipped together, clipped alone)
+    for _loss, grads, moves in runs:
+        total = float(np.sqrt(sum(np.sum(g**2) for g in grads)))
+        steps += [
+            (total, name, move, rate * _clipped(g, total), rate * _clipped(g, np.linalg.norm(g)))
+            for name, g, move in zip(names, grads, moves)
+        ]
+    if not all(_near(move, together) for _total, _name, move, together, _alone in steps):
+        return
+    total, name, move, _together, alone = max(
+        steps, key=lambda step: np.linalg.norm(step[4]) / (np.linalg.norm(step[2]) + 1e-30)
+    )
+    fail(
+        "one run of your train_op clipped the gradients together, by their global norm "
+        "({total:.3g}): that moved {name} by {moved:.3g}, where its own gradient, clipped to "
+        "a norm of at most {clip:g}, moves it by {want:.3g}: clip each variable's gradient "
+        "on its own",
+        total=total,
+        name=name,
+        moved=float(np.linalg.norm(move)),
+        clip=CLIP_NORM,
+        want=float(np.linalg.norm(alone)),
+    )
+
+
+def _refuse_a_mistake_of_every_variable(runs, pairs) -> None:
+    """Refuse, in one line, steps that all make the same mistake: the gradients not clipped,
+    clipped value by value, or scaled by another rate."""
+    rate, clip = LEARNING_RATE, CLIP_NORM
+    if all(_near(move, rate * g) for _name, g, move, _want in pairs):
         fail(
             "the step used the gradients as they are (the kernel's has norm {norm:.1f}): clip "
             "them to a norm of at most {clip:g} between computing and applying them",
-            norm=float(np.linalg.norm(bright_grads[0])),
+            norm=float(np.linalg.norm(runs[1][1][0])),
             clip=clip,
         )
-    if everywhere(lambda g, want: rate * np.clip(g, -clip, clip)):
+    if all(_near(move, rate * np.clip(g, -clip, clip)) for _name, g, move, _want in pairs):
         fail(
             "each gradient *value* was clipped to [-1, 1]: the norm of each "
             "gradient, the length of the whole vector, is what should be at most 1"
@@ -240,9 +327,37 @@ def clipped_training_step(model_fn) -> None:
             factor=float(np.median(factors)),
             rate=rate,
         )
-    for name, g, move, want in pairs:
-        if not _near(move, want):
-            _say_how_it_moved(name, g, move, want)
+
+
+def _refuse_a_clip_that_comes_and_goes(names, runs) -> None:
+    """Refuse a gradient left unclipped in one run though longer than the clip norm, where
+    another run clipped the same variable's gradient right: the two runs' losses are stated."""
+    rate, clip = LEARNING_RATE, CLIP_NORM
+    for index, name in enumerate(names):
+        long = [
+            (loss, grads[index], moves[index])
+            for loss, grads, moves in runs
+            if np.linalg.norm(grads[index]) > clip * (1 + 2 * RELATIVE_TOLERANCE)
+        ]
+        clipped = [
+            loss
+            for loss, g, move in long
+            if _near(move, rate * _clipped(g, float(np.linalg.norm(g))))
+        ]
+        unclipped = [(loss, g) for loss, g, move in long if _near(move, rate * g)]
+        if clipped and unclipped:
+            (loss, gradient), other = unclipped[0], clipped[0]
+            fail(
+                "one run of your train_op applied the gradient of {name} unclipped, at its full "
+                "norm of {norm:.3g}, though another run clipped it: a gradient longer than "
+                "{clip:g} must be clipped on every step (the loss was {loss:.2f} on the run that "
+                "did not clip, {other:.2f} on the one that did)",
+                name=name,
+                norm=float(np.linalg.norm(gradient)),
+                clip=clip,
+                loss=loss,
+                other=other,
+            )
 
 
 def _say_how_it_moved(name, gradient, move, want) -> None:
@@ -319,93 +434,212 @@ EXERCISE_2_LOGITS = np.array(
     ],
     dtype=np.float32,
 )
+# then a batch of 1 and an odd one of 7, as Estimator's last batch may be: rows whose logits are
+# all negative, or all but one (where the best logit zeroed, or masked by a product, becomes the
+# runner-up), among others; in each row the three most probable classes differ by 0.02 or more
+EXERCISE_2_BATCHES = (
+    EXERCISE_2_LOGITS,
+    np.array([[-1.2, -0.4, -2.5, -0.9, -3.1, -1.7, -0.1, -2.2, -1.4, -0.6]], dtype=np.float32),
+    np.array(
+        [
+            [-1.0, -2.0, 1.5, -0.3, -1.4, -2.6, -0.8, -3.0, -1.9, -0.9],
+            [-0.7, -1.5, -2.2, -0.2, -1.0, -3.3, -2.8, -1.1, -1.6, -2.0],
+            [0.3, 1.1, -0.5, 2.4, 0.0, -1.2, 0.6, 1.8, -0.9, 0.2],
+            [-2.1, -0.9, -1.7, -2.9, -0.3, -1.3, -2.4, -3.5, -1.2, 0.9],
+            [-4.0, -3.2, -2.7, -3.8, -1.9, -2.3, -3.5, -2.6, -3.0, -1.4],
+            [1.2, -0.6, 0.4, -1.5, 2.7, 0.9, -0.2, 3.1, -0.8, 0.1],
+            [-1.3, 2.0, -1.1, -0.9, -2.3, -1.6, -0.4, -2.8, -1.9, -3.0],
+        ],
+        dtype=np.float32,
+    ),
+)
+PREDICTION_KEYS = ("top_2", "confidence")
 
 
-def _run_predictions(function):
+def _predictions_of(function, logits) -> dict:
+    """``function(logits)``, the predictions dict of a PREDICT branch: one line when calling it
+    fails, or when it is not a dict of the two keys' tensors, as ``EstimatorSpec`` takes."""
+    import tensorflow as tf
+
+    from ..logs import logger_level
+
+    try:
+        predictions = function(logits)
+    except Exception as error:
+        raise CheckFailed(
+            _("top_predictions(logits) raised {kind}: {first_line}").format(
+                kind=type(error).__name__, first_line=_first_line(error)
+            )
+        ) from None
+    if not isinstance(predictions, dict):
+        fail(
+            "top_predictions returned a value of type {kind}: return the predictions dict, "
+            '{{"top_2": …, "confidence": …}}',
+            kind=type(predictions).__name__,
+        )
+    if sorted(predictions) != sorted(PREDICTION_KEYS):
+        fail(
+            "the predictions have the keys {keys}: use exactly 'top_2' and 'confidence'",
+            keys=sorted(map(str, predictions)),
+        )
+    for key in PREDICTION_KEYS:
+        try:  # as the lesson uses them: the predictions of a PREDICT branch's EstimatorSpec
+            with logger_level("ERROR"):
+                tf.estimator.EstimatorSpec(
+                    tf.estimator.ModeKeys.PREDICT, predictions={key: predictions[key]}
+                )
+        except Exception:
+            fail(
+                "'{key}' holds a value of type {kind}: an EstimatorSpec takes only tensors as "
+                "predictions, computed from `logits` in the graph the PREDICT branch builds",
+                key=key,
+                kind=type(predictions[key]).__name__,
+            )
+    return predictions
+
+
+def _run_predictions(function) -> list:
+    """``function``'s predictions on each batch of ``EXERCISE_2_BATCHES``, as numpy arrays by
+    key; one line when computing one raises."""
     import tensorflow as tf
 
     with tf.Graph().as_default():
         logits = tf.compat.v1.placeholder(tf.float32, [None, 10], name="logits")
-        try:
-            predictions = function(logits)
-        except Exception as error:
-            raise CheckFailed(
-                _("top_predictions(logits) raised {kind}: {first_line}").format(
-                    kind=type(error).__name__, first_line=_first_line(error)
-                )
-            ) from None
-        if not isinstance(predictions, dict):
+        predictions = _predictions_of(function, logits)
+        top_2 = predictions["top_2"]
+        if not top_2.dtype.is_integer:
             fail(
-                "top_predictions returned a {kind}: return the predictions dict, "
-                '{{"top_2": …, "confidence": …}}',
-                kind=type(predictions).__name__,
+                "'top_2' holds {dtype} values: it should hold class ids, whole numbers 0–9",
+                dtype=top_2.dtype.name,
             )
-        if sorted(predictions) != ["confidence", "top_2"]:
-            fail(
-                "the predictions have the keys {keys}: use exactly 'top_2' and 'confidence'",
-                keys=sorted(map(str, predictions)),
-            )
+        found = []
         with tf.compat.v1.Session() as session:
-            return {
-                key: np.asarray(value)
-                for key, value in session.run(predictions, {logits: EXERCISE_2_LOGITS}).items()
-            }
+            for batch in EXERCISE_2_BATCHES:
+                found.append({})
+                for key in PREDICTION_KEYS:
+                    try:
+                        value = session.run(predictions[key], {logits: batch})
+                    except tf.errors.OpError as error:
+                        _refuse_a_failed_batch(key, len(batch), error)
+                    found[-1][key] = np.asarray(value)
+    return found
 
 
-@reporting_learner_errors
-def top_predictions_per_example(function) -> None:
-    """Notebook 03, exercise 2: per example, the two most probable classes and the highest
-    probability."""
-    require_answer(function, "top_predictions")
-    if not callable(function):
+def _refuse_a_failed_batch(key, size, error) -> None:
+    """Refuse the prediction ``key`` whose computation on a batch of ``size`` raised ``error``."""
+    first = len(EXERCISE_2_BATCHES[0])
+    if size == first:
         fail(
-            "`top_predictions` should be a function of the logits, not {kind}",
-            kind=type(function).__name__,
+            "computing '{key}' on a batch of {size} raised {error}",
+            key=key,
+            size=size,
+            error=error_text(error),
         )
-    values = _run_predictions(function)
-    batch = len(EXERCISE_2_LOGITS)
-    exp = np.exp(EXERCISE_2_LOGITS - EXERCISE_2_LOGITS.max(axis=1, keepdims=True))
-    probabilities = exp / exp.sum(axis=1, keepdims=True)
-    order = np.argsort(-probabilities, axis=1)
+    fail(
+        "computing '{key}' on a batch of {size} raised {error}, where a batch of {first} "
+        "raised none: a prediction must follow the size of the batch it is given, and "
+        "Estimator's last batch is often smaller (section '{section}', PREDICT)",
+        key=key,
+        size=size,
+        error=error_text(error),
+        first=first,
+        section=branches_section(),
+    )
+
+
+def _require_batch_first(values, batch, first_shapes) -> None:
+    """Refuse predictions ``values`` on a batch of ``batch`` whose shape is not the batch first;
+    ``first_shapes`` are their shapes on the first batch, or None on the first batch itself."""
     for key, shape in (("top_2", (batch, 2)), ("confidence", (batch,))):
         got = values[key].shape
         found = dict(key=key, got=got, batch=batch, shape=shape, section=branches_section())
-        if got != shape and got in ((), (10,), (2,)):
+        if got == shape:
+            continue
+        if first_shapes is None and got in ((), (10,), (2,)):
             fail(
                 "'{key}' has shape {got} for a batch of {batch} (it reduced over the batch, "
                 "axis 0): Estimator needs the batch first, and '{key}' should have shape "
                 "{shape} (section '{section}', PREDICT)",
                 **found,
             )
-        if got != shape:
+        if first_shapes is None:
             fail(
                 "'{key}' has shape {got} for a batch of {batch}: Estimator needs the batch "
                 "first, and '{key}' should have shape {shape} (section '{section}', PREDICT)",
                 **found,
             )
-    top_2 = values["top_2"]
-    if not np.issubdtype(top_2.dtype, np.integer):
+        if got == tuple(size for size in shape if size != 1):
+            fail(
+                "'{key}' has shape {got} for a batch of {batch}, but shape {right} for a batch "
+                "of {first}: every axis of size 1 was removed, the batch's too (a squeeze "
+                "without its `axis`?), and Estimator needs the batch first whatever its size "
+                "(section '{section}', PREDICT)",
+                right=first_shapes[key],
+                first=len(EXERCISE_2_BATCHES[0]),
+                **found,
+            )
         fail(
-            "'top_2' holds {dtype} values: it should hold class ids, whole numbers 0–9",
-            dtype=top_2.dtype,
+            "'{key}' has shape {got} for a batch of {batch}, but shape {right} for a batch of "
+            "{first}: Estimator needs the batch first whatever its size, and '{key}' should "
+            "have shape {shape} (section '{section}', PREDICT)",
+            right=first_shapes[key],
+            first=len(EXERCISE_2_BATCHES[0]),
+            **found,
         )
+
+
+def _compare_predictions(values, logits) -> None:
+    """Refuse ``values``, the predictions on ``logits``, unless they are the right ones."""
+    exp = np.exp(logits - logits.max(axis=1, keepdims=True))
+    probabilities = exp / exp.sum(axis=1, keepdims=True)
+    order = np.argsort(-probabilities, axis=1)
+    top_2 = values["top_2"]
     if np.array_equal(top_2, order[:, ::-1][:, :2]):
         fail("'top_2' holds the two *least* probable classes of each example: sort the other way")
     if np.array_equal(top_2, order[:, [1, 0]]):
         fail("'top_2' has the right two classes in the wrong order: the most probable comes first")
+    twice = top_2[:, 0] == top_2[:, 1]
+    if np.any(twice) and np.all(np.sort(logits, axis=1)[twice, -2] < 0):
+        fail(
+            "'top_2' names one class twice for an example whose logits are all negative, or all "
+            "but one: its two classes should be the two most probable, most probable first"
+        )
+    if np.any(twice):
+        fail(
+            "'top_2' names one class twice for an example: its two classes should be the two "
+            "most probable, most probable first"
+        )
     if not np.array_equal(top_2, order[:, :2]):
         fail("'top_2' is not the two most probable classes of each example, most probable first")
     confidence = values["confidence"]
-    if np.allclose(confidence, EXERCISE_2_LOGITS.max(axis=1), atol=1e-5):
+    if np.allclose(confidence, logits.max(axis=1), atol=1e-5):
         fail("'confidence' is the highest *logit* of each example: it should be a probability")
     if not np.allclose(confidence, probabilities.max(axis=1), atol=1e-5):
         fail("'confidence' is not the probability of each example's most probable class")
+
+
+@reporting_learner_errors
+def top_predictions_per_example(function) -> None:
+    """Notebook 03, exercise 2: per example, the two most probable classes and the highest
+    probability, on batches of several sizes."""
+    require_answer(function, "top_predictions")
+    if not callable(function):
+        fail(
+            "`top_predictions` should be a function of the logits, not {kind}",
+            kind=type(function).__name__,
+        )
+    runs = _run_predictions(function)
+    first_shapes = None
+    for values, logits in zip(runs, EXERCISE_2_BATCHES):
+        _require_batch_first(values, len(logits), first_shapes)
+        first_shapes = first_shapes or {key: values[key].shape for key in PREDICTION_KEYS}
+        _compare_predictions(values, logits)
     correct(
         "'top_2' has shape {top_2} and 'confidence' shape {confidence} for a batch of {batch}: "
         "per example, its two most probable classes and the probability of the first",
-        top_2=top_2.shape,
-        confidence=confidence.shape,
-        batch=batch,
+        top_2=first_shapes["top_2"],
+        confidence=first_shapes["confidence"],
+        batch=len(EXERCISE_2_BATCHES[0]),
     )
 
 
@@ -490,14 +724,15 @@ def error_rate_messages() -> dict:
 @reporting_learner_errors
 def error_rate_metric_ops(metric_fn) -> None:
     """Notebook 03, exercise 3: ``{"error_rate": (value, update_op)}`` over all the batches
-    evaluated, in two evaluations of batches of different sizes."""
+    evaluated, in two evaluations of batches of different sizes: run in a session, an update on
+    each batch then the value read, then by a real ``Estimator.evaluate``."""
     require_answer(metric_fn, "error_rate_ops")
     if not callable(metric_fn):
         fail(
             "`error_rate_ops` should be a function of `(labels, classes)`, not {kind}",
             kind=type(metric_fn).__name__,
         )
-    _require_reading_the_batch(metric_fn)
+    in_session = _run_in_a_session(metric_fn)
     values = [_evaluated_error_rate(metric_fn, batches) for batches in EXERCISE_3_BATCHES]
     counts = [_wrong_counts(batches) for batches in EXERCISE_3_BATCHES]
     wrong = [sum(w for w, _n in each) for each in counts]
@@ -508,6 +743,29 @@ def error_rate_metric_ops(metric_fn) -> None:
             "after two batches (1 of 4 wrong, then 1 of 2) the error rate is 2/6 = 0.3333: "
             "the update op accumulates, the value reads the totals"
         )
+    in_session = in_session or values
+    if all(_same(value, right) for value, right in zip(in_session, rights)):
+        index = next(i for i, pair in enumerate(zip(values, rights)) if not _same(*pair))
+        fail(
+            "run in a session, an update on each batch then the value, your metric is right, "
+            "but a real evaluate() reports {value:.4f} after {batches} batches with {wrong} of "
+            "{total} classes wrong: evaluate() runs the update op once more when the input "
+            "runs out, and any part of it that reads no batch runs then too (section "
+            "'{section}')",
+            value=values[index],
+            batches=len(EXERCISE_3_BATCHES[index]),
+            wrong=wrong[index],
+            total=total[index],
+            section=pair_section(),
+        )
+    # what the pair computes, batch by batch, names the mistake, and the values it states
+    _name_the_mistake(in_session, wrong, total)
+
+
+def _name_the_mistake(values, wrong, total) -> None:
+    """Refuse the error rates ``values`` of the two evaluations, which had ``wrong`` of ``total``
+    classes wrong, naming the mistake that gives them all."""
+    rights = [w / n for w, n in zip(wrong, total)]
     found = dict(value=values[0], wrong=wrong[0], total=total[0], section=pair_section())
     readings = [_error_readings(batches) for batches in EXERCISE_3_BATCHES]
     for key, message in error_rate_messages().items():
@@ -549,9 +807,11 @@ def error_rate_metric_ops(metric_fn) -> None:
     )
 
 
-def _require_reading_the_batch(metric_fn) -> None:
-    """Refuse an update op that reads neither the labels nor the classes: ``evaluate()`` stops when
-    the batches run out, and such an op never asks for the next one."""
+def _run_in_a_session(metric_fn):
+    """The value of ``metric_fn``'s pair in a session after an update on each batch of each
+    evaluation (the variables initialized anew for each), as the lesson runs a pair; one line for
+    a pair that cannot be run so, or whose value reads the batch or update op reads none. None
+    when the answer is not a dict holding a pair: ``evaluated()`` names what it is instead."""
     import tensorflow as tf
 
     with tf.Graph().as_default():
@@ -568,56 +828,157 @@ def _require_reading_the_batch(metric_fn) -> None:
             ) from None
         pair = ops.get("error_rate") if isinstance(ops, dict) else None
         if not isinstance(pair, tuple) or len(pair) != 2:
-            return  # evaluated() names what it is instead
+            return None
+        _require_a_tensor_and_an_op(pair)
+        _require_reading_the_batch(pair, {labels.op, classes.op})
         value, update = pair
-        if not all(isinstance(getattr(x, "op", x), tf.Operation) for x in pair):
-            return  # not a tensor or an op: evaluated() says so
-        if _depends_on(value, {labels.op, classes.op}):
-            fail(
-                "the value needs the current batch to be computed: it must read the totals that "
-                "the update op accumulates"
-            )
-        if not _depends_on(update, {labels.op, classes.op}):
-            fail(
-                "the update op reads neither `labels` nor `classes`, so it adds nothing of "
-                "the batch to the totals, and evaluate() would never end (in a graph, `!=` "
-                "between two tensors compares the objects, not their values) (section "
-                "'{section}')",
-                section=pair_section(),
-            )
+        initialize = [
+            tf.compat.v1.global_variables_initializer(),
+            tf.compat.v1.local_variables_initializer(),
+        ]
+        values = []
+        with tf.compat.v1.Session() as session:
+            for batches in EXERCISE_3_BATCHES:
+                session.run(initialize)
+                for batch_labels, batch_classes in batches:
+                    _run_the_update(session, update, {labels: batch_labels, classes: batch_classes})
+                values.append(_read_the_value(session, value, len(batches)))
+    return values
+
+
+def _require_a_tensor_and_an_op(pair) -> None:
+    """Refuse a pair that an EstimatorSpec does not take, or evaluate() cannot run: the value must
+    be a tensor (or a variable), the update op an op or a tensor (or a variable, or a list of
+    them)."""
+    import tensorflow as tf
+
+    value, update = pair
+    if not (
+        isinstance(value, (tf.Tensor, tf.Variable))
+        and tf.nest.flatten(update)
+        and all(
+            isinstance(part, (tf.Tensor, tf.Operation, tf.Variable))
+            for part in tf.nest.flatten(update)
+        )
+    ):
+        fail(
+            "ops['error_rate'] holds a pair of {value} and {update}: its value must be a "
+            "tensor, and its update op an op or a tensor, both built in the graph (section "
+            "'{section}')",
+            value=type(value).__name__,
+            update=type(update).__name__,
+            section=pair_section(),
+        )
+
+
+def _require_reading_the_batch(pair, batch_ops) -> None:
+    """Refuse a value that reads the batch (``batch_ops``, the ops that give it), and an update op
+    that reads neither the labels nor the classes: ``evaluate()`` stops when the batches run out,
+    and such an op never asks for the next one."""
+    value, update = pair
+    if _depends_on(value, batch_ops):
+        fail(
+            "the value needs the current batch to be computed: it must read the totals that "
+            "the update op accumulates"
+        )
+    if _depends_on(update, batch_ops):
+        return
+    if _reads_a_constant_truth(update):
+        fail(
+            "the update op reads neither `labels` nor `classes`, so it adds nothing of the "
+            "batch to the totals, and evaluate() would never end: it reads a constant True or "
+            "False instead, and in a graph `!=` or `==` between two tensors compares the "
+            "objects, not their values (section '{section}')",
+            section=pair_section(),
+        )
+    fail(
+        "the update op reads neither `labels` nor `classes`, so it adds nothing of the batch "
+        "to the totals, and evaluate() would never end (section '{section}')",
+        section=pair_section(),
+    )
+
+
+def _run_the_update(session, update, feed) -> None:
+    """Run the update op on one batch; one line when it raises."""
+    import tensorflow as tf
+
+    try:
+        session.run(update, feed)
+    except tf.errors.OpError as error:
+        fail(
+            "running the update op on a batch of {size} raised {error}",
+            size=len(next(iter(feed.values()))),
+            error=error_text(error),
+        )
+
+
+def _read_the_value(session, value, batches) -> float:
+    """The value after the updates of ``batches`` batches; one line when reading it raises or it
+    is not one number."""
+    import tensorflow as tf
+
+    try:
+        read = np.asarray(session.run(value))
+    except tf.errors.OpError as error:
+        fail(
+            "reading the value after the updates of {batches} batches raised {error}",
+            batches=batches,
+            error=error_text(error),
+        )
+    if read.size != 1 or not np.issubdtype(read.dtype, np.number):
+        fail(
+            "after {batches} batches the value has shape {shape} and type {dtype}: an error "
+            "rate is one number",
+            batches=batches,
+            shape=read.shape,
+            dtype=read.dtype.name,
+        )
+    return float(read.reshape(()))
+
+
+def _reads_a_constant_truth(op_or_tensor) -> bool:
+    """Whether running ``op_or_tensor`` reads a constant True or False (what Python's ``!=`` or
+    ``==`` between two tensors of a graph gives)."""
+    import tensorflow as tf
+
+    return any(
+        op.type == "Const" and op.get_attr("dtype") == tf.bool for op in _ops_run(op_or_tensor)
+    )
 
 
 def _depends_on(op_or_tensor, ops) -> bool:
-    """Whether running ``op_or_tensor`` (a tensor, an op or anything with an ``op``) runs any of
-    ``ops``, through inputs and control dependencies."""
+    """Whether running ``op_or_tensor`` runs any of ``ops``, through inputs and control
+    dependencies."""
+    return not _ops_run(op_or_tensor).isdisjoint(ops)
+
+
+def _ops_run(op_or_tensor) -> set:
+    """The ops that running ``op_or_tensor`` (a tensor, an op, anything with an ``op``, or a list
+    of them) runs, through inputs and control dependencies."""
     import tensorflow as tf
 
-    # a tensor, an op, or what a resource variable's assign returns in a graph (its op the assign)
-    start = op_or_tensor if isinstance(op_or_tensor, tf.Operation) else op_or_tensor.op
-    seen, pending = set(), [start]
+    # what a resource variable's assign returns in a graph has the assign as its op
+    pending = [x if isinstance(x, tf.Operation) else x.op for x in tf.nest.flatten(op_or_tensor)]
+    seen = set()
     while pending:
         op = pending.pop()
-        if op in ops:
-            return True
         if op not in seen:
             seen.add(op)
             pending.extend(tensor.op for tensor in op.inputs)
             pending.extend(op.control_inputs)
-    return False
+    return seen
 
 
 def _evaluated_error_rate(metric_fn, batches) -> float:
     """The value a real ``Estimator.evaluate`` reports for the learner's metric over
     ``batches``; an error in the learner's function is one line."""
     try:
-        return float(
-            evaluated(
-                metric_fn,
-                "error_rate_ops",
-                "error_rate",
-                batches,
-                section=pair_section(),  # cited at the end of evaluated()'s messages
-            )
+        value = evaluated(
+            metric_fn,
+            "error_rate_ops",
+            "error_rate",
+            batches,
+            section=pair_section(),  # cited at the end of evaluated()'s messages
         )
     except CheckFailed:
         raise
@@ -627,6 +988,7 @@ def _evaluated_error_rate(metric_fn, batches) -> float:
                 "running error_rate_ops(labels, classes) on two batches raised {kind}: {first_line}"
             ).format(kind=type(error).__name__, first_line=_first_line(error))
         ) from None
+    return float(np.asarray(value).reshape(-1)[0])
 
 
 def _first_line(error: BaseException) -> str:

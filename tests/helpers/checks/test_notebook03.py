@@ -7,6 +7,8 @@ Exercise 1 runs the learner's train op inside a linear model_fn
 predictions function on fixed logits; exercise 3 a metric function on two batches.
 """
 
+import re
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -33,9 +35,6 @@ NOT_APPLICABLE = {
             "a function of logits the check makes: no output above gives its numbers"
         ),
         "forbidden API": "the prompt forbids no API",
-        "right on the notebook's data, wrong in general": (
-            "the exercise has no data of the notebook's: the check makes the logits"
-        ),
     },
     3: {
         "hard-coded from an output above": (
@@ -135,6 +134,23 @@ def _global_norm_one_at_a_time(loss):
     return optimizer.apply_gradients(pairs, global_step=tf.compat.v1.train.get_global_step())
 
 
+def _by_norm_when_long(gradient):
+    """Divided by its norm when that is above 1, left as it is otherwise: a clip by norm too."""
+    norm = tf.norm(gradient)
+    return tf.cond(norm > 1.0, lambda: gradient / norm, lambda: gradient)
+
+
+def _clipped_when_the_loss_is_large(loss):
+    """Clips each gradient only when the loss is above 1 (the adversary's answer): on a batch of
+    small loss the large gradients go through unclipped."""
+    optimizer = GD(0.1)
+    pairs = [
+        (tf.cond(loss > 1.0, lambda: _by_norm(g), lambda: g), v)
+        for g, v in optimizer.compute_gradients(loss)
+    ]
+    return optimizer.apply_gradients(pairs, global_step=_step())
+
+
 # --------------------------------------------------------------------------- exercise 1
 
 
@@ -142,21 +158,21 @@ def _global_norm_one_at_a_time(loss):
     "train_op_for",
     [
         _clipped(_by_norm),
-        pytest.param(_global_norm, marks=bank(1, "right, written otherwise")),
         _grouped_increment,
         _clipped(_by_norm, global_step=tf.compat.v1.train.get_or_create_global_step),
         pytest.param(_tf_gradients, marks=bank(1, "right, written otherwise")),
         pytest.param(_by_hand, marks=bank(1, "right, written otherwise")),
         pytest.param(_global_norm_one_at_a_time, marks=bank(1, "right, written otherwise")),
+        pytest.param(_clipped(_by_norm_when_long), marks=bank(1, "right, written otherwise")),
     ],
     ids=[
         "clip_by_norm",
-        "clip_by_global_norm",
         "assign_add grouped",
         "get_or_create",
         "tf.gradients",
         "assign_sub by hand",
         "global norm of each",
+        "tf.cond on the norm",
     ],
 )
 def test_exercise_1_right_answers_pass(capsys, train_op_for):
@@ -167,9 +183,10 @@ def test_exercise_1_right_answers_pass(capsys, train_op_for):
     )
 
 
-def test_exercise_1_global_norm_passes_when_the_bias_carries_part_of_the_norm(capsys):
-    """On dim pixels (0.2) the bias's gradient is a share of the global norm: clipped together,
-    the kernel moves by 0.98 of the clip norm, not 1, and that is still a right answer."""
+def test_exercise_1_global_norm_is_refused_when_the_bias_carries_part_of_the_norm():
+    """On dim pixels (0.4 at most) the bias's gradient is a larger share of the global norm:
+    clipped together, the kernel moves by less than the clip norm too, and the message still
+    names the clip by the global norm."""
 
     def dim_linear_model_fn(features, labels, mode, params):
         pixels = tf.reshape(features["image"], [-1, 28 * 28]) * 0.04
@@ -177,8 +194,8 @@ def test_exercise_1_global_norm_passes_when_the_bias_carries_part_of_the_norm(ca
         loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
         return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=_global_norm(loss))
 
-    checks.clipped_training_step(dim_linear_model_fn)
-    assert capsys.readouterr().out.startswith("Correct: one run moves the global step from 0 to 1")
+    message = failure(checks.clipped_training_step, dim_linear_model_fn)
+    assert "clipped the gradients together, by their global norm" in message, message
 
 
 EXERCISE_1_WRONG = {
@@ -296,7 +313,9 @@ EXERCISE_1_MORE_WRONG = {
     ),
     "fails when it runs": (
         _with_train_op(_asserts_small_gradients),
-        "running the train_op raised InvalidArgumentError: Graph execution error:",
+        # the error's first line that says what, not TensorFlow's "Graph execution error:"
+        "running the train_op raised InvalidArgumentError: assertion failed: [Condition x <= y "
+        "did not hold element-wise:]",
     ),
     "a constant loss": (
         variant(train=_constant_loss),
@@ -397,6 +416,60 @@ EXERCISE_1_TRIED_WRONG = {
 }
 
 
+# Found by a blind adversary: each passed the check before it ran a step of small loss and compared
+# every variable's step with its own clipped gradient's. Not counted in the closing note either.
+EXERCISE_1_ADVERSARY_WRONG = {
+    # F1: on the bright step the bias's gradient (norm above 1) is a hundredth of the global norm
+    "clip_by_global_norm": pytest.param(
+        _with_train_op(_global_norm),
+        "one run of your train_op clipped the gradients together, by their global norm (",
+        marks=bank(1, "right shape, wrong content"),
+    ),
+    # F2: the dim and bright steps' losses are above 1; the third step's loss is below
+    "clipped only when the loss is above 1": pytest.param(
+        _with_train_op(_clipped_when_the_loss_is_large),
+        "one run of your train_op applied the gradient of dense/kernel unclipped, at its full "
+        "norm of ",
+        marks=bank(1, "right on the notebook's data, wrong in general"),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", by_name(EXERCISE_1_ADVERSARY_WRONG))
+def test_exercise_1_adversary_finds_are_refused_for_their_mistake(name):
+    answer, words = entry(EXERCISE_1_ADVERSARY_WRONG[name])
+    message = failure(checks.clipped_training_step, answer)
+    assert_names_the_mistake(
+        message, words, ("clip_by_norm", "tf.cond", "GradientDescentOptimizer")
+    )
+    assert "Correct" not in message
+
+
+def test_exercise_1_a_clip_that_waits_for_a_large_loss_is_told_by_the_two_losses():
+    """The message states what the runs showed: the kernel clipped on a run of large loss, not on
+    one of small loss (below 1), and says to clip on every step."""
+    message = failure(checks.clipped_training_step, _with_train_op(_clipped_when_the_loss_is_large))
+    assert message.startswith("one run of your train_op applied the gradient of dense/kernel")
+    assert "though another run clipped it: a gradient longer than 1 must be clipped on every " in (
+        message
+    )
+    loss, other = (
+        float(x) for x in re.findall(r"the loss was (\d+\.\d+) .* (\d+\.\d+) on", message)[0]
+    )
+    assert loss < 1 < other, message
+
+
+def test_exercise_1_global_norm_names_the_bias_step_that_shrank():
+    """Clipped together, the bias's step on the bright images is a small part of the 0.1 that its
+    own gradient, clipped on its own, gives: the message names the bias and both steps."""
+    message = failure(checks.clipped_training_step, _with_train_op(_global_norm))
+    moved, want = re.search(
+        r"moved dense/bias by (\S+), where .* moves it by (\S+):", message
+    ).groups()
+    assert float(moved) < 0.01 and float(want) == pytest.approx(0.1), message
+    assert message.endswith("clip each variable's gradient on its own"), message
+
+
 @pytest.mark.parametrize("name", by_name(EXERCISE_1_TESTERS_WRONG))
 def test_exercise_1_a_clipping_mistake_is_not_blamed_on_the_optimizer(name):
     answer, words = entry(EXERCISE_1_TESTERS_WRONG[name])
@@ -448,16 +521,21 @@ def test_exercise_1_a_stub_left_in_the_train_op_is_named_as_it_is():
 
 
 @pytest.mark.parametrize("attempt", range(3))  # the model's initial weights are drawn anew
-def test_exercise_1_trains_on_small_gradients_then_on_large_ones(attempt):
+def test_exercise_1_trains_on_small_gradients_then_on_large_ones_then_at_a_small_loss(attempt):
     """On the notebook's linear model the check's first run has every gradient below norm 1, even
     all together (no clipping may change them), its second every gradient above 1, the bias's
-    too (each must be clipped, each on its own)."""
-    names, runs, steps = notebook03._train_twice(_with_train_op(_clipped(_by_norm)))
+    too (each must be clipped, each on its own), its third a loss well below 1 with the kernel's
+    gradient still far above 1 (a clip that waits for a large loss lets it through)."""
+    names, runs, steps = notebook03._train_steps(_with_train_op(_clipped(_by_norm)))
     assert names == ["dense/kernel", "dense/bias"] and steps == (0, 1)
-    (dim, _dim_moves), (bright, _bright_moves) = runs
+    (dim_loss, dim, _dim_moves), (bright_loss, bright, _moves), (loss, confident, _) = runs
     assert np.sqrt(sum(np.sum(g**2) for g in dim)) < 0.6
     assert min(np.linalg.norm(g) for g in bright) > 1.05
     assert np.linalg.norm(bright[0]) > 100 * np.linalg.norm(bright[1])
+    # the bias's share of the global norm: clipped together, its step shrinks over 50-fold
+    assert np.sqrt(sum(np.sum(g**2) for g in bright)) > 50 * np.linalg.norm(bright[1])
+    assert bright_loss > 1 and notebook03.CONFIDENT_LOSS[0] <= loss <= notebook03.CONFIDENT_LOSS[1]
+    assert loss < 0.5 and np.linalg.norm(confident[0]) > 5
     images = notebook03.exercise_1_images()
     assert images[0].max() < 0.05 and images[1].max() > 9  # real images are 0-1
 
@@ -626,6 +704,134 @@ def test_exercise_2_logits_ask_for_these_predictions():
     assert ranked[:, 0] == pytest.approx(EXERCISE_2_CONFIDENCE, abs=5e-5)
     # no ties among the three most probable: top_k, argsort and float32 agree on the order
     assert np.all(ranked[:, :2] - ranked[:, 1:3] > 0.05)
+
+
+def test_exercise_2_batches_have_sizes_and_rows_a_batch_of_4_does_not():
+    """After the batch of 4, a batch of 1 and an odd one; rows whose logits are all negative, or
+    all but one (zeroing the best logit makes it the runner-up there); no ties among the three
+    most probable classes of any row."""
+    batches = notebook03.EXERCISE_2_BATCHES
+    assert batches[0] is notebook03.EXERCISE_2_LOGITS
+    assert [len(batch) for batch in batches] == [4, 1, 7]
+    rows = np.concatenate(batches[1:]).astype(np.float64)
+    positives = (rows > 0).sum(axis=1)
+    assert (positives == 0).sum() >= 3 and (positives == 1).sum() >= 2
+    probabilities = np.exp(rows) / np.exp(rows).sum(axis=1, keepdims=True)
+    ranked = np.sort(probabilities, axis=1)[:, ::-1]
+    assert np.all(ranked[:, :2] - ranked[:, 1:3] > 0.02)
+
+
+def _top_2_of_masked_logits(mask):
+    """The best class by argmax, the second by argmax of the logits with the best ``mask``ed."""
+
+    def top_predictions(logits):
+        first = tf.argmax(logits, axis=1, output_type=tf.int32)
+        second = tf.argmax(mask(logits, tf.one_hot(first, 10)), axis=1, output_type=tf.int32)
+        return {
+            "top_2": tf.stack([first, second], axis=1),
+            "confidence": tf.reduce_max(tf.nn.softmax(logits), axis=1),
+        }
+
+    return top_predictions
+
+
+def _squeezed_confidence(logits):
+    top = tf.math.top_k(tf.nn.softmax(logits), k=2)
+    return {"top_2": top.indices, "confidence": tf.squeeze(top.values[:, :1])}
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        pytest.param(
+            _top_2_of_masked_logits(lambda logits, best: logits - 1e9 * best),
+            marks=bank(2, "right, written otherwise"),
+        ),
+        pytest.param(
+            _top(indices=lambda top: tf.reshape(top.indices, [-1, 2])),
+            marks=bank(2, "right, written otherwise"),
+        ),
+    ],
+    ids=["the best logit pushed down, then argmax", "reshaped to [-1, 2]"],
+)
+def test_exercise_2_right_answers_pass_on_every_batch(capsys, answer):
+    checks.top_predictions_per_example(answer)
+    assert capsys.readouterr().out.startswith("Correct: 'top_2' has shape (4, 2)")
+
+
+# Found by a blind adversary: each passed, or was refused with a traceback or in other words than
+# its mistake, when the check ran one batch of 4 with no negative row. Not counted in the note.
+EXERCISE_2_ADVERSARY_WRONG = {
+    # F3: right for the model_fn checker's batch of 4 only
+    "batch size 4 hard-coded": pytest.param(
+        _top(
+            indices=lambda top: tf.reshape(top.indices, [4, 2]),
+            values=lambda top: tf.reshape(top.values[:, 0], [4]),
+        ),
+        "computing 'top_2' on a batch of 1 raised InvalidArgumentError: Input to reshape is a "
+        "tensor with 2 values, but the requested shape has 8, where a batch of 4 raised none: a "
+        "prediction must follow the size of the batch it is given",
+        marks=bank(2, "right on the notebook's data, wrong in general"),
+    ),
+    # F4: the best logit zeroed is above every negative one
+    "second class with the best logit zeroed": pytest.param(
+        _top_2_of_masked_logits(lambda logits, best: logits * (1.0 - best)),
+        "'top_2' names one class twice for an example whose logits are all negative, or all but "
+        "one",
+        marks=bank(2, "right shape, wrong content"),
+    ),
+    # F5: the adversary's, whose top_2 then stacks a scalar with a vector
+    "squeezed without an axis": pytest.param(
+        lambda logits: {
+            "top_2": tf.stack(
+                [
+                    tf.squeeze(tf.math.top_k(logits, k=1).indices),
+                    tf.math.top_k(logits, k=2).indices[:, 1],
+                ],
+                axis=1,
+            ),
+            "confidence": tf.squeeze(tf.math.top_k(tf.nn.softmax(logits), k=1).values),
+        },
+        "computing 'top_2' on a batch of 1 raised InvalidArgumentError: ",
+        marks=bank(2, "right on the notebook's data, wrong in general"),
+    ),
+    "confidence squeezed without an axis": (
+        _squeezed_confidence,
+        "'confidence' has shape () for a batch of 1, but shape (4,) for a batch of 4: every axis "
+        "of size 1 was removed, the batch's too",
+    ),
+    # F6: Estimator takes no numpy array as a prediction (was a traceback from session.run)
+    "numpy arrays": (
+        lambda logits: {
+            "top_2": np.zeros((4, 2), np.int32),
+            "confidence": np.full((4,), 0.5, np.float32),
+        },
+        "'top_2' holds a value of type ndarray: an EstimatorSpec takes only tensors as predictions",
+    ),
+    "a list of tensors": (
+        _top(indices=lambda top: [top.indices[:, 0], top.indices[:, 1]]),
+        "'top_2' holds a value of type list: an EstimatorSpec takes only tensors",
+    ),
+    # F10: no "a EstimatorSpec", no "object values"
+    "an EstimatorSpec": pytest.param(
+        lambda logits: tf.estimator.EstimatorSpec("infer", predictions=_top()(logits)),
+        "top_predictions returned a value of type EstimatorSpec: return the predictions dict",
+        marks=bank(2, "copy of a nearby cell"),
+    ),
+    "class ids as strings": pytest.param(
+        _top(indices=lambda top: tf.strings.as_string(top.indices)),
+        "'top_2' holds string values: it should hold class ids",
+        marks=bank(2, "wrong unit"),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", by_name(EXERCISE_2_ADVERSARY_WRONG))
+def test_exercise_2_adversary_finds_are_refused_for_their_mistake(name):
+    answer, words = entry(EXERCISE_2_ADVERSARY_WRONG[name])
+    message = failure(checks.top_predictions_per_example, answer)
+    assert_names_the_mistake(message, words, ("top_k", "argsort", "axis=1", "softmax"))
+    assert "\n" not in message and " a EstimatorSpec" not in message and "object" not in message
 
 
 # --------------------------------------------------------------------------- exercise 3
@@ -858,7 +1064,8 @@ EXERCISE_3_TRIED_WRONG = {
             "error_rate": tf.compat.v1.metrics.mean(tf.cast(labels != classes, tf.float32))
         },
         "the update op reads neither `labels` nor `classes`, so it adds nothing of the batch to "
-        "the totals, and evaluate() would never end",
+        "the totals, and evaluate() would never end: it reads a constant True or False instead, "
+        "and in a graph `!=` or `==` between two tensors compares the objects",
     ),
     "the value a constant": (
         _constant_value,
@@ -936,6 +1143,140 @@ def test_exercise_3_wrong_answers_fail_and_say_why(name):
         words,
         ("metrics.mean", "not_equal", "1 - ", "1.0 -"),
     )
+
+
+def _mean_of_batch_rates_by_hand(labels, classes):
+    """The adversary's: each batch's error rate added up, divided by the number of batches."""
+    rates, batches = _local(0.0), _local(0.0)
+    update = tf.group(
+        tf.compat.v1.assign_add(rates, _batch_error(labels, classes)),
+        tf.compat.v1.assign_add(batches, 1.0),
+    )
+    return {"error_rate": (rates / batches, update)}
+
+
+def _update_ops_in_a_list(labels, classes):
+    """Two update ops in a list, not grouped: EstimatorSpec and evaluate() take that too."""
+    wrong, count = _local(0.0), _local(0.0)
+    updates = [
+        tf.compat.v1.assign_add(wrong, tf.reduce_sum(_wrong_ones(labels, classes))),
+        tf.compat.v1.assign_add(count, tf.cast(tf.size(labels), tf.float32)),
+    ]
+    return {"error_rate": (wrong / count, updates)}
+
+
+def _wrong_ones(labels, classes):
+    return tf.cast(tf.not_equal(labels, classes), tf.float32)
+
+
+def _right_in_a_session_only(labels, classes):
+    """Right after any number of updates in a session, but the value doubles when a counter that
+    reads no batch is odd: evaluate() runs the update once more when the input runs out."""
+    wrong, count, update = _totals(labels, classes)
+    runs = _local(0.0)
+    odd = tf.math.floormod(runs, 2.0)
+    return {
+        "error_rate": (
+            wrong / count * (1.0 + odd),
+            tf.group(update, tf.compat.v1.assign_add(runs, 1.0)),
+        )
+    }
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [pytest.param(_update_ops_in_a_list, marks=bank(3, "right, written otherwise"))],
+    ids=["update ops in a list"],
+)
+def test_exercise_3_right_answers_written_otherwise_pass(capsys, answer):
+    checks.error_rate_metric_ops(answer)
+    assert capsys.readouterr().out.startswith("Correct: after two batches (1 of 4 wrong")
+
+
+# Found by a blind adversary: each was refused in other words than its mistake, or blamed on the
+# learner for the check's own error. Not counted in the notebook's closing note either.
+EXERCISE_3_ADVERSARY_WRONG = {
+    # F7: by hand, the same mistake as metrics.mean of the batch rates
+    "mean of batch rates by hand": pytest.param(
+        _mean_of_batch_rates_by_hand,
+        "after two batches the value is 0.3750, the mean of the two batches' error rates (1/4 "
+        "and 1/2)",
+        marks=bank(3, "right on the notebook's data, wrong in general"),
+    ),
+    # F8: argmax without axis reduces the classes of the batch to one, and the update op fails
+    "argmax of the classes": (
+        lambda labels, classes: _one_minus_accuracy(labels, tf.argmax(classes)),
+        "running the update op on a batch of 4 raised InvalidArgumentError: Can not squeeze "
+        "dim[0], expected a dimension of 1, got 4",
+    ),
+    # F9: what the pair must hold, not an AttributeError of the check's
+    "two floats": (
+        lambda labels, classes: {"error_rate": (0.0, 0.0)},
+        "ops['error_rate'] holds a pair of float and float: its value must be a tensor, and its "
+        "update op an op or a tensor",
+    ),
+    "no update op": (
+        lambda labels, classes: {
+            "error_rate": (_one_minus_accuracy(labels, classes)["error_rate"][0], None)
+        },
+        "ops['error_rate'] holds a pair of SymbolicTensor and NoneType: its value must be a "
+        "tensor, and its update op an op or a tensor",
+    ),
+    # F10: no `!=` in it, so none in the message
+    "a constant and no_op": (
+        lambda labels, classes: {"error_rate": (tf.constant(0.25), tf.no_op())},
+        "the update op reads neither `labels` nor `classes`, so it adds nothing of the batch to "
+        "the totals, and evaluate() would never end (section",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", by_name(EXERCISE_3_ADVERSARY_WRONG))
+def test_exercise_3_adversary_finds_are_refused_for_their_mistake(name):
+    answer, words = entry(EXERCISE_3_ADVERSARY_WRONG[name])
+    message = failure(checks.error_rate_metric_ops, answer)
+    assert_names_the_mistake(message, words, ("metrics.mean", "not_equal", "1 - ", "1.0 -"))
+    assert "`!=`" not in message or "!=" in name, message
+    assert "error_rate_ops(labels, classes) on two batches raised" not in message, message
+
+
+def test_exercise_3_the_mean_of_batch_rates_is_named_alike_by_hand_or_by_metrics_mean():
+    """The same mistake gets the same message, and the value it states is the one the pair gives
+    in a session after the two batches (1/4 and 1/2: 0.375)."""
+    by_hand = failure(checks.error_rate_metric_ops, _mean_of_batch_rates_by_hand)
+    assert by_hand == failure(
+        checks.error_rate_metric_ops, EXERCISE_3_WRONG["mean of batch means"].values[0]
+    )
+    with tf.Graph().as_default():
+        labels = tf.compat.v1.placeholder(tf.int32, [None])
+        classes = tf.compat.v1.placeholder(tf.int32, [None])
+        value, update = _mean_of_batch_rates_by_hand(labels, classes)["error_rate"]
+        with tf.compat.v1.Session() as session:
+            session.run(tf.compat.v1.local_variables_initializer())
+            for batch_labels, batch_classes in notebook03.EXERCISE_3_BATCHES[0]:
+                session.run(update, {labels: batch_labels, classes: batch_classes})
+            assert f"the value is {session.run(value):.4f}," in by_hand
+
+
+def test_exercise_3_a_value_of_ten_numbers_is_named_not_blamed_on_the_function():
+    """A mean per class: ten numbers, where the check once raised a TypeError of its own."""
+
+    def per_class(labels, classes):
+        wrong = tf.one_hot(labels, 10) * _wrong_ones(labels, classes)[:, None]
+        return {"error_rate": tf.compat.v1.metrics.mean_tensor(tf.reduce_mean(wrong, axis=0))}
+
+    assert failure(checks.error_rate_metric_ops, per_class) == (
+        "after 2 batches the value has shape (10,) and type float32: an error rate is one number"
+    )
+
+
+def test_exercise_3_a_value_right_in_a_session_but_not_in_evaluate_is_told_apart():
+    message = failure(checks.error_rate_metric_ops, _right_in_a_session_only)
+    assert message.startswith(
+        "run in a session, an update on each batch then the value, your metric is right, but a "
+        "real evaluate() reports 0.6667 after 2 batches with 2 of 6 classes wrong: evaluate() "
+        "runs the update op once more when the input runs out"
+    ), message
 
 
 def test_exercise_3_a_stub_is_named_as_it_is():

@@ -96,6 +96,7 @@ RIGHT_CONFIGS = {
 }
 
 
+@bank(1, "right, written otherwise")
 @pytest.mark.parametrize("case", sorted(RIGHT_CONFIGS))
 def test_exercise_1_right_configs_written_otherwise_pass(case, capsys):
     checks.second_worker_config(RIGHT_CONFIGS[case])
