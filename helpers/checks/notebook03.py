@@ -4,6 +4,7 @@ global step, predictions computed per example, and a metric of its own as a (val
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 
 import numpy as np
@@ -35,14 +36,18 @@ def branches_section() -> str:
     return _("One forward pass, then three branches by `mode`")
 
 
-# exercise 1's three training steps, on images the notebook never showed: first four dim ones
-# (each pixel below 0.05) of four classes, whose gradients are all shorter than the clip norm
-# and must be applied as they are; then four bright ones (pixels up to 10), all labelled with
-# the class that gives the variables their longest gradients (the kernel's far above 1, the
-# bias's above 1 too: a bias it predicts none of), which clipping must shorten each to a norm of
-# exactly 1, each on its own; last the bright ones again, each labelled with the class the model
-# finds likeliest, every variable first scaled by one factor (the logits with it) until the loss
-# is small: the kernel's gradient is still far above 1, and must be clipped whatever the loss
+# exercise 1's three training steps, on images the notebook never showed, at global steps 0, 1
+# and 2: first four bright ones (pixels up to 10), all labelled with the class that gives the
+# variables their longest gradients (the kernel's far above 1, the bias's above 1 too: a bias it
+# predicts none of), which clipping must shorten each to a norm of exactly 1, each on its own;
+# then four dim ones (each pixel below 0.05) of four classes, whose gradients are all shorter than
+# the clip norm and must be applied as they are; last the bright ones again, each labelled with
+# the class the model finds likeliest, every variable first scaled by one factor (the logits with
+# it) until the loss is small: the kernel's gradient is still far above 1, and must be clipped
+# whatever the loss. Large gradients come at the first global step and at the last, at a large
+# loss and at a small one: a clip that waits for a later step, or for a large loss, lets one
+# through
+BRIGHT, DIM, CONFIDENT = 0, 1, 2  # the runs, in order
 DIM_LABELS = (7, 2, 9, 4)
 CLASSES = 10
 # the last step's loss lies between these, well below 1
@@ -77,9 +82,7 @@ def _train_spec(model_fn, images, labels):
         )
     except Exception as error:
         raise CheckFailed(
-            _("building the TRAIN branch raised {kind}: {first_line}").format(
-                kind=type(error).__name__, first_line=_first_line(error)
-            )
+            _("building the TRAIN branch raised {error}").format(error=_quoted(error))
         ) from None
     if not isinstance(spec, tf.estimator.EstimatorSpec) or spec.train_op is None:
         fail(
@@ -92,11 +95,10 @@ def _train_spec(model_fn, images, labels):
 
 def _train_steps(model_fn):
     """Build ``model_fn``'s TRAIN branch on placeholders and run its train_op three times, on the
-    dim images, the bright ones, then the bright ones with a small loss: (variable names,
-    [(loss, gradients, moves) per run], the global step before and after the first run)."""
+    bright images, the dim ones, then the bright ones with a small loss: (variable names,
+    [(loss, gradients, moves) per run], the global step before the first run and after each)."""
     import tensorflow as tf
 
-    dim, bright = exercise_1_images()
     with tf.Graph().as_default():
         tf.compat.v1.set_random_seed(3)
         global_step = tf.compat.v1.train.create_global_step()
@@ -111,7 +113,7 @@ def _train_steps(model_fn):
         ]
         if not pairs:
             fail("the loss of the TRAIN branch depends on no trainable variable")
-        model = SimpleNamespace(images=images, labels=labels, loss=spec.loss)
+        model = SimpleNamespace(images=images, labels=labels, loss=spec.loss, step=global_step)
         model.gradients, model.variables = [g for g, _v in pairs], [v for _g, v in pairs]
         model.train_op = spec.train_op
         # to scale the variables before the last step
@@ -119,20 +121,27 @@ def _train_steps(model_fn):
             tf.compat.v1.placeholder(v.dtype.base_dtype, v.shape) for v in model.variables
         ]
         model.setters = [v.assign(h) for v, h in zip(model.variables, model.holders)]
-        runs = []
         with tf.compat.v1.Session() as session:
             session.run(tf.compat.v1.global_variables_initializer())
-            start = int(session.run(global_step))
-            for feed in (
-                lambda: {images: dim, labels: DIM_LABELS},
-                lambda: _bright_feed(session, model, bright),  # after a step
-                lambda: _confident_feed(session, model, bright),  # after two
-            ):
-                runs.append(_run_step(session, model, feed()))
-                if len(runs) == 1:
-                    end = int(session.run(global_step))
+            runs, steps = _run_three_steps(session, model)
     names = [variable.op.name for variable in model.variables]
-    return names, runs, (start, end)
+    return names, runs, steps
+
+
+def _run_three_steps(session, model):
+    """Run the train_op on the bright images, the dim ones, then the bright ones at a small loss:
+    ([(loss, gradients, moves) per run], the global step before the first run and after each)."""
+    dim, bright = exercise_1_images()
+    feeds = {
+        BRIGHT: lambda: _bright_feed(session, model, bright),
+        DIM: lambda: {model.images: dim, model.labels: DIM_LABELS},
+        CONFIDENT: lambda: _confident_feed(session, model, bright),  # after two steps
+    }
+    runs, steps = [], [int(session.run(model.step))]
+    for run in (BRIGHT, DIM, CONFIDENT):
+        runs.append(_run_step(session, model, feeds[run]()))
+        steps.append(int(session.run(model.step)))
+    return runs, steps
 
 
 def _run_step(session, model, feed):
@@ -142,7 +151,7 @@ def _run_step(session, model, feed):
         session.run(model.train_op, feed)
     except Exception as error:
         raise CheckFailed(
-            _("running the train_op raised {error}").format(error=error_text(error))
+            _("running the train_op raised {error}").format(error=_quoted(error))
         ) from None
     after = session.run(model.variables)
     return float(loss), grads, [old - new for old, new in zip(before, after)]
@@ -211,8 +220,10 @@ def _slice_clipped(gradient, axis):
     return gradient * np.minimum(1.0, CLIP_NORM / np.maximum(norms, 1e-30))
 
 
-def _require_one_step(start, end) -> None:
-    """Refuse a train_op whose one run does not advance the global step by exactly one."""
+def _require_one_step_per_run(steps) -> None:
+    """Refuse a train_op whose runs do not each advance the global step by exactly one:
+    ``steps`` is the global step before the first run and after each."""
+    start, end = steps[0], steps[1]
     if end == start:
         fail(
             "one run of your train_op leaves the global step at {end}, so Estimator never "
@@ -228,13 +239,25 @@ def _require_one_step(start, end) -> None:
             start=start,
             end=end,
         )
+    for run, (before, after) in enumerate(zip(steps[1:], steps[2:]), start=2):
+        if after != before + 1:
+            fail(
+                "the first run of your train_op moved the global step from {start} to {end}, "
+                "but run {run} moved it from {before} to {after}: each run must advance it by "
+                "one from the value it has (is it set rather than advanced?)",
+                start=start,
+                end=end,
+                run=run,
+                before=before,
+                after=after,
+            )
 
 
 @reporting_learner_errors
 def clipped_training_step(model_fn) -> None:
     """Notebook 03, exercise 1: each train_op run is a gradient-descent step on each variable's
-    gradient clipped to norm 1, which advances the global step by one; three runs, on small
-    gradients (left as they are), on large ones (each shortened to norm 1 on its own) and on
+    gradient clipped to norm 1, which advances the global step by one; three runs, on large
+    gradients (each shortened to norm 1 on its own), on small ones (left as they are) and on
     large ones of a small loss (shortened too)."""
     require_answer(model_fn, "fixed_model_fn")
     if not callable(model_fn):
@@ -242,8 +265,8 @@ def clipped_training_step(model_fn) -> None:
             "`fixed_model_fn` should be a model_fn (a function), not {kind}",
             kind=type(model_fn).__name__,
         )
-    names, runs, (start, end) = _train_steps(model_fn)
-    _require_one_step(start, end)
+    names, runs, steps = _train_steps(model_fn)
+    _require_one_step_per_run(steps)
     if not any(np.any(move != 0) for _loss, _grads, moves in runs for move in moves):
         fail("one run of your train_op changed no weight: it should apply the clipped gradients")
     # each variable's step in each run, the reference's: each gradient clipped on its own
@@ -256,14 +279,14 @@ def clipped_training_step(model_fn) -> None:
         return correct(
             "one run moves the global step from {start} to {end}, and each weight by at most "
             "{most:g} (the kernel's gradient had norm {norm:.1f})",
-            start=start,
-            end=end,
+            start=steps[0],
+            end=steps[1],
             most=LEARNING_RATE * CLIP_NORM,
-            norm=float(np.linalg.norm(runs[1][1][0])),
+            norm=float(np.linalg.norm(runs[BRIGHT][1][0])),
         )
     _refuse_clipping_together(names, runs)
     _refuse_a_mistake_of_every_variable(runs, pairs)
-    _refuse_a_clip_that_comes_and_goes(names, runs)
+    _refuse_a_clip_that_comes_and_goes(names, runs, steps)
     for name, g, move, want in pairs:
         if not _near(move, want):
             _say_how_it_moved(name, g, move, want)
@@ -306,7 +329,7 @@ def _refuse_a_mistake_of_every_variable(runs, pairs) -> None:
         fail(
             "the step used the gradients as they are (the kernel's has norm {norm:.1f}): clip "
             "them to a norm of at most {clip:g} between computing and applying them",
-            norm=float(np.linalg.norm(runs[1][1][0])),
+            norm=float(np.linalg.norm(runs[BRIGHT][1][0])),
             clip=clip,
         )
     if all(_near(move, rate * np.clip(g, -clip, clip)) for _name, g, move, _want in pairs):
@@ -329,33 +352,37 @@ def _refuse_a_mistake_of_every_variable(runs, pairs) -> None:
         )
 
 
-def _refuse_a_clip_that_comes_and_goes(names, runs) -> None:
+def _refuse_a_clip_that_comes_and_goes(names, runs, steps) -> None:
     """Refuse a gradient left unclipped in one run though longer than the clip norm, where
-    another run clipped the same variable's gradient right: the two runs' losses are stated."""
+    another run clipped the same variable's gradient right: the global step each of the two runs
+    started at (``steps``, before each run) and its loss are stated."""
     rate, clip = LEARNING_RATE, CLIP_NORM
     for index, name in enumerate(names):
         long = [
-            (loss, grads[index], moves[index])
-            for loss, grads, moves in runs
+            (step, loss, grads[index], moves[index])
+            for step, (loss, grads, moves) in zip(steps, runs)
             if np.linalg.norm(grads[index]) > clip * (1 + 2 * RELATIVE_TOLERANCE)
         ]
         clipped = [
-            loss
-            for loss, g, move in long
+            (step, loss)
+            for step, loss, g, move in long
             if _near(move, rate * _clipped(g, float(np.linalg.norm(g))))
         ]
-        unclipped = [(loss, g) for loss, g, move in long if _near(move, rate * g)]
+        unclipped = [(step, loss, g) for step, loss, g, move in long if _near(move, rate * g)]
         if clipped and unclipped:
-            (loss, gradient), other = unclipped[0], clipped[0]
+            (step, loss, gradient), (other_step, other) = unclipped[0], clipped[0]
             fail(
                 "one run of your train_op applied the gradient of {name} unclipped, at its full "
                 "norm of {norm:.3g}, though another run clipped it: a gradient longer than "
-                "{clip:g} must be clipped on every step (the loss was {loss:.2f} on the run that "
-                "did not clip, {other:.2f} on the one that did)",
+                "{clip:g} must be clipped on every step (the run that did not clip started at "
+                "global step {step} with a loss of {loss:.2f}, the one that did at global step "
+                "{other_step} with a loss of {other:.2f})",
                 name=name,
                 norm=float(np.linalg.norm(gradient)),
                 clip=clip,
+                step=step,
                 loss=loss,
+                other_step=other_step,
                 other=other,
             )
 
@@ -436,7 +463,10 @@ EXERCISE_2_LOGITS = np.array(
 )
 # then a batch of 1 and an odd one of 7, as Estimator's last batch may be: rows whose logits are
 # all negative, or all but one (where the best logit zeroed, or masked by a product, becomes the
-# runner-up), among others; in each row the three most probable classes differ by 0.02 or more
+# runner-up), among others; last a batch of 4, three of whose rows have logits from 100 to 150,
+# where the exp of a logit overflows float32 (a softmax by hand that does not subtract each row's
+# largest logit gives nan), and a row of small logits (which underflow when the batch's largest
+# is subtracted). In each row the three most probable classes differ by 0.02 or more
 EXERCISE_2_BATCHES = (
     EXERCISE_2_LOGITS,
     np.array([[-1.2, -0.4, -2.5, -0.9, -3.1, -1.7, -0.1, -2.2, -1.4, -0.6]], dtype=np.float32),
@@ -452,7 +482,18 @@ EXERCISE_2_BATCHES = (
         ],
         dtype=np.float32,
     ),
+    np.array(
+        [
+            [100.0, 3.2, -1.5, 97.8, 0.4, 12.0, -7.0, 95.5, 2.0, 40.0],
+            [0.6, -0.4, 1.9, -1.2, 0.2, 2.6, -0.7, 0.9, -2.0, 1.3],
+            [120.5, 118.0, 121.7, 119.2, 117.1, 116.4, 118.8, 115.0, 114.3, 119.9],
+            [-2.0, 150.0, 0.5, -1.0, 148.6, 3.0, 1.0, 0.0, -0.5, 2.5],
+        ],
+        dtype=np.float32,
+    ),
 )
+# the largest float32 whose exp is finite (about 88.72): the exp of a larger logit overflows
+LARGEST_EXP = float(np.log(np.finfo(np.float32).max))
 PREDICTION_KEYS = ("top_2", "confidence")
 
 
@@ -467,9 +508,7 @@ def _predictions_of(function, logits) -> dict:
         predictions = function(logits)
     except Exception as error:
         raise CheckFailed(
-            _("top_predictions(logits) raised {kind}: {first_line}").format(
-                kind=type(error).__name__, first_line=_first_line(error)
-            )
+            _("top_predictions(logits) raised {error}").format(error=_quoted(error))
         ) from None
     if not isinstance(predictions, dict):
         fail(
@@ -533,7 +572,7 @@ def _refuse_a_failed_batch(key, size, error) -> None:
             "computing '{key}' on a batch of {size} raised {error}",
             key=key,
             size=size,
-            error=error_text(error),
+            error=_quoted(error),
         )
     fail(
         "computing '{key}' on a batch of {size} raised {error}, where a batch of {first} "
@@ -541,7 +580,7 @@ def _refuse_a_failed_batch(key, size, error) -> None:
         "Estimator's last batch is often smaller (section '{section}', PREDICT)",
         key=key,
         size=size,
-        error=error_text(error),
+        error=_quoted(error),
         first=first,
         section=branches_section(),
     )
@@ -593,6 +632,7 @@ def _compare_predictions(values, logits) -> None:
     exp = np.exp(logits - logits.max(axis=1, keepdims=True))
     probabilities = exp / exp.sum(axis=1, keepdims=True)
     order = np.argsort(-probabilities, axis=1)
+    _refuse_an_overflow(values, logits, probabilities, order)
     top_2 = values["top_2"]
     if np.array_equal(top_2, order[:, ::-1][:, :2]):
         fail("'top_2' holds the two *least* probable classes of each example: sort the other way")
@@ -616,6 +656,31 @@ def _compare_predictions(values, logits) -> None:
         fail("'confidence' is the highest *logit* of each example: it should be a probability")
     if not np.allclose(confidence, probabilities.max(axis=1), atol=1e-5):
         fail("'confidence' is not the probability of each example's most probable class")
+
+
+def _refuse_an_overflow(values, logits, probabilities, order) -> None:
+    """Refuse predictions wrong on rows of large logits only, those whose exp overflows float32
+    (above ``LARGEST_EXP``), right on every other row: the probabilities overflowed."""
+    wrong = {
+        "top_2": np.any(values["top_2"] != order[:, :2], axis=1),
+        "confidence": ~np.isclose(values["confidence"], probabilities.max(axis=1), atol=1e-5),
+    }
+    large = logits.max(axis=1) > LARGEST_EXP
+    either = wrong["top_2"] | wrong["confidence"]
+    if not np.any(either & large) or np.any(either & ~large):
+        return
+    row = int(np.argmax(either & large))
+    key = "confidence" if wrong["confidence"][row] else "top_2"
+    fail(
+        "'{key}' is {value} for an example whose largest logit is {largest:g}, though right for "
+        "every example of smaller logits: the probabilities overflow for large logits, as in "
+        "a softmax written by hand without subtracting each row's largest logit first (in "
+        "float32 the exp of a number above 88.7 is inf, and inf / inf is nan); the lesson's "
+        "tf.nn.softmax does not overflow",
+        key=key,
+        value=np.asarray(values[key][row]).tolist(),
+        largest=float(logits[row].max()),
+    )
 
 
 @reporting_learner_errors
@@ -821,10 +886,9 @@ def _run_in_a_session(metric_fn):
             ops = metric_fn(labels, classes)
         except Exception as error:  # the learner's function failed: one line
             raise CheckFailed(
-                _(
-                    "running error_rate_ops(labels, classes) on two batches raised {kind}: "
-                    "{first_line}"
-                ).format(kind=type(error).__name__, first_line=_first_line(error))
+                _("running error_rate_ops(labels, classes) on two batches raised {error}").format(
+                    error=_quoted(error)
+                )
             ) from None
         pair = ops.get("error_rate") if isinstance(ops, dict) else None
         if not isinstance(pair, tuple) or len(pair) != 2:
@@ -908,7 +972,7 @@ def _run_the_update(session, update, feed) -> None:
         fail(
             "running the update op on a batch of {size} raised {error}",
             size=len(next(iter(feed.values()))),
-            error=error_text(error),
+            error=_quoted(error),
         )
 
 
@@ -923,7 +987,7 @@ def _read_the_value(session, value, batches) -> float:
         fail(
             "reading the value after the updates of {batches} batches raised {error}",
             batches=batches,
-            error=error_text(error),
+            error=_quoted(error),
         )
     if read.size != 1 or not np.issubdtype(read.dtype, np.number):
         fail(
@@ -984,13 +1048,31 @@ def _evaluated_error_rate(metric_fn, batches) -> float:
         raise
     except Exception as error:  # the learner's function failed (a typo, a wrong argument): one line
         raise CheckFailed(
-            _(
-                "running error_rate_ops(labels, classes) on two batches raised {kind}: {first_line}"
-            ).format(kind=type(error).__name__, first_line=_first_line(error))
+            _("running error_rate_ops(labels, classes) on two batches raised {error}").format(
+                error=_quoted(error)
+            )
         ) from None
     return float(np.asarray(value).reshape(-1)[0])
 
 
-def _first_line(error: BaseException) -> str:
-    """The first line of ``error``'s text, or nothing when it has none."""
-    return (str(error).strip().splitlines() or [""])[0]
+# what is cut from an error's text before it is quoted: the reprs of tensors, variables and ops
+# (their shapes and types; a list of (gradient, variable) pairs holds many), the memory addresses
+# of objects, and TensorFlow's pointers to its documentation
+_REPRS = (
+    (r"<tf\.(Tensor|Variable|Operation) '([^']*)'[^<>]*>", r"<tf.\1 '\2'>"),
+    (r"<tf\.(Tensor|Variable): [^<>]*>", r"<tf.\1>"),
+    (r"<(?:[\w.]+\.)?(\w+) object at 0x[0-9a-fA-F]+>", r"<\1 object>"),
+    (r" at 0x[0-9a-fA-F]+", ""),
+    (r"\s*See https?://\S+.*", ""),
+)
+
+
+def _quoted(error: BaseException) -> str:
+    """What Python or TensorFlow said, as a message quotes it: ``error_text``'s type and first
+    line in backticks (their words, English in every edition, as the zh-TW edition keeps backticked
+    text), without the reprs and addresses of ``_REPRS``."""
+    text = str(getattr(error, "message", None) or error)
+    for pattern, kept in _REPRS:
+        text = re.sub(pattern, kept, text)
+    stand_in = type(type(error).__name__, (Exception,), {})(text)  # error_text reads its name
+    return "`{}`".format(error_text(stand_in).replace("`", "'"))

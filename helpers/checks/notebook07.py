@@ -11,11 +11,18 @@ import time
 from pathlib import Path
 from unittest import mock
 
-from ..language import _, listed
+from ..language import N_, _, listed
 from ..logs import logger_level
 from ..problems import CheckFailed
 from .checkpoint import scratch_model_dir
-from .common import correct, fail, is_whole_number, reporting_learner_errors, require_answer
+from .common import (
+    correct,
+    fail,
+    is_whole_number,
+    reporting_learner_errors,
+    require_answer,
+    said,
+)
 
 __all__ = ["hook_decision", "stopped_early"]
 
@@ -332,6 +339,19 @@ class _HookProbe:
             low, high = (low, middle) if stops(middle) else (middle + 1, high)
         return low
 
+    def threshold(self, stops) -> int | float | None:
+        """The smallest number t in [0, _FAR] for which ``stops(t)`` (true from there on), as the
+        learner wrote it: 20 for 20 or 20.0, 20.5 for 20.5 (to six significant digits)."""
+        whole = self.smallest(stops)
+        if not whole:
+            return whole
+        low, high = float(whole - 1), float(whole)
+        for _halving in range(60):
+            middle = (low + high) / 2
+            low, high = (low, middle) if stops(middle) else (middle, high)
+        value = float(f"{high:.6g}")
+        return int(value) if value.is_integer() else value
+
 
 class _NoSession:
     """The session a probe's ``after_run`` runs the hook's stop op in: nothing to run."""
@@ -340,10 +360,10 @@ class _NoSession:
         return None
 
 
-def _hook_problem(hook, estimator, eval_name: str, every: int, patience: int) -> tuple:
-    """``(problem, seen)``: the first way ``hook`` differs from the exercise's in what it watches,
-    how long it waits and where it reads (None when none), and what a copy of it showed when run
-    (``seen``, to name what else makes it decide otherwise)."""
+def _hook_problem(hook, estimator, eval_name: str, every: int, patience: int, results) -> tuple:
+    """``(problem, seen)``: the first way ``hook`` differs from the exercise's in what it watches
+    (of the model's ``results``), how long it waits and where it reads (None when none), and what a
+    copy of it showed when run (``seen``, to name what else makes it decide otherwise)."""
     import tensorflow as tf
 
     kind = type(hook).__name__
@@ -363,16 +383,19 @@ def _hook_problem(hook, estimator, eval_name: str, every: int, patience: int) ->
             )
             return problem.format(kind=kind), None
         name = probe.keys_read[0]
-        waited = probe.smallest(lambda gap: probe.stops_on({_FAR: 0.9, _FAR + gap: 0.5}))
+        waited = probe.threshold(lambda gap: probe.stops_on({_FAR: 0.9, _FAR + gap: 0.5}))
         seen = {
-            "skipped": probe.smallest(
+            "skipped": probe.threshold(
                 lambda first: probe.stops_on({first: 0.9, first + (waited or 0): 0.5})
             ),
             "still": probe.looks(_STEPS_DRIVEN, 0.0),  # the steps it looks at, the clock still
         }
         clock = probe.timer_seconds()
-    problem = _watch_problem(rises, name, waited, every, patience) or _folder_problem(
-        probe.folders[0], estimator, eval_name
+    problem = (
+        (_decrease_problem() if rises else None)
+        or _metric_problem(name, results)
+        or _patience_problem(waited, every, patience)
+        or _folder_problem(probe.folders[0], estimator, eval_name)
     )
     if problem is None and clock:
         # where it stops depends on how long steps and evaluations take: nothing a run of the
@@ -385,24 +408,49 @@ def _hook_problem(hook, estimator, eval_name: str, every: int, patience: int) ->
     return problem, seen
 
 
-def _watch_problem(rises, name, waited, every: int, patience: int) -> str | None:
-    """What the hook watches and how long it waits, against the exercise's; None when both fit."""
-    if rises:
+def _decrease_problem() -> str:
+    """The sentence for a hook that waits for a decrease."""
+    return _(
+        "`fixed_hook` waits for a decrease, as for a loss: the exercise keeps "
+        "stop_if_no_increase_hook, for a metric that should rise"
+    )
+
+
+def _metric_problem(name: str, results: list) -> str | None:
+    """What is wrong with the metric the hook watches, ``name``, of the results fixed_estimator's
+    evaluations write (``results``: the names of its scalar results); None when it is the macro
+    precision of the broken run's metric_fn."""
+    shown = listed(results)
+    if EXERCISE_2["metric"] not in results and name in results:
         return _(
-            "`fixed_hook` waits for a decrease, as for a loss: the exercise keeps "
-            "stop_if_no_increase_hook, for a metric that should rise"
-        )
-    if name != EXERCISE_2["metric"] and name in EXERCISE_2["other_results"]:
+            "`fixed_hook` watches {name!r}, one of `fixed_estimator`'s results ({results}), but "
+            "none of them is the macro precision under the broken run's key: build "
+            "`fixed_estimator` with the broken run's `metric_fn`, as the exercise asks"
+        ).format(name=name, results=shown)
+    if EXERCISE_2["metric"] not in results:
         return _(
-            "`fixed_hook` watches {name!r}, another of the model's results: the exercise stops on "
-            "its macro precision"
-        ).format(name=name)
-    if name != EXERCISE_2["metric"]:
+            "`fixed_estimator`'s results are {results}, without the macro precision under the "
+            "broken run's key, and `fixed_hook` watches a name that is not among them (the hook "
+            "raises `KeyError` once it reads one): build `fixed_estimator` with the broken run's "
+            "`metric_fn`, as the exercise asks"
+        ).format(results=shown)
+    if name not in results:
         return _(
             "`fixed_hook` watches {name!r}, which is not among this model's evaluation results "
             "(the hook raises KeyError once it reads one): find the name its metric_fn gives the "
             "precision (section 'Trap 2: a metric name that evaluation does not produce')"
         ).format(name=name)
+    if name != EXERCISE_2["metric"]:
+        return _(
+            "`fixed_hook` watches {name!r}, another of the model's results: the exercise stops on "
+            "its macro precision"
+        ).format(name=name)
+    return None
+
+
+def _patience_problem(waited, every: int, patience: int) -> str | None:
+    """What is wrong with how long the hook waits after the best evaluation, ``waited`` (None:
+    for ever); None when it waits ``patience`` global steps."""
     if waited is None:
         return _(
             "`fixed_hook` never asks to stop, even {far} steps after the best evaluation: keep "
@@ -421,18 +469,81 @@ def _watch_problem(rises, name, waited, every: int, patience: int) -> str | None
     return None
 
 
+def _same_folder(one, other) -> bool:
+    return os.path.realpath(str(one)) == os.path.realpath(str(other))
+
+
+def _evaluation_folders(model_dir) -> dict:
+    """``{folder name: the steps of its evaluations}``: the folders of ``model_dir`` that
+    evaluations were written to (``eval``, ``eval_<name>``), each with at least one."""
+    from tensorflow_estimator.python.estimator.early_stopping import read_eval_metrics
+
+    found = {}
+    for path in sorted(Path(model_dir).glob("eval*")):
+        if path.is_dir() and (path.name == "eval" or path.name.startswith("eval_")):
+            steps = sorted(read_eval_metrics(str(path)))
+            if steps:
+                found[path.name] = steps
+    return found
+
+
 def _folder_problem(reads, estimator, eval_name: str) -> str | None:
-    """Whether the hook reads the folder the exercise's evaluations are written to."""
+    """Whether the hook reads the folder the exercise's evaluations are written to; when not, what
+    it reads against where fixed_estimator's evaluations went (the EvalSpec they came from)."""
     from ..paths import display_path
 
     expected = estimator.eval_dir(eval_name)
-    if os.path.realpath(str(reads)) != os.path.realpath(str(expected)):
-        return _(
+    if _same_folder(reads, expected):
+        return None
+    folders = _evaluation_folders(estimator.model_dir)
+    shown = {
+        "reads": display_path(reads),
+        "eval_name": eval_name,
+        "expected": display_path(expected),
+    }
+    if Path(expected).name in folders:
+        message = N_(
             "`fixed_hook` reads {reads}, but fixed_estimator's EvalSpec(name={eval_name!r}) "
             "writes to {expected} (section 'Trap 1: a named evaluation, and a hook that never "
             "fires')"
-        ).format(reads=display_path(reads), eval_name=eval_name, expected=display_path(expected))
-    return None
+        )
+    elif not folders:  # not evaluated yet: the EvalSpec the exercise keeps
+        message = N_(
+            "`fixed_hook` reads {reads}, but the colleague's `EvalSpec(name={eval_name!r})` "
+            "writes `fixed_estimator`'s evaluations to {expected} (section 'Trap 1: a named "
+            "evaluation, and a hook that never fires')"
+        )
+    elif Path(reads).name in folders and _same_folder(Path(reads).parent, estimator.model_dir):
+        used = Path(reads).name[len("eval_") :] or None
+        message = _read_where_they_went(used)
+        shown["used"] = used
+    else:
+        message = N_(
+            "`fixed_hook` reads {reads}, but `fixed_estimator`'s evaluations went to {found}: keep "
+            "the colleague's `EvalSpec(name={eval_name!r})`, whose evaluations go to {expected}, "
+            "and have the hook read that folder (section 'Trap 1: a named evaluation, and a hook "
+            "that never fires')"
+        )
+        shown["found"] = listed(
+            display_path(Path(estimator.model_dir) / name) for name in sorted(folders)
+        )
+    return said(message, **shown)
+
+
+def _read_where_they_went(used) -> str:
+    """The sentence for a hook that reads the evaluations of an EvalSpec named ``used`` (None: no
+    name), where the exercise keeps another name."""
+    if used is None:
+        return N_(
+            "`fixed_hook` reads {reads}, where `fixed_estimator`'s evaluations went, from an "
+            "`EvalSpec` without a name: keep the colleague's `EvalSpec(name={eval_name!r})`, "
+            "whose evaluations go to {expected}, and have the hook read that folder"
+        )
+    return N_(
+        "`fixed_hook` reads {reads}, where `fixed_estimator`'s evaluations went, from "
+        "`EvalSpec(name={used!r})`: keep the colleague's `EvalSpec(name={eval_name!r})`, whose "
+        "evaluations go to {expected}, and have the hook read that folder"
+    )
 
 
 def _model_fn(features, labels, mode):
@@ -601,53 +712,260 @@ def _named_difference(seen: dict, every: int, end: int, expected: int, signal) -
     ).format(end=end, expected=expected)
 
 
+# The images the check evaluates fixed_estimator's checkpoint on, in order, batch after batch: the
+# first test images, the exercise's held-out set (small_eval_input_fn's, the first 500) and then
+# the rest of the notebook's validation set (the first 2,000). An evaluation that gives what the
+# first hundreds of them give was made on held-out images; one that gives none of it was not.
+HELD_OUT = {"count": 2_000, "batch_size": 100}
+
+
+def _held_out_input_fn():
+    """The input of ``HELD_OUT``."""
+    from .. import inputs
+
+    return inputs.make_eval_input_fn(**HELD_OUT)
+
+
+def _is_written_as_a_scalar(value) -> bool:
+    """Whether Estimator writes an evaluation result of tensor ``value`` as the scalar that the
+    hooks read: a single float32, float64, int32 or int64 (a vector, a float16 or a bool is
+    written otherwise, or not at all)."""
+    import tensorflow as tf
+
+    rank = value.shape.rank
+    return rank in (0, None) and value.dtype in (tf.float32, tf.float64, tf.int32, tf.int64)
+
+
+class _HeldOut:
+    """fixed_estimator's evaluation as Estimator builds it (its model_fn in EVAL mode, and the mean
+    of the loss) on held-out images: the names of the results it writes, and whether a checkpoint
+    gives, on the first of those images, the results an evaluation wrote."""
+
+    def __init__(self, estimator, input_fn):
+        import tensorflow as tf
+
+        self.graph = tf.Graph()
+        with self.graph.as_default(), logger_level("ERROR"):
+            tf.compat.v1.train.get_or_create_global_step()
+            features, labels = tf.compat.v1.data.make_one_shot_iterator(input_fn()).get_next()
+            spec = estimator.model_fn(
+                features, labels, tf.estimator.ModeKeys.EVAL, estimator.config
+            )
+            pairs = dict(spec.eval_metric_ops or {})
+            pairs["loss"] = tf.compat.v1.metrics.mean(spec.loss)
+            self.values = {
+                name: pair[0] for name, pair in pairs.items() if _is_written_as_a_scalar(pair[0])
+            }
+            self.updates = [pair[1] for pair in pairs.values()]
+            self.saver = tf.compat.v1.train.Saver()
+            self.local_init = tf.compat.v1.local_variables_initializer()
+        self.results = sorted(self.values)
+
+    def gives(self, checkpoint: str, written: dict) -> bool:
+        """Whether ``checkpoint``, evaluated on the first batches of the held-out images (one
+        more each time), gives the results ``written`` (``{name: value}``) at some point."""
+        import math
+
+        import tensorflow as tf
+
+        names = sorted(set(written) & set(self.values))
+        with tf.compat.v1.Session(graph=self.graph) as session, logger_level("ERROR"):
+            self.saver.restore(session, checkpoint)
+            session.run(self.local_init)
+            while True:
+                try:
+                    session.run(self.updates)
+                except tf.errors.OutOfRangeError:
+                    return False
+                now = session.run({name: self.values[name] for name in names})
+                if all(
+                    math.isclose(
+                        float(now[name]),
+                        written[name],
+                        rel_tol=_TOLERANCE.get(name, 1e-5),
+                        abs_tol=1e-7,
+                    )
+                    for name in names
+                ):
+                    return True
+
+
+# How far a written result may be from what the check computes, relatively: the metrics count the
+# same examples whatever the batches; the loss is the mean of the batches' mean losses, which
+# another batch size of the same images changes a little (500 images in batches of 64: 1.4e-4).
+_TOLERANCE = {"loss": 1e-3}
+
+
 @reporting_learner_errors
 def stopped_early(
-    answer, hook, broken_model_dir, max_steps: int, eval_name: str, every: int, patience: int
+    answer,
+    hook,
+    broken_model_dir,
+    max_steps: int,
+    eval_name: str,
+    every: int,
+    patience: int,
+    held_out_input_fn=None,
 ) -> None:
     """Notebook 07, exercise 2: the exercise's hook, fixed, stopped the run where a working hook
-    stops it."""
+    stops it, evaluating the held-out images (``held_out_input_fn``: the first of them in order,
+    ``HELD_OUT`` by default; a test gives its own)."""
     require_answer(answer, "fixed_estimator")
     require_answer(hook, "fixed_hook")
     import tensorflow as tf
-    from tensorflow_estimator.python.estimator.early_stopping import read_eval_metrics
 
     if not isinstance(answer, tf.compat.v1.estimator.Estimator):  # add_metrics returns the v1 class
         fail(
             "`fixed_estimator` should be a tf.estimator.Estimator, not {kind}",
             kind=type(answer).__name__,
         )
-    problem, seen = _hook_problem(hook, answer, eval_name, every, patience)
+    held_out = _HeldOut(answer, held_out_input_fn or _held_out_input_fn())
+    problem, seen = _hook_problem(hook, answer, eval_name, every, patience, held_out.results)
     if problem is None:
         problem, ends = _decision_problem(hook, answer, seen, every, patience)
     if problem is not None:
         raise CheckFailed(problem)
-    if os.path.realpath(str(answer.model_dir)) == os.path.realpath(str(broken_model_dir)):
+    _judge_model_dir(answer, broken_model_dir, every)
+    folder = Path(answer.eval_dir(eval_name))
+    evaluated = _judge_evaluations(answer, folder, eval_name)
+    _judge_held_out(answer, folder, held_out)
+    final = int(answer.get_variable_value("global_step"))
+    _judge_schedule(evaluated, final, every, max_steps)
+    _judge_end(answer, final, ends, max_steps)
+    correct(
+        "the hook watched the macro precision in {folder}/, looked after each evaluation, and "
+        "asked to stop after the evaluation at step {asked} ({patience} steps after the first, "
+        "at step {first}); training ended at step {final}, before max_steps={max_steps}",
+        folder=folder.name,
+        asked=every + patience,
+        patience=patience,
+        first=every,
+        final=final,
+        max_steps=max_steps,
+    )
+
+
+def _judge_model_dir(answer, broken_model_dir, every: int) -> None:
+    """Refuse a fixed_estimator in the broken run's folder, not trained, with another checkpoint
+    schedule than the broken run's (a checkpoint every ``every`` steps), or trained more than
+    once."""
+    import tensorflow as tf
+
+    if _same_folder(answer.model_dir, broken_model_dir):
         fail(
-            "`fixed_estimator` uses the broken run's model_dir, whose old evaluations and "
-            "checkpoint the hook would read, so it stops at once (section 'Trap 5: running the "
-            "same cell again')"
+            "`fixed_estimator` uses the broken run's model_dir, {folder}: the exercise asks for "
+            "`frozen_estimator(…)` with a fresh name, a folder of its own",
+            folder=Path(answer.model_dir).name,
         )
     if tf.train.latest_checkpoint(str(answer.model_dir)) is None:
         fail("`fixed_estimator` has no checkpoint yet: run tf.estimator.train_and_evaluate with it")
-    final, folder = int(answer.get_variable_value("global_step")), Path(answer.eval_dir(eval_name))
-    evaluated = sorted(read_eval_metrics(str(folder)))
-    if not evaluated:
-        others = sorted(path.name for path in Path(answer.model_dir).glob("eval*") if path.is_dir())
-        if not others:
-            fail(
-                "fixed_estimator's model_dir has no evaluation folder, and no evaluations in "
-                "{folder}/: keep EvalSpec(name={eval_name!r}), the exercise's evaluation set",
-                folder=folder.name,
-                eval_name=eval_name,
-            )
+    steps, seconds = answer.config.save_checkpoints_steps, answer.config.save_checkpoints_secs
+    if steps is None:
         fail(
-            "no evaluations in {folder}/ (found: {found}): keep EvalSpec(name={eval_name!r}), "
-            "the exercise's evaluation set",
-            folder=folder.name,
-            found=listed(others),
-            eval_name=eval_name,
+            "`fixed_estimator`'s `RunConfig` saves a checkpoint every {seconds} s, and the broken "
+            "run's every {every} steps: the exercise changes only the name and the `metric_fn` of "
+            "`frozen_estimator(…)`, so keep its config",
+            seconds=seconds,
+            every=every,
         )
+    if steps != every:
+        fail(
+            "`fixed_estimator`'s `RunConfig` saves a checkpoint every {steps} steps, and the "
+            "broken run's every {every}: the exercise changes only the name and the `metric_fn` of "
+            "`frozen_estimator(…)`, so keep its config",
+            steps=steps,
+            every=every,
+        )
+    trainings = _trainings(answer.model_dir)
+    if trainings > 1:
+        fail(
+            "`fixed_estimator`'s model_dir holds {count} trainings, each after the first going "
+            "on from the checkpoint the one before it left: build `fixed_estimator` again with "
+            "`frozen_estimator(…)`, which empties its folder, and train it once (section 'Trap 5: "
+            "running the same cell again')",
+            count=trainings,
+        )
+
+
+def _flush_event_writers(folder) -> None:
+    """Write out what Estimator's cached event writer of ``folder`` (in this kernel) still holds:
+    it writes a checkpoint's record to disk only every two minutes."""
+    import tensorflow as tf
+
+    cached = getattr(tf.compat.v1.summary.FileWriterCache, "_cache", {})
+    for writer in list(cached.values()):
+        if _same_folder(writer.get_logdir(), folder):
+            writer.flush()
+
+
+def _trainings(model_dir) -> int:
+    """How many trainings ran in ``model_dir``: each saves a checkpoint at the step it starts from
+    (the step the one before ended at), and records each save in the folder's event files."""
+    import tensorflow as tf
+
+    _flush_event_writers(model_dir)
+    saved = []
+    for path in sorted(Path(model_dir).glob("events.out.tfevents.*")):
+        try:
+            for event in tf.compat.v1.train.summary_iterator(str(path)):
+                if event.session_log.status == tf.compat.v1.SessionLog.CHECKPOINT:
+                    saved.append(event.step)
+        except tf.errors.DataLossError:  # a record being written: the ones before it count
+            continue
+    return 1 + sum(later <= earlier for earlier, later in zip(saved, saved[1:]))
+
+
+def _judge_evaluations(answer, folder: Path, eval_name: str) -> list:
+    """The steps of the evaluations in ``folder``, where the hook reads; refuse a model with none
+    there."""
+    folders = _evaluation_folders(answer.model_dir)
+    if folder.name in folders:
+        return folders[folder.name]
+    if not folders:
+        fail(
+            "`fixed_estimator` was trained, but never evaluated: its model_dir has no "
+            "evaluations; train it with `tf.estimator.train_and_evaluate` and an `EvalSpec`, as "
+            "`run_demo` does"
+        )
+    fail(
+        "no evaluations in {folder}/ (found: {found}): keep EvalSpec(name={eval_name!r}), "
+        "the exercise's evaluation set",
+        folder=folder.name,
+        found=listed(sorted(folders)),
+        eval_name=eval_name,
+    )
+
+
+def _judge_held_out(answer, folder: Path, held_out: _HeldOut) -> None:
+    """Refuse evaluations that the held-out images do not give: the last one whose checkpoint is
+    kept, evaluated by the check on those images, gives none of its results."""
+    import tensorflow as tf
+    from tensorflow_estimator.python.estimator.early_stopping import read_eval_metrics
+
+    written = read_eval_metrics(str(folder))
+    state = tf.train.get_checkpoint_state(str(answer.model_dir))
+    kept = {
+        int(step): path
+        for path in (state.all_model_checkpoint_paths if state else [])
+        for step in [path.rsplit("-", 1)[-1]]
+        if step.isdigit() and tf.io.gfile.exists(f"{path}.index")
+    }
+    evaluated = sorted(set(kept) & set(written))
+    if not evaluated:
+        return  # no evaluation of a kept checkpoint: nothing to compare
+    step = evaluated[-1]
+    if not held_out.gives(kept[step], dict(written[step])):
+        fail(
+            "the evaluation at step {step} in {folder}/ was not made on the colleague's held-out "
+            "images: on them, `fixed_estimator`'s checkpoint of that step gives other results; "
+            "give the `EvalSpec` `small_eval_input_fn`, as the broken run did",
+            step=step,
+            folder=folder.name,
+        )
+
+
+def _judge_schedule(evaluated: list, final: int, every: int, max_steps: int) -> None:
+    """Refuse a run that skipped evaluations (throttled)."""
     skipped = [step for step in evaluated if step % every == 0 and step < final] != list(
         range(every, final, every)
     )
@@ -667,15 +985,31 @@ def stopped_early(
             final=final,
             evaluated=evaluated,
         )
-    # where fixed_hook ends the exercise's run, in the check's own training: one step after the
-    # evaluation at `every + patience`, or at that step when it looks at every step
-    if final != ends:
+
+
+def _judge_end(answer, final: int, ends: int, max_steps: int) -> None:
+    """Refuse a run that fixed_hook did not end: it ended elsewhere than where fixed_hook ends
+    this model's run (``ends``, in the check's own training), or there without the hook's stop."""
+    if final != ends and final >= max_steps:
         fail(
-            "training ended at step {final}, and fixed_hook stops this model at step "
-            "{expected}: run train_and_evaluate with fixed_hook in the TrainSpec, with the "
-            "broken run's metric_fn (a run that raised ends at its last checkpoint)",
+            "training ran to `max_steps={max_steps}`, but `fixed_hook`, run by the check on the "
+            "same schedule, stops this model earlier: run `train_and_evaluate` with `fixed_hook` "
+            "in the `TrainSpec`",
+            max_steps=max_steps,
+        )
+    if final < ends:
+        fail(
+            "training ended at step {final}, before `fixed_hook` asks this model to stop (run by "
+            "the check on the same schedule): run `train_and_evaluate` with `fixed_hook` in the "
+            "`TrainSpec`, and let the hook end it",
             final=final,
-            expected=ends,
+        )
+    if final > ends:
+        fail(
+            "training ended at step {final}, later than `fixed_hook` ends this model's run (run "
+            "by the check on the same schedule): run `train_and_evaluate` with `fixed_hook` in the "
+            "`TrainSpec`",
+            final=final,
         )
     signal = _stop_signal(answer.model_dir)
     if signal is None:
@@ -694,17 +1028,6 @@ def stopped_early(
             "to end there",
             final=final,
         )
-    correct(
-        "the hook watched the macro precision in {folder}/, looked after each evaluation, and "
-        "asked to stop after the evaluation at step {asked} ({patience} steps after the first, "
-        "at step {first}); training ended at step {final}, before max_steps={max_steps}",
-        folder=folder.name,
-        asked=every + patience,
-        patience=patience,
-        first=every,
-        final=final,
-        max_steps=max_steps,
-    )
 
 
 def _stop_signal(model_dir):

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import inspect
 import os
 import types
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -56,29 +58,29 @@ def fixed_serving_export(answer, estimator, trained_steps: int, client_key: str 
         wrong, gap = _differing(_served(signature, key, sent, size), expected)
         if not wrong.any():
             continue
-        values = dict(size=size, count=int(wrong.sum()), total=len(sent), gap=gap)
+        values = dict(size=size, count=int(wrong.sum()), sent=len(sent), gap=gap)
         if _other_weights(loaded, estimator):
             fail(
                 "sent {size} at a time, the SavedModel's probabilities differ from the "
-                "Estimator's on {count} of the check's {total} images (by up to {gap:.2g}), and "
-                "its weights are not those of the trained `estimator`'s latest checkpoint: "
-                "export the trained `estimator` itself, from its latest checkpoint",
+                "Estimator's on {count} of the {sent} images sent (by up to {gap:.2g}), and its "
+                "weights are not those of the trained `estimator`'s latest checkpoint: export "
+                "the trained `estimator` itself, from its latest checkpoint",
                 **values,
             )
         _judge_receiver(signature, key, sent, expected, size)
         fail(
             "sent {size} at a time, the SavedModel's probabilities differ from the Estimator's "
-            "on {count} of the check's {total} images (by up to {gap:.2g}) although it holds "
-            "the trained weights: the receiver changes the images on their way to the model; "
-            "give them to its feature unchanged",
+            "on {count} of the {sent} images sent (by up to {gap:.2g}) although it holds the "
+            "trained weights: the receiver changes the images on their way to the model; give "
+            "them to its feature unchanged",
             **values,
         )
     correct(
         "the serving input {key!r} feeds the model's feature 'image': on {total} test images "
         "drawn at random ({fashion} of Fashion-MNIST, {digits} of MNIST, each dimmed at "
-        "random), sent {many} at once, {odd} at a time and in batches of every size from 1 to "
-        "{smallest}, the SavedModel's probabilities equal the Estimator's within "
-        "{tolerance:.0e}, and its classes too",
+        "random), sent as one batch of {many} (drawn from them with repeats), {odd} at a time "
+        "and two batches of each size from 1 to {smallest}, the SavedModel's probabilities "
+        "equal the Estimator's within {tolerance:.0e}, and its classes too",
         key=key,
         total=len(images),
         fashion=UNSEEN["fashion-mnist"],
@@ -118,14 +120,15 @@ def _require_trained(estimator, trained_steps: int) -> None:
         )
 
 
-SMALL_BATCHES = 32  # served once each in batches of 1, 2, … 32 (a receiver may misbehave on one)
+SMALL_BATCHES = 32  # served twice each in batches of 1, 2, … 32 (a receiver may misbehave on one)
 
 
 def _rounds(images, reference) -> list:
     """``[(batch size, images, their reference)]``: the check's images sent at once as one batch
     of over a thousand (drawn from them anew, so that a receiver keeping the first hundreds of
-    a batch fails), then all of them an odd number at a time (a short last batch too), then one
-    batch of each size from 1 to ``SMALL_BATCHES``, from random offsets."""
+    a batch fails), then all of them an odd number at a time (a short last batch too), then two
+    batches of each size from 1 to ``SMALL_BATCHES``, from random offsets (two, so that no
+    message speaks of one image sent)."""
     rng = np.random.default_rng()
     many = rng.integers(0, len(images), int(rng.integers(1_100, 2_049)))
     odd = 0
@@ -136,34 +139,77 @@ def _rounds(images, reference) -> list:
         (odd, images, reference),
     ]
     for size in range(1, SMALL_BATCHES + 1):
-        start = int(rng.integers(0, len(images) - size + 1))
-        part = slice(start, start + size)
+        start = int(rng.integers(0, len(images) - 2 * size + 1))
+        part = slice(start, start + 2 * size)
         rounds.append(
             (size, images[part], {name: value[part] for name, value in reference.items()})
         )
     return rounds
 
 
-def _loaded_export(answer):
-    """The SavedModel at ``answer``, loaded; one line for each way it is not one."""
-    import tensorflow as tf
+EXERCISE_FOLDER = "08_exercise_1"  # settings.fresh_model_dir("08_exercise_1"), as the prompt asks
 
-    answer = answer.decode() if isinstance(answer, bytes) else answer
+
+def _export_folder(answer) -> str:
+    """``answer`` as text, after refusing what is not the text of an export directory that
+    ``export_saved_model`` made in the exercise's folder; one line for each way it is not."""
+    if isinstance(answer, bytes):
+        fail(
+            "`fixed_export_dir` is bytes, as export_saved_model returns the path: set it as text, "
+            "with `export.as_text_path(...)`"
+        )
     if not isinstance(answer, (str, os.PathLike)):
         fail(
             "`fixed_export_dir` should be the export directory (the path export_saved_model "
             "returns), not a {kind}",
             kind=type(answer).__name__,
         )
+    folder = os.fspath(answer)
+    if not isinstance(folder, str) or not folder.strip():
+        fail(
+            "`fixed_export_dir` is empty: set it to the export directory, as text "
+            "(`export.as_text_path` of what export_saved_model returns)"
+        )
     if not any(
-        os.path.isfile(os.path.join(answer, name))
+        os.path.isfile(os.path.join(folder, name))
         for name in ("saved_model.pb", "saved_model.pbtxt")
     ):
         fail(
             "there is no saved_model.pb in {folder}: give the path that export_saved_model "
             "returned",
-            folder=str(answer),
+            folder=folder,
         )
+    _require_exercise_folder(folder)
+    return folder
+
+
+def _require_exercise_folder(folder: str) -> None:
+    """Refuse an export that is not in ``models/08_exercise_1``, where the exercise asks for it
+    (``export_saved_model`` makes its timestamped directory right in the folder it is given)."""
+    from .. import paths
+
+    expected = (paths.MODELS_DIR / EXERCISE_FOLDER).resolve()
+    parent = Path(folder).resolve().parent
+    if parent == expected:
+        return
+    project = paths.MODELS_DIR.resolve().parent  # models/ is in it: paths are named from there
+    inside = parent == project or project in parent.parents
+    where = _("a folder outside the project")
+    if inside:
+        where = "`{}`".format(parent.relative_to(project).as_posix())
+    fail(
+        "the export is in {folder}, but the exercise asks for it in `models/{name}`: export the "
+        'trained `estimator` into `settings.fresh_model_dir("{name}")`',
+        folder=where,
+        name=EXERCISE_FOLDER,
+    )
+
+
+def _loaded_export(answer):
+    """The SavedModel at ``answer``, loaded; one line for each way it is not one."""
+    import tensorflow as tf
+
+    answer = _export_folder(answer)
     try:
         return tf.saved_model.load(str(answer))
     except tf.errors.InvalidArgumentError as error:  # one line, never TensorFlow's traceback
@@ -375,34 +421,70 @@ def _judge_receiver(signature, key, images, reference, size: int) -> None:
             raise CheckFailed(_(mistake))
 
 
+# The largest batch of the input function the answer's predict may read: predict computes a whole
+# batch before it yields one of its predictions, so a larger one predicts far past the first
+# wrong digit (notebook 08's prompt says so; inputs.make_predict_input_fn() batches 500).
+LARGEST_BATCH = 500
+ANSWER = "first_wrong"  # the name exercise 2's answer cell assigns
+
+
 @dataclass
 class PredictCall:
-    """One call of a watched ``estimator.predict``: the keys asked for, one example at a time or
-    whole batches, and how many examples were read from it."""
+    """One call of a watched ``estimator.predict``: its input function, the keys asked for, one
+    example at a time or whole batches, how many examples were read from it and the IPython cell
+    that began reading it (its number in ``In``; None outside IPython)."""
 
+    input_fn: object
     keys: object
     single: bool
+    cell: int | None = None
     read: int = 0
 
 
 @dataclass
 class PredictWatch:
-    """What the cells after ``watch_predict`` read from ``estimator.predict``, call by call."""
+    """What the cells after ``watch_predict`` read from ``estimator.predict``, call by call; the
+    watched ``estimator`` and the IPython cell that made the watch."""
 
+    estimator: object = None
+    cell: int | None = None
     calls: list = field(default_factory=list)
 
 
+def _input_history() -> list | None:
+    """IPython's input history ``In``, the cell running now last (IPython stores a cell's source
+    before running it), or None outside IPython."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    shell = get_ipython()
+    history = getattr(shell, "user_ns", {}).get("In") if shell is not None else None
+    return history if isinstance(history, list) and history else None
+
+
+def _running_cell() -> int | None:
+    """The number in ``In`` of the cell running now, or None outside IPython."""
+    history = _input_history()
+    return None if history is None else len(history) - 1
+
+
 def watch_predict(estimator) -> PredictWatch:
-    """Count what each ``estimator.predict`` call yields from now on (exercise 2): the method of
-    this estimator is wrapped, its predictions are unchanged, and closing the generator closes
-    the Estimator's."""
-    watch, original = PredictWatch(), type(estimator).predict
+    """Count what each ``estimator.predict`` call yields from now on (exercise 2), and keep its
+    input function and the cell that read it: the method of this estimator is wrapped, its
+    predictions are unchanged, and closing the generator closes the Estimator's."""
+    watch, original = PredictWatch(estimator, _running_cell()), type(estimator).predict
 
     def predict(*args, **kwargs):
         arguments = inspect.signature(original).bind(estimator, *args, **kwargs)
         arguments.apply_defaults()
         single = bool(arguments.arguments["yield_single_examples"])
-        call = PredictCall(arguments.arguments["predict_keys"], single)
+        call = PredictCall(
+            arguments.arguments["input_fn"],
+            arguments.arguments["predict_keys"],
+            single,
+            _running_cell(),
+        )
         watch.calls.append(call)
         generator = original(estimator, *args, **kwargs)
         try:
@@ -416,21 +498,59 @@ def watch_predict(estimator) -> PredictWatch:
     return watch
 
 
-def _judge_reading(watch: PredictWatch, first: int) -> None:
-    """The answer came from reading ``estimator.predict`` one example at a time, only the classes,
-    up to the first wrong digit and no further."""
-    if not watch.calls:
+def _assigns(source: str, name: str) -> bool:
+    """Whether the code of a cell assigns ``name`` (a cell that does not parse never ran)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    return any(
+        isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)
+        for node in ast.walk(tree)
+    )
+
+
+def _answer_cell() -> int | None:
+    """The number in ``In`` of the latest cell run before this check's whose code assigns
+    ``first_wrong``; None outside IPython or when no cell does."""
+    history = _input_history() or [""]
+    for number in range(len(history) - 2, 0, -1):
+        if isinstance(history[number], str) and _assigns(history[number], ANSWER):
+            return number
+    return None
+
+
+def _answer_calls(watch: PredictWatch) -> list:
+    """The watched calls the answer came from: in IPython, those of the latest run of the cell
+    that assigns ``first_wrong`` (so that a cell run again with another answer is judged on what
+    it read itself, and running this check again judges the same cell); outside IPython, or when
+    no cell assigns it, every call since the watch."""
+    cell = _answer_cell()
+    if cell is None:
+        return watch.calls
+    if watch.cell is not None and watch.cell > cell:
+        fail(
+            "the cell `watch = checks.watch_predict(estimator)` ran after your cell that sets "
+            "`first_wrong`, so it saw none of its predictions: run your cell again, then this "
+            "check"
+        )
+    return [call for call in watch.calls if call.cell == cell]
+
+
+def _judge_reading(calls: list, first: int) -> PredictCall:
+    """The call the answer came from, after refusing a reading other than ``estimator.predict``
+    one example at a time, only the classes, up to the first wrong digit and no further."""
+    if not calls:
         fail(
             "the position is right, but your cell never read `estimator.predict`: the exercise "
             "is to read the model's predictions and stop at its first mistake, not to look it up "
             "in a table the notebook computed"
         )
-    call = watch.calls[-1]
+    call = calls[-1]
     if not call.single:
         fail(
-            "your cell read whole batches (yield_single_examples=False), {read} predictions: "
-            "read one example at a time, so that reading stops at the mistake",
-            read=call.read,
+            "your cell read whole batches (yield_single_examples=False): read one example at a "
+            "time, so that reading stops at the mistake"
         )
     keys = [call.keys] if isinstance(call.keys, str) else call.keys
     if keys is None or list(keys) != ["classes"]:
@@ -446,14 +566,146 @@ def _judge_reading(watch: PredictWatch, first: int) -> None:
             read=call.read,
             extra=call.read - first - 1,
         )
+    if call.read <= first:
+        fail(
+            "the position is right, but your cell stopped reading `estimator.predict` after "
+            "{read} of its predictions, before the first wrong digit: find the position by "
+            "reading the predictions up to the first mistake",
+            read=call.read,
+        )
+    return call
+
+
+def _test_images():
+    """MNIST's test images as the notebook's ``test_images`` holds them: float32, in 0–1."""
+    from .. import data
+
+    spec = data.spec_for("mnist")
+    path = data.ensure("mnist", progress=False)["test_images"]
+    return data.read_verified(path, spec.files["test_images"]).astype(np.float32) / 255
+
+
+def _judge_input(call: PredictCall, estimator) -> int:
+    """The rows of the first batch of the call's input function, after refusing one that does
+    not give the test digits in order, all of them, or gives batches of over ``LARGEST_BATCH``:
+    the function is run again, in a graph of its own, as Estimator runs it."""
+    expected = _test_images()
+    size, images = _input_batches(call.input_fn, estimator, len(expected) + 1)
+    if len(images) > len(expected):
+        fail(
+            "your input function gives more digits than the test set's {total} (it repeats "
+            "them, or reads others): read the test set once, in order",
+            total=len(expected),
+        )
+    if len(images) < len(expected):
+        fail(
+            "the test set holds {total} digits, but your input function gives {count}: read "
+            "the whole test set, in order",
+            count=len(images),
+            total=len(expected),
+        )
+    if not np.allclose(images, expected, rtol=0, atol=1e-6):
+        fail(
+            "your input function does not give the test digits in order (its images differ "
+            "from `test_images`): read the test set in order, so that a prediction's position "
+            "is its digit's"
+        )
+    if size > LARGEST_BATCH:
+        fail(
+            "your input function gives batches of {size} digits, and predict computes a whole "
+            "batch before it yields the first of its predictions: give it batches of at most "
+            "{largest} (as `inputs.make_predict_input_fn()` does), so that it predicts little "
+            "past the first wrong digit",
+            size=size,
+            largest=LARGEST_BATCH,
+        )
+    return size
+
+
+def _input_fn_arguments(input_fn, estimator) -> dict:
+    """What Estimator passes an input function for predict: ``mode``, ``params`` and ``config``,
+    each if it takes it."""
+    import tensorflow as tf
+
+    try:
+        names = inspect.signature(input_fn).parameters
+    except (TypeError, ValueError):  # a callable whose signature Python cannot read
+        names = {}
+    values = {
+        "mode": tf.estimator.ModeKeys.PREDICT,
+        "params": getattr(estimator, "params", {}),
+        "config": getattr(estimator, "config", None),
+    }
+    return {name: value for name, value in values.items() if name in names}
+
+
+def _image_rows(features, *labels):
+    """The images of a batch of features (the 'image' feature of a dict, else the features), as
+    float32 rows [N, 28, 28]."""
+    import tensorflow as tf
+
+    images = features["image"] if isinstance(features, dict) else features
+    return tf.reshape(tf.cast(images, tf.float32), [-1, 28, 28])
+
+
+def _input_batches(input_fn, estimator, most: int) -> tuple:
+    """``(rows of the first batch, the images in order, ``most`` at most)`` that ``input_fn``
+    gives predict, called in a graph of its own with what Estimator would pass it: a dataset's
+    images are rebatched in one run, tensors (queues) are read batch by batch."""
+    import tensorflow as tf
+
+    from ..logs import logger_level
+
+    rows = tf.autograph.experimental.do_not_convert(_image_rows)
+    with tf.Graph().as_default(), logger_level("ERROR"):
+        result = input_fn(**_input_fn_arguments(input_fn, estimator))
+        if isinstance(result, tf.data.Dataset):
+            return _dataset_batches(result.map(rows), most)
+        return _tensor_batches(rows(*result) if isinstance(result, tuple) else rows(result), most)
+
+
+def _dataset_batches(images, most: int) -> tuple:
+    """``(rows of the first batch, the images in order, ``most`` at most)`` of a dataset of
+    batches of images [N, 28, 28], in the default graph."""
+    import tensorflow as tf
+
+    iterators = [
+        tf.compat.v1.data.make_initializable_iterator(dataset)
+        for dataset in (images.take(1), images.unbatch().take(most).batch(most))
+    ]
+    found = []
+    with tf.compat.v1.Session() as session:
+        session.run([tf.compat.v1.tables_initializer()] + [i.initializer for i in iterators])
+        for tensor in [iterator.get_next() for iterator in iterators]:
+            try:
+                found.append(session.run(tensor))
+            except tf.errors.OutOfRangeError:  # an input that gives nothing
+                found.append(np.zeros((0, 28, 28), np.float32))
+    return len(found[0]), found[1]
+
+
+def _tensor_batches(batch, most: int) -> tuple:
+    """``(rows of the first batch, the images in order, ``most`` at most)`` of a tensor of
+    images [N, 28, 28] an input function read from queues, run to their end (or ``most``)."""
+    import tensorflow as tf
+
+    batches, count = [], 0
+    with tf.compat.v1.train.MonitoredSession() as session:  # starts the queues' runners
+        while count < most and not session.should_stop():
+            batches.append(session.run(batch))
+            count += len(batches[-1])
+    if not batches:
+        return 0, np.zeros((0, 28, 28), np.float32)
+    return len(batches[0]), np.concatenate(batches)[:most]
 
 
 @reporting_learner_errors
 def first_wrong_digit(answer, labels, classes, watch: PredictWatch) -> None:
     """Notebook 08, exercise 2: the position of the first test digit the Estimator classifies
     wrongly (``classes`` are its predictions), read one example at a time from a generator that
-    was then closed (``watch``: what the learner's cell read)."""
-    require_answer(answer, "first_wrong")
+    was then closed, over the test digits in order from batches of at most ``LARGEST_BATCH``
+    (``watch``: what the learner's cell read)."""
+    require_answer(answer, ANSWER)
     import tensorflow as tf
 
     labels, classes = np.asarray(labels), np.asarray(classes)
@@ -479,7 +731,8 @@ def first_wrong_digit(answer, labels, classes, watch: PredictWatch) -> None:
     first, answer = int(wrong[0]), int(answer)
     if answer != first:
         raise CheckFailed(_wrong_position(answer, first, wrong, labels, classes))
-    _judge_reading(watch, first)
+    call = _judge_reading(_answer_calls(watch), first)
+    size = _judge_input(call, watch.estimator)
     if tf.compat.v1.get_default_graph().finalized:
         fail(
             "the position is right, but the prediction graph is still TensorFlow's default "
@@ -488,12 +741,13 @@ def first_wrong_digit(answer, labels, classes, watch: PredictWatch) -> None:
         )
     correct(
         "test digit {first} is the first the model gets wrong (a {label} read as a "
-        "{predicted}), found by reading {read} predictions, and no prediction graph was left "
-        "open",
-        read=watch.calls[-1].read,
+        "{predicted}), found by reading the predictions of the test digits in order, one at a "
+        "time, from batches of {size}, up to it and no further, and no prediction graph was "
+        "left open",
         first=first,
         label=int(labels[first]),
         predicted=int(classes[first]),
+        size=size,
     )
 
 

@@ -2,18 +2,25 @@
 
 Exercise 1 asks for a function, ``backward_share(timelines)``: the check runs it on profiles of its
 own, made anew at every run (so no number can be typed in for it) and made so that each plausible
-wrong computation gives another number than the right one; a mistake is named only when the
-learner's function gave what it gives on every one of those profiles. Then the function runs on
-the notebook's ``timelines`` for the success line. Exercise 2 builds the learner's network in a
-graph of its own and reads what it made: the types of its matrix products, weights and logits, the
-global policy before and after, and its logits on random images.
+wrong computation gives another number than the right one (ops that run in some steps only, idle
+gaps between ops, ops of the backward pass's types outside its scope); a mistake is named only when
+the learner's function gave what it gives on every one of those profiles. Then the function runs
+on an evaluation step's profile, which has no backward op, and on the notebook's ``timelines`` for
+the success line; an error it raises is one line, whatever raised it. Exercise 2 builds the
+learner's network twice, each time in a graph of its own (as an Estimator calls a model_fn), and
+reads what it made: the types of its matrix products, weights and logits, whether its weights are
+trainable and its batch size free, the global policy before and after, and its logits on random
+images, some with pixels large enough that hidden units pass 6.
 """
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 import numpy as np
 
 from ..language import N_, _, all_of, listed
+from ..learner_code import error_text, learner_line, where
 from ..problems import CheckFailed
 from . import calls
 from .common import correct, fail, reporting_learner_errors, require_answer, said
@@ -46,10 +53,9 @@ def mixed_section() -> str:
 
 # One training step of a CNN like the course's, as ProfilerHook traces it: (op name, op type, base
 # duration in ms, whether it runs beside the op before it on another thread). Names and types are
-# a real profile's (TensorFlow 2.15, oneDNN), with the summary of the gradients' norm an inherited
-# model_fn may add; the durations are of its order, the constants' raised a little so that
-# counting Grappler's `ConstantFolding/gradients/…` constants or the summary `gradients_norm` as
-# backward ops changes the share by more than the check's tolerance.
+# a real profile's (TensorFlow 2.15, oneDNN); the durations are of its order, the constants' raised
+# a little so that counting Grappler's `ConstantFolding/gradients/…` constants as backward ops
+# changes the share by more than the check's tolerance.
 PROFILE_OPS = (
     ("_SOURCE", "NoOp", 0.007, False),
     ("global_step", "VarHandleOp", 0.002, False),
@@ -131,9 +137,27 @@ PROFILE_OPS = (
     ("Adam/mul", "Mul", 0.005, False),
     ("Adam/AssignVariableOp", "AssignVariableOp", 0.002, False),
     ("Adam", "AssignAddVariableOp", 0.014, False),
+)
+# The summaries an inherited model_fn may add, which run only in the steps that save summaries
+# (so an op's mean over the steps it ran in is no share of the steps' time): the gradients' norm
+# (`gradients_norm`: a name that begins like the scope), and a saliency map, the gradients of the
+# logits with respect to the images, which a second `tf.gradients` builds under `gradients_1/`
+# (ops of the backward pass's types, outside its scope), under a summary scope `Gradients/`.
+SUMMARY_OPS = (
     ("global_norm/L2Loss", "L2Loss", 0.03, False),
     ("global_norm/global_norm", "Sqrt", 0.004, False),
     ("gradients_norm", "ScalarSummary", 0.07, False),
+    ("gradients_1/dense/Relu_grad/ReluGrad", "ReluGrad", 0.05, False),
+    ("gradients_1/max_pooling2d/MaxPool_grad/MaxPoolGrad", "_MklNativeMaxPoolGrad", 0.4, False),
+    ("gradients_1/conv2d/Relu_grad/ReluGrad", "ReluGrad", 0.3, False),
+    (
+        "gradients_1/conv2d/Conv2D_grad/Conv2DBackpropInput",
+        "_MklNativeConv2DBackpropInput",
+        0.5,
+        False,
+    ),
+    ("Gradients/saliency/Abs", "Abs", 0.08, False),
+    ("Gradients/saliency", "ImageSummary", 0.15, False),
 )
 
 
@@ -148,9 +172,11 @@ def _part(name: str) -> str:
 
 def _made_up_profile(rng):
     """A profile as ``profiling.read_timelines`` gives it: 4 to 6 traced steps of PROFILE_OPS or
-    more, every 10 or 20 steps (two or more at or below WARMUP, two or more above), each part of
-    the step (forward, backward, update) scaled by its own factor in each step and in the profile,
-    each op by a little noise; two threads, ops side by side where PROFILE_OPS says so."""
+    more, every 10 or 20 steps (two or more at or below WARMUP, two or more above), SUMMARY_OPS
+    after them in some of the steps but not all, each part of the step (forward, backward, update)
+    scaled by its own factor in each step and in the profile, each op by a little noise; two
+    threads, ops side by side where the tables say so, and idle gaps between some ops (so that a
+    step's span, from its first op to its last, is more than its busy time)."""
     import pandas as pd
 
     from ..profiling import COLUMNS
@@ -160,14 +186,16 @@ def _made_up_profile(rng):
     steps = every * np.arange(1, int(rng.integers(4, 7)) + 1)
     while (steps > WARMUP).sum() < 2:
         steps = np.append(steps, steps[-1] + every)
+    summarized = set(rng.choice(steps, int(rng.integers(1, len(steps))), replace=False))
     in_profile = {part: rng.uniform(0.5, 1.8) for part in ("forward", "backward", "update")}
     rows = []
     for step in steps:
         in_step = {part: factor * rng.uniform(0.6, 1.5) for part, factor in in_profile.items()}
         cursor = previous = 0.0
-        for name, kind, base, beside in PROFILE_OPS:
+        for name, kind, base, beside in PROFILE_OPS + SUMMARY_OPS * (step in summarized):
             duration = round(base * in_step[_part(name)] * rng.uniform(0.85, 1.15), 4)
-            start = previous if beside else cursor
+            idle = round(rng.uniform(0.01, 0.15), 4) if cursor and rng.random() < 0.3 else 0.0
+            start = previous if beside else cursor + idle
             rows.append((int(step), name, kind, int(beside), start, duration))
             previous, cursor = start, max(cursor, start + duration)
     frame = pd.DataFrame(
@@ -178,7 +206,8 @@ def _made_up_profile(rng):
 
 
 def _share_variants(timelines) -> dict:
-    """What the plausible computations give on one profile, by what they did."""
+    """What the plausible computations give on one profile, by what they did: those SHARE_MISTAKES
+    names, the right one and those of UNNAMED."""
     from ..profiling import busy_ms
 
     names, types = timelines["op_name"].astype(str), timelines["op_type"].astype(str)
@@ -192,8 +221,12 @@ def _share_variants(timelines) -> dict:
 
     backward = names.str.startswith("gradients/").to_numpy()
     update = names.str.startswith("Adam").to_numpy()
+    grad_types = types.str.contains("Grad").to_numpy()
     per_step = [share(backward, steps == step) for step in sorted(set(steps))]
     busy = sum(busy_ms(timelines[steps == step]) for step in sorted(set(steps)))
+    by_step = timelines.groupby("step")
+    span = float((by_step["end_ms"].max() - by_step["start_ms"].min()).sum())  # first op to last
+    means = timelines.groupby("op_name")["duration_ms"].mean()
     right = share(backward)
     return {
         "right": right,
@@ -204,16 +237,26 @@ def _share_variants(timelines) -> dict:
         "with update": share(backward | update),
         "update": share(update),
         "backprop": share(types.str.contains("Backprop").to_numpy()),
-        "grad type": share(types.str.contains("Grad").to_numpy()),
+        "grad type": share(grad_types),
+        "grad name": share(names.str.contains("Grad").to_numpy()),
         "anywhere in name": share(names.str.contains("gradients/").to_numpy()),
         "prefix": share(names.str.startswith("gradients").to_numpy()),
         "busy": float(durations[backward].sum() / busy),
+        "span": float(durations[backward].sum() / span),
+        "op means": float(means[means.index.str.startswith("gradients/")].sum() / means.sum()),
         "first step": per_step[0],
         "last step": per_step[-1],
         "mean of steps": float(np.mean(per_step)),
         "median of steps": float(np.median(per_step)),
         "after warm-up": share(backward, steps > WARMUP),
+        "scope or grad type": share(backward | grad_types),
+        "any case": share(names.str.lower().str.startswith("gradients/").to_numpy()),
     }
+
+
+# computations _share_variants makes so that the check's profiles tell them from the right one,
+# though no message names them: the generic one says what the share is of
+UNNAMED = ("scope or grad type", "any case")
 
 
 def _profiles(rng=None) -> list:
@@ -225,8 +268,8 @@ def _profiles(rng=None) -> list:
     while len(profiles) < 3:
         for _attempt in range(1000):
             profile = _made_up_profile(rng)
-            values = sorted(_share_variants(profile).values())
-            right = _share_variants(profile)["right"]
+            variants = _share_variants(profile)
+            values, right = sorted(variants.values()), variants["right"]
             apart = all(b - a > SHARE_APART for a, b in zip(values, values[1:]))
             if apart and all(abs(right - round(right, d)) > SHARE_CLOSE for d in range(1, 5)):
                 profiles.append(profile)
@@ -236,6 +279,11 @@ def _profiles(rng=None) -> list:
     return profiles
 
 
+GRAD_IN_NAME_OR_TYPE = N_(
+    "on profiles the check made up, `{call}` returned the share of the ops with `Grad` in "
+    "their type or name: the backward pass also runs ops of other types "
+    "(`Conv2DBackprop…`, `MatMul`), which only the name scope `gradients/` tells apart"
+)
 SHARE_MISTAKES = {
     "percentage": N_(
         "on profiles the check made up, `{call}` returned a percentage: return the share as a "
@@ -269,11 +317,8 @@ SHARE_MISTAKES = {
         "gradients alone (`…Backprop…`): the backward pass also runs the gradients of the dense "
         "layers, of ReLU, of pooling and of the loss"
     ),
-    "grad type": N_(
-        "on profiles the check made up, `{call}` returned the share of the ops with `Grad` in "
-        "their type or name: the backward pass also runs ops of other types "
-        "(`Conv2DBackprop…`, `MatMul`), which only the name scope `gradients/` tells apart"
-    ),
+    "grad type": GRAD_IN_NAME_OR_TYPE,
+    "grad name": GRAD_IN_NAME_OR_TYPE,
     "anywhere in name": N_(
         "on profiles the check made up, `{call}` also counted ops whose name holds `gradients/` "
         "after another scope (Grappler's `ConstantFolding/gradients/…` constants): an op is in "
@@ -288,6 +333,16 @@ SHARE_MISTAKES = {
         "on profiles the check made up, `{call}` divided by the steps' busy time: ops that run "
         "side by side on two threads count twice in their durations, so divide by the sum of "
         "all durations"
+    ),
+    "span": N_(
+        "on profiles the check made up, `{call}` divided by the steps' spans, from each one's "
+        "first op to its last: a span holds gaps in which no op runs and counts ops side by side "
+        "once; the share is of the ops' durations, so divide by the sum of all durations"
+    ),
+    "op means": N_(
+        "on profiles the check made up, `{call}` averaged each op's durations over the steps it "
+        "ran in: an op that runs in some steps only (a summary's) then weighs as if it ran in "
+        "every one; sum the durations over every traced step, then divide"
     ),
     "first step": N_(
         "on profiles the check made up, `{call}` returned the share in the first traced step "
@@ -335,11 +390,14 @@ def _fingerprint(frame) -> tuple:
     return (tuple(map(str, frame.columns)), frame.shape, hashed)
 
 
-def _call_share(answer, given, original, frames) -> float:
-    """``answer(given)`` as a number; refused in one line when it changed ``given`` (a copy of
-    ``original``) or one of the learner's global DataFrames (``frames``, which a rebinding gets
-    back)."""
-    value = answer(given)
+def _call_share(answer, given, original, frames, forward_only=False) -> float:
+    """``answer(given)`` as a number; refused in one line when it raised (naming the profile when
+    it is ``forward_only``), or changed ``given`` (a copy of ``original``) or one of the learner's
+    global DataFrames (``frames``, which a rebinding gets back)."""
+    try:
+        value = answer(given)
+    except Exception as error:  # noqa: BLE001 - the learner's function: one line, whatever it is
+        _raised(error, forward_only)
     namespace = getattr(answer, "__globals__", None) or {}
     for name, (frame, fingerprint) in frames.items():
         if namespace.get(name) is not frame:
@@ -385,13 +443,57 @@ def _call_share(answer, given, original, frames) -> float:
     return calls.number(value, "backward_share", BACKWARD_CALL)
 
 
+def _raised(error: BaseException, forward_only: bool) -> NoReturn:
+    """Refuse in one line the answer that raised ``error``: with the learner's line it came from,
+    when there is one (a decorator's error has none: functools.lru_cache's TypeError on a
+    DataFrame), and naming the profile when it is the forward-only one."""
+    line = learner_line(error)
+    if line is not None:
+        error = _("{error}, at {line}").format(error=error_text(error), line=where(line))
+    else:
+        error = error_text(error)
+    if forward_only:
+        fail(
+            "on a profile of an evaluation step, the forward pass alone with no op under "
+            "`gradients/`, `{call}` raised {error}: the function is to work on any profile",
+            call=BACKWARD_CALL,
+            error=error,
+        )
+    fail("your code raised {error}: fix it and run its cell again", error=error)
+
+
+def _forward_profile(profile):
+    """``profile``'s rows of the forward pass alone, as an evaluation step runs it: none of the
+    backward pass, the update, the summaries or dropout; the backward pass's share there is 0."""
+    names = profile["op_name"].astype(str)
+    summaries = [name for name, *_ in SUMMARY_OPS]
+    dropped = names.str.contains("gradients|Adam", case=False) | names.isin(summaries)
+    dropped |= names.str.startswith("dropout/")
+    return profile[~dropped].reset_index(drop=True)
+
+
+def _on_forward_pass(answer, profile, frames) -> None:
+    """Refuse in one line the answer that raises on the forward pass alone (a KeyError of a group
+    that is not there), or gives it a share other than 0."""
+    forward = _forward_profile(profile)
+    value = _call_share(answer, forward.copy(), forward, frames, forward_only=True)
+    if not abs(value) <= SHARE_CLOSE:
+        fail(
+            "on a profile of an evaluation step, the forward pass alone with no op under "
+            "`gradients/`, `{call}` returned {value:.4f}, though no op there is in the backward "
+            "pass",
+            call=BACKWARD_CALL,
+            value=value,
+        )
+
+
 @reporting_learner_errors
 def backward_share(answer, timelines) -> None:
     """Notebook 11, exercise 1: ``answer(timelines)``, the share of a profile's op time (durations
     summed over all its traced steps) spent in the backward pass, the ops whose name starts with
     ``gradients/``; tried on three profiles of the check's own (``_profiles``), each given as a
-    copy that must come back unchanged, then on the notebook's ``timelines`` for the success
-    line."""
+    copy that must come back unchanged, then on an evaluation step's (``_forward_profile``), then on
+    the notebook's ``timelines`` for the success line."""
     calls.function(answer, "backward_share", BACKWARD_CALL)
     profiles = _profiles()
     calls.bound(answer, "backward_share", BACKWARD_CALL, profiles[0])
@@ -434,6 +536,7 @@ def backward_share(answer, timelines) -> None:
             value=value,
             section=profile_section(),
         )
+    _on_forward_pass(answer, profiles[0], frames)
     _share_on(answer, timelines, frames)
 
 
@@ -483,20 +586,24 @@ def _share_on(answer, timelines, frames) -> None:
 HIDDEN_UNITS = 256
 # the exercise's network, Flatten -> Dense(256, relu) -> Dense(10): its weights' shapes
 NETWORK_SHAPES = [(784, HIDDEN_UNITS), (HIDDEN_UNITS,), (HIDDEN_UNITS, 10), (10,)]
-# logits within 5 % of those computed in float32 from the answer's own weights: bfloat16's 8 bits
-# give about 0.3 % on random images; softmax, sigmoid or no ReLU are 50 % and more away
+# logits within 5 % of those computed in float64 from the answer's own weights, on each half of
+# the random images: bfloat16's 8 bits give about 0.3 %; softmax, sigmoid or no ReLU are 50 % and
+# more away, a ReLU6 on the scaled half too
 VALUES_TOLERANCE = 0.05
+IMAGES = 37  # the random images' batch size
 
 
 def _graph_of(answer):
     """Build ``answer`` on a float32 batch of images in a graph of its own, watching for
     set_global_policy; return (graph, the images placeholder, logits, the global policy before,
-    the global policy after, whether set_global_policy was called).
+    the global policy after, whether set_global_policy was called, the Keras layers that made
+    weights).
 
     Every call of Keras's set_global_policy is seen, however the learner reached it (the name
     imported before the check, a private ``policy_scope``): the check watches the function's
     code being entered (``sys.setprofile``), and puts a policy object of its own in force, which
-    any set_global_policy replaces, even one that sets the same policy back."""
+    any set_global_policy replaces, even one that sets the same policy back. The layers that
+    made weights are seen the same way, entering their ``add_weight``."""
     import sys
 
     import tensorflow as tf
@@ -506,11 +613,13 @@ def _graph_of(answer):
     code = policies.set_global_policy.__code__
     policies.set_global_policy(policies.Policy(before.name))
     sentinel = policies.global_policy()
-    calls = []
+    calls, layers = [], []
 
     def watch(frame, event, _arg):
         if event == "call" and frame.f_code is code:
             calls.append(frame.f_locals.get("policy"))
+        elif event == "call" and frame.f_code.co_name == "add_weight":  # Keras's, v1's in a graph
+            layers.append(frame.f_locals.get("self"))
 
     graph = tf.Graph()
     profiler = sys.getprofile()
@@ -519,21 +628,23 @@ def _graph_of(answer):
         sys.setprofile(watch)
         try:
             logits = answer(images)
-        except ValueError as error:
+        except Exception as error:  # noqa: BLE001 - the learner's: one line, whatever it is
             # layers made eagerly in the kernel ("invalid state") or in another graph
-            if not any(t in str(error) for t in ("invalid state", "must be from the same graph")):
-                raise
-            fail(
-                "`mixed_logits` uses layers made outside it: the check builds it in a graph of "
-                "its own, as Estimator calls a model_fn in a new graph each time, so make its "
-                "layers inside the function"
-            )
+            if isinstance(error, ValueError) and any(
+                t in str(error) for t in ("invalid state", "must be from the same graph")
+            ):
+                fail(
+                    "`mixed_logits` uses layers made outside it: the check builds it twice, each "
+                    "time in a new graph, as an Estimator calls a model_fn in a new graph for "
+                    "each of train, evaluate and predict, so make its layers inside the function"
+                )
+            _raised(error, forward_only=False)
         finally:
             sys.setprofile(profiler)
             after = policies.global_policy()
             policies.set_global_policy(before)
     touched = bool(calls) or after is not sentinel
-    return graph, images, logits, before.name, after.name, touched
+    return graph, images, logits, before.name, after.name, touched, layers
 
 
 def _takes_one_argument(answer) -> str | None:
@@ -551,14 +662,15 @@ def _takes_one_argument(answer) -> str | None:
     return None
 
 
-def _judge_layers(graph, logits) -> None:
+def _judge_layers(graph, logits, layers) -> None:
     """The layers' matrix products, weights and logits: bfloat16 where the exercise computes,
-    float32 where it stores and returns, the exercise's shapes."""
+    float32 where it stores and returns, the exercise's shapes, weights a model_fn trains
+    (``layers``: the Keras layers that made them), a batch of any size."""
     import tensorflow as tf
 
     matmuls = [op for op in graph.get_operations() if op.type in ("MatMul", "BatchMatMulV2")]
     dtypes = {op.get_attr("T").name for op in matmuls}
-    variables = graph.get_collection(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES)
+    variables = graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES)
     stored = sorted({variable.dtype.base_dtype.name for variable in variables})
     if not matmuls:
         fail(
@@ -598,6 +710,7 @@ def _judge_layers(graph, logits) -> None:
             shapes=", ".join(map(str, shapes)),
             expected=", ".join(map(str, NETWORK_SHAPES)),
         )
+    _judge_trainable(graph, variables, layers)
     hidden = [op for op in matmuls if op.outputs[0].shape[-1] == HIDDEN_UNITS]
     if any(op.get_attr("T") != tf.bfloat16 for op in hidden):
         fail(
@@ -622,18 +735,51 @@ def _judge_layers(graph, logits) -> None:
             "the logits have shape {shape}: they should be [batch, 10], one score per class",
             shape=logits.shape,
         )
+    if logits.shape[0] is not None:
+        fail(
+            "`mixed_logits` fixes the batch size: on images of shape `(None, 28, 28)` its logits "
+            "have shape {shape}, but an Estimator feeds batches of any size (an epoch's last "
+            "batch may be smaller)",
+            shape=logits.shape,
+        )
+
+
+def _judge_trainable(graph, variables, layers) -> None:
+    """Refuse weights a model_fn's optimizer would not be asked to train: a variable outside the
+    graph's trainable ones, or one among a Keras layer's non-trainable weights (a layer, or its
+    model, made with ``trainable=False``)."""
+    import tensorflow as tf
+
+    trainable = {v.name for v in graph.get_collection(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES)}
+    layers = [layer for layer in layers if isinstance(layer, tf.keras.layers.Layer)]
+    trainable -= {w.name for layer in layers for w in layer.non_trainable_weights}
+    frozen = [tuple(v.shape.as_list()) for v in variables if v.name not in trainable]
+    if frozen:
+        fail(
+            "the weights of shapes {shapes} are not trainable (`trainable=False` on a layer, "
+            "its model or a variable): the network is a `model_fn`'s, which trains every one "
+            "of its layers",
+            shapes=", ".join(map(str, frozen)),
+        )
 
 
 def _judge_values(graph, images, logits) -> None:
-    """Run the network on random images the notebook never showed and compare its logits with
-    Flatten -> Dense(256, relu) -> Dense(10) computed from its own weights in float32."""
+    """Run the network on random images the notebook never showed, a batch of a size no cell uses
+    in two halves: pixels between 0 and 1, and pixels scaled up to 40 (so that hidden units pass
+    6: a ReLU6 differs); compare its logits, half by half, with Flatten -> Dense(256, relu) ->
+    Dense(10) computed from its own weights in float64."""
     import tensorflow as tf
 
-    variables = graph.get_collection(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES)
-    batch = np.random.default_rng(11).random((32, 28, 28), dtype=np.float32)
+    variables = graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES)
+    rng = np.random.default_rng(11)
+    scales = np.r_[np.ones(IMAGES // 2), np.geomspace(10, 40, IMAGES - IMAGES // 2)]
+    batch = (scales[:, None, None] * rng.random((IMAGES, 28, 28))).astype(np.float32)
     with tf.compat.v1.Session(graph=graph) as session:
         session.run(tf.compat.v1.initializers.variables(variables))
-        got, weights = session.run([logits, variables], {images: batch})
+        try:
+            got, weights = session.run([logits, variables], {images: batch})
+        except tf.errors.OpError as error:  # a TensorFlow error, maybe Grappler's, in one line
+            _raised(error, forward_only=False)
     by_shape = {tuple(w.shape): w.astype(np.float64) for w in weights}
     kernel, bias, out_kernel, out_bias = (by_shape[shape] for shape in NETWORK_SHAPES)
     hidden = batch.reshape(len(batch), -1) @ kernel + bias
@@ -642,8 +788,13 @@ def _judge_values(graph, images, logits) -> None:
         "softmax": _softmax(np.maximum(hidden, 0) @ out_kernel + out_bias),
         "linear": hidden @ out_kernel + out_bias,
         "sigmoid": 1 / (1 + np.exp(-hidden)) @ out_kernel + out_bias,
+        "relu6": np.clip(hidden, 0, 6) @ out_kernel + out_bias,
     }
-    near = {k: np.linalg.norm(got - r) / np.linalg.norm(r) for k, r in readings.items()}
+    halves = (scales == 1, scales > 1)
+    near = {
+        k: max(np.linalg.norm(got[h] - r[h]) / np.linalg.norm(r[h]) for h in halves)
+        for k, r in readings.items()
+    }
     if near["right"] <= VALUES_TOLERANCE:
         return
     if near["softmax"] <= VALUES_TOLERANCE:
@@ -658,6 +809,12 @@ def _judge_values(graph, images, logits) -> None:
         )
     if near["sigmoid"] <= VALUES_TOLERANCE:
         fail("the hidden layer's activation is a sigmoid: the exercise's network uses ReLU")
+    if near["relu6"] <= VALUES_TOLERANCE:
+        fail(
+            "the hidden layer's activation caps its outputs at 6 (ReLU6): on images whose "
+            "hidden units pass 6 its logits differ from those of the exercise's ReLU, which has "
+            "no cap"
+        )
     fail(
         "on random images the logits are {off:.0%} away from those of Flatten → Dense(256, ReLU) "
         "→ Dense(10) computed with the function's own weights: build that network and nothing "
@@ -675,8 +832,9 @@ def _softmax(x):
 def mixed_logits(answer) -> None:
     """Notebook 11, exercise 2: ``mixed_logits(images)`` builds Flatten -> Dense(256, relu) ->
     Dense(10) whose hidden layer computes in bfloat16 with float32 weights (the layers' own
-    ``mixed_bfloat16`` policy, never the global one), and returns float32 logits [batch, 10]; the
-    check watches set_global_policy and runs the network on random images."""
+    ``mixed_bfloat16`` policy, never the global one), trainable, and returns float32 logits
+    [batch, 10] for a batch of any size; the check builds it in two new graphs, watching
+    set_global_policy, and runs the second on random images."""
     require_answer(answer, "mixed_logits")
     import tensorflow as tf
 
@@ -702,7 +860,24 @@ def mixed_logits(answer) -> None:
             found=found,
             section=mixed_section(),
         )
-    graph, images, logits, before, after, touched = _graph_of(answer)
+    for _build in ("train", "evaluate"):  # as an Estimator calls a model_fn: a new graph each
+        graph, images, logits, after = _built(answer)
+    _judge_values(graph, images, logits)
+    correct(
+        "the hidden layer computes in bfloat16 with float32 weights, the logits are float32 "
+        "{shape} and, on random images, those of Flatten → Dense(256, ReLU) → Dense(10); the "
+        "global policy stayed {after!r}",
+        shape=logits.shape,
+        after=after,
+    )
+
+
+def _built(answer) -> tuple:
+    """``answer`` built in a graph of its own and judged but for its values: (the graph, the
+    images placeholder, the logits, the global policy after)."""
+    import tensorflow as tf
+
+    graph, images, logits, before, after, touched, layers = _graph_of(answer)
     if not isinstance(logits, tf.Tensor):
         fail(
             "`mixed_logits(images)` returned a {kind}: return the logits tensor",
@@ -726,12 +901,5 @@ def mixed_logits(answer) -> None:
             "policy instead (section '{section}')",
             section=mixed_section(),
         )
-    _judge_layers(graph, logits)
-    _judge_values(graph, images, logits)
-    correct(
-        "the hidden layer computes in bfloat16 with float32 weights, the logits are float32 "
-        "{shape} and, on random images, those of Flatten → Dense(256, ReLU) → Dense(10); the "
-        "global policy stayed {after!r}",
-        shape=logits.shape,
-        after=after,
-    )
+    _judge_layers(graph, logits, layers)
+    return graph, images, logits, after

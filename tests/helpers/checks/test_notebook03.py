@@ -213,7 +213,7 @@ EXERCISE_1_WRONG = {
     "its own counter": (_with_train_op(_own_counter), "leaves the global step at 0"),
     "create_global_step again": (
         _with_train_op(_create_global_step),
-        'building the TRAIN branch raised ValueError: "global_step" already exists.',
+        'building the TRAIN branch raised `ValueError: "global_step" already exists`',
     ),
     # global step 2, not 1
     "advanced twice": pytest.param(
@@ -257,7 +257,7 @@ EXERCISE_1_WRONG = {
         _with_train_op(
             lambda loss: tf.compat.v1.train.GradientDescentOptimiser(0.1).minimize(loss)
         ),
-        "raised AttributeError",
+        "raised `AttributeError",
     ),
     "no train_op": (
         variant(train=lambda mode, loss: tf.estimator.EstimatorSpec("eval", loss=loss)),
@@ -314,7 +314,7 @@ EXERCISE_1_MORE_WRONG = {
     "fails when it runs": (
         _with_train_op(_asserts_small_gradients),
         # the error's first line that says what, not TensorFlow's "Graph execution error:"
-        "running the train_op raised InvalidArgumentError: assertion failed: [Condition x <= y "
+        "running the train_op raised `InvalidArgumentError: assertion failed: [Condition x <= y "
         "did not hold element-wise:]",
     ),
     "a constant loss": (
@@ -453,10 +453,88 @@ def test_exercise_1_a_clip_that_waits_for_a_large_loss_is_told_by_the_two_losses
     assert "though another run clipped it: a gradient longer than 1 must be clipped on every " in (
         message
     )
-    loss, other = (
-        float(x) for x in re.findall(r"the loss was (\d+\.\d+) .* (\d+\.\d+) on", message)[0]
+    step, loss, other_step, other = re.search(
+        r"started at global step (\d) with a loss of (\d+\.\d+), the one that did at global step "
+        r"(\d) with a loss of (\d+\.\d+)\)$",
+        message,
+    ).groups()
+    assert float(loss) < 1 < float(other) and (step, other_step) == ("2", "0"), message
+
+
+def _apply_then(step_op):
+    """A train op that applies the clipped gradients without the global step, then (after them)
+    runs ``step_op(global step)`` instead."""
+
+    def train_op_for(loss):
+        optimizer = GD(0.1)
+        pairs = [(_by_norm(g), v) for g, v in optimizer.compute_gradients(loss)]
+        with tf.control_dependencies([optimizer.apply_gradients(pairs)]):
+            return step_op(_step())
+
+    return train_op_for
+
+
+def _clipped_after_the_first_step(loss):
+    """The adversary's: no clipping while the global step is 0 (the check's first run was once on
+    the dim images, whose gradients need none)."""
+    optimizer = GD(0.1)
+    step = _step()
+    pairs = [
+        (tf.cond(step > 0, lambda g=g: _by_norm(g), lambda g=g: g), v)
+        for g, v in optimizer.compute_gradients(loss)
+    ]
+    return optimizer.apply_gradients(pairs, global_step=step)
+
+
+# Found by a second blind adversary: each passed when the check read the global step after its
+# first run only, and ran its large gradients at global steps 1 and 2. Not counted in the note.
+EXERCISE_1_ADVERSARY_2_WRONG = {
+    # F1: right after one run only
+    "the global step set to 1": pytest.param(
+        _with_train_op(_apply_then(lambda step: tf.compat.v1.assign(step, 1))),
+        "the first run of your train_op moved the global step from 0 to 1, but run 2 moved it "
+        "from 1 to 1: each run must advance it by one from the value it has (is it set rather "
+        "than advanced?)",
+        marks=bank(1, "right on the notebook's data, wrong in general"),
+    ),
+    "the global step set to ones_like": (
+        _with_train_op(_apply_then(lambda step: step.assign(tf.ones_like(step)))),
+        "but run 2 moved it from 1 to 1: each run must advance it by one",
+    ),
+    "the global step doubled, plus 1": (
+        _with_train_op(_apply_then(lambda step: step.assign(2 * step + 1))),
+        "the first run of your train_op moved the global step from 0 to 1, but run 2 moved it "
+        "from 1 to 3",
+    ),
+    # F2: the large gradients came at global steps 1 and 2 only
+    "no clipping at global step 0": pytest.param(
+        _with_train_op(_clipped_after_the_first_step),
+        "one run of your train_op applied the gradient of dense/kernel unclipped, at its full "
+        "norm of ",
+        marks=bank(1, "right on the notebook's data, wrong in general"),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", by_name(EXERCISE_1_ADVERSARY_2_WRONG))
+def test_exercise_1_second_adversary_finds_are_refused_for_their_mistake(name):
+    answer, words = entry(EXERCISE_1_ADVERSARY_2_WRONG[name])
+    message = failure(checks.clipped_training_step, answer)
+    assert_names_the_mistake(
+        message, words, ("clip_by_norm", "tf.cond", "assign_add", "global_step=")
     )
-    assert loss < 1 < other, message
+    assert "\n" not in message and "Correct" not in message
+
+
+def test_exercise_1_a_clip_that_waits_for_global_step_1_is_told_the_steps():
+    """The run that did not clip started at global step 0, the one that did at step 2; both
+    stated, so the message does not read as being about the loss alone."""
+    message = failure(checks.clipped_training_step, _with_train_op(_clipped_after_the_first_step))
+    assert re.search(
+        r"must be clipped on every step \(the run that did not clip started at global step 0 "
+        r"with a loss of \d+\.\d\d, the one that did at global step 2 with a loss of 0\.\d\d\)$",
+        message,
+    ), message
 
 
 def test_exercise_1_global_norm_names_the_bias_step_that_shrank():
@@ -516,19 +594,21 @@ def _stub(*args):
 def test_exercise_1_a_stub_left_in_the_train_op_is_named_as_it_is():
     """An error without text (the student copy's ``raise NotImplementedError()``) adds nothing."""
     assert failure(checks.clipped_training_step, _with_train_op(_stub)) == (
-        "building the TRAIN branch raised NotImplementedError: "
+        "building the TRAIN branch raised `NotImplementedError`"
     )
 
 
 @pytest.mark.parametrize("attempt", range(3))  # the model's initial weights are drawn anew
-def test_exercise_1_trains_on_small_gradients_then_on_large_ones_then_at_a_small_loss(attempt):
-    """On the notebook's linear model the check's first run has every gradient below norm 1, even
-    all together (no clipping may change them), its second every gradient above 1, the bias's
-    too (each must be clipped, each on its own), its third a loss well below 1 with the kernel's
-    gradient still far above 1 (a clip that waits for a large loss lets it through)."""
+def test_exercise_1_trains_on_large_gradients_then_on_small_ones_then_at_a_small_loss(attempt):
+    """On the notebook's linear model the check's first run, at global step 0, has every gradient
+    above 1, the bias's too (each must be clipped, each on its own), its second every gradient
+    below norm 1, even all together (no clipping may change them), its third a loss well below 1
+    with the kernel's gradient still far above 1 (a clip that waits for a large loss, or for a
+    later step, lets one through); the global step is read before the first run and after each."""
     names, runs, steps = notebook03._train_steps(_with_train_op(_clipped(_by_norm)))
-    assert names == ["dense/kernel", "dense/bias"] and steps == (0, 1)
-    (dim_loss, dim, _dim_moves), (bright_loss, bright, _moves), (loss, confident, _) = runs
+    assert names == ["dense/kernel", "dense/bias"] and steps == [0, 1, 2, 3]
+    assert (notebook03.BRIGHT, notebook03.DIM, notebook03.CONFIDENT) == (0, 1, 2)
+    (bright_loss, bright, _moves), (_dim_loss, dim, _dim_moves), (loss, confident, _) = runs
     assert np.sqrt(sum(np.sum(g**2) for g in dim)) < 0.6
     assert min(np.linalg.norm(g) for g in bright) > 1.05
     assert np.linalg.norm(bright[0]) > 100 * np.linalg.norm(bright[1])
@@ -599,11 +679,11 @@ EXERCISE_2_WRONG = {
     ),
     "a typo": (
         lambda logits: {"top_2": tf.math.topk(logits, k=2).indices},
-        "raised AttributeError",
+        "raised `AttributeError",
     ),
     "raises": (
         lambda logits: {"top_2": tf.math.top_k(logits, k=20).indices},
-        "top_predictions(logits) raised ValueError: input must have last dimension >= k = 20",
+        "top_predictions(logits) raised `ValueError: input must have last dimension >= k = 20",
     ),
     "confidence over the whole batch": (
         _top(values=lambda top: tf.reduce_max(top.values)),
@@ -679,14 +759,17 @@ def test_exercise_2_wrong_answers_fail_and_say_why(name):
 
 
 def test_exercise_2_errors_show_the_learners_first_line():
-    # TensorFlow's first line names the learner's input by the placeholder's name, `logits`
+    # TensorFlow's first line that says what, in backticks, without the op it names after " for "
     message = failure(
         checks.top_predictions_per_example,
         lambda logits: {"top_2": tf.math.top_k(logits, k=20).indices},
     )
-    assert "](logits, TopKV2/k)' with input shapes: [?,10]" in message, message
+    assert message == (
+        "top_predictions(logits) raised `ValueError: input must have last dimension >= k = 20 "
+        "but is 10`"
+    )
     assert failure(checks.top_predictions_per_example, _stub) == (
-        "top_predictions(logits) raised NotImplementedError: "
+        "top_predictions(logits) raised `NotImplementedError`"
     )
 
 
@@ -707,18 +790,29 @@ def test_exercise_2_logits_ask_for_these_predictions():
 
 
 def test_exercise_2_batches_have_sizes_and_rows_a_batch_of_4_does_not():
-    """After the batch of 4, a batch of 1 and an odd one; rows whose logits are all negative, or
-    all but one (zeroing the best logit makes it the runner-up there); no ties among the three
-    most probable classes of any row."""
+    """After the batch of 4, a batch of 1, an odd one and a last of 4; rows whose logits are all
+    negative, or all but one (zeroing the best logit makes it the runner-up there), rows of
+    logits whose exp overflows float32 and a row of small ones beside them; no ties among the
+    three most probable classes of any row."""
     batches = notebook03.EXERCISE_2_BATCHES
     assert batches[0] is notebook03.EXERCISE_2_LOGITS
-    assert [len(batch) for batch in batches] == [4, 1, 7]
+    assert [len(batch) for batch in batches] == [4, 1, 7, 4]
     rows = np.concatenate(batches[1:]).astype(np.float64)
     positives = (rows > 0).sum(axis=1)
     assert (positives == 0).sum() >= 3 and (positives == 1).sum() >= 2
-    probabilities = np.exp(rows) / np.exp(rows).sum(axis=1, keepdims=True)
+    exp = np.exp(rows - rows.max(axis=1, keepdims=True))
+    probabilities = exp / exp.sum(axis=1, keepdims=True)
     ranked = np.sort(probabilities, axis=1)[:, ::-1]
     assert np.all(ranked[:, :2] - ranked[:, 1:3] > 0.02)
+    last = notebook03.EXERCISE_2_BATCHES[-1]
+    largest = last.max(axis=1)
+    assert notebook03.LARGEST_EXP == pytest.approx(88.72, abs=0.01)
+    assert (largest > notebook03.LARGEST_EXP).sum() == 3 and largest.min() < 3
+    # the largest's exp is inf in float32, as inf / inf is nan
+    with np.errstate(over="ignore", invalid="ignore"):
+        exp = np.exp(last)
+        assert np.all(np.isnan((exp / exp.sum(axis=1, keepdims=True)).max(axis=1)[largest > 89]))
+    assert np.all(np.sort(np.concatenate(batches[:-1]), axis=1)[:, -1] < 4)
 
 
 def _top_2_of_masked_logits(mask):
@@ -768,8 +862,8 @@ EXERCISE_2_ADVERSARY_WRONG = {
             indices=lambda top: tf.reshape(top.indices, [4, 2]),
             values=lambda top: tf.reshape(top.values[:, 0], [4]),
         ),
-        "computing 'top_2' on a batch of 1 raised InvalidArgumentError: Input to reshape is a "
-        "tensor with 2 values, but the requested shape has 8, where a batch of 4 raised none: a "
+        "computing 'top_2' on a batch of 1 raised `InvalidArgumentError: Input to reshape is a "
+        "tensor with 2 values, but the requested shape has 8`, where a batch of 4 raised none: a "
         "prediction must follow the size of the batch it is given",
         marks=bank(2, "right on the notebook's data, wrong in general"),
     ),
@@ -792,7 +886,7 @@ EXERCISE_2_ADVERSARY_WRONG = {
             ),
             "confidence": tf.squeeze(tf.math.top_k(tf.nn.softmax(logits), k=1).values),
         },
-        "computing 'top_2' on a batch of 1 raised InvalidArgumentError: ",
+        "computing 'top_2' on a batch of 1 raised `InvalidArgumentError: ",
         marks=bank(2, "right on the notebook's data, wrong in general"),
     ),
     "confidence squeezed without an axis": (
@@ -832,6 +926,87 @@ def test_exercise_2_adversary_finds_are_refused_for_their_mistake(name):
     message = failure(checks.top_predictions_per_example, answer)
     assert_names_the_mistake(message, words, ("top_k", "argsort", "axis=1", "softmax"))
     assert "\n" not in message and " a EstimatorSpec" not in message and "object" not in message
+
+
+def _softmax_by_hand(logits):
+    exp = tf.exp(logits)
+    return exp / tf.reduce_sum(exp, axis=1, keepdims=True)
+
+
+def _softmax_minus(largest):
+    """A softmax by hand that subtracts ``largest(logits)`` first."""
+
+    def softmax(logits):
+        exp = tf.exp(logits - largest(logits))
+        return exp / tf.reduce_sum(exp, axis=1, keepdims=True)
+
+    return softmax
+
+
+def _softmax_by_hand_for_top_2_only(logits):
+    return {
+        "top_2": tf.math.top_k(_softmax_by_hand(logits), k=2).indices,
+        "confidence": tf.reduce_max(tf.nn.softmax(logits), axis=1),
+    }
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        pytest.param(
+            _top(of=_softmax_minus(lambda x: tf.reduce_max(x, axis=1, keepdims=True))),
+            marks=bank(2, "right, written otherwise"),
+        ),
+        pytest.param(
+            _top(of=lambda x: tf.exp(x - tf.reduce_logsumexp(x, axis=1, keepdims=True))),
+            marks=bank(2, "right, written otherwise"),
+        ),
+    ],
+    ids=["each row's largest subtracted", "logsumexp"],
+)
+def test_exercise_2_a_softmax_by_hand_that_does_not_overflow_passes(capsys, answer):
+    checks.top_predictions_per_example(answer)
+    assert capsys.readouterr().out.startswith("Correct: 'top_2' has shape (4, 2)")
+
+
+# Found by a second blind adversary: each passed when no logit was large. Not counted in the note.
+EXERCISE_2_ADVERSARY_2_WRONG = {
+    # F3: confidence=nan on logits of 100
+    "a softmax by hand": pytest.param(
+        _top(of=_softmax_by_hand),
+        "'confidence' is nan for an example whose largest logit is 100, though right for every "
+        "example of smaller logits: the probabilities overflow for large logits, as in a softmax "
+        "written by hand without subtracting each row's largest logit first (in float32 the exp "
+        "of a number above 88.7 is inf, and inf / inf is nan); the lesson's tf.nn.softmax does "
+        "not overflow",
+        marks=bank(2, "right on the notebook's data, wrong in general"),
+    ),
+    "top_2 of a softmax by hand": (
+        _softmax_by_hand_for_top_2_only,
+        "for an example whose largest logit is 100, though right for every example of smaller "
+        "logits: the probabilities overflow for large logits",
+    ),
+    # the batch's largest logit subtracted (reduce_max without axis): the small row underflows
+    "the batch's largest logit subtracted": pytest.param(
+        _top(of=_softmax_minus(tf.reduce_max)),
+        "'top_2' is not the two most probable classes of each example",
+        marks=bank(2, "right on the notebook's data, wrong in general"),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", by_name(EXERCISE_2_ADVERSARY_2_WRONG))
+def test_exercise_2_second_adversary_finds_are_refused_for_their_mistake(name):
+    """The message may name tf.nn.softmax, which the lesson uses; it gives no code of the rest."""
+    answer, words = entry(EXERCISE_2_ADVERSARY_2_WRONG[name])
+    message = failure(checks.top_predictions_per_example, answer)
+    assert_names_the_mistake(message, words, ("top_k", "argsort", "axis=1", "reduce_max"))
+    assert "\n" not in message and ("overflow" in message) == ("by hand" in name), message
+
+
+def test_exercise_2_an_overflow_names_the_key_that_is_wrong():
+    message = failure(checks.top_predictions_per_example, _softmax_by_hand_for_top_2_only)
+    assert message.startswith("'top_2' is [") and "'confidence'" not in message, message
 
 
 # --------------------------------------------------------------------------- exercise 3
@@ -949,7 +1124,7 @@ EXERCISE_3_WRONG = {
         lambda labels, classes: {
             "error_rate": tf.compat.v1.metric.mean(_batch_error(labels, classes))
         },
-        "raised AttributeError: module 'tensorflow.compat.v1' has no attribute 'metric'",
+        "raised `AttributeError: module 'tensorflow.compat.v1' has no attribute 'metric'`",
     ),
     "count, not rate": pytest.param(
         lambda labels, classes: {
@@ -1076,7 +1251,7 @@ EXERCISE_3_TRIED_WRONG = {
         lambda labels, classes: {
             "error_rate": 1 - tf.compat.v1.metrics.accuracy(labels=labels, predictions=classes)
         },
-        "raised TypeError: unsupported operand type(s) for -: 'int' and 'tuple'",
+        "raised `TypeError: unsupported operand type(s) for -: 'int' and 'tuple'`",
     ),
     "totals in global variables": (
         lambda labels, classes: {
@@ -1206,8 +1381,8 @@ EXERCISE_3_ADVERSARY_WRONG = {
     # F8: argmax without axis reduces the classes of the batch to one, and the update op fails
     "argmax of the classes": (
         lambda labels, classes: _one_minus_accuracy(labels, tf.argmax(classes)),
-        "running the update op on a batch of 4 raised InvalidArgumentError: Can not squeeze "
-        "dim[0], expected a dimension of 1, got 4",
+        "running the update op on a batch of 4 raised `InvalidArgumentError: Can not squeeze "
+        "dim[0], expected a dimension of 1, got 4`",
     ),
     # F9: what the pair must hold, not an AttributeError of the check's
     "two floats": (
@@ -1281,7 +1456,7 @@ def test_exercise_3_a_value_right_in_a_session_but_not_in_evaluate_is_told_apart
 
 def test_exercise_3_a_stub_is_named_as_it_is():
     assert failure(checks.error_rate_metric_ops, _stub) == (
-        "running error_rate_ops(labels, classes) on two batches raised NotImplementedError: "
+        "running error_rate_ops(labels, classes) on two batches raised `NotImplementedError`"
     )
 
 
@@ -1291,6 +1466,99 @@ def test_exercise_3_messages_cite_a_section_of_the_notebook():
     headings = notebook_headings("03_model_fn_and_estimatorspec")
     assert "What a `(value, update_op)` pair does" in headings
     assert "One forward pass, then three branches by `mode`" in headings
+
+
+# --------------------------------------------------------------------------- quoted errors
+
+
+def _returns_the_pairs(loss):
+    """The clipped (gradient, variable) pairs returned, not applied."""
+    return [(_by_norm(g), v) for g, v in GD(0.1).compute_gradients(loss)]
+
+
+def _clips_the_pairs(loss):
+    """tf.clip_by_norm of the list of pairs itself."""
+    optimizer = GD(0.1)
+    pairs = tf.clip_by_norm(optimizer.compute_gradients(loss), 1.0)
+    return optimizer.apply_gradients(pairs, global_step=_step())
+
+
+def _numpy_in_the_graph(logits):
+    return {"top_2": tf.math.top_k(logits, k=2).indices.numpy(), "confidence": logits[:, 0]}
+
+
+def _static_batch_size(logits):
+    top = tf.math.top_k(tf.nn.softmax(logits), k=2)
+    return {"top_2": tf.reshape(top.indices, [logits.shape[0], 2]), "confidence": top.values[:, 0]}
+
+
+def clipped_train_op(loss):
+    """The notebook's answer's train op, given as the model_fn itself."""
+    return _clipped(_by_norm)(loss)
+
+
+# Found by a second blind adversary (F4): Python's and TensorFlow's text, quoted bare, was English
+# inside the zh-TW sentences, and a list of pairs quoted each tensor's shape and type
+QUOTED_ERRORS = {
+    "the train op's function as the model_fn": (
+        checks.clipped_training_step,
+        clipped_train_op,
+        "building the TRAIN branch raised `TypeError: clipped_train_op() got an unexpected "
+        "keyword argument 'features'`",
+    ),
+    "the pairs returned": (
+        checks.clipped_training_step,
+        _with_train_op(_returns_the_pairs),
+        "building the TRAIN branch raised `TypeError: train_op must be Operation or Tensor, given: "
+        "[(<tf.Tensor 'clip_by_norm:0'>, <tf.Variable 'dense/kernel:0'>), (<tf.Tensor "
+        "'clip_by_norm_1:0'>, <tf.Variable 'dense/bias:0'>)]`",
+    ),
+    "clip_by_norm of the pairs": (
+        checks.clipped_training_step,
+        _with_train_op(_clips_the_pairs),
+        "building the TRAIN branch raised `ValueError: Shapes must be equal rank, but are 3 and 2`",
+    ),
+    ".numpy() in the graph": (
+        checks.top_predictions_per_example,
+        _numpy_in_the_graph,
+        "top_predictions(logits) raised `AttributeError: 'SymbolicTensor' object has no attribute "
+        "'numpy'`",
+    ),
+    "the static batch size": (
+        checks.top_predictions_per_example,
+        _static_batch_size,
+        "top_predictions(logits) raised `TypeError: Failed to convert elements of [None, 2] to "
+        "Tensor. Consider casting elements to a supported type`",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(QUOTED_ERRORS))
+def test_a_quoted_error_is_in_backticks_without_reprs(name):
+    check, answer, expected = QUOTED_ERRORS[name]
+    message = failure(check, answer)
+    assert message == expected
+    assert not re.search(r"shape=|dtype=|0x[0-9a-f]|https?:", message), message
+
+
+def test_a_zh_tw_learner_reads_the_quoted_error_in_backticks(zh_tw):
+    """TensorFlow's text stays English, in backticks, in the zh-TW sentence around it: with the
+    committed catalogue, and with a catalogue that translates the new sentences."""
+    zh_tw()
+    message = failure(
+        checks.top_predictions_per_example,
+        EXERCISE_2_ADVERSARY_WRONG["batch size 4 hard-coded"].values[0],
+    )
+    quoted = "`InvalidArgumentError: Input to reshape is a tensor with 2 values, but the requested "
+    assert quoted in message, message
+    outside = re.sub(r"`[^`]*`", "", message)
+    assert "Error" not in outside and "reshape" not in outside, message
+    sentences = zh_tw(
+        {"building the TRAIN branch raised {error}": "建立 TRAIN 分支時引發了 {error}"}
+    )
+    assert failure(checks.clipped_training_step, clipped_train_op) == sentences[
+        "building the TRAIN branch raised {error}"
+    ].format(error=QUOTED_ERRORS["the train op's function as the model_fn"][2].split(" raised ")[1])
 
 
 def test_the_banks_are_counted():

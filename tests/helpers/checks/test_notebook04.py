@@ -1,9 +1,13 @@
 """Every message of notebook 04's exercise checks.
 
-Exercises 1 and 2 are arithmetic. Exercise 3's check reads real Estimators
-whose checkpoints are written here by hand (no training), so every branch is
-reached in a second or two.
+Exercises 1 and 2 are arithmetic. Exercise 3's check refuses some answers
+before any warm start: those read checkpoints written here by hand. The rest
+are real Estimators, warm-started as a learner would and trained for ten steps
+on noise (a second or two each), with RunConfigs that keep or delete their
+step-0 checkpoint.
 """
+
+import random
 
 import numpy as np
 import pytest
@@ -11,7 +15,6 @@ import tensorflow as tf
 
 from helpers import models
 from helpers.checks import notebook04 as checks
-from helpers.checks import notebook04
 from helpers.problems import CheckFailed
 from tests.support.banks import bank
 from tests.support.checks import assert_names_the_mistake, failure, notebook_headings
@@ -173,7 +176,20 @@ def test_exercise_2_other_scenario(capsys):
     assert "restores step 40" in capsys.readouterr().out
 
 
+def test_a_zh_tw_learner_reads_the_message_in_chinese(zh_tw):
+    template = (
+        "call {number}, train(..., {kind}={count}): max_steps is not a number of steps to add but "
+        "the global step to stop at; the model was at {before}"
+    )
+    sentences = zh_tw()
+    message = failure(checks.global_steps_after, [200, 700, 700, 800])
+    assert message == sentences[template].format(number=2, kind="max_steps", count=500, before=200)
+    assert message.startswith("第 2 次呼叫 train(..., max_steps=500)：")
+
+
 # --- exercise 3: the changed model, fixed ------------------------------------
+# The answers that stop before any warm start (no Estimator, the old model_dir, other params, no
+# checkpoint or another global step) are read off checkpoints written here by hand.
 
 WIDENED = {"filters": (8, 32), "dense_units": 32}
 STEPS = 10
@@ -218,27 +234,6 @@ def estimator_with(dirs, name, snapshots, params=WIDENED):
 
 def run_check(estimator, dirs):
     checks.fixed_estimator(estimator, old_model_dir=str(dirs["old"]), params=WIDENED, steps=STEPS)
-
-
-def test_exercise_3_correct_with_a_step_0_checkpoint(dirs, capsys):
-    kernel = dirs["old_kernel"]
-    estimator = estimator_with(
-        dirs, "fixed", [(0, {"conv2d/kernel": kernel}), (STEPS, {"conv2d/kernel": kernel + 0.01})]
-    )
-    run_check(estimator, dirs)
-    assert capsys.readouterr().out.startswith(
-        f"Correct: the changed model trained to step {STEPS} in its own model_dir, "
-        "and the variables of the layers it kept (conv2d/kernel) started"
-    )
-
-
-@bank(3, "right, written otherwise")
-def test_exercise_3_correct_without_a_step_0_checkpoint(dirs, capsys):
-    estimator = estimator_with(
-        dirs, "fixed", [(STEPS, {"conv2d/kernel": dirs["old_kernel"] + 0.02})]
-    )
-    run_check(estimator, dirs)
-    assert "Correct" in capsys.readouterr().out
 
 
 def test_exercise_3_blank(dirs):
@@ -293,98 +288,6 @@ def test_exercise_3_wrong_global_step(dirs):
         run_check(estimator, dirs)
 
 
-@bank(3, "right shape, wrong content")  # the right model and steps, nothing warm-started
-def test_exercise_3_cold_start_with_a_step_0_checkpoint(dirs):
-    fresh = dirs["rng"].uniform(-0.3, 0.3, (3, 3, 1, 8)).astype(np.float32)
-    estimator = estimator_with(
-        dirs, "fixed", [(0, {"conv2d/kernel": fresh}), (STEPS, {"conv2d/kernel": fresh})]
-    )
-    with pytest.raises(
-        CheckFailed,
-        match="started every variable from new random values, so nothing was warm-started from "
-        'the old model: only layers whose shapes did not change can be \\(section "Warm start: '
-        "begin with another model's weights\"\\)",
-    ):
-        run_check(estimator, dirs)
-
-
-def test_exercise_3_cold_start_without_a_step_0_checkpoint(dirs):
-    fresh = dirs["rng"].uniform(-0.3, 0.3, (3, 3, 1, 8)).astype(np.float32)
-    estimator = estimator_with(dirs, "fixed", [(STEPS, {"conv2d/kernel": fresh})])
-    with pytest.raises(CheckFailed, match="from new random values"):
-        run_check(estimator, dirs)
-
-
-@pytest.fixture()
-def layered(dirs):
-    """An old model with a layer the change keeps (conv2d), one it widens (conv2d_1), one whose
-    input grows (dense) and the output layer's bias it keeps (dense_1), with an Adam slot."""
-    rng, root = dirs["rng"], dirs["root"]
-    old = {
-        "conv2d/kernel": dirs["old_kernel"],
-        "conv2d_1/kernel": rng.uniform(-0.3, 0.3, (3, 3, 8, 16)).astype(np.float32),
-        "dense_1/bias": rng.uniform(-0.3, 0.3, (10,)).astype(np.float32),
-        "dense_1/bias/Adam": np.ones(10, np.float32),
-        "dense/kernel": rng.uniform(-0.3, 0.3, (784, 32)).astype(np.float32),
-        "dense/bias": rng.uniform(-0.3, 0.3, (32,)).astype(np.float32),
-    }
-    (root / "layered").mkdir()
-    write_checkpoints(root / "layered", [(70, old)])
-    fresh = {
-        "conv2d/kernel": rng.uniform(-0.3, 0.3, (3, 3, 1, 8)).astype(np.float32),
-        "conv2d_1/kernel": rng.uniform(-0.3, 0.3, (3, 3, 8, 32)).astype(np.float32),
-        "dense_1/bias": np.zeros(10, np.float32),
-        "dense_1/bias/Adam": np.zeros(10, np.float32),
-        # the layer the wider convolution feeds: its kernel grows, its bias keeps its shape, and
-        # the layer cannot be warm-started (the course's solution leaves it cold)
-        "dense/kernel": rng.uniform(-0.3, 0.3, (1568, 32)).astype(np.float32),
-        "dense/bias": np.zeros(32, np.float32),
-    }
-    return {"old": old, "fresh": fresh, "dir": root / "layered", "root": root}
-
-
-def started(layered, name, warm):
-    values = {**layered["fresh"], **{key: layered["old"][key] for key in warm}}
-    model_dir = layered["root"] / name
-    model_dir.mkdir()
-    write_checkpoints(model_dir, [(0, values), (STEPS, values)])
-    return tf.estimator.Estimator(models.cnn_model_fn, model_dir=str(model_dir), params=WIDENED)
-
-
-def run_layered(estimator, layered):
-    checks.fixed_estimator(
-        estimator, old_model_dir=str(layered["dir"]), params=WIDENED, steps=STEPS
-    )
-
-
-def test_exercise_3_every_kept_layer_warm_is_correct(layered, capsys):
-    run_layered(started(layered, "fixed", ["conv2d/kernel", "dense_1/bias"]), layered)
-    out = capsys.readouterr().out
-    assert "the variables of the layers it kept (conv2d/kernel and dense_1/bias)" in out
-
-
-# right on the notebook's first layer, wrong in general: vars_to_warm_start="conv2d/kernel", or
-# "conv2d/.*" (dense_1 left cold, although its shape did not change)
-@pytest.mark.parametrize(
-    "warm, cold",
-    [
-        pytest.param(
-            ["conv2d/kernel"],
-            "dense_1/bias",
-            marks=bank(3, "right on the notebook's data, wrong in general"),
-        ),
-        (["dense_1/bias"], "conv2d/kernel"),
-    ],
-)
-def test_exercise_3_a_kept_layer_left_cold_is_named(layered, warm, cold):
-    with pytest.raises(CheckFailed) as failed:
-        run_layered(started(layered, "fixed", warm), layered)
-    assert str(failed.value) == (
-        f"`fixed_estimator` started {cold} from new random values, although their layers did "
-        "not change: every layer the old model can give its weights to should start from them"
-    )
-
-
 def test_exercise_3_the_old_model_emptied_by_fresh_model_dir(dirs):
     # settings.fresh_model_dir("04_checkpoints"): the old folder emptied, then trained afresh
     write_checkpoints(dirs["old"], [(0, {"conv2d/kernel": dirs["old_kernel"]})])
@@ -396,19 +299,45 @@ def test_exercise_3_the_old_model_emptied_by_fresh_model_dir(dirs):
         run_check(estimator, dirs)
 
 
-def test_exercise_3_tolerance_is_between_warm_and_cold():
-    assert 0.02 < notebook04.WARM_TOLERANCE < 0.15
+def emptied(folder):
+    """The folder as settings.fresh_model_dir(<its name>) leaves it: there, and empty."""
+    import shutil
+
+    shutil.rmtree(folder)
+    folder.mkdir()
 
 
-def test_a_zh_tw_learner_reads_the_message_in_chinese(zh_tw):
-    template = (
-        "call {number}, train(..., {kind}={count}): max_steps is not a number of steps to add but "
-        "the global step to stop at; the model was at {before}"
+# the cell that trains the old model copied, model_dir=settings.fresh_model_dir("04_checkpoints"):
+# it empties the old model's folder, and the answer cell's warm start finds nothing there
+@bank(3, "copy of a nearby cell")
+def test_exercise_3_a_model_dir_that_emptied_the_old_model_says_it_is_gone(dirs):
+    """A blind adversary: the check said the answer "still uses the old model_dir, so it restores
+    the old checkpoint"; there was nothing left to restore."""
+    emptied(dirs["old"])
+    estimator = tf.estimator.Estimator(
+        models.cnn_model_fn,
+        model_dir=str(dirs["old"]),
+        params=WIDENED,
+        warm_start_from=tf.estimator.WarmStartSettings(str(dirs["old"]), "conv2d/|dense_1/"),
     )
-    sentences = zh_tw()
-    message = failure(checks.global_steps_after, [200, 700, 700, 800])
-    assert message == sentences[template].format(number=2, kind="max_steps", count=500, before=200)
-    assert message.startswith("第 2 次呼叫 train(..., max_steps=500)：")
+    assert failure(run_check, estimator, dirs) == (
+        "`fixed_estimator`'s model_dir is the old model's folder, which holds no checkpoint any "
+        "more: the old model is gone (`settings.fresh_model_dir(...)` of that name empties the "
+        "folder); run the cells that train it again, then give `fixed_estimator` a model_dir of "
+        "its own"
+    )
+
+
+def test_exercise_3_an_old_model_emptied_elsewhere_says_it_is_gone(dirs):
+    """The old model's folder emptied by another cell: the answer's own folder is fine, but there
+    is nothing to warm-start from."""
+    emptied(dirs["old"])
+    estimator = estimator_with(dirs, "fixed", [])
+    assert failure(run_check, estimator, dirs) == (
+        "the old model's folder, `old`, holds no checkpoint any more: the old model is gone "
+        "(`settings.fresh_model_dir(...)` of that name empties the folder), so there is nothing "
+        "to warm-start from; run the cells that train it again, then your cell"
+    )
 
 
 # --- exercise 3, run for real: the learner's WarmStartSettings in a real Estimator ----------------
@@ -423,31 +352,59 @@ def noise_input_fn():
 
 
 QUIET = dict(tf_random_seed=1, log_step_count_steps=None, save_summary_steps=None)
+KEPT = "conv2d/bias, conv2d/kernel, dense_1/bias and dense_1/kernel"
+RIGHT = "conv2d/|dense_1/"  # the solution's vars_to_warm_start
+SECTION = '(section "Warm start: begin with another model\'s weights")'
+# the RunConfigs of an answer: the default keeps the step-0 checkpoint, these delete it
+DELETING_STEP_0 = {
+    "keep_checkpoint_max=1": dict(keep_checkpoint_max=1),
+    "every 5 steps, 1 kept": dict(save_checkpoints_steps=5, keep_checkpoint_max=1),
+    "keep_checkpoint_max=2, every 3 steps": dict(save_checkpoints_steps=3, keep_checkpoint_max=2),
+}
+CONFIGS = {"default": {}, **DELETING_STEP_0}
 
 
 @pytest.fixture(scope="module")
 def old_models(tmp_path_factory):
-    """The old model the exercise names (04_checkpoints: checkpoints at 0, 10 and 20) and another
-    one of the same shapes (04_crash, at 10), trained for real as the notebook trains them."""
+    """The old model the exercise names, trained for real as the notebook's fast mode trains it
+    (04_checkpoints: 70 steps, a checkpoint every 20, the last three kept: 40, 60 and 70), and
+    another one of the same shapes (04_crash, at 10)."""
     root = tmp_path_factory.mktemp("warm")
-    config = tf.estimator.RunConfig(save_checkpoints_steps=10, **QUIET)
-    for name, steps in (("04_checkpoints", 20), ("04_crash", 10)):
+    random.seed(0)  # the layers' random values: the same old models on every run of the tests
+    runs = (
+        ("04_checkpoints", 70, dict(save_checkpoints_steps=20, keep_checkpoint_max=3)),
+        ("04_crash", 10, dict(save_checkpoints_steps=10)),
+    )
+    for name, steps, saving in runs:
         tf.estimator.Estimator(
-            models.cnn_model_fn, model_dir=str(root / name), params=SMALL_CNN, config=config
+            models.cnn_model_fn,
+            model_dir=str(root / name),
+            params=SMALL_CNN,
+            config=tf.estimator.RunConfig(**saving, **QUIET),
         ).train(noise_input_fn, steps=steps)
     return root
 
 
-def learners_estimator(root, name, warm_start_from):
-    """The learner's fixed_estimator: the widened model in a fresh folder, warm-started as given;
-    its cell then trains it (the test does, and sees whether that raised)."""
+def learners_estimator(root, name, warm_start_from, params=WIDENED, **config):
+    """The learner's fixed_estimator: the widened model in a fresh folder, warm-started as given,
+    with the RunConfig given; its cell then trains it (the test does, and sees whether that
+    raised)."""
     return tf.estimator.Estimator(
         models.cnn_model_fn,
         model_dir=str(root / name),
-        params=WIDENED,
-        config=tf.estimator.RunConfig(**QUIET),
+        params=params,
+        config=tf.estimator.RunConfig(**QUIET, **config),
         warm_start_from=warm_start_from,
     )
+
+
+def warm_start(old_models, vars_to_warm_start=RIGHT, source="04_checkpoints"):
+    return tf.estimator.WarmStartSettings(str(old_models / source), vars_to_warm_start)
+
+
+def trained(estimator):
+    estimator.train(noise_input_fn, steps=STEPS)
+    return estimator
 
 
 def run_real(estimator, root):
@@ -456,10 +413,18 @@ def run_real(estimator, root):
     )
 
 
+def passes(estimator, old_models, capsys):
+    run_real(estimator, old_models)
+    assert capsys.readouterr().out.startswith(
+        f"Correct: the changed model trained to step {STEPS} in its own model_dir, and the "
+        f"variables of the layers it kept ({KEPT}) started from the old model's values"
+    )
+
+
 @pytest.mark.parametrize(
     "vars_to_warm_start",
     [
-        "conv2d/|dense_1/",
+        RIGHT,
         pytest.param("^conv2d/.*|^dense_1/.*", marks=bank(3, "right, written otherwise")),
         pytest.param(
             ["conv2d/kernel", "conv2d/bias", "dense_1/kernel", "dense_1/bias"],
@@ -469,50 +434,246 @@ def run_real(estimator, root):
     ids=["the solution's", "anchored", "a list of names"],
 )
 def test_exercise_3_a_real_warm_start_passes(old_models, tmp_path, capsys, vars_to_warm_start):
-    settings = tf.estimator.WarmStartSettings(
-        str(old_models / "04_checkpoints"), vars_to_warm_start=vars_to_warm_start
+    estimator = learners_estimator(tmp_path, "fixed", warm_start(old_models, vars_to_warm_start))
+    passes(trained(estimator), old_models, capsys)
+
+
+# the lesson teaches keep_checkpoint_max and save_checkpoints_steps: a RunConfig that deletes the
+# answer's step-0 checkpoint, its record of where each variable started
+@bank(3, "right, written otherwise")
+@pytest.mark.parametrize("config", list(DELETING_STEP_0))
+def test_exercise_3_the_right_answer_passes_whichever_checkpoints_it_keeps(
+    old_models, tmp_path, capsys, config
+):
+    """A blind adversary: with keep_checkpoint_max=1 the right answer was refused ("conv2d/bias
+    started from model.ckpt-60") or passed, by the random values of its new layers: the check
+    guessed the starting values from the trained ones. Three runs, each with its own new layers."""
+    for seed in (1, 2, 3):
+        random.seed(seed)  # the new layers' random values: another set each run
+        estimator = learners_estimator(
+            tmp_path, f"fixed_{seed}", warm_start(old_models), **DELETING_STEP_0[config]
+        )
+        passes(trained(estimator), old_models, capsys)
+
+
+# the prompt asks for the widened model, warm-started, trained EXERCISE_STEPS steps: a learning
+# rate changes no variable and is the learner's choice (it moves the weights far in 10 steps)
+@bank(3, "right, written otherwise")
+@pytest.mark.parametrize("config", ["default", "every 5 steps, 1 kept"])
+def test_exercise_3_another_learning_rate_passes(old_models, tmp_path, capsys, config):
+    """A blind adversary: with learning_rate=0.05 and no step-0 checkpoint the check said "every
+    variable started from new random values, nothing warm-started"; four were."""
+    estimator = learners_estimator(
+        tmp_path,
+        "fixed",
+        warm_start(old_models),
+        params={**WIDENED, "learning_rate": 0.05},
+        **CONFIGS[config],
     )
-    estimator = learners_estimator(tmp_path, "fixed", settings)
-    estimator.train(noise_input_fn, steps=STEPS)
-    run_real(estimator, old_models)
-    assert capsys.readouterr().out.startswith(
-        f"Correct: the changed model trained to step {STEPS} in its own model_dir, and the "
-        "variables of the layers it kept (conv2d/bias, conv2d/kernel, dense_1/bias and "
-        "dense_1/kernel) started from the old model's values"
+    passes(trained(estimator), old_models, capsys)
+
+
+COLD_START = (
+    "`fixed_estimator` started every variable from new random values, so nothing was "
+    "warm-started from the old model: only layers whose shapes did not change can be " + SECTION
+)
+
+
+def left_cold(variables):
+    return (
+        f"`fixed_estimator` started {variables} from new random values, although their layers "
+        "did not change: every layer the old model can give its weights to should start from them"
     )
+
+
+# each wrong warm start, judged alike with or without the answer's step-0 checkpoint
+@pytest.mark.parametrize("config", ["default", "every 5 steps, 1 kept"])
+@pytest.mark.parametrize(
+    "vars_to_warm_start, message",
+    [
+        pytest.param(None, COLD_START, marks=bank(3, "right shape, wrong content")),
+        # right on the notebook's first layers, wrong in general: dense_1 kept its shape too
+        pytest.param(
+            "conv2d/.*",
+            left_cold("dense_1/bias and dense_1/kernel"),
+            marks=bank(3, "right on the notebook's data, wrong in general"),
+        ),
+        ("conv2d/.*|dense_1/kernel", left_cold("dense_1/bias")),
+        ("conv2d/kernel|dense_1/kernel", left_cold("conv2d/bias and dense_1/bias")),
+        ("dense_1/", left_cold("conv2d/bias and conv2d/kernel")),
+    ],
+    ids=["a cold start", "conv2d only", "dense_1's bias cold", "kernels only", "dense_1 only"],
+)
+def test_exercise_3_what_started_cold_is_named_whichever_checkpoints_it_keeps(
+    old_models, tmp_path, vars_to_warm_start, message, config
+):
+    """A blind adversary: without the step-0 checkpoint, a cold start was told "conv2d/bias and
+    dense_1/bias started from model.ckpt-40", "conv2d/.*" "dense_1/bias started from
+    model.ckpt-40", "conv2d/.*|dense_1/kernel" "conv2d/bias started from model.ckpt-60": each
+    wrong answer rightly refused, for a false reason."""
+    settings = None if vars_to_warm_start is None else warm_start(old_models, vars_to_warm_start)
+    estimator = learners_estimator(tmp_path, "fixed", settings, **CONFIGS[config])
+    assert failure(run_real, trained(estimator), old_models) == message
 
 
 @bank(3, "right shape, wrong content")
 def test_exercise_3_a_warm_start_from_another_model_names_it(old_models, tmp_path):
     """Outside testers: warm-started from the wrong model's folder, it was told "nothing was
     warm-started"; it was, from that folder's checkpoint."""
-    settings = tf.estimator.WarmStartSettings(
-        str(old_models / "04_crash"), vars_to_warm_start="conv2d/|dense_1/"
-    )
-    estimator = learners_estimator(tmp_path, "fixed", settings)
-    estimator.train(noise_input_fn, steps=STEPS)
-    message = failure(run_real, estimator, old_models)
-    assert message == (
-        "`fixed_estimator` started conv2d/bias, conv2d/kernel, dense_1/bias and dense_1/kernel "
-        "from `04_crash/model.ckpt-10`, not from the old model's latest checkpoint, "
-        "`04_checkpoints/model.ckpt-20` (section \"Warm start: begin with another model's "
-        'weights")'
+    estimator = learners_estimator(tmp_path, "fixed", warm_start(old_models, source="04_crash"))
+    assert failure(run_real, trained(estimator), old_models) == (
+        f"`fixed_estimator` started {KEPT} from `04_crash/model.ckpt-10`, not from the old "
+        "model's latest checkpoint, `04_checkpoints/model.ckpt-70` " + SECTION
     )
 
 
 # typed from the `checkpoint` file's listing above, whose first kept checkpoint is not the latest
 @bank(3, "hard-coded from an output above")
-def test_exercise_3_a_warm_start_from_an_older_checkpoint_names_it(old_models, tmp_path):
+@pytest.mark.parametrize(
+    "step, config",
+    [(40, "default"), (60, "keep_checkpoint_max=1"), (60, "every 5 steps, 1 kept")],
+)
+def test_exercise_3_a_warm_start_from_an_older_checkpoint_names_it(
+    old_models, tmp_path, step, config
+):
+    """A blind adversary (from model.ckpt-60, keep_checkpoint_max=1): over six runs the message
+    named "conv2d/bias and dense_1/kernel", or three variables, never dense_1/bias; it names the
+    four, every time."""
+    for seed in (1, 2):
+        random.seed(seed)
+        estimator = learners_estimator(
+            tmp_path,
+            f"fixed_{seed}",
+            warm_start(old_models, source=f"04_checkpoints/model.ckpt-{step}"),
+            **CONFIGS[config],
+        )
+        assert failure(run_real, trained(estimator), old_models) == (
+            f"`fixed_estimator` started {KEPT} from `04_checkpoints/model.ckpt-{step}`, not from "
+            "the old model's latest checkpoint, `04_checkpoints/model.ckpt-70` " + SECTION
+        )
+
+
+def test_exercise_3_a_warm_start_from_other_variables_names_them(old_models, tmp_path):
+    """var_name_to_prev_var_name gives conv2d/bias the old Adam slot of the same shape: a warm
+    start, from neither new random values nor conv2d/bias's own values."""
     settings = tf.estimator.WarmStartSettings(
-        str(old_models / "04_checkpoints" / "model.ckpt-10"), vars_to_warm_start="conv2d/|dense_1/"
+        str(old_models / "04_checkpoints"),
+        RIGHT,
+        var_name_to_prev_var_name={"conv2d/bias": "conv2d/bias/Adam"},
     )
-    estimator = learners_estimator(tmp_path, "fixed", settings)
-    estimator.train(noise_input_fn, steps=STEPS)
-    message = failure(run_real, estimator, old_models)
-    assert "from `04_checkpoints/model.ckpt-10`, not from the old model's latest checkpoint" in (
-        message
+    estimator = learners_estimator(tmp_path, "fixed", settings, keep_checkpoint_max=1)
+    assert failure(run_real, trained(estimator), old_models) == (
+        "`fixed_estimator`'s warm start gave conv2d/bias other variables' values from "
+        "`04_checkpoints/model.ckpt-70`: each variable of a layer the change kept should start "
+        "from its own values in the old model's latest checkpoint, "
+        "`04_checkpoints/model.ckpt-70` " + SECTION
     )
-    assert "nothing was warm-started" not in message
+
+
+# the model lives in model_dir: one Estimator trains it, a new one on the same folder is handed in
+@bank(3, "right, written otherwise")
+@pytest.mark.parametrize("config", ["default", "every 5 steps, 1 kept"])
+def test_exercise_3_a_new_estimator_on_the_trained_model_dir_passes(
+    old_models, tmp_path, capsys, config
+):
+    """A blind adversary's right answer: `trainer` warm-starts and trains, then fixed_estimator =
+    a new Estimator on its model_dir, without warm_start_from (it restores, it needs none). The
+    model there is judged by how it was trained, not by the object's settings."""
+    trained(learners_estimator(tmp_path, "fixed", warm_start(old_models), **CONFIGS[config]))
+    passes(learners_estimator(tmp_path, "fixed", None), old_models, capsys)
+
+
+@pytest.mark.parametrize("config", ["default", "every 5 steps, 1 kept"])
+def test_exercise_3_a_right_estimator_on_a_model_dir_trained_cold_is_refused(
+    old_models, tmp_path, config
+):
+    """The other way round: a cold start trained the model_dir, and fixed_estimator, built on it
+    afterwards with the right warm start, never trained (it would restore, not warm-start): the
+    model there started cold."""
+    trained(learners_estimator(tmp_path, "fixed", None, **CONFIGS[config]))
+    estimator = learners_estimator(tmp_path, "fixed", warm_start(old_models))
+    assert failure(run_real, estimator, old_models) == COLD_START
+
+
+@bank(3, "right, written otherwise")
+def test_exercise_3_two_train_calls_pass_without_the_step_0_checkpoint(
+    old_models, tmp_path, capsys
+):
+    """Two calls of half the steps: only the first warm-starts (the second restores), and with one
+    checkpoint kept the graph beside it is the second call's; the first call's is in the events
+    file."""
+    estimator = learners_estimator(
+        tmp_path, "fixed", warm_start(old_models), save_checkpoints_steps=2, keep_checkpoint_max=1
+    )
+    estimator.train(noise_input_fn, steps=STEPS // 2)
+    estimator.train(noise_input_fn, steps=STEPS - STEPS // 2)
+    passes(estimator, old_models, capsys)
+
+
+# RunConfig(checkpoint_save_graph_def=False): no graph recorded, the Estimator's own warm start
+@pytest.mark.parametrize(
+    "vars_to_warm_start, message",
+    [
+        (RIGHT, None),
+        (None, COLD_START),
+        ("conv2d/.*", left_cold("dense_1/bias and dense_1/kernel")),
+    ],
+    ids=["right", "a cold start", "conv2d only"],
+)
+def test_exercise_3_without_a_recorded_graph_the_estimators_warm_start_is_run(
+    old_models, tmp_path, capsys, vars_to_warm_start, message
+):
+    settings = None if vars_to_warm_start is None else warm_start(old_models, vars_to_warm_start)
+    estimator = learners_estimator(
+        tmp_path, "fixed", settings, keep_checkpoint_max=1, checkpoint_save_graph_def=False
+    )
+    trained(estimator)
+    assert not list(tmp_path.glob("fixed/*.meta"))
+    if message is None:
+        passes(estimator, old_models, capsys)
+    else:
+        assert failure(run_real, estimator, old_models) == message
+
+
+def test_exercise_3_a_source_changed_since_the_answer_trained_is_named(old_models, tmp_path):
+    """The old model trained again after the answer cell (its latest checkpoint, same name, other
+    values): the answer's step-0 checkpoint no longer matches what its warm start reads now."""
+    import shutil
+
+    shutil.copytree(old_models / "04_checkpoints", tmp_path / "old")
+    settings = tf.estimator.WarmStartSettings(str(tmp_path / "old"), RIGHT)
+    estimator = trained(learners_estimator(tmp_path, "fixed", settings))
+    for path in (old_models / "04_crash").glob("model.ckpt-10.*"):  # same shapes, other values
+        shutil.copy(path, tmp_path / "old" / path.name.replace("ckpt-10", "ckpt-70"))
+    message = failure(
+        checks.fixed_estimator,
+        estimator,
+        old_model_dir=str(tmp_path / "old"),
+        params=WIDENED,
+        steps=STEPS,
+    )
+    assert message == (
+        "`fixed_estimator`'s step-0 checkpoint, `fixed/model.ckpt-0`, holds other values of "
+        f"{KEPT} than the check gets by running its warm start again: the checkpoint it "
+        "warm-started from changed after it trained, or its model_dir holds another run's "
+        "checkpoints; train it again in a fresh model_dir"
+    )
+
+
+def test_exercise_3_a_warm_start_that_fails_since_it_trained_is_one_line(old_models, tmp_path):
+    """Warm-started from a copy of the old model that is gone since: the check cannot run the warm
+    start again, and says so in one line."""
+    import shutil
+
+    shutil.copytree(old_models / "04_checkpoints", tmp_path / "copy")
+    settings = tf.estimator.WarmStartSettings(str(tmp_path / "copy"), RIGHT)
+    estimator = trained(learners_estimator(tmp_path, "fixed", settings))
+    shutil.rmtree(tmp_path / "copy")
+    assert_names_the_mistake(
+        failure(run_real, estimator, old_models),
+        "`fixed_estimator` trained, but its warm start now stops with `NotFoundError` when the "
+        "check runs it again: ",
+    )
 
 
 # the warm-start cell above the exercise, copied: "conv2d.*" also matches conv2d_1, widened here
@@ -520,16 +681,13 @@ def test_exercise_3_a_warm_start_from_an_older_checkpoint_names_it(old_models, t
 def test_exercise_3_the_cell_above_copied_is_one_line_not_a_step_count(old_models, tmp_path):
     """Outside testers: the learner's train() raised (a long traceback in the answer cell), and
     the check said the model had not trained its steps; it says why the warm start failed."""
-    settings = tf.estimator.WarmStartSettings(
-        str(old_models / "04_checkpoints"), vars_to_warm_start="conv2d.*"
-    )
-    estimator = learners_estimator(tmp_path, "fixed", settings)
+    estimator = learners_estimator(tmp_path, "fixed", warm_start(old_models, "conv2d.*"))
     with pytest.raises(ValueError, match="Shape of variable conv2d_1/"):
         estimator.train(noise_input_fn, steps=STEPS)
     message = failure(run_real, estimator, old_models)
     assert message == (
         "`fixed_estimator`'s warm start asks for conv2d_1/bias and conv2d_1/kernel, whose shapes "
-        "differ between the changed model and `04_checkpoints/model.ckpt-20`, so its `train()` "
+        "differ between the changed model and `04_checkpoints/model.ckpt-70`, so its `train()` "
         "stops with a `ValueError` before the first step: a warm start checks shapes (section "
         "'A changed model meets an old `model_dir`')"
     )
@@ -543,10 +701,7 @@ def test_exercise_3_a_model_dir_that_held_a_checkpoint_is_named(old_models, tmp_
     import shutil
 
     shutil.copytree(old_models / "04_crash", tmp_path / "reused")
-    settings = tf.estimator.WarmStartSettings(
-        str(old_models / "04_checkpoints"), vars_to_warm_start="conv2d/|dense_1/"
-    )
-    estimator = learners_estimator(tmp_path, "reused", settings)
+    estimator = learners_estimator(tmp_path, "reused", warm_start(old_models))
     with pytest.raises(tf.errors.InvalidArgumentError):
         estimator.train(noise_input_fn, steps=STEPS)
     assert failure(run_real, estimator, old_models) == (
@@ -559,9 +714,7 @@ def test_exercise_3_a_model_dir_that_held_a_checkpoint_is_named(old_models, tmp_
 
 def test_exercise_3_a_warm_start_that_finds_no_checkpoint_is_one_line(old_models, tmp_path):
     """The variable's name in quotes, "checkpointed_dir": a folder that is not there."""
-    settings = tf.estimator.WarmStartSettings(
-        "checkpointed_dir", vars_to_warm_start="conv2d/|dense_1/"
-    )
+    settings = tf.estimator.WarmStartSettings("checkpointed_dir", vars_to_warm_start=RIGHT)
     estimator = learners_estimator(tmp_path, "fixed", settings)
     with pytest.raises(tf.errors.NotFoundError):
         estimator.train(noise_input_fn, steps=STEPS)
@@ -586,13 +739,9 @@ def test_exercise_3_every_variable_warm_started_names_each_that_changed(old_mode
 
 def test_exercise_3_a_pattern_that_matches_nothing_is_named(old_models, tmp_path):
     """ "kernel" is matched from the start of each name, as get_collection's scope: no variable."""
-    settings = tf.estimator.WarmStartSettings(
-        str(old_models / "04_checkpoints"), vars_to_warm_start="kernel"
-    )
-    estimator = learners_estimator(tmp_path, "fixed", settings)
-    estimator.train(noise_input_fn, steps=STEPS)
+    estimator = learners_estimator(tmp_path, "fixed", warm_start(old_models, "kernel"))
     assert_names_the_mistake(
-        failure(run_real, estimator, old_models),
+        failure(run_real, trained(estimator), old_models),
         "`fixed_estimator`'s `vars_to_warm_start`, 'kernel', matches no trainable variable of the "
         "changed model, so nothing was warm-started",
     )

@@ -3,12 +3,17 @@
 Exercise 1 is arithmetic on a timeline. Exercise 2's check runs a copy of the
 learner's hook (its looks, on evaluations and a clock of its own), trains it and
 the exercise's hook in short trainings of its own on the exercise's run and on
-two runs the notebook did not show, and reads a real Estimator's model_dir:
-here a tiny model is trained for a few steps with ``train()`` (a checkpoint
-every EVERY steps, as in the exercise) and its evaluation files are written by
-hand, so each outcome (stopped where the hook stops, ran to max_steps with or
-without skipped evaluations, wrong folder) is reached in a few seconds. Each
-plausible wrong answer is one case of ``WRONG_HOOKS`` or one test below.
+two runs the notebook did not show, builds the model's evaluation (the results
+it writes, and what a checkpoint gives on the held-out examples), and reads a
+real Estimator's model_dir: here the one-variable model, with made-up metrics
+under the exercise's keys, is trained for a few steps with ``train()`` (a
+checkpoint every EVERY steps, as in the exercise) and its evaluation files are
+written by hand, with the results its checkpoint gives on the data the
+evaluation fed (the held-out examples, or the training input), so each outcome
+(stopped where the hook stops, ran to max_steps with or without skipped
+evaluations, wrong folder, wrong data, trained twice) is reached in a few
+seconds. Each plausible wrong answer is one case of ``WRONG_HOOKS`` or one test
+below.
 """
 
 from tests import ROOT
@@ -24,11 +29,12 @@ import pytest
 import tensorflow as tf
 
 from helpers.checks import notebook07 as checks
+from helpers.paths import display_path
 from helpers.problems import CheckFailed
 from tests.support.banks import bank, by_name, entry
 from tests.support.checks import assert_names_the_mistake, failure
 from tests.support.events import write_eval_events
-from tests.support.models import tiny_estimator, tiny_input_fn
+from tests.support.models import tiny_estimator, tiny_input_fn, tiny_model_fn
 
 # The kinds that do not apply, argued (tests/support/banks.py).
 NOT_APPLICABLE = {
@@ -238,30 +244,111 @@ EVERY, PATIENCE, MAX_STEPS = 20, 20, 100
 STOP = EVERY + PATIENCE + 1  # where a working hook stops the model that cannot learn
 increase = tf.estimator.experimental.stop_if_no_increase_hook
 decrease = tf.estimator.experimental.stop_if_no_decrease_hook
+# The results of the exercise's model: the broken run's metric_fn gives 'accuracy' and the macro
+# precision; Estimator adds 'loss'.
+EXERCISE_METRICS = ("accuracy", "precision_")
 
 
-def run_like(model_dir, final_step, evaluated_at, eval_name="holdout", hook_stops=None):
-    """An Estimator trained to ``final_step`` whose evaluations (the exercise's keys) are at
-    ``evaluated_at``; ended there by an early-stopping hook (``hook_stops``; by default when it
-    ends before MAX_STEPS), or by max_steps."""
+def exercise_model_fn(features, labels, mode, params):
+    """The one-variable model, evaluated with made-up metrics under ``params["metrics"]`` (means
+    of its prediction, so that other data gives other values), as the exercise's model is with
+    its metric_fn."""
+    spec = tiny_model_fn(features, labels, mode)
+    if mode != tf.estimator.ModeKeys.EVAL:
+        return spec
+    weight = tf.compat.v1.get_default_graph().get_tensor_by_name("monitor/weight:0")
+    prediction = features["x"] * weight
+    ops = {
+        name: tf.compat.v1.metrics.mean(prediction * (index + 1))
+        for index, name in enumerate(params["metrics"])
+    }
+    return tf.estimator.EstimatorSpec(mode, loss=spec.loss, eval_metric_ops=ops)
+
+
+def exercise_estimator(model_dir, metrics=EXERCISE_METRICS, **config):
+    """The one-variable model in ``model_dir`` with the exercise's results (``metrics`` and the
+    loss), a checkpoint every EVERY steps as the exercise's RunConfig; ``config`` changes it."""
+    settings = dict(
+        tf_random_seed=1,
+        log_step_count_steps=None,
+        save_summary_steps=None,
+        save_checkpoints_steps=EVERY,
+    )
+    settings.update(config)
+    return tf.estimator.Estimator(
+        exercise_model_fn,
+        model_dir=str(model_dir),
+        params={"metrics": metrics},
+        config=tf.estimator.RunConfig(**settings),
+    )
+
+
+def held_out_input_fn():
+    """The held-out examples, in order, one a batch: the check's stream of them (the exercise's
+    held-out set is the first; the notebook's, the first 500 test images, then up to 2,000)."""
+    return tf.data.Dataset.from_tensor_slices(({"x": [[2.0], [3.0], [5.0]]}, [[3.0], [4.0], [4.0]]))
+
+
+HELD_OUT = (held_out_input_fn, 1)  # the exercise's held-out set: the first example
+ON_THE_TRAINING_INPUT = (tiny_input_fn, 5)  # five batches of the training input
+
+
+def write_evaluations(estimator, steps, eval_name="holdout", data=HELD_OUT, loss_times=1.0):
+    """Write evaluations at ``steps`` into ``estimator.eval_dir(eval_name)``: the results of its
+    latest kept checkpoint among ``steps`` evaluated on ``data`` (an input_fn and its number of
+    batches, as an EvalSpec gives them), the same at each step (the check compares only those)."""
+    state = tf.train.get_checkpoint_state(estimator.model_dir)
+    kept = {int(path.rsplit("-", 1)[1]): path for path in state.all_model_checkpoint_paths}
+    at = max((step for step in steps if step in kept), default=max(kept))
+    scratch = tf.estimator.Estimator(
+        exercise_model_fn,
+        model_dir=estimator.model_dir + "_evaluated",
+        params=estimator.params,
+        config=tf.estimator.RunConfig(log_step_count_steps=None),
+    )
+    input_fn, batches = data
+    results = scratch.evaluate(input_fn, steps=batches, checkpoint_path=kept[at])
+    results.pop("global_step")
+    results["loss"] *= loss_times  # another batching of the same data: see the test of it
+    write_eval_events(estimator.eval_dir(eval_name), dict.fromkeys(steps, results))
+
+
+def run_like(
+    model_dir,
+    final_step,
+    evaluated_at,
+    eval_name="holdout",
+    hook_stops=None,
+    data=HELD_OUT,
+    **config,
+):
+    """An Estimator trained to ``final_step`` whose evaluations (the exercise's results, on
+    ``data``) are at ``evaluated_at``; ended there by an early-stopping hook (``hook_stops``; by
+    default when it ends before MAX_STEPS), or by max_steps. ``config`` changes its RunConfig."""
     # a checkpoint every EVERY steps, as the exercise's RunConfig: a hook that asks in the step of
     # a checkpoint asks after that checkpoint is saved
-    estimator = tiny_estimator(model_dir, save_checkpoints_steps=EVERY)
+    estimator = exercise_estimator(model_dir, **config)
+    train_to(estimator, final_step, hook_stops)
+    write_evaluations(estimator, evaluated_at, eval_name, data)
+    return estimator
+
+
+def train_to(estimator, final_step, hook_stops=None):
+    """Train ``estimator`` to ``final_step``, ended there by an early-stopping hook (``hook_stops``;
+    by default when it ends before MAX_STEPS), or by max_steps."""
     if hook_stops is None:
         hook_stops = final_step < MAX_STEPS
-    if hook_stops:  # asks to stop in its final_step-th look, one a step: ends at final_step
-        looks = itertools.count(1)
+    if (
+        hook_stops
+    ):  # asks to stop in its look at step final_step - 1, one a step: ends at final_step
+        start = estimator.get_variable_value("global_step") if estimator.latest_checkpoint() else 0
+        looks = itertools.count(start + 1)
         stop = tf.estimator.experimental.make_early_stopping_hook(
             estimator, lambda: next(looks) >= final_step, run_every_secs=None, run_every_steps=1
         )
         estimator.train(tiny_input_fn, max_steps=MAX_STEPS, hooks=[stop])
     else:
         estimator.train(tiny_input_fn, max_steps=final_step)
-    write_eval_events(
-        estimator.eval_dir(eval_name),
-        {step: {"accuracy": 0.1, "precision_": 0.01, "loss": 2.3} for step in evaluated_at},
-    )
-    return estimator
 
 
 def good_hook(estimator, make=increase, **changes):
@@ -292,6 +379,7 @@ def check(estimator, hook=None, broken="elsewhere"):
         eval_name="holdout",
         every=EVERY,
         patience=PATIENCE,
+        held_out_input_fn=held_out_input_fn,
     )
 
 
@@ -356,9 +444,10 @@ def test_exercise_2_a_hook_that_looks_every_step_and_a_run_that_ended_a_step_lat
     """A hook that looks at every step ends this model's run at step 40: a run that ended at 41
     was not that hook's."""
     message = failure(check, stopped, good_hook(stopped, run_every_steps=1))
-    assert message.startswith(
-        "training ended at step 41, and fixed_hook stops this model at step 40: run "
-        "train_and_evaluate with fixed_hook in the TrainSpec"
+    assert message == (
+        "training ended at step 41, later than `fixed_hook` ends this model's run (run by the "
+        "check on the same schedule): run `train_and_evaluate` with `fixed_hook` in the "
+        "`TrainSpec`"
     ), message
 
 
@@ -413,9 +502,10 @@ def test_exercise_2_a_max_steps_that_ends_before_the_hook_asks(tmp_path):
     the step where fixed_hook ends it (the learner's run in the notebook, with fixed_hook in the
     TrainSpec, ends the same way)."""
     message = failure(check, run_like(tmp_path, STOP - 1, [20, STOP - 1], hook_stops=False))
-    assert message.startswith(
-        "training ended at step 40, and fixed_hook stops this model at step 41: run "
-        "train_and_evaluate with fixed_hook in the TrainSpec"
+    assert message == (
+        "training ended at step 40, before `fixed_hook` asks this model to stop (run by the "
+        "check on the same schedule): run `train_and_evaluate` with `fixed_hook` in the "
+        "`TrainSpec`, and let the hook end it"
     ), message
 
 
@@ -431,13 +521,12 @@ def test_exercise_2_accepts_a_hook_already_used_in_a_training(stopped, tmp_path,
 def test_exercise_2_a_max_steps_run_with_the_broken_hook_is_refused(tmp_path):
     """max_steps=41 and the broken cell's hook (on a timer: it never looks again) in the TrainSpec:
     the checkpoint saved as training ended holds the hook's stop signal, false."""
-    estimator = tiny_estimator(tmp_path, save_checkpoints_steps=EVERY)
+    estimator = exercise_estimator(tmp_path)
     never = tf.estimator.experimental.make_early_stopping_hook(
         estimator, lambda: False, run_every_secs=None, run_every_steps=1
     )
     estimator.train(tiny_input_fn, max_steps=STOP, hooks=[never])
-    results = {"accuracy": 0.1, "precision_": 0.01, "loss": 2.3}
-    write_eval_events(estimator.eval_dir("holdout"), dict.fromkeys([20, 40, STOP], results))
+    write_evaluations(estimator, [20, 40, STOP])
     assert failure(check, estimator).startswith(
         "training ended at step 41, but no early-stopping hook asked it to stop (the checkpoint "
         "saved as it ended holds a stop signal that is false)"
@@ -621,14 +710,20 @@ def test_exercise_2_not_an_estimator():
 
 
 def test_exercise_2_same_model_dir(tmp_path):
-    estimator = tiny_estimator(tmp_path)
-    with pytest.raises(CheckFailed, match="uses the broken run's model_dir"):
-        check(estimator, broken=tmp_path)
+    """The broken run's name given to frozen_estimator, which empties the folder: the prompt asks
+    for a fresh name, and the message states no consequence that emptying avoided (stopping at
+    once, on the old evaluations)."""
+    estimator = exercise_estimator(tmp_path / "07_exercise_broken")
+    message = failure(check, estimator, broken=tmp_path / "07_exercise_broken")
+    assert message == (
+        "`fixed_estimator` uses the broken run's model_dir, 07_exercise_broken: the exercise asks "
+        "for `frozen_estimator(…)` with a fresh name, a folder of its own"
+    )
 
 
 def test_exercise_2_not_run(tmp_path):
     with pytest.raises(CheckFailed, match="has no checkpoint yet"):
-        check(tiny_estimator(tmp_path))
+        check(exercise_estimator(tmp_path))
 
 
 def test_exercise_2_evaluations_elsewhere(tmp_path):
@@ -654,24 +749,23 @@ def test_exercise_2_stopped_but_skipped(tmp_path):
 
 
 def test_exercise_2_run_with_another_hook(tmp_path):
-    # fixed_hook right, but the run used the broken cell's hook: every evaluation written, no stop
-    with pytest.raises(
-        CheckFailed,
-        match="training ended at step 100, and fixed_hook stops this model at step "
-        "41: run train_and_evaluate with fixed_hook in the TrainSpec",
-    ):
-        check(run_like(tmp_path, MAX_STEPS, list(range(20, MAX_STEPS + 1, 20))))
+    """fixed_hook right, but the run used the broken cell's `hook`: every evaluation written, no
+    stop. The message says so without the stop step (the notebook prints it) or a clause about a
+    run that raised (nothing raised)."""
+    message = failure(check, run_like(tmp_path, MAX_STEPS, list(range(20, MAX_STEPS + 1, 20))))
+    assert message == (
+        "training ran to `max_steps=100`, but `fixed_hook`, run by the check on the same "
+        "schedule, stops this model earlier: run `train_and_evaluate` with `fixed_hook` in the "
+        "`TrainSpec`"
+    )
 
 
 def test_exercise_2_run_that_raised(tmp_path):
-    # the solution cell raised (KeyError) after the first evaluation:
-    # the run ended at its last checkpoint
-    with pytest.raises(
-        CheckFailed,
-        match=r"training ended at step 20, .* \(a run that raised ends at its last "
-        "checkpoint",
-    ):
-        check(run_like(tmp_path, 20, [20]))
+    # the solution cell raised after the first evaluation: the run ended at its last checkpoint
+    message = failure(check, run_like(tmp_path, 20, [20]))
+    assert message.startswith(
+        "training ended at step 20, before `fixed_hook` asks this model to stop"
+    ), message
 
 
 def test_exercise_2_messages_never_give_the_answer():
@@ -735,3 +829,218 @@ def test_exercise_2_a_hook_that_looks_very_rarely(stopped):
 def test_exercise_2_a_patience_beyond_any_run(stopped):
     message = failure(check, stopped, good_hook(stopped, max_steps_without_increase=10**8))
     assert message.startswith("`fixed_hook` never asks to stop, even 10000000 steps"), message
+
+
+# --- what a blind adversary's answers showed (round 1): each refused for what the run did ---------
+
+
+@bank(2, "right shape, wrong content")
+def test_exercise_2_evaluations_of_the_training_input_are_refused(tmp_path):
+    """EvalSpec(train_input_fn, steps=5, name="holdout", throttle_secs=0) with the right hook: the
+    run stops where a working hook stops it, on the precision of training batches. The check
+    evaluates the checkpoint of the last evaluation on the held-out examples and gets other
+    results."""
+    run = run_like(tmp_path, STOP, [20, 40, STOP], data=ON_THE_TRAINING_INPUT)
+    assert failure(check, run) == (
+        "the evaluation at step 41 in eval_holdout/ was not made on the colleague's held-out "
+        "images: on them, `fixed_estimator`'s checkpoint of that step gives other results; give "
+        "the `EvalSpec` `small_eval_input_fn`, as the broken run did"
+    )
+
+
+@bank(2, "right, written otherwise")
+@pytest.mark.parametrize("batches", [2, None], ids=["more held-out examples", "all of them"])
+def test_exercise_2_accepts_evaluations_of_more_held_out_examples(tmp_path, batches, capsys):
+    """An evaluation of more held-out examples, in order (in the notebook: the first 2,000 test
+    images, its validation set, or steps=1 of small_eval_input_fn's one batch), is held out too."""
+    check(run_like(tmp_path, STOP, [20, 40, STOP], data=(held_out_input_fn, batches)))
+    assert "Correct" in capsys.readouterr().out
+
+
+def test_exercise_2_the_held_out_images_begin_with_the_exercises():
+    """The check's held-out images are the first test images in order, small_eval_input_fn's (the
+    first 500) first, batch for batch."""
+    cells = json.loads(
+        (ROOT / "notebooks" / "07_early_stopping.ipynb").read_text(encoding="utf-8")
+    )["cells"]
+    source = "\n".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "code")
+    assert "small_eval_input_fn = inputs.make_eval_input_fn(count=500)\n" in source
+    assert 'tf.estimator.EvalSpec(small_eval_input_fn, steps=None, name="holdout")' in source
+    assert checks.HELD_OUT["count"] >= 500 and 500 % checks.HELD_OUT["batch_size"] == 0
+
+
+def test_exercise_2_an_evalspec_without_a_name_and_the_hook_reading_it(tmp_path):
+    """EvalSpec without a name and the hook on the default eval_dir: they match (the run stopped
+    where a working hook stops it), but the exercise keeps the name; the message names the EvalSpec
+    the learner wrote, not EvalSpec(name='holdout')."""
+    run = run_like(tmp_path, STOP, [20, 40, STOP], eval_name=None)
+    assert failure(check, run, good_hook(run, eval_dir=None)) == (
+        f"`fixed_hook` reads {display_path(run.eval_dir())}, where `fixed_estimator`'s evaluations "
+        "went, from an `EvalSpec` without a name: keep the colleague's "
+        "`EvalSpec(name='holdout')`, whose evaluations go to "
+        f"{display_path(run.eval_dir('holdout'))}"
+        ", and have the hook read that folder"
+    )
+
+
+@bank(2, "off by one")  # one letter off: 'Holdout'
+def test_exercise_2_another_name_on_both_the_evalspec_and_the_hook(tmp_path):
+    run = run_like(tmp_path, STOP, [20, 40, STOP], eval_name="Holdout")
+    message = failure(check, run, good_hook(run, eval_dir=run.eval_dir("Holdout")))
+    assert message == (
+        f"`fixed_hook` reads {display_path(run.eval_dir('Holdout'))}, where `fixed_estimator`'s "
+        "evaluations went, from `EvalSpec(name='Holdout')`: keep the colleague's "
+        "`EvalSpec(name='holdout')`, whose evaluations go to "
+        f"{display_path(run.eval_dir('holdout'))}"
+        ", and have the hook read that folder"
+    )
+
+
+def test_exercise_2_a_hook_reading_elsewhere_than_the_evaluations_went(tmp_path):
+    """EvalSpec(name='val') and the hook on the default eval_dir: neither is the exercise's."""
+    run = run_like(tmp_path, STOP, [20, 40, STOP], eval_name="val")
+    assert failure(check, run, good_hook(run, eval_dir=None)) == (
+        f"`fixed_hook` reads {display_path(run.eval_dir())}, but `fixed_estimator`'s evaluations "
+        f"went to {display_path(run.eval_dir('val'))}: keep the colleague's "
+        "`EvalSpec(name='holdout')`, whose evaluations go to "
+        f"{display_path(run.eval_dir('holdout'))}"
+        ", and have the hook read that folder (section 'Trap 1: a named evaluation, and a hook "
+        "that never fires')"
+    )
+
+
+def test_exercise_2_a_hook_reading_elsewhere_before_any_evaluation(tmp_path):
+    """Not run yet: the message names the EvalSpec the exercise keeps, as the colleague's."""
+    estimator = exercise_estimator(tmp_path)
+    assert failure(check, estimator, good_hook(estimator, eval_dir=None)) == (
+        f"`fixed_hook` reads {display_path(estimator.eval_dir())}, but the colleague's "
+        "`EvalSpec(name='holdout')` writes `fixed_estimator`'s evaluations to "
+        f"{display_path(estimator.eval_dir('holdout'))} (section 'Trap 1: a named evaluation, and "
+        "a hook that never fires')"
+    )
+
+
+@pytest.mark.parametrize(
+    "metric",
+    [
+        # frozen_estimator's default metric_fn, the sections' F1, and the hook on it
+        pytest.param("f1_macro", marks=bank(2, "copy of a nearby cell")),
+        # a metric_fn of one's own, with the course's key for the macro precision
+        "precision_macro",
+    ],
+)
+def test_exercise_2_a_hook_on_a_result_of_another_metric_fn(tmp_path, metric):
+    """The hook reads a result the model has (no KeyError: the run stopped where a working hook
+    stops it), but the model is not built with the broken run's metric_fn."""
+    run = run_like(tmp_path, STOP, [20, 40, STOP], metrics=("accuracy", metric))
+    message = failure(check, run, good_hook(run, metric_name=metric))
+    results = ", ".join(sorted(["accuracy", metric, "loss"]))
+    assert message == (
+        f"`fixed_hook` watches {metric!r}, one of `fixed_estimator`'s results ({results}), but "
+        "none of them is the macro precision under the broken run's key: build `fixed_estimator` "
+        "with the broken run's `metric_fn`, as the exercise asks"
+    )
+    assert "KeyError" not in message
+
+
+def test_exercise_2_the_hook_right_on_a_model_of_another_metric_fn(tmp_path):
+    """The hook on the broken run's key, the model without it: the hook raises KeyError once it
+    reads an evaluation; the message does not repeat the key."""
+    run = exercise_estimator(tmp_path, metrics=("accuracy", "f1_macro"))
+    message = failure(check, run)
+    assert message == (
+        "`fixed_estimator`'s results are accuracy, f1_macro, loss, without the macro precision "
+        "under the broken run's key, and `fixed_hook` watches a name that is not among them (the "
+        "hook raises `KeyError` once it reads one): build `fixed_estimator` with the broken run's "
+        "`metric_fn`, as the exercise asks"
+    )
+
+
+def test_exercise_2_another_checkpoint_schedule_is_a_changed_config(tmp_path):
+    """RunConfig(save_checkpoints_steps=10) and the hook looking every 10 steps: it works, and
+    stops the run at step 31. The prompt changes only frozen_estimator's name and metric_fn:
+    refused for the config, with no stop step that this config does not give."""
+    run = run_like(tmp_path, 31, [10, 20, 30, 31], save_checkpoints_steps=10)
+    assert failure(check, run, good_hook(run, run_every_steps=10)) == (
+        "`fixed_estimator`'s `RunConfig` saves a checkpoint every 10 steps, and the broken run's "
+        "every 20: the exercise changes only the name and the `metric_fn` of "
+        "`frozen_estimator(…)`, so keep its config"
+    )
+
+
+def test_exercise_2_a_checkpoint_timer_is_a_changed_config(tmp_path):
+    run = run_like(
+        tmp_path, MAX_STEPS, [MAX_STEPS], save_checkpoints_steps=None, save_checkpoints_secs=600
+    )
+    assert failure(check, run).startswith(
+        "`fixed_estimator`'s `RunConfig` saves a checkpoint every 600 s, and the broken run's "
+        "every 20 steps"
+    )
+
+
+@pytest.mark.parametrize("every_steps", [EVERY, 1])
+def test_exercise_2_a_second_run_in_the_same_model_dir_is_trap_5(tmp_path, every_steps):
+    """run_demo twice in the cell: the second run goes on from where the first ended, and the hook
+    stops it (looking every 20 steps: at step 61; every step: at once, at 41, where one run would
+    end at 40). Nothing was skipped by throttle_secs: the check counts the trainings."""
+    first_end, second_end = (STOP, STOP + EVERY) if every_steps == EVERY else (STOP - 1, STOP)
+    run = run_like(tmp_path, first_end, [20, 40, first_end])
+    train_to(run, second_end)
+    write_evaluations(run, sorted({20, 40, first_end, second_end}))
+    message = failure(check, run, good_hook(run, run_every_steps=every_steps))
+    assert message == (
+        "`fixed_estimator`'s model_dir holds 2 trainings, each after the first going on from the "
+        "checkpoint the one before it left: build `fixed_estimator` again with "
+        "`frozen_estimator(…)`, which empties its folder, and train it once (section 'Trap 5: "
+        "running the same cell again')"
+    )
+
+
+@pytest.mark.parametrize(
+    "changes, words",
+    [
+        (
+            {"max_steps_without_increase": PATIENCE + 0.5},
+            "`fixed_hook` has max_steps_without_increase=20.5: keep PATIENCE_DEMO, 20 steps",
+        ),
+        ({"min_steps": EVERY + 0.5}, "`fixed_hook` has min_steps=20.5: it skips the first"),
+    ],
+    ids=["patience", "min_steps"],
+)
+def test_exercise_2_numbers_are_said_as_written(stopped, changes, words):
+    message = failure(check, stopped, good_hook(stopped, **changes))
+    assert message.startswith(words), message
+
+
+@bank(2, "right, written otherwise")
+def test_exercise_2_accepts_the_patience_as_a_whole_float(stopped, capsys):
+    check(stopped, good_hook(stopped, max_steps_without_increase=float(PATIENCE)))
+    assert "Correct" in capsys.readouterr().out
+
+
+def test_exercise_2_trained_but_never_evaluated(tmp_path):
+    """train() with fixed_hook, no train_and_evaluate: no evaluation at all, so nothing about the
+    EvalSpec's name."""
+    estimator = exercise_estimator(tmp_path)
+    train_to(estimator, MAX_STEPS)
+    assert failure(check, estimator) == (
+        "`fixed_estimator` was trained, but never evaluated: its model_dir has no evaluations; "
+        "train it with `tf.estimator.train_and_evaluate` and an `EvalSpec`, as `run_demo` does"
+    )
+
+
+@pytest.mark.parametrize("loss_times, passes", [(1.0002, True), (1.005, False)])
+def test_exercise_2_the_loss_of_the_held_out_images_in_other_batches(
+    tmp_path, loss_times, passes, capsys
+):
+    """The loss an evaluation writes is the mean of its batches' mean losses: the same images in
+    other batches give it a little apart (500 images in batches of 64: 1.4e-4 of it), while the
+    metrics, counts, stay the same. The check allows the loss 0.1%."""
+    run = exercise_estimator(tmp_path)
+    train_to(run, STOP)
+    write_evaluations(run, [20, 40, STOP], loss_times=loss_times)
+    if passes:
+        check(run)
+        assert "Correct" in capsys.readouterr().out
+    else:
+        assert failure(check, run).startswith("the evaluation at step 41 in eval_holdout/ was not")

@@ -141,8 +141,118 @@ RIGHT_1_TRIED = {
 }
 
 
+# Right answers of the blind adversary's round and others the new rule must pass: each counts with
+# Keras in its own way (the check changes the counts of every Keras metric that counts outcomes,
+# whatever its class, and in a tf.function too).
+
+
+def _in_batches(labels, probabilities):
+    """One metric per class, updated batch by batch."""
+    per_class = [keras.metrics.Precision(class_id=k, top_k=1) for k in range(10)]
+    for start in range(0, len(labels), 100):
+        one_hot = tf.one_hot(labels[start : start + 100], 10)
+        for metric in per_class:
+            metric.update_state(one_hot, probabilities[start : start + 100])
+    return np.mean([metric.result().numpy() for metric in per_class])
+
+
+def _one_metric_reset_per_class(labels, probabilities):
+    """One Precision() for the ten classes, reset before each: its last state is class 9's."""
+    y_true = tf.one_hot(labels, 10)
+    y_pred = tf.one_hot(tf.argmax(probabilities, axis=-1), 10)
+    metric, per_class = keras.metrics.Precision(), []
+    for k in range(10):
+        metric.reset_state()
+        metric.update_state(y_true[:, k], y_pred[:, k])
+        per_class.append(metric.result().numpy())
+    return float(np.mean(per_class))
+
+
+def _recall_of_the_swapped(labels, probabilities):
+    """Recall with the predictions as the truth: the precision of each class."""
+    predicted = tf.one_hot(np.argmax(probabilities, axis=1), 10)
+    truth = tf.one_hot(labels, 10)
+    return np.mean(
+        [float(keras_result(keras.metrics.Recall(class_id=k), predicted, truth)) for k in range(10)]
+    )
+
+
+def _mean_iou_confusion_matrix(labels, probabilities):
+    metric = keras.metrics.MeanIoU(num_classes=10)
+    metric.update_state(labels, np.argmax(probabilities, axis=1))
+    matrix = metric.total_cm.numpy()
+    predicted = matrix.sum(axis=0)
+    return float(
+        np.mean(np.divide(np.diag(matrix), predicted, out=np.zeros(10), where=predicted > 0))
+    )
+
+
+def _true_positives_over_numpys_count(labels, probabilities):
+    """Keras's TruePositives, divided by the times NumPy counts each class predicted."""
+    predicted = np.argmax(probabilities, axis=1)
+    truth, guess = tf.one_hot(labels, 10), tf.one_hot(predicted, 10)
+    values = []
+    for k in range(10):
+        count = np.sum(predicted == k)
+        true = keras_result(keras.metrics.TruePositives(), truth[:, k], guess[:, k])
+        values.append(float(true) / count if count else 0.0)
+    return np.mean(values)
+
+
+def _f1_scores_counts(labels, probabilities):
+    """F1Score(average=None)'s own true and false positives, divided out."""
+    metric = keras.metrics.F1Score(average=None)
+    metric.update_state(tf.one_hot(labels, 10), probabilities)
+    true, false = metric.true_positives.numpy(), metric.false_positives.numpy()
+    return float(np.mean(np.divide(true, true + false, out=np.zeros(10), where=true + false > 0)))
+
+
+IN_A_FUNCTION = [keras.metrics.Precision(class_id=k, top_k=1) for k in range(10)]
+
+
+@tf.function
+def _update_in_a_function(one_hot, probabilities):
+    for metric in IN_A_FUNCTION:
+        metric.update_state(one_hot, probabilities)
+
+
+def _updated_in_a_tf_function(labels, probabilities):
+    """Metrics made once, reset at each call and updated in a tf.function (traced per shape)."""
+    for metric in IN_A_FUNCTION:
+        metric.reset_state()
+    _update_in_a_function(tf.one_hot(labels, 10), tf.constant(probabilities))
+    return float(np.mean([metric.result().numpy() for metric in IN_A_FUNCTION]))
+
+
+RIGHT_1_ADVERSARY = {
+    "one metric per class, in batches": pytest.param(
+        _in_batches, marks=bank(1, "right, written otherwise")
+    ),
+    "one Precision() reset before each class": pytest.param(
+        _one_metric_reset_per_class, marks=bank(1, "right, written otherwise")
+    ),
+    "Recall of the predictions against the labels": pytest.param(
+        _recall_of_the_swapped, marks=bank(1, "right, written otherwise")
+    ),
+    "MeanIoU's confusion matrix": pytest.param(
+        _mean_iou_confusion_matrix, marks=bank(1, "right, written otherwise")
+    ),
+    "TruePositives over NumPy's count of predictions": pytest.param(
+        _true_positives_over_numpys_count, marks=bank(1, "right, written otherwise")
+    ),
+    "F1Score's true and false positives": pytest.param(
+        _f1_scores_counts, marks=bank(1, "right, written otherwise")
+    ),
+    "metrics updated in a tf.function": pytest.param(
+        _updated_in_a_tf_function, marks=bank(1, "right, written otherwise")
+    ),
+}
+
+
 @pytest.mark.parametrize(
-    "answer", [*RIGHT_1.values(), *RIGHT_1_TRIED.values()], ids=[*RIGHT_1, *RIGHT_1_TRIED]
+    "answer",
+    [*RIGHT_1.values(), *RIGHT_1_TRIED.values(), *RIGHT_1_ADVERSARY.values()],
+    ids=[*RIGHT_1, *RIGHT_1_TRIED, *RIGHT_1_ADVERSARY],
 )
 def test_exercise_1_right_answers_pass(answer, capsys):
     checks.keras_macro_precision(answer, LABELS, PROBABILITIES)
@@ -313,19 +423,24 @@ WRONG_1 = {
         r"returned an array of shape \(3,\): it should return one number",
     ),
     "right on the check's data only": (hard_coded, "though your function found it"),
+    # the notebook's own number, read from a variable: as exact as a computation on its data
     "the macro precision printed above, returned as a constant": pytest.param(
         lambda labels, probabilities: MACRO,
         re.escape(
             "`precision_macro(labels, probabilities)` returned, on the check's data, the macro "
-            "precision of test_labels and probabilities, the number printed above: your function "
-            "must compute it from the labels and probabilities it is given, not return a number "
-            "typed in"
+            "precision of test_labels and probabilities, the number printed above: given other "
+            "labels and probabilities it still gives the notebook's number, so it reads something "
+            "other than its arguments"
         ),
         marks=bank(1, "hard-coded from an output above"),
     ),
     "the same, typed with the four decimals printed": (
         lambda labels, probabilities: round(MACRO, 4),
-        "the number printed above",
+        re.escape(
+            "the macro precision of test_labels and probabilities to the decimals printed above: "
+            "your function must compute it from the labels and probabilities it is given, not "
+            "return a number typed in"
+        ),
     ),
     "scikit-learn's precision_score": pytest.param(
         lambda labels, probabilities: precision_score(
@@ -425,18 +540,211 @@ WRONG_1_TRIED = {
 }
 
 
+# --- exercise 1: the finds of a blind adversary (notebook 10, round 1) -------------------------
+# Each passed, or was told another mistake than its own, before the check ran a second data set
+# (a digit never the label but predicted, two never predicted, nine digits among the labels),
+# judged "with keras.metrics" by changing Keras's counts, and watched the metrics' counts at the
+# start of each call.
+
+
+def _keras_precisions(labels, probabilities, classes):
+    """Keras's Precision(class_id=k, top_k=1) of each class in ``classes``."""
+    one_hot = tf.one_hot(labels, 10)
+    return [
+        float(
+            keras_result(keras.metrics.Precision(class_id=int(k), top_k=1), one_hot, probabilities)
+        )
+        for k in classes
+    ]
+
+
+def _classes_among_the_labels(labels, probabilities):
+    return np.mean(_keras_precisions(labels, probabilities, np.unique(labels)))
+
+
+def _classes_predicted(labels, probabilities):
+    return np.mean(
+        _keras_precisions(labels, probabilities, np.unique(probabilities.argmax(axis=1)))
+    )
+
+
+def _classes_labelled_and_predicted(labels, probabilities):
+    both = np.intersect1d(np.unique(labels), np.unique(probabilities.argmax(axis=1)))
+    return np.mean(_keras_precisions(labels, probabilities, both))
+
+
+def _depth_from_the_labels(labels, probabilities):
+    """One-hot labels as deep as the digits among them: right only where all ten appear."""
+    n = len(np.unique(labels))
+    values = []
+    for k in range(n):
+        metric = keras.metrics.Precision(class_id=k, top_k=1)
+        metric.update_state(tf.one_hot(labels, n), probabilities)
+        values.append(float(metric.result()))
+    return np.mean(values)
+
+
+def _unused_precision_beside_numpy(labels, probabilities):
+    """The break-it cell's Precision() updated and left unused, the number counted with NumPy."""
+    as_it_comes = keras.metrics.Precision()
+    as_it_comes.update_state(tf.one_hot(labels, 10), probabilities)
+    return _numpy_by_hand(labels, probabilities)
+
+
+def _accuracy_beside_confusion_matrix(labels, probabilities):
+    counted = keras.metrics.Accuracy()
+    counted.update_state(labels, np.argmax(probabilities, axis=1))
+    return _confusion_matrix(labels, probabilities)
+
+
+def _one_class_from_keras(labels, probabilities):
+    """Class 0's precision from Keras, the nine others with NumPy."""
+    predicted = np.argmax(probabilities, axis=1)
+    values = _keras_precisions(labels, probabilities, [0])
+    for k in range(1, 10):
+        count = np.sum(predicted == k)
+        values.append(np.sum((predicted == k) & (labels == k)) / count if count else 0.0)
+    return np.mean(values)
+
+
+def _labels_as_predictions(labels, probabilities):
+    one_hot = tf.one_hot(labels, 10)
+    return np.mean(
+        [
+            float(keras_result(keras.metrics.Precision(class_id=k), one_hot, one_hot))
+            for k in range(10)
+        ]
+    )
+
+
+def _metrics_kept(called_before: bool = False):
+    """A learner's function whose metrics are made once, outside it, and never reset; with
+    ``called_before``, once called in the notebook (on its test set) before the check runs."""
+    kept = [keras.metrics.Precision(class_id=k, top_k=1) for k in range(10)]
+
+    def precision_macro(labels, probabilities):
+        one_hot = tf.one_hot(labels, 10)
+        for metric in kept:
+            metric.update_state(one_hot, probabilities)
+        return float(np.mean([metric.result() for metric in kept]))
+
+    if called_before:
+        precision_macro(LABELS, PROBABILITIES)
+    return precision_macro
+
+
+def _the_notebooks_variables(labels, probabilities):
+    """Reads the notebook's labels and probabilities (one_hot, estimator_predictions)."""
+    return RIGHT_1["Precision(class_id=k, top_k=1), averaged"](LABELS, PROBABILITIES)
+
+
+CARRIED = (
+    "not the macro precision of its data: the Keras metrics it updated already held counts when "
+    "it began, and the metrics keep their counts between calls: create them inside the function"
+)
+WRONG_1_ADVERSARY = {
+    # F1, F2, F3: right where every class is among the labels and predicted
+    "F1 only the classes among the labels": pytest.param(
+        _classes_among_the_labels,
+        re.escape(
+            "on the check's data where digit 9 is predicted but never the label, which is the "
+            "average over the classes among the labels only: a class predicted but never right "
+            "has a precision of 0, and the macro average counts all ten classes"
+        ),
+        marks=bank(1, "right on the notebook's data, wrong in general"),
+    ),
+    "F2 only the classes predicted": pytest.param(
+        _classes_predicted,
+        re.escape(
+            "on the check's data where digits 3 and 8 are never predicted, which is the average "
+            "over the predicted classes only: a class never predicted has a precision of 0"
+        ),
+        marks=bank(1, "right on the notebook's data, wrong in general"),
+    ),
+    "F1 and F2 at once: the classes among the labels and predicted": (
+        _classes_labelled_and_predicted,
+        "which is the average over the classes both among the labels and predicted",
+    ),
+    "F3 one-hot depth from the digits among the labels": pytest.param(
+        _depth_from_the_labels,
+        re.escape(
+            "on the check's data where digit 9 is never the label, `precision_macro(labels, "
+            "probabilities)` raised `ValueError: Shapes (400, 10) and (400, 9) are incompatible`, "
+            "at line "
+        )
+        + ".*, though it ran on data where every digit is a label: fix it and run its cell again$",
+        marks=bank(1, "right on the notebook's data, wrong in general"),
+    ),
+    # F4, F5: a right number beside a Keras metric that does not give it
+    "F4 an unused Precision updated, NumPy's number": pytest.param(
+        _unused_precision_beside_numpy,
+        re.escape(
+            "`precision_macro` returns the macro precision, but not wholly from what its Keras "
+            "metrics counted: when the check set to 0 the true positives they counted, which "
+            "makes every precision they give 0, it still returned a number other than 0"
+        ),
+        marks=bank(1, "forbidden API"),
+    ),
+    "F5 tf.math.confusion_matrix beside an Accuracy updated": pytest.param(
+        _accuracy_beside_confusion_matrix,
+        re.escape(
+            "`precision_macro` returns the macro precision, but the Keras metrics that counted "
+            "while it ran (Accuracy) count no true or false positives"
+        ),
+        marks=bank(1, "forbidden API"),
+    ),
+    "one class from Keras, nine with NumPy": (
+        _one_class_from_keras,
+        "not wholly from what its Keras metrics counted",
+    ),
+    # F6: each class's precision 1 on data where the predictions are not all right
+    "F6 the labels as the predictions": pytest.param(
+        _labels_as_predictions,
+        re.escape(
+            "`precision_macro(labels, probabilities)` returned 1.0000 on the check's data, which "
+            "is a precision of 1 for every class, as if every prediction were right, though on "
+            "this data some are wrong: the predictions compared with the labels are each digit's "
+            "most probable class, from `probabilities`"
+        ),
+        marks=bank(1, "right shape, wrong content"),
+    ),
+    # F7: metrics made outside the function, never reset
+    "F7 metrics kept between calls": (_metrics_kept(), re.escape(CARRIED)),
+    "F7 the same, called once in the notebook before the check": (
+        _metrics_kept(called_before=True),
+        "^"
+        + re.escape("`precision_macro(labels, probabilities)` returned ")
+        + r"0\.\d{4}, "
+        + re.escape(CARRIED),
+    ),
+    # F8: the notebook's own data read instead of its arguments
+    "F8 the notebook's variables": pytest.param(
+        _the_notebooks_variables,
+        "so it reads something other than its arguments$",
+        marks=bank(1, "right on the notebook's data, wrong in general"),
+    ),
+}
+
+
 @pytest.mark.parametrize(
     "answer, message",
-    [*WRONG_1.values(), *WRONG_1_TESTERS.values(), *WRONG_1_TRIED.values()],
-    ids=[*WRONG_1, *WRONG_1_TESTERS, *WRONG_1_TRIED],
+    [
+        *WRONG_1.values(),
+        *WRONG_1_TESTERS.values(),
+        *WRONG_1_TRIED.values(),
+        *WRONG_1_ADVERSARY.values(),
+    ],
+    ids=[*WRONG_1, *WRONG_1_TESTERS, *WRONG_1_TRIED, *WRONG_1_ADVERSARY],
 )
 def test_exercise_1_wrong_answers_fail_and_say_why(answer, message):
     with pytest.raises(CheckFailed, match=message) as raised:
         checks.keras_macro_precision(answer, LABELS, PROBABILITIES)
     assert f"{MACRO:.4f}" not in str(raised.value)  # the message never hands over the value
-    labels, probabilities = checks.check_data()
-    own = precision_score(labels, probabilities.argmax(axis=1), average="macro")
-    assert f"{own:.4f}" not in str(raised.value)
+    for labels, probabilities in (checks.check_data(), checks.gap_data()):
+        own = precision_score(
+            labels, probabilities.argmax(axis=1), average="macro", labels=range(10), zero_division=0
+        )
+        assert f"{own:.4f}" not in str(raised.value)
 
 
 def test_exercise_1_the_readings_are_distinct():
@@ -544,7 +852,7 @@ WRONG_2 = {
     ),
     "a failing schedule": (
         as_schedule(_broken),
-        "your code raised TypeError: no",
+        "^your code raised `TypeError: no`, at line ",
     ),
     "boundaries exclusive (<)": pytest.param(
         as_schedule(lambda step: tf.where(step < 500, 2e-3, tf.where(step < 1000, 1e-3, 5e-4))),
@@ -619,7 +927,9 @@ WRONG_2_TRIED = {
         keras.optimizers.schedules.PiecewiseConstantDecay(
             np.array(BOUNDARIES), np.array(VALUES, np.float32)
         ),
-        "^Adam, training at step 0 with `schedule`, raised InvalidArgumentError: ",
+        "^Adam, training at step 0 with `schedule`, raised `InvalidArgumentError: .*`: the "
+        "schedule's boundaries or values are a NumPy array, which PiecewiseConstantDecay takes "
+        "as a single boundary or value$",
     ),
     "a boundary one step late each": (
         keras.optimizers.schedules.PiecewiseConstantDecay([501, 1001], VALUES),
@@ -640,6 +950,118 @@ WRONG_2_TRIED = {
 }
 
 
+# --- exercise 2: the finds of a blind adversary (notebook 10, round 1): what Adam's error was ----
+# TensorFlow's and Python's own words quoted in backticks (English in every edition), without a
+# memory address, and the cause when the check can tell it.
+
+
+class _TF1Inside(keras.optimizers.schedules.LearningRateSchedule):
+    """tf.compat.v1.train.piecewise_constant fed the step: in eager mode it returns a function."""
+
+    def __call__(self, step):
+        return tf.compat.v1.train.piecewise_constant(step, BOUNDARIES, VALUES)
+
+
+class _NoStep(keras.optimizers.schedules.LearningRateSchedule):
+    def __call__(self):
+        return 2e-3
+
+
+class _ReturnsNothing(keras.optimizers.schedules.LearningRateSchedule):
+    def __call__(self, step):
+        tf.where(step <= 500, 2e-3, tf.where(step <= 1000, 1e-3, 5e-4))
+
+
+class _TwoParameters(keras.optimizers.schedules.LearningRateSchedule):
+    def __call__(self, step, epoch):
+        return 2e-3
+
+
+class _ReturnsAFunction(keras.optimizers.schedules.LearningRateSchedule):
+    def __call__(self, step):
+        return lambda: 2e-3
+
+
+ADAM_RAISED = "Adam, training at step {} with `schedule`, raised "
+EXCLUSIVE = (
+    "`InvalidArgumentError: Expected 'tf.Tensor(False, shape=(), dtype=bool)' to be true. "
+    "Summarized data: b'Input error: exclusive=True: more than 1 conditions ({}) evaluated as "
+    "True:'`"
+)
+WRONG_2_ADVERSARY = {
+    "F10 boundaries in decreasing order": pytest.param(
+        keras.optimizers.schedules.PiecewiseConstantDecay([1000, 500], VALUES),
+        "^"
+        + re.escape(
+            ADAM_RAISED.format(501)
+            + EXCLUSIVE.format("?, ?, ?")
+            + ": the schedule's boundaries, `[1000, 500]`, do not increase, and a "
+            "piecewise-constant schedule needs each larger than the one before"
+        )
+        + "$",
+        marks=bank(2, "right shape, wrong content"),
+    ),
+    "F10 a third boundary at TRAIN_STEPS, 100 in a grading run, below the others": (
+        keras.optimizers.schedules.PiecewiseConstantDecay([500, 1000, 100], [*VALUES, 0.0]),
+        re.escape(
+            ADAM_RAISED.format(499)
+            + EXCLUSIVE.format("?, ?, ?, ?")
+            + ": the schedule's boundaries, `[500, 1000, 100]`, do not increase"
+        ),
+    ),
+    "F11 a subclass returning piecewise_constant": (
+        _TF1Inside(),
+        "^"
+        + re.escape(
+            ADAM_RAISED.format(0)
+            + "`ValueError: Attempt to convert a value (functools.partial(<PiecewiseConstantDecay "
+            "object>, <tf.Variable 'iteration:0'>)) with an unsupported type (<class "
+            "'functools.partial'>) to a Tensor`: `schedule(step)` returned a function, not a "
+            "rate: in eager mode, where the check reads the rate, "
+            "tf.compat.v1.train.piecewise_constant and TF1's other schedule functions return a "
+            "function instead of a tensor"
+        )
+        + "$",
+    ),
+    "F11 __call__ without the step": (
+        _NoStep(),
+        "^"
+        + re.escape(
+            ADAM_RAISED.format(0)
+            + "`TypeError: _NoStep.__call__() takes 1 positional argument but 2 were given`: its "
+            "`__call__` takes no parameter but self, and Adam calls it with the step, "
+            "`schedule(step)`"
+        )
+        + "$",
+    ),
+    "F11 __call__ returning None": (
+        _ReturnsNothing(),
+        "^"
+        + re.escape(
+            ADAM_RAISED.format(0)
+            + "`ValueError: Attempt to convert a value (None) with an unsupported type (<class "
+            "'NoneType'>) to a Tensor`: `schedule(step)` returned None, not a rate: its "
+            "`__call__` must return the rate"
+        )
+        + "$",
+    ),
+    "__call__ of the step and another parameter": (
+        _TwoParameters(),
+        re.escape(
+            "its `__call__` takes the parameters (step, epoch), but Adam calls it with the step "
+            "alone, `schedule(step)`"
+        ),
+    ),
+    "__call__ returning a function of its own": (
+        _ReturnsAFunction(),
+        re.escape(
+            "`schedule(step)` returned a function, which is not a rate: its `__call__` must "
+            "return the rate itself"
+        ),
+    ),
+}
+
+
 def test_exercise_2_a_callable_that_works_is_not_said_to_fail():
     message = failure(
         checks.piecewise_schedule, WRONG_2_TESTERS["PiecewiseConstantDecay partially applied"][0]
@@ -649,8 +1071,13 @@ def test_exercise_2_a_callable_that_works_is_not_said_to_fail():
 
 @pytest.mark.parametrize(
     "answer, message",
-    [*WRONG_2.values(), *WRONG_2_TESTERS.values(), *WRONG_2_TRIED.values()],
-    ids=[*WRONG_2, *WRONG_2_TESTERS, *WRONG_2_TRIED],
+    [
+        *WRONG_2.values(),
+        *WRONG_2_TESTERS.values(),
+        *WRONG_2_TRIED.values(),
+        *WRONG_2_ADVERSARY.values(),
+    ],
+    ids=[*WRONG_2, *WRONG_2_TESTERS, *WRONG_2_TRIED, *WRONG_2_ADVERSARY],
 )
 def test_exercise_2_wrong_answers_fail_and_say_why(answer, message):
     with pytest.raises(CheckFailed, match=message):
@@ -748,3 +1175,108 @@ def test_exercise_1_a_function_that_prints_is_told_it_returned_none():
 def test_exercise_1_a_wrong_number_of_parameters_is_one_line():
     message = failure(checks.keras_macro_precision, lambda labels: 0.5, LABELS, PROBABILITIES)
     assert message.startswith("`precision_macro` takes the parameters (labels), but"), message
+
+
+def test_exercise_1_the_second_data_leaves_out_what_the_adversarys_answers_assumed():
+    """Digit 9 never the label but predicted, 3 and 8 never predicted, nine digits among the
+    labels; averaged over the classes among the labels, predicted, or both, the per-class
+    precisions give numbers apart from the macro precision and from each other."""
+    labels, probabilities = checks.gap_data()
+    predicted = probabilities.argmax(axis=1)
+    assert sorted(set(labels)) == [k for k in range(10) if k != checks.GAPS["absent"]]
+    assert checks.GAPS["absent"] in predicted
+    assert not set(checks.GAPS["unpredicted"]) & set(predicted)
+    values = [value for _, value in checks._gap_readings(labels, probabilities.astype(float))]
+    values.append(checks._macro_precision(labels, probabilities))
+    gaps = np.abs(np.subtract.outer(values, values))[np.triu_indices(len(values), 1)]
+    assert gaps.min() > 100 * checks.PRECISION_TOLERANCE, values
+
+
+def test_exercise_1_no_class_of_the_checks_data_has_a_precision_of_1():
+    """A precision of 1 for every class (the labels compared with themselves) is told apart from
+    the last class's precision alone (a loop that returns its last metric)."""
+    labels, probabilities = checks.check_data()
+    each = precision_score(labels, probabilities.argmax(axis=1), average=None)
+    assert each.max() < 1 - 100 * checks.PRECISION_TOLERANCE
+
+
+def test_exercise_1_the_last_class_alone_is_still_named_as_such():
+    def last_metric(labels, probabilities):
+        one_hot = tf.one_hot(labels, 10)
+        for k in range(10):
+            metric = keras.metrics.Precision(class_id=k, top_k=1)
+            metric.update_state(one_hot, probabilities)
+        return float(metric.result())
+
+    message = failure(checks.keras_macro_precision, last_metric, LABELS, PROBABILITIES)
+    assert "which is the precision of class 9 alone" in message, message
+
+
+def _attribute_error(labels, probabilities):
+    return tf.one_hot(labels.numpy(), 10)
+
+
+def test_exercise_1_an_error_is_quoted_in_backticks_in_zh_tw(zh_tw):
+    """F9: Python's own text stays English, in backticks, in the zh-TW sentence around it."""
+    sentences = zh_tw()
+    message = failure(checks.keras_macro_precision, _attribute_error, LABELS, PROBABILITIES)
+    raised = "`AttributeError: 'numpy.ndarray' object has no attribute 'numpy'`"
+    assert message.startswith(
+        sentences["your code raised {error}: fix it and run its cell again"].split("{")[0] + raised
+    ), message
+    outside = re.sub(r"`[^`]*`", "", message)
+    assert not re.search(
+        r"[A-Za-z]{3,}", outside.replace("tests/helpers/checks/test_notebook10.py", "")
+    ), message
+
+
+def test_exercise_2_a_learners_error_is_quoted_in_backticks_in_zh_tw(zh_tw):
+    zh_tw()
+    message = failure(checks.piecewise_schedule, as_schedule(_broken))
+    assert "`TypeError: no`" in message and "TypeError: no" not in message.replace(
+        "`TypeError: no`", ""
+    ), message
+
+
+def test_exercise_2_the_quoted_error_holds_no_memory_address_and_is_the_same_each_run():
+    """F11: the repr of the TF1 schedule that piecewise_constant returns, at 0x7f..., changed from
+    run to run; the tf.Variable's repr carried its value."""
+    first = failure(checks.piecewise_schedule, _TF1Inside())
+    assert "0x" not in first and "numpy=" not in first, first
+    assert failure(checks.piecewise_schedule, _TF1Inside()) == first
+
+
+def test_exercise_1_the_check_leaves_the_learners_metrics_and_keras_as_they_were():
+    """The watch wraps each metric's update_state and Keras's Metric.__init__ for the length of a
+    call only; the counts changed in the last call are the learner's metrics' own state, reset by
+    the learner's next call."""
+    init = keras.metrics.Metric.__init__
+    updates = [vars(metric)["update_state"] for metric in PER_CLASS]
+    checks.keras_macro_precision(_metrics_made_once, LABELS, PROBABILITIES)
+    assert keras.metrics.Metric.__init__ is init
+    assert all(vars(m)["update_state"] is u for m, u in zip(PER_CLASS, updates))
+    assert np.isclose(_metrics_made_once(LABELS, PROBABILITIES), MACRO)
+
+
+PRETRACED = [keras.metrics.Precision(class_id=k, top_k=1) for k in range(10)]
+
+
+@tf.function(input_signature=[tf.TensorSpec([None, 10]), tf.TensorSpec([None, 10])])
+def _update_pretraced(one_hot, probabilities):
+    for metric in PRETRACED:
+        metric.update_state(one_hot, probabilities)
+
+
+def _updated_in_a_function_traced_before(labels, probabilities):
+    for metric in PRETRACED:
+        metric.reset_state()
+    _update_pretraced(tf.one_hot(labels, 10), tf.constant(probabilities))
+    return float(np.mean([metric.result().numpy() for metric in PRETRACED]))
+
+
+def test_exercise_1_metrics_counted_in_a_function_traced_before_the_check_count(capsys):
+    """The check cannot change counts in a graph traced before it (one trace for every batch
+    size): metrics it holds whose counts moved are taken as counted, as the old rule took them."""
+    _updated_in_a_function_traced_before(LABELS, PROBABILITIES)
+    checks.keras_macro_precision(_updated_in_a_function_traced_before, LABELS, PROBABILITIES)
+    assert capsys.readouterr().out.startswith("Correct:")

@@ -6,6 +6,8 @@ policy): each right answer passes, each wrong one fails with a sentence that nam
 true of what the answer did and gives none of the answer away.
 """
 
+import functools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -109,11 +111,9 @@ def shares_per_step(t):
     )
 
 
-def by_groupby(t):
-    return (
-        t.groupby(t.op_name.str.startswith("gradients/"))["duration_ms"].sum()[True]
-        / t["duration_ms"].sum()
-    )
+def by_groupby(t):  # the group of the backward ops read as 0 where there is none
+    sums = t.groupby(t.op_name.str.startswith("gradients/"))["duration_ms"].sum()
+    return sums.get(True, 0.0) / sums.sum()
 
 
 def by_loop(t):
@@ -143,9 +143,9 @@ def in_tensorflow(t):
     return tf.reduce_sum(tf.boolean_mask(durations, mask)) / tf.reduce_sum(durations)
 
 
-def by_op_means(t):  # every op runs once a step: the means of the op names pool the same
-    means = t.groupby("op_name")["duration_ms"].mean()
-    return means[means.index.str.startswith("gradients/")].sum() / means.sum()
+def by_step_weights(t):  # each step's share weighted by its total: the pooled share
+    totals = t.groupby("step")["duration_ms"].sum()
+    return np.average(shares_per_step(t), weights=totals)
 
 
 RIGHT_1 = {
@@ -170,7 +170,9 @@ RIGHT_1 = {
     "steps summed, then pooled": by_steps_pooled,
     "a column on a copy": by_copy_and_column,
     "in TensorFlow": in_tensorflow,
-    "means of the op names": by_op_means,
+    "the steps' shares weighted by their totals": pytest.param(
+        by_step_weights, marks=bank(1, "right, written otherwise")
+    ),
     "a float32": lambda t: np.float32(solution(t)),
     "a 0-d array": lambda t: np.array(solution(t)),
     "rounded to 6 decimals": lambda t: round(solution(t), 6),
@@ -387,6 +389,111 @@ def test_exercise_1_wrong_answers_fail_and_say_why(answer, message):
     )
 
 
+# What a blind adversary found the check let through, or reported as a traceback (round 1): kept
+# apart from WRONG_1, whose size the notebook states.
+
+
+def by_op_means(t):  # right only when every op runs in every traced step
+    means = t.groupby("op_name")["duration_ms"].mean()
+    return means[means.index.str.startswith("gradients/")].sum() / means.sum()
+
+
+def by_op_means_of_steps(t):  # the same, each op summed in its step first
+    per_step = t.groupby(["step", "op_name"])["duration_ms"].sum()
+    by_name = per_step.groupby("op_name").mean()
+    return by_name[by_name.index.str.startswith("gradients/")].sum() / by_name.sum()
+
+
+def groupby_true_group(t):  # a KeyError where no op is under gradients/
+    sums = t.groupby(t["op_name"].str.startswith("gradients/"))["duration_ms"].sum()
+    return sums[True] / sums.sum()
+
+
+def over_span(t):  # each step from its first op to its last, the gaps in it
+    span = t.groupby("step")["end_ms"].max().sum()
+    return t.loc[t.op_name.str.startswith("gradients/"), "duration_ms"].sum() / span
+
+
+@functools.lru_cache(maxsize=None)
+def cached(t):  # a DataFrame cannot be a key of the cache
+    return solution(t)
+
+
+FOUND_1 = {
+    "each op's mean over the steps": pytest.param(
+        by_op_means,
+        "averaged each op's durations over the steps it ran in: an op that runs in some steps "
+        "only (a summary's)",
+        marks=bank(1, "right on the notebook's data, wrong in general"),
+    ),
+    "each op summed in its step, then its mean": (
+        by_op_means_of_steps,
+        "averaged each op's durations over the steps it ran in",
+    ),
+    "a groupby read at its True group": pytest.param(
+        groupby_true_group,
+        "on a profile of an evaluation step, the forward pass alone with no op under "
+        "`gradients/`, `backward_share(timelines)` raised KeyError: True, at line ",
+        marks=bank(1, "right on the notebook's data, wrong in general"),
+    ),
+    # right where only the backward pass runs ops of a …Grad type, and no scope is `Gradients/`
+    "the scope, or a type holding Grad": pytest.param(
+        lambda t: share_of(
+            t, t.op_name.str.startswith("gradients/") | t.op_type.str.contains("Grad")
+        ),
+        "that is not the share of the ops' durations",
+        marks=bank(1, "right on the notebook's data, wrong in general"),
+    ),
+    "the scope in any case": pytest.param(
+        lambda t: share_of(t, t.op_name.str.lower().str.startswith("gradients/")),
+        "that is not the share of the ops' durations",
+        marks=bank(1, "right on the notebook's data, wrong in general"),
+    ),
+    "cached with functools.lru_cache": (
+        cached,
+        "your code raised TypeError: unhashable type: 'DataFrame': fix it and run its cell again",
+    ),
+    "over the steps' spans": pytest.param(
+        over_span,
+        "divided by the steps' spans, from each one's first op to its last",
+        marks=bank(1, "right shape, wrong content"),
+    ),
+}
+
+
+@pytest.mark.parametrize("answer, message", FOUND_1.values(), ids=FOUND_1)
+def test_exercise_1_answers_found_by_the_adversary_fail_and_say_why(answer, message):
+    message_got = failure(checks.backward_share, answer, TIMELINES)
+    assert_names_the_mistake(
+        message_got, message, answer_code=(f"{SHARE:.4f}", f"{SHARE:.1%}", "startswith")
+    )
+    assert "\n" not in message_got
+
+
+def test_exercise_1_a_share_other_than_0_without_backward_ops_is_refused():
+    def answer(t):  # right where there are backward ops
+        return solution(t) if t.op_name.str.startswith("gradients/").any() else float("nan")
+
+    message = failure(checks.backward_share, answer, TIMELINES)
+    assert message.startswith("on a profile of an evaluation step"), message
+    assert "returned nan, though no op there is in the backward pass" in message, message
+
+
+def test_exercise_1_the_span_and_the_busy_time_are_told_apart():
+    busy = failure(checks.backward_share, over_busy, TIMELINES)
+    span = failure(checks.backward_share, over_span, TIMELINES)
+    assert "busy time" in busy and "span" not in busy, busy
+    assert "spans" in span and "busy" not in span, span
+
+
+def test_exercise_1_the_evaluation_profile_has_no_backward_op():
+    profile = checks._profiles(np.random.default_rng(0))[0]
+    forward = checks._forward_profile(profile)
+    assert len(forward) and list(forward.columns) == profiling.COLUMNS
+    assert not forward.op_name.str.contains("gradients|Gradients|Adam").any()
+    assert set(forward.step) == set(profile.step)
+
+
 def test_exercise_1_the_reported_number_after_a_filter_fails():
     """The defect testers reported: `timelines` filtered to the backward ops in the solution cell,
     then `backward_share = 1.0`, passed with "the backward pass takes 100.0 %". A number is
@@ -419,10 +526,20 @@ def test_exercise_1_the_computations_differ_on_each_profile(seed):
         assert list(profile.columns) == profiling.COLUMNS
         assert profile.op_name.str.startswith("ConstantFolding/gradients/").any()
         assert profile.op_name.str.match("gradients[^/]").any()
+        # an op in some steps only; gaps between ops; `Grad` types and a `Gradients/` scope
+        # outside the backward pass
+        assert (profile.groupby("op_name").step.nunique() < profile.step.nunique()).any()
+        for _step, ops in profile.groupby("step"):
+            assert ops.end_ms.max() - ops.start_ms.min() > profiling.busy_ms(ops) + 0.05
+        outside = ~profile.op_name.str.startswith("gradients/")
+        assert profile.op_type[outside].str.contains("Grad").any()
+        assert profile.op_name.str.startswith("Gradients/").any()
 
 
 def test_exercise_1_every_mistake_named_is_computed():
-    assert set(checks.SHARE_MISTAKES) == set(checks._share_variants(TIMELINES)) - {"right"}
+    computed = set(checks._share_variants(TIMELINES)) - {"right"}
+    assert set(checks.SHARE_MISTAKES) == computed - set(checks.UNNAMED)
+    assert set(checks.UNNAMED) <= computed
 
 
 def test_exercise_1_a_rebound_global_is_put_back():
@@ -474,9 +591,9 @@ def with_policy(name, build, restore=True):
     return answer
 
 
-def dense(images, last_dtype=None, units=10, hidden_dtype=None, activation="relu"):
+def dense(images, last_dtype=None, units=10, hidden_dtype=None, activation="relu", **hidden):
     x = tf.keras.layers.Flatten()(images)
-    x = tf.keras.layers.Dense(256, activation=activation, dtype=hidden_dtype)(x)
+    x = tf.keras.layers.Dense(256, activation, dtype=hidden_dtype, **hidden)(x)
     return tf.keras.layers.Dense(units, dtype=last_dtype)(x)
 
 
@@ -552,6 +669,22 @@ def images_in_float64(images):
     return tf.keras.layers.Dense(10)(x)
 
 
+PER_GRAPH = {}
+
+
+def per_graph(images):  # a network made once per graph, as each model_fn call has its own
+    graph = tf.compat.v1.get_default_graph()
+    if graph not in PER_GRAPH:
+        PER_GRAPH[graph] = tf.keras.Sequential(
+            [
+                tf.keras.layers.Flatten(),
+                tf.keras.layers.Dense(256, "relu", dtype="mixed_bfloat16"),
+                tf.keras.layers.Dense(10),
+            ]
+        )
+    return PER_GRAPH[graph](images)
+
+
 RIGHT_2 = {
     "the policy as the hidden layer's dtype, a float32 last layer": layer_dtypes,
     "the policy given to each layer, then a cast": per_layer_policy,
@@ -566,6 +699,9 @@ RIGHT_2 = {
     "a ReLU layer, a Reshape and a cast": relu_layer,
     "images cast to bfloat16 first": images_in_bfloat16,
     "images cast to float64 first": images_in_float64,
+    "a network made once per graph": pytest.param(
+        per_graph, marks=bank(2, "right, written otherwise")
+    ),
 }
 
 
@@ -850,6 +986,133 @@ def test_exercise_2_wrong_answers_fail_and_say_why(answer, message):
         answer_code=("set_global_policy(", "tf.cast(", 'dtype="float32"'),
     )
     assert tf.keras.mixed_precision.global_policy().name == "float32"  # the check restores it
+
+
+# What a blind adversary found the check let through, or reported as a traceback (round 1): kept
+# apart from WRONG_2, whose size the notebook states.
+
+
+def fixed_batch(images):  # the notebook's BATCH_SIZE, typed in
+    x = tf.reshape(images, [100, 784])
+    x = tf.keras.layers.Dense(256, activation="relu", dtype="mixed_bfloat16")(x)
+    return tf.keras.layers.Dense(10, dtype="float32")(x)
+
+
+def batch_fixed_when_run(images):  # a shape TensorFlow knows only when the graph runs
+    rows = tf.constant(100) + 0 * tf.shape(images)[0]
+    x = tf.reshape(images, tf.stack([rows, 784]))
+    x = tf.keras.layers.Dense(256, activation="relu", dtype="mixed_bfloat16")(x)
+    return tf.keras.layers.Dense(10, dtype="float32")(x)
+
+
+def frozen_model(images):
+    model = tf.keras.Sequential(
+        [
+            tf.keras.layers.Flatten(),
+            tf.keras.layers.Dense(256, activation="relu", dtype="mixed_bfloat16"),
+            tf.keras.layers.Dense(10, dtype="float32"),
+        ]
+    )
+    model.trainable = False
+    return model(images)
+
+
+def by_hand_frozen(images):  # by_hand, its hidden layer's variables left out of training
+    x = tf.reshape(images, [-1, 784])
+    w1 = tf.compat.v1.get_variable("w1", [784, 256], trainable=False)
+    b1 = tf.compat.v1.get_variable("b1", [256], initializer=tf.zeros_initializer(), trainable=False)
+    w2 = tf.compat.v1.get_variable("w2", [256, 10])
+    b2 = tf.compat.v1.get_variable("b2", [10], initializer=tf.zeros_initializer())
+    hidden = tf.matmul(tf.cast(x, tf.bfloat16), tf.cast(w1, tf.bfloat16))
+    hidden = tf.nn.relu(hidden + tf.cast(b1, tf.bfloat16))
+    return tf.matmul(tf.cast(hidden, tf.float32), w2) + b2
+
+
+def relu_layer_capped(images):
+    x = tf.keras.layers.Flatten()(images)
+    x = tf.keras.layers.Dense(256, dtype="mixed_bfloat16")(x)
+    x = tf.keras.layers.ReLU(max_value=6.0, dtype="mixed_bfloat16")(x)
+    return tf.keras.layers.Dense(10, dtype="float32")(x)
+
+
+FROZEN = "are not trainable (`trainable=False` on a layer, its model or a variable)"
+FOUND_2 = {
+    "ReLU6": pytest.param(
+        policies("mixed_bfloat16", "float32", activation=tf.nn.relu6),
+        "the hidden layer's activation caps its outputs at 6 (ReLU6)",
+        marks=bank(2, "right shape, wrong content"),
+    ),
+    "a ReLU layer capped at 6": (relu_layer_capped, "caps its outputs at 6 (ReLU6)"),
+    "the notebook's batch size typed in": pytest.param(
+        fixed_batch,
+        "`mixed_logits` fixes the batch size: on images of shape `(None, 28, 28)` its logits have "
+        "shape (100, 10)",
+        marks=bank(2, "right on the notebook's data, wrong in general"),
+    ),
+    "a batch size fixed where only running the graph shows it": pytest.param(
+        batch_fixed_when_run,
+        "your code raised InvalidArgumentError: Input to reshape is a tensor with",
+        marks=bank(2, "right on the notebook's data, wrong in general"),
+    ),
+    "the hidden layer not trainable": (
+        policies("mixed_bfloat16", "float32", trainable=False),
+        f"the weights of shapes (784, 256), (256,) {FROZEN}",
+    ),
+    "the model not trainable": (
+        frozen_model,
+        f"the weights of shapes (784, 256), (256,), (256, 10), (10,) {FROZEN}",
+    ),
+    "by hand, the hidden variables not trainable": (
+        by_hand_frozen,
+        f"the weights of shapes (784, 256), (256,) {FROZEN}",
+    ),
+}
+
+
+@pytest.mark.parametrize("answer, message", FOUND_2.values(), ids=FOUND_2)
+def test_exercise_2_answers_found_by_the_adversary_fail_and_say_why(answer, message):
+    got = failure(checks.mixed_logits, answer)
+    assert_names_the_mistake(
+        got, message, answer_code=("set_global_policy(", "tf.cast(", 'dtype="float32"')
+    )
+    assert "\n" not in got and "Graph execution error" not in got, got
+    assert tf.keras.mixed_precision.global_policy().name == "float32"
+
+
+@bank(2, "right on the notebook's data, wrong in general")
+def test_exercise_2_layers_made_before_the_call_fail_in_the_second_graph():
+    """Layers made once where the function is defined, built at the first call: right in the
+    check's first graph, refused in its second, as in an Estimator's evaluate after train."""
+    hidden = tf.keras.layers.Dense(256, activation="relu", dtype="mixed_bfloat16")
+    last = tf.keras.layers.Dense(10, dtype="float32")
+
+    def answer(images):
+        return last(hidden(tf.keras.layers.Flatten()(images)))
+
+    message = failure(checks.mixed_logits, answer)
+    assert message.startswith("`mixed_logits` uses layers made outside it"), message
+    assert "make its layers inside the function" in message, message
+
+
+def test_exercise_2_a_model_made_outside_as_the_answer_fails_in_the_second_graph():
+    model = tf.keras.Sequential(
+        [
+            tf.keras.layers.Flatten(),
+            tf.keras.layers.Dense(256, activation="relu", dtype="mixed_bfloat16"),
+            tf.keras.layers.Dense(10, dtype="float32"),
+        ]
+    )
+    message = failure(checks.mixed_logits, model)
+    assert message.startswith("`mixed_logits` uses layers made outside it"), message
+
+
+def test_exercise_2_an_error_with_no_line_of_the_learner_s_is_one_line():
+    """A library function partly applied raises from no line of the learner's code: one line,
+    not a traceback, as exercise 1's functools.lru_cache."""
+    answer = functools.partial(np.reshape, newshape=(-1, 784))
+    message = failure(checks.mixed_logits, answer)
+    assert message.startswith("your code raised NotImplementedError: Cannot convert a symbolic")
+    assert "\n" not in message, message
 
 
 def exercise_2_messages(answers) -> list:
