@@ -86,6 +86,12 @@ def _judge_seconds_type(answer) -> None:
             "its own",
             kind=type(answer).__name__,
         )
+    if not math.isfinite(float(answer)):  # NaN or an infinity: no sum of logged times
+        fail(
+            "`logged_seconds` is {answer}, which is no finite number of seconds: add the "
+            "'(… sec)' times on the loss lines, each a finite number",
+            answer=float(answer),
+        )
 
 
 @reporting_learner_errors
@@ -119,6 +125,11 @@ def logged_seconds(answer, lines: list[str]) -> None:
             total=expected,
         )
         return
+    if answer == 0:  # a sum over nothing: the pattern that picks the loss lines matched none
+        fail(
+            "`logged_seconds` is 0, the sum of no time at all, as if no loss line matched: check "
+            "that what picks the loss lines and their '(… sec)' times finds them in `lines`"
+        )
     if near(timed[-1]) or near(timed[0]):
         fail(
             "{answer} is the time on one loss line: each line times only the steps since the "
@@ -161,20 +172,19 @@ def logged_seconds(answer, lines: list[str]) -> None:
             "prints them, not times worked out from other lines",
             answer=answer,
         )
+    # more or less, never by how much: a ratio would give the sum away
     if off > 0:
         fail(
-            "{answer} is about {percent} % more than the sum of the '(… sec)' times on the loss "
-            "lines: find the loss lines that end with '(… sec)' and add the numbers in the "
-            "parentheses (section 'The training log, line by line')",
+            "{answer} is more than the sum of the '(… sec)' times on the loss lines: find the "
+            "loss lines that end with '(… sec)' and add the numbers in the parentheses (section "
+            "'The training log, line by line')",
             answer=answer,
-            percent=round(100 * off),
         )
     fail(
-        "{answer} is about {percent} % less than the sum of the '(… sec)' times on the loss "
-        "lines: find the loss lines that end with '(… sec)' and add the numbers in the "
-        "parentheses (section 'The training log, line by line')",
+        "{answer} is less than the sum of the '(… sec)' times on the loss lines: find the loss "
+        "lines that end with '(… sec)' and add the numbers in the parentheses (section 'The "
+        "training log, line by line')",
         answer=answer,
-        percent=round(-100 * off),
     )
 
 
@@ -228,6 +238,11 @@ EXERCISE_MODEL_DIR = "01_exercise"  # settings.fresh_model_dir("01_exercise"), t
 # The examples of the training pipeline the check compares with MNIST's training set: the first
 # batches train() took, until at least this many examples (or the batches of every step).
 EXAMPLES_COMPARED = 1000
+# The largest graph.pbtxt the check parses. The exercise's model trained with the factory's input
+# function writes one of 0.4 MB; MNIST's training images given as arrays make one of 709 MB, whose
+# parsing took ~24 GB (about 34 times its size) and killed the kernel. 16 MB: 40 times the real
+# graph, about half a GB to parse.
+GRAPH_BYTES = 16 * 2**20
 
 
 def _exercise_model_dir() -> Path:
@@ -435,6 +450,25 @@ def _judge_steps(model_dir, reached: int, steps: int):
             reached=reached,
             steps=steps,
         )
+    ends = _pipeline_ends(graph) if reached < steps and once else False
+    if ends:
+        fail(
+            "`fixed_estimator` is at global step {reached}, not {steps}: its input function ran "
+            "out of batches after {reached} steps (its pipeline ends, through a take() or a "
+            "repeat() with a count, and train() stops when the data ends); train it on the whole "
+            "training set, which the factory's input function repeats without end",
+            reached=reached,
+            steps=steps,
+        )
+    if ends is None:  # the check cannot tell whether the pipeline ends: both causes
+        fail(
+            "`fixed_estimator` is at global step {reached}, not {steps}: either train() was given "
+            "fewer steps than EXERCISE_STEPS or its input function ran out of batches after "
+            "{reached} steps (train() stops when the data ends); train it with "
+            "steps=EXERCISE_STEPS on the factory's input function",
+            reached=reached,
+            steps=steps,
+        )
     if reached < steps:
         fail(
             "`fixed_estimator` is at global step {reached}, not {steps}: train it with "
@@ -465,21 +499,37 @@ def _judge_data(graph, steps: int) -> None:
                 )
             ),
         )
-    if not training <= {Path(name).resolve() for name in files if Path(name).name}:
+    read = {Path(name).resolve() for name in files if Path(name).name and Path(name).is_file()}
+    if not read:
         fail(
             "`fixed_estimator` did not train on the MNIST training files (its training graph "
-            "reads none of them): train it with the input function the course's factory "
-            "returns, not with data made up in the cell"
+            "reads no data file): its data was written into the graph (arrays) or made up in the "
+            "cell rather than read from the training files; train it with the input function the "
+            "course's factory returns"
+        )
+    if not training <= read:  # another data set's files (Fashion-MNIST's have the same names)
+        fail(
+            "`fixed_estimator` did not train on the MNIST training files: its training graph "
+            "reads {files}, not {missing}; train it with the input function the course's factory "
+            "returns, on MNIST's training files",
+            files=_shown(read - training) or _shown(read),
+            missing=_shown(training - read),
         )
     examples = _trained_examples(graph, steps)
     if examples is not None:  # None: a pipeline the check cannot run again, judged by its files
         _judge_examples(*examples)
-    if ops & {"TakeDataset", "SkipDataset", "FilterDataset", "ShardDataset"}:
+    if _keeps_part(graph):
         fail(
             "`fixed_estimator`'s input pipeline keeps only part of the training set (a take(), "
             "skip(), filter() or shard() in its training graph): train it with the whole set, "
             "as the factory's input function reads it"
         )
+
+
+def _shown(paths) -> str:
+    """``mnist/train-images-idx3-ubyte.gz and …``: files named with their data set's folder
+    (Fashion-MNIST's files have the same names as MNIST's)."""
+    return all_of(sorted(f"{path.parent.name}/{path.name}" for path in paths))
 
 
 def _training_graph(model_dir):
@@ -493,6 +543,14 @@ def _training_graph(model_dir):
         fail(
             "`fixed_estimator`'s model_dir has no graph.pbtxt, the training graph train() writes "
             "there: run the exercise's cells again from its first one, then train once"
+        )
+    size = path.stat().st_size
+    if size > GRAPH_BYTES:  # parsing it would take many times its size in memory
+        fail(
+            "`fixed_estimator`'s training graph holds the data itself ({size} MB): arrays given "
+            "to `from_tensor_slices` become constants in the graph, the trap notebook 02 shows; "
+            "train it with the input function the course's factory returns, which reads the files",
+            size=round(size / 2**20),
         )
     return text_format.Parse(path.read_text(encoding="utf-8"), graph_pb2.GraphDef())
 
@@ -510,6 +568,100 @@ def _training_reads(graph) -> tuple[set, set]:
         for value in node.attr["value"].tensor.string_val
     }
     return files, {node.op for node in nodes}
+
+
+def _constants(nodes) -> dict:
+    """``{name: value}`` of the integer scalar ``Const`` nodes among ``nodes`` (one scope: the
+    graph's own nodes, or one function's)."""
+    return {
+        node.name: node.attr["value"].tensor.int64_val[0]
+        for node in nodes
+        if node.op == "Const" and len(node.attr["value"].tensor.int64_val) == 1
+    }
+
+
+def _count(node, constants: dict):
+    """The count a ``TakeDataset``, ``SkipDataset`` or ``RepeatDataset`` node is given (its second
+    input), or None when it is no constant of its scope."""
+    if len(node.input) < 2:
+        return None
+    return constants.get(node.input[1].split(":")[0])
+
+
+def _keeps_part(graph) -> bool:
+    """Whether the training graph's pipeline keeps part of the set: a filter(), a shard(), a take()
+    or a skip() but take(-1) and skip(0), which keep all (as ``make_eval_input_fn`` builds)."""
+    scopes = [graph.node, *(function.node_def for function in graph.library.function)]
+    for nodes in scopes:
+        constants = _constants(nodes)
+        for node in nodes:
+            if node.op in ("FilterDataset", "ShardDataset"):
+                return True
+            if node.op in ("TakeDataset", "SkipDataset") and _count(node, constants) != {
+                "TakeDataset": -1,
+                "SkipDataset": 0,
+            }.get(node.op):
+                return True
+    return False
+
+
+# Datasets of a file's records or an array's rows: they end. (A source not named here may not.)
+FINITE_SOURCES = {
+    "TensorSliceDataset",
+    "TensorDataset",
+    "FixedLengthRecordDatasetV2",
+    "TextLineDataset",
+    "TFRecordDataset",
+    "RangeDataset",
+}
+
+
+def _pipeline_ends(graph):
+    """Whether the training graph's input pipeline (the datasets its ``MakeIterator`` reads) ends:
+    True (a take() after its repeat(), a repeat() with a count, no repeat()), False (it repeats
+    without end), or None when the check cannot tell."""
+    nodes = {node.name: node for node in graph.node}
+    constants = _constants(graph.node)
+    makers = [node for node in graph.node if node.op == "MakeIterator"]
+    memo: dict = {}
+
+    def ends(name: str):
+        if name not in memo:
+            memo[name] = None  # no cycles in a graph; this only guards the walk
+            memo[name] = judged(nodes[name]) if name in nodes else None
+        return memo[name]
+
+    def judged(node):
+        inputs = [
+            name
+            for name in (source.split(":")[0] for source in node.input)
+            if name in nodes and "Dataset" in nodes[name].op
+        ]
+        if node.op in FINITE_SOURCES:
+            return True
+        if not inputs:
+            return None
+        upstream = [ends(name) for name in inputs]
+        if node.op == "ZipDataset":  # ends with its shortest input
+            return (
+                True if True in upstream else (False if all(u is False for u in upstream) else None)
+            )
+        if node.op == "ConcatenateDataset":
+            return False if False in upstream else (True if all(upstream) else None)
+        if len(upstream) != 1:
+            return None
+        count = _count(node, constants) if node.op in ("TakeDataset", "RepeatDataset") else -1
+        if count is None:
+            return None
+        if node.op == "TakeDataset" and count >= 0:
+            return True
+        if node.op == "RepeatDataset" and count < 0:
+            return False
+        return upstream[0]
+
+    if len(makers) != 1 or not makers[0].input:
+        return None
+    return ends(makers[0].input[0].split(":")[0])
 
 
 def _trained_examples(graph, steps: int):
