@@ -76,14 +76,21 @@ def _reads(tensor, batch_ops) -> bool:
     evaluate() would read one more batch for the final value, after the last."""
     import tensorflow as tf
 
-    if not isinstance(tensor, tf.Tensor):
-        return False
-    seen, pending = set(), [tensor.op]
+    return isinstance(tensor, tf.Tensor) and not ops_run(tensor).isdisjoint(batch_ops)
+
+
+def ops_run(op_or_tensor) -> set:
+    """The ops that running ``op_or_tensor`` (a tensor, an op, anything with an ``op``, or a list
+    of them) runs, through inputs and control dependencies."""
+    import tensorflow as tf
+
+    # what a resource variable's assign returns in a graph has the assign as its op
+    pending = [x if isinstance(x, tf.Operation) else x.op for x in tf.nest.flatten(op_or_tensor)]
+    seen = set()
     while pending:
         op = pending.pop()
-        if op in batch_ops:
-            return True
         if op not in seen:
             seen.add(op)
-            pending.extend(t.op for t in op.inputs)
-    return False
+            pending.extend(tensor.op for tensor in op.inputs)
+            pending.extend(op.control_inputs)
+    return seen

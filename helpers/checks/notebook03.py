@@ -13,7 +13,7 @@ from ..language import _
 from ..learner_code import error_text
 from ..problems import CheckFailed
 from .common import correct, fail, reporting_learner_errors, require_answer
-from .metric_use import evaluated
+from .metric_use import evaluated, ops_run
 
 __all__ = ["clipped_training_step", "top_predictions_per_example", "error_rate_metric_ops"]
 
@@ -1006,31 +1006,14 @@ def _reads_a_constant_truth(op_or_tensor) -> bool:
     import tensorflow as tf
 
     return any(
-        op.type == "Const" and op.get_attr("dtype") == tf.bool for op in _ops_run(op_or_tensor)
+        op.type == "Const" and op.get_attr("dtype") == tf.bool for op in ops_run(op_or_tensor)
     )
 
 
 def _depends_on(op_or_tensor, ops) -> bool:
     """Whether running ``op_or_tensor`` runs any of ``ops``, through inputs and control
     dependencies."""
-    return not _ops_run(op_or_tensor).isdisjoint(ops)
-
-
-def _ops_run(op_or_tensor) -> set:
-    """The ops that running ``op_or_tensor`` (a tensor, an op, anything with an ``op``, or a list
-    of them) runs, through inputs and control dependencies."""
-    import tensorflow as tf
-
-    # what a resource variable's assign returns in a graph has the assign as its op
-    pending = [x if isinstance(x, tf.Operation) else x.op for x in tf.nest.flatten(op_or_tensor)]
-    seen = set()
-    while pending:
-        op = pending.pop()
-        if op not in seen:
-            seen.add(op)
-            pending.extend(tensor.op for tensor in op.inputs)
-            pending.extend(op.control_inputs)
-    return seen
+    return not ops_run(op_or_tensor).isdisjoint(ops)
 
 
 def _evaluated_error_rate(metric_fn, batches) -> float:

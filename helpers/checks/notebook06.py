@@ -11,7 +11,7 @@ from ..language import _
 from ..problems import CheckFailed
 from . import calls, forbidden
 from .common import correct, fail, reporting_learner_errors, require_answer
-from .metric_use import evaluated
+from .metric_use import evaluated, ops_run
 
 __all__ = ["macro_precision_metric", "sample_f1_at_best_test_step", "most_confused_pair"]
 
@@ -240,7 +240,7 @@ def _evaluated_macro(metric_fn, batches) -> tuple:
             sys.setprofile(previous)
         value = ops.get("precision") if isinstance(ops, dict) else None
         if isinstance(value, (tuple, list)) and value and isinstance(value[0], tf.Tensor):
-            ancestors = _ancestors(value[0])
+            ancestors = ops_run(value[0])
             read.append(sum(1 for pair in made if _op_of(pair[0]) in ancestors))
         return ops
 
@@ -250,18 +250,6 @@ def _evaluated_macro(metric_fn, batches) -> tuple:
 
 def _op_of(tensor):
     return getattr(tensor, "op", None)
-
-
-def _ancestors(tensor) -> set:
-    """Every op that computing ``tensor`` runs."""
-    seen, pending = set(), [tensor.op]
-    while pending:
-        op = pending.pop()
-        if op not in seen:
-            seen.add(op)
-            pending.extend(t.op for t in op.inputs)
-            pending.extend(op.control_inputs)
-    return seen
 
 
 def _macro(batches) -> float:
